@@ -1,0 +1,54 @@
+// @ts-check
+import eslint from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+/** Imports that would make the domain impure: frameworks, drivers, streams, adapters. */
+const forbiddenInDomain = [
+  { group: ['@nestjs/*'], message: 'libs/domain is pure TypeScript: no NestJS.' },
+  { group: ['@eventstore/*'], message: 'libs/domain must not know the EventStoreDB client.' },
+  { group: ['rxjs', 'rxjs/*'], message: 'libs/domain is pure TypeScript: no rxjs.' },
+  { group: ['better-sqlite3', '@grpc/*', 'google-protobuf'], message: 'libs/domain must not import a driver.' },
+  {
+    group: ['@agent-ledger/*', '!@agent-ledger/domain', '!@agent-ledger/domain/*'],
+    message: 'libs/domain must not import another lib (adapters, runtime): dependencies point inwards.',
+  },
+  { group: ['**/event-store/**', '**/apps/**'], message: 'libs/domain must not import an adapter or an app.' },
+];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', 'bench/results/**'] },
+  eslint.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: { emitDecoratorMetadata: true, experimentalDecorators: true },
+    },
+    rules: {
+      '@typescript-eslint/consistent-type-imports': [
+        'error',
+        { prefer: 'type-imports', fixStyle: 'separate-type-imports' },
+      ],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['libs/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: forbiddenInDomain }],
+      'no-restricted-globals': [
+        'error',
+        { name: 'Date', message: 'Time arrives as data in the domain: no clock reads.' },
+      ],
+      'no-restricted-properties': [
+        'error',
+        { object: 'Math', property: 'random', message: 'Ids arrive as data in the domain: no random source.' },
+        { object: 'Date', property: 'now', message: 'Time arrives as data in the domain: no clock reads.' },
+      ],
+    },
+  },
+  {
+    files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
+    languageOptions: { globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly', __dirname: 'readonly' } },
+  },
+);

@@ -1,0 +1,35 @@
+import type { Config } from 'jest';
+
+/**
+ * Three tiers, each runnable alone with `--selectProjects`:
+ * `unit` (`*.spec.ts`, pure and fast), `integration` (`*.int-spec.ts`, real
+ * stores on disk and the protocol-level EventStoreDB server) and `e2e`
+ * (`*.e2e-spec.ts`, the built service and real processes).
+ */
+const shared: Config = {
+  rootDir: '.',
+  testEnvironment: 'node',
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }],
+  },
+  moduleNameMapper: {
+    '^@agent-ledger/([^/]+)$': '<rootDir>/libs/$1/src',
+    '^@agent-ledger/([^/]+)/(.*)$': '<rootDir>/libs/$1/src/$2',
+  },
+  modulePathIgnorePatterns: ['<rootDir>/dist/'],
+};
+
+const config: Config = {
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,test}/**/*.spec.ts'] },
+    {
+      ...shared,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/{apps,libs,test}/**/*.int-spec.ts'],
+    },
+    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/{apps,libs,test}/**/*.e2e-spec.ts'] },
+  ],
+};
+
+export default config;
