@@ -1,0 +1,55 @@
+import type { Decider } from '../decider';
+import { InvalidFieldError } from '../errors/invalid-field.error';
+import { isToolEffect } from '../tool-effect/tool-effect';
+import { assertRunId } from '../run/step-id';
+import type { AuditCommand } from './audit-commands';
+import type { AuditEvent } from './audit-events';
+
+/** A run's audit trail as its events tell it. */
+export interface AuditState {
+  /** The sequence number of the last audit record; 0 for none. */
+  readonly sequence: number;
+  readonly recordedSteps: ReadonlySet<string>;
+}
+
+/** The audit stream's decider. */
+export type AuditDecider = Decider<AuditCommand, AuditState, AuditEvent, readonly AuditEvent[]>;
+
+/** The state of an empty audit stream. */
+export function initialAuditState(): AuditState {
+  return { sequence: 0, recordedSteps: new Set() };
+}
+
+/** Folds an audit event into the state; never throws. */
+export function evolveAudit(state: AuditState, event: AuditEvent): AuditState {
+  if (event.type !== 'AuditRecorded') return state;
+  return { sequence: event.data.sequence, recordedSteps: new Set([...state.recordedSteps, event.data.stepId]) };
+}
+
+/**
+ * Decides `RecordAudit`: one audit record per step, numbered in order.
+ *
+ * @throws {@link InvalidFieldError} naming the field of a malformed command.
+ */
+export function decideAudit(command: AuditCommand, state: AuditState): readonly AuditEvent[] {
+  const { data, metadata } = command;
+  assertRunId(data.runId, 'data.runId');
+  if (typeof data.stepId !== 'string' || !data.stepId.startsWith(`${data.runId}/`)) {
+    throw new InvalidFieldError('data.stepId', 'must be a step id of the run');
+  }
+  if (data.kind === 'tool') {
+    if (typeof data.toolName !== 'string' || data.toolName.length === 0) throw new InvalidFieldError('data.toolName', 'must name the tool of a tool step');
+    if (!isToolEffect(data.effect)) throw new InvalidFieldError('data.effect', 'must be the effect of a tool step');
+  } else if (data.kind !== 'llm') {
+    throw new InvalidFieldError('data.kind', 'must be "llm" or "tool"');
+  }
+  if (state.recordedSteps.has(data.stepId)) return [];
+  return [{ type: 'AuditRecorded', data: { ...data, sequence: state.sequence + 1, recordedAt: metadata.now } }];
+}
+
+/** The audit stream's decider. */
+export const auditDecider: AuditDecider = {
+  decide: decideAudit,
+  evolve: evolveAudit,
+  initialState: initialAuditState,
+};

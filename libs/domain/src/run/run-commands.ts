@@ -1,0 +1,125 @@
+import type { DomainCommand } from '../decider';
+import type { JsonValue } from '../json';
+import type { ToolEffect } from '../tool-effect/tool-effect';
+import type { FailureInfo, ModelResponse } from './run-events';
+import type { RunMode } from './run-mode';
+import type { TerminationReason } from './termination-reason';
+
+/*
+ * The commands of a run. A segment's commands name the lease they act under
+ * (`owner` and `attempt`): a segment that no longer holds it is told it lost the
+ * lease, and nothing it sends is recorded. Step ids are not sent: the decider
+ * derives them from the round and the call index, so they are deterministic.
+ */
+
+/** The lease a segment acts under: its owner string and the claim it got (`attempt`). */
+export interface SegmentLease {
+  readonly owner: string;
+  readonly attempt: number;
+}
+
+/** Store a run request; it waits `QUEUED` for a segment. */
+export type RequestRun = DomainCommand<
+  'RequestRun',
+  {
+    readonly runId: string;
+    readonly agent: string;
+    readonly input: JsonValue;
+    readonly mode: RunMode;
+    /** The agent's round limit; it may lower MAX_ITERATIONS, not raise it. @default 20 */
+    readonly maxIterations?: number;
+  }
+>;
+
+/** Claim a queued, due run and take its lease. */
+export type ClaimRun = DomainCommand<'ClaimRun', { readonly runId: string; readonly owner: string }>;
+
+/** Extend the lease at a step boundary. */
+export type RenewLease = DomainCommand<'RenewLease', { readonly runId: string } & SegmentLease>;
+
+/** The tool a tool step calls, with the effect its code declares. */
+export interface StepTool {
+  readonly name: string;
+  readonly effect: ToolEffect;
+  /** How long one call may take, in seconds; a write without one gets the default deadline. */
+  readonly operationDeadlineSeconds?: number;
+}
+
+/** Begin a step: a model call (no `callIndex`) or a tool call (`callIndex` and `tool`). */
+export type StartStep = DomainCommand<
+  'StartStep',
+  {
+    readonly runId: string;
+    readonly round: number;
+    readonly callIndex?: number;
+    readonly tool?: StepTool;
+  } & SegmentLease
+>;
+
+/** Record what the model answered in a round. */
+export type RecordModelResponse = DomainCommand<
+  'RecordModelResponse',
+  { readonly runId: string; readonly round: number; readonly response: ModelResponse } & SegmentLease
+>;
+
+/** Record what a tool call returned, or that it threw. */
+export type RecordToolExecution = DomainCommand<
+  'RecordToolExecution',
+  {
+    readonly runId: string;
+    readonly round: number;
+    readonly callIndex: number;
+    readonly outcome: 'succeeded' | 'failed';
+    readonly result?: JsonValue;
+    readonly error?: FailureInfo;
+  } & SegmentLease
+>;
+
+/** Settle the run with its final answer. */
+export type CompleteRun = DomainCommand<
+  'CompleteRun',
+  { readonly runId: string; readonly finalAnswer: string } & SegmentLease
+>;
+
+/**
+ * Report a failure of the segment. Without `reason` the decider chooses
+ * between a retry and a dead letter from the failure class; with a deliberate
+ * reason (MAX_ITERATIONS, AUDIT_PERSISTENCE_FAILED, ...) the run ends.
+ * `PROVIDER_FAILED` is accepted as a hint that names an interactive run's end.
+ */
+export type FailRun = DomainCommand<
+  'FailRun',
+  { readonly runId: string; readonly error: FailureInfo; readonly reason?: TerminationReason } & SegmentLease
+>;
+
+/** Ask to cancel the run. */
+export type RequestCancel = DomainCommand<
+  'RequestCancel',
+  { readonly runId: string; readonly requestedBy: string; readonly reason?: string }
+>;
+
+/** Take back a run whose lease expired: requeue it or dead-letter it. */
+export type ReapRun = DomainCommand<'ReapRun', { readonly runId: string; readonly reaper: string }>;
+
+/** Report a write step whose audit event never arrived (sent by the audit-gap saga). */
+export type ReportAuditGap = DomainCommand<
+  'ReportAuditGap',
+  { readonly runId: string; readonly stepId: string; readonly detectedBy: string }
+>;
+
+/** Every command of a run. */
+export type RunCommand =
+  | RequestRun
+  | ClaimRun
+  | RenewLease
+  | StartStep
+  | RecordModelResponse
+  | RecordToolExecution
+  | CompleteRun
+  | FailRun
+  | RequestCancel
+  | ReapRun
+  | ReportAuditGap;
+
+/** The `type` strings of run commands. */
+export type RunCommandType = RunCommand['type'];

@@ -1,0 +1,507 @@
+import type { Decider } from '../decider';
+import { InvalidFieldError } from '../errors/invalid-field.error';
+import {
+  NonIdempotentWriteReplayError,
+  RunAlreadyExistsError,
+  RunAlreadySettledError,
+  RunNotClaimableError,
+  RunNotFoundError,
+  RunNotReapableError,
+  StepAlreadyCompletedError,
+  StepNotStartedError,
+  WriteInFlightError,
+} from '../errors/run-rule-violations';
+import { isFailureClass, isRetryable } from '../failure/failure-class';
+import { MAX_ITERATIONS } from '../limits';
+import { isToolEffect, isWrite, ToolEffect } from '../tool-effect/tool-effect';
+import { retryBackoffMs } from './retry-backoff';
+import type {
+  ClaimRun,
+  CompleteRun,
+  FailRun,
+  ReapRun,
+  RecordModelResponse,
+  RecordToolExecution,
+  RenewLease,
+  ReportAuditGap,
+  RequestCancel,
+  RequestRun,
+  RunCommand,
+  SegmentLease,
+  StartStep,
+} from './run-commands';
+import type { RunDecision } from './run-decision';
+import { accepted, rejected } from './run-decision';
+import type { FailureInfo, RunEvent } from './run-events';
+import type { RunPolicy, RunPolicyOptions } from './run-policy';
+import { resolveRunPolicy } from './run-policy';
+import type { RunState } from './run-state';
+import { evolveRun, initialRunState } from './run-state';
+import { isTerminalStatus } from './run-status';
+import { parseSegmentOwner, segmentKindFor } from './segment-owner';
+import { assertRunId, idempotencyKeyFor, stepIdFor } from './step-id';
+import type { TerminationReason } from './termination-reason';
+import { DEAD_LETTER_REASONS, DELIBERATE_FAILURE_REASONS } from './termination-reason';
+
+/** The run's decider: its whole lifecycle, as pure functions. */
+export type RunDecider = Decider<RunCommand, RunState, RunEvent, RunDecision>;
+
+/**
+ * Builds the run decider for a policy (lease length, backoff). Read this file
+ * to learn the lifecycle of a run:
+ *
+ * ```
+ * RequestRun ─▶ QUEUED ─ClaimRun▶ RUNNING ─CompleteRun▶ COMPLETED
+ *                 ▲                 │ ├──FailRun / ReapRun──▶ FAILED (deliberate, dead letter)
+ *                 └──── RunRequeued ◀┘ └──RequestCancel + next boundary──▶ CANCELLED
+ * ```
+ *
+ * Every segment command names its lease; a segment that lost it gets
+ * `leaseLost` and must stop. Once a cancel is requested, the next terminal
+ * event is `RunCancelled`, except an audit failure, which always fails the run.
+ */
+export function createRunDecider(options: RunPolicyOptions = {}): RunDecider {
+  const policy = resolveRunPolicy(options);
+  return {
+    decide: (command, state) => decideRun(command, state, policy),
+    evolve: evolveRun,
+    initialState: initialRunState,
+  };
+}
+
+/** Decides a run command against the run's state under `policy`. Pure: time comes from `command.metadata.now`. */
+export function decideRun(command: RunCommand, state: RunState, policy: RunPolicy): RunDecision {
+  try {
+    assertRunId(command.data.runId, 'data.runId');
+    assertTime(command.metadata.now);
+    switch (command.type) {
+      case 'RequestRun':
+        return requestRun(command, state);
+      case 'ClaimRun':
+        return claimRun(command, state, policy);
+      case 'RenewLease':
+        return renewLease(command, state, policy);
+      case 'StartStep':
+        return startStep(command, state, policy);
+      case 'RecordModelResponse':
+        return recordModelResponse(command, state);
+      case 'RecordToolExecution':
+        return recordToolExecution(command, state);
+      case 'CompleteRun':
+        return completeRun(command, state);
+      case 'FailRun':
+        return failRun(command, state, policy);
+      case 'RequestCancel':
+        return requestCancel(command, state);
+      case 'ReapRun':
+        return reapRun(command, state, policy);
+      case 'ReportAuditGap':
+        return reportAuditGap(command, state);
+    }
+  } catch (error) {
+    if (error instanceof InvalidFieldError) {
+      return rejected(error);
+    }
+    throw error;
+  }
+}
+
+// ── Requesting and claiming ─────────────────────────────────────────────────
+
+function requestRun({ data, metadata }: RequestRun, state: RunState): RunDecision {
+  if (state.status !== null) return rejected(new RunAlreadyExistsError(data.runId));
+  if (typeof data.agent !== 'string' || data.agent.trim().length === 0) {
+    throw new InvalidFieldError('data.agent', 'must be a non-empty string');
+  }
+  if (data.mode !== 'interactive' && data.mode !== 'queued') {
+    throw new InvalidFieldError('data.mode', 'must be "interactive" or "queued"');
+  }
+  if (data.input === undefined) throw new InvalidFieldError('data.input', 'must be JSON data');
+  const maxIterations = data.maxIterations ?? MAX_ITERATIONS;
+  if (!Number.isSafeInteger(maxIterations) || maxIterations < 1 || maxIterations > MAX_ITERATIONS) {
+    throw new InvalidFieldError('data.maxIterations', `must be an integer from 1 to ${MAX_ITERATIONS}`);
+  }
+  return accepted({
+    type: 'RunRequested',
+    data: { runId: data.runId, agent: data.agent, input: data.input, mode: data.mode, maxIterations, requestedAt: metadata.now },
+  });
+}
+
+/** Claim only when queued and due, and only by the kind of segment the run's mode names. */
+function claimRun({ data, metadata }: ClaimRun, state: RunState, policy: RunPolicy): RunDecision {
+  const owner = parseSegmentOwner(data.owner, 'data.owner');
+  if (state.status === null || state.mode === null) return rejected(new RunNotFoundError(data.runId));
+  if (owner.kind !== segmentKindFor(state.mode)) {
+    return rejected(new RunNotClaimableError(data.runId, 'wrongSegmentKind', state.status, state.notBefore));
+  }
+  if (state.status !== 'QUEUED') {
+    return rejected(new RunNotClaimableError(data.runId, 'notQueued', state.status, null));
+  }
+  if (state.notBefore !== null && state.notBefore > metadata.now) {
+    return rejected(new RunNotClaimableError(data.runId, 'notDue', state.status, state.notBefore));
+  }
+  return accepted({
+    type: 'RunClaimed',
+    data: {
+      runId: data.runId,
+      owner: data.owner,
+      attempt: state.attempt + 1,
+      leaseExpiresAt: metadata.now + policy.leaseSeconds * 1000,
+      claimedAt: metadata.now,
+    },
+  });
+}
+
+// ── The segment's step boundaries ───────────────────────────────────────────
+
+/**
+ * A renewal that lands after the lease expired still succeeds while nobody
+ * reaped the run: a slow worker is not a dead worker (the reaper's append,
+ * made against the revision it read, then fails).
+ */
+function renewLease(command: RenewLease, state: RunState, policy: RunPolicy): RunDecision {
+  const { data, metadata } = command;
+  const lost = leaseCheck(state, data);
+  if (lost !== null) return lost;
+  if (state.cancelRequested) return accepted(cancelled(state, metadata.now));
+  return accepted({
+    type: 'LeaseRenewed',
+    data: {
+      runId: data.runId,
+      owner: data.owner,
+      attempt: data.attempt,
+      leaseExpiresAt: Math.max(state.lease?.expiresAt ?? 0, metadata.now + policy.leaseSeconds * 1000),
+      renewedAt: metadata.now,
+    },
+  });
+}
+
+/**
+ * Start a step, renewing the lease in the same event. For a write, `StepStarted`
+ * is the write fence: the in-flight record, with a lease that covers the tool's
+ * operation deadline plus a margin. A completed step is never started again,
+ * and a non-idempotent write that was started once is never started again.
+ */
+function startStep({ data, metadata }: StartStep, state: RunState, policy: RunPolicy): RunDecision {
+  const lost = leaseCheck(state, data);
+  if (lost !== null) return lost;
+  if (state.cancelRequested) return accepted(cancelled(state, metadata.now));
+  if (data.round >= state.maxIterations) {
+    throw new InvalidFieldError('data.round', `must be below the run's maxIterations (${state.maxIterations})`);
+  }
+  const isTool = data.callIndex !== undefined;
+  if (isTool !== (data.tool !== undefined)) {
+    throw new InvalidFieldError('data.tool', 'must be given exactly when callIndex is (a tool step)');
+  }
+  const stepId = stepIdFor({ runId: data.runId, round: data.round, callIndex: data.callIndex });
+  const previous = state.steps.get(stepId);
+  if (previous?.status === 'completed') return rejected(new StepAlreadyCompletedError(data.runId, stepId));
+  if (state.inFlightWrite !== null && state.inFlightWrite.stepId !== stepId) {
+    return rejected(new WriteInFlightError(data.runId, state.inFlightWrite.stepId));
+  }
+  const leaseFloor = metadata.now + policy.leaseSeconds * 1000;
+  const base = { runId: data.runId, stepId, round: data.round, owner: data.owner, attempt: data.attempt, startedAt: metadata.now };
+  if (data.tool === undefined || data.callIndex === undefined) {
+    return accepted({
+      type: 'StepStarted',
+      data: {
+        ...base,
+        kind: 'llm',
+        callIndex: null,
+        toolName: null,
+        effect: null,
+        idempotencyKey: null,
+        operationDeadlineSeconds: null,
+        leaseExpiresAt: leaseFloor,
+      },
+    });
+  }
+  const { name, effect } = data.tool;
+  if (typeof name !== 'string' || name.length === 0) throw new InvalidFieldError('data.tool.name', 'must be a non-empty string');
+  if (!isToolEffect(effect)) throw new InvalidFieldError('data.tool.effect', 'must be READ_ONLY, IDEMPOTENT_WRITE or NON_IDEMPOTENT_WRITE');
+  const recordedEffect = previous?.effect ?? effect;
+  if (previous !== undefined && (effect === ToolEffect.NON_IDEMPOTENT_WRITE || recordedEffect === ToolEffect.NON_IDEMPOTENT_WRITE)) {
+    return rejected(new NonIdempotentWriteReplayError(data.runId, stepId));
+  }
+  const deadline = isWrite(effect) ? operationDeadline(data.tool.operationDeadlineSeconds, policy) : null;
+  const leaseExpiresAt =
+    deadline === null ? leaseFloor : Math.max(leaseFloor, metadata.now + (deadline + policy.writeLeaseMarginSeconds) * 1000);
+  return accepted({
+    type: 'StepStarted',
+    data: {
+      ...base,
+      kind: 'tool',
+      callIndex: data.callIndex,
+      toolName: name,
+      effect,
+      idempotencyKey: idempotencyKeyFor(stepId),
+      operationDeadlineSeconds: deadline,
+      leaseExpiresAt: Math.max(leaseExpiresAt, state.lease?.expiresAt ?? 0),
+    },
+  });
+}
+
+/** A repeated report of a completed step is accepted and changes nothing. */
+function recordModelResponse({ data, metadata }: RecordModelResponse, state: RunState): RunDecision {
+  const lost = leaseCheck(state, data);
+  if (lost !== null) return lost;
+  const stepId = stepIdFor({ runId: data.runId, round: data.round });
+  const step = state.steps.get(stepId);
+  if (step === undefined) return rejected(new StepNotStartedError(data.runId, stepId));
+  if (step.status === 'completed') return accepted();
+  const { response } = data;
+  if (response?.type === 'final') {
+    if (typeof response.content !== 'string') throw new InvalidFieldError('data.response.content', 'must be a string');
+  } else if (response?.type === 'toolCalls') {
+    if (!Array.isArray(response.calls) || response.calls.length === 0) {
+      throw new InvalidFieldError('data.response.calls', 'must be a non-empty array');
+    }
+    response.calls.forEach((call, index) => {
+      if (typeof call.toolName !== 'string' || call.toolName.length === 0) {
+        throw new InvalidFieldError(`data.response.calls[${index}].toolName`, 'must be a non-empty string');
+      }
+    });
+  } else {
+    throw new InvalidFieldError('data.response.type', 'must be "final" or "toolCalls"');
+  }
+  return accepted({ type: 'ModelResponded', data: { runId: data.runId, stepId, round: data.round, response, respondedAt: metadata.now } });
+}
+
+/** The effect recorded at the step's start is authoritative for its result. */
+function recordToolExecution({ data, metadata }: RecordToolExecution, state: RunState): RunDecision {
+  const lost = leaseCheck(state, data);
+  if (lost !== null) return lost;
+  const stepId = stepIdFor({ runId: data.runId, round: data.round, callIndex: data.callIndex });
+  const step = state.steps.get(stepId);
+  if (step === undefined || step.toolName === null || step.effect === null || step.idempotencyKey === null) {
+    return rejected(new StepNotStartedError(data.runId, stepId));
+  }
+  if (step.status === 'completed') return accepted();
+  if (data.outcome !== 'succeeded' && data.outcome !== 'failed') {
+    throw new InvalidFieldError('data.outcome', 'must be "succeeded" or "failed"');
+  }
+  if (data.outcome === 'failed') assertFailureInfo(data.error, 'data.error');
+  return accepted({
+    type: 'ToolExecuted',
+    data: {
+      runId: data.runId,
+      stepId,
+      round: data.round,
+      callIndex: data.callIndex,
+      toolName: step.toolName,
+      effect: step.effect,
+      idempotencyKey: step.idempotencyKey,
+      outcome: data.outcome,
+      result: data.outcome === 'succeeded' ? (data.result ?? null) : null,
+      error: data.outcome === 'failed' ? (data.error ?? null) : null,
+      attempt: data.attempt,
+      executedAt: metadata.now,
+    },
+  });
+}
+
+// ── Settling ────────────────────────────────────────────────────────────────
+
+/** Cancel wins over a late completion. */
+function completeRun({ data, metadata }: CompleteRun, state: RunState): RunDecision {
+  const lost = leaseCheck(state, data);
+  if (lost !== null) return lost;
+  if (state.cancelRequested) return accepted(cancelled(state, metadata.now));
+  if (state.inFlightWrite !== null) return rejected(new WriteInFlightError(data.runId, state.inFlightWrite.stepId));
+  if (typeof data.finalAnswer !== 'string') throw new InvalidFieldError('data.finalAnswer', 'must be a string');
+  return accepted({
+    type: 'RunCompleted',
+    data: { runId: data.runId, reason: 'COMPLETED', finalAnswer: data.finalAnswer, attempt: state.attempt, completedAt: metadata.now },
+  });
+}
+
+/**
+ * The failure rules, in order:
+ * 1. a write whose audit failed fails the run as not retryable, even after a cancel request;
+ * 2. otherwise a requested cancel wins;
+ * 3. a deliberate reason ends the run with it;
+ * 4. a non-idempotent write in flight ends it (`WRITE_INTERRUPTED`): it never runs twice;
+ * 5. an interactive run is never retried;
+ * 6. a queued run is requeued with backoff while its class is retryable and its
+ *    budget lasts; otherwise it is dead-lettered.
+ */
+function failRun({ data, metadata }: FailRun, state: RunState, policy: RunPolicy): RunDecision {
+  const lost = leaseCheck(state, data);
+  if (lost !== null) return lost;
+  assertFailureInfo(data.error, 'data.error');
+  const { reason, error } = data;
+  if (reason !== undefined && !DELIBERATE_FAILURE_REASONS.has(reason) && reason !== 'PROVIDER_FAILED') {
+    throw new InvalidFieldError('data.reason', `must be one of ${[...DELIBERATE_FAILURE_REASONS, 'PROVIDER_FAILED'].join(', ')}, or absent`);
+  }
+  if (reason === 'AUDIT_PERSISTENCE_FAILED') return accepted(failed(state, reason, error, metadata.now));
+  if (state.cancelRequested) return accepted(cancelled(state, metadata.now));
+  if (reason !== undefined && DELIBERATE_FAILURE_REASONS.has(reason)) return accepted(failed(state, reason, error, metadata.now));
+  return accepted(retryOrDeadLetter(state, error, 'failure', reason, metadata.now, policy));
+}
+
+/**
+ * The reaper takes back a running run whose lease expired. It loses to a
+ * renewal: if the stream it decides on shows a later expiry, it is refused.
+ */
+function reapRun({ data, metadata }: ReapRun, state: RunState, policy: RunPolicy): RunDecision {
+  if (state.status === null) return rejected(new RunNotFoundError(data.runId));
+  if (state.status !== 'RUNNING' || state.lease === null) {
+    return rejected(new RunNotReapableError(data.runId, state.status, null));
+  }
+  if (state.lease.expiresAt > metadata.now) {
+    return rejected(new RunNotReapableError(data.runId, state.status, state.lease.expiresAt));
+  }
+  if (state.cancelRequested) return accepted(cancelled(state, metadata.now));
+  // A lost segment counts as a connection failure: the process, not the run, failed.
+  const failure: FailureInfo = {
+    failureClass: 'connection',
+    code: 'LEASE_EXPIRED',
+    message: `The lease of ${state.lease.owner} (attempt ${state.lease.attempt}) expired at ${state.lease.expiresAt}; reaped by ${data.reaper}`,
+  };
+  return accepted(retryOrDeadLetter(state, failure, 'leaseExpired', undefined, metadata.now, policy));
+}
+
+function requestCancel({ data, metadata }: RequestCancel, state: RunState): RunDecision {
+  if (state.status === null) return rejected(new RunNotFoundError(data.runId));
+  if (isTerminalStatus(state.status)) return rejected(new RunAlreadySettledError(data.runId, state.status));
+  if (typeof data.requestedBy !== 'string' || data.requestedBy.length === 0) {
+    throw new InvalidFieldError('data.requestedBy', 'must be a non-empty string');
+  }
+  if (state.cancelRequested) return accepted();
+  const request: RunEvent = {
+    type: 'CancelRequested',
+    data: { runId: data.runId, requestedBy: data.requestedBy, reason: data.reason ?? null, requestedAt: metadata.now },
+  };
+  if (state.status === 'RUNNING') return accepted(request);
+  // Nobody executes the run now: the cancel settles it at once.
+  return accepted(request, cancelled({ ...state, cancelRequestedBy: data.requestedBy }, metadata.now));
+}
+
+/**
+ * A write without its audit event. Recorded once per step; an unsettled run
+ * fails as not retryable (`AUDIT_MISSING`), even if a cancel was requested.
+ */
+function reportAuditGap({ data, metadata }: ReportAuditGap, state: RunState): RunDecision {
+  if (state.status === null) return rejected(new RunNotFoundError(data.runId));
+  if (state.auditGaps.has(data.stepId)) return accepted();
+  const step = state.steps.get(data.stepId);
+  if (step === undefined || step.status !== 'completed' || step.effect === null || step.toolName === null || !isWrite(step.effect)) {
+    throw new InvalidFieldError('data.stepId', 'must name an executed write step of the run');
+  }
+  const settled = isTerminalStatus(state.status);
+  const gap: RunEvent = {
+    type: 'AuditGapDetected',
+    data: {
+      runId: data.runId,
+      stepId: data.stepId,
+      toolName: step.toolName,
+      effect: step.effect,
+      detectedBy: data.detectedBy,
+      runAlreadySettled: settled,
+      detectedAt: metadata.now,
+    },
+  };
+  if (settled) return accepted(gap);
+  const failure: FailureInfo = {
+    failureClass: 'unknown',
+    code: 'AUDIT_MISSING',
+    message: `Write step ${data.stepId} (${step.toolName}, ${step.effect}) has no audit event`,
+  };
+  return accepted(gap, failed(state, 'AUDIT_MISSING', failure, metadata.now));
+}
+
+// ── Shared rules ────────────────────────────────────────────────────────────
+
+/** Null when the sender holds the run's lease; otherwise the decision that tells it the lease is lost. */
+function leaseCheck(state: RunState, lease: SegmentLease & { readonly runId: string }): RunDecision | null {
+  if (state.status === null || state.runId === null) return rejected(new RunNotFoundError(lease.runId));
+  const holds = state.status === 'RUNNING' && state.lease !== null && state.lease.owner === lease.owner && state.lease.attempt === lease.attempt;
+  return holds ? null : { kind: 'leaseLost', runId: state.runId, status: state.status, currentOwner: state.lease?.owner ?? null };
+}
+
+/**
+ * Rules 4 to 6 of {@link failRun}, shared with the reaper: the retry budget
+ * counts failure retries and stale reclaims together.
+ */
+function retryOrDeadLetter(
+  state: RunState,
+  failure: FailureInfo,
+  cause: 'failure' | 'leaseExpired',
+  hint: TerminationReason | undefined,
+  now: number,
+  policy: RunPolicy,
+): RunEvent {
+  const inFlight = state.inFlightWrite;
+  if (inFlight?.effect === ToolEffect.NON_IDEMPOTENT_WRITE) return failed(state, 'WRITE_INTERRUPTED', failure, now);
+  if (state.mode === 'interactive') return failed(state, hint === 'PROVIDER_FAILED' ? hint : 'NOT_RETRYABLE', failure, now);
+  if (!isRetryable(failure.failureClass)) return failed(state, 'NOT_RETRYABLE', failure, now);
+  if (state.requeues >= policy.maxRequeues) return failed(state, 'RETRIES_EXHAUSTED', failure, now);
+  // A stale reclaim is due at once; a failure retry waits its backoff.
+  const delay = cause === 'failure' ? retryBackoffMs(state.requeues, policy) : 0;
+  return {
+    type: 'RunRequeued',
+    data: {
+      runId: requireRunId(state),
+      cause,
+      requeues: state.requeues + 1,
+      notBefore: now + delay,
+      failure,
+      previousOwner: state.lease?.owner ?? '',
+      inFlightWrite: inFlight,
+      requeuedAt: now,
+    },
+  };
+}
+
+function failed(state: RunState, reason: TerminationReason, failure: FailureInfo, now: number): RunEvent {
+  return {
+    type: 'RunFailed',
+    data: {
+      runId: requireRunId(state),
+      reason,
+      failure,
+      deadLettered: state.mode === 'queued' && DEAD_LETTER_REASONS.has(reason),
+      attempt: state.attempt,
+      inFlightWrite: state.inFlightWrite,
+      failedAt: now,
+    },
+  };
+}
+
+function cancelled(state: RunState, now: number): RunEvent {
+  return {
+    type: 'RunCancelled',
+    data: {
+      runId: requireRunId(state),
+      reason: 'CANCELLED',
+      requestedBy: state.cancelRequestedBy ?? 'unknown',
+      inFlightWrite: state.inFlightWrite,
+      cancelledAt: now,
+    },
+  };
+}
+
+function operationDeadline(declared: number | undefined, policy: RunPolicy): number {
+  if (declared === undefined) return policy.defaultWriteOperationDeadlineSeconds;
+  if (!Number.isFinite(declared) || declared <= 0) {
+    throw new InvalidFieldError('data.tool.operationDeadlineSeconds', 'must be a positive number of seconds');
+  }
+  return declared;
+}
+
+function assertFailureInfo(error: FailureInfo | undefined, field: string): void {
+  if (error === undefined || typeof error !== 'object' || error === null) throw new InvalidFieldError(field, 'must describe the failure');
+  if (!isFailureClass(error.failureClass)) throw new InvalidFieldError(`${field}.failureClass`, 'must be one of the eight failure classes');
+  if (typeof error.message !== 'string') throw new InvalidFieldError(`${field}.message`, 'must be a string');
+}
+
+function assertTime(now: unknown): void {
+  if (typeof now !== 'number' || !Number.isSafeInteger(now) || now < 0) {
+    throw new InvalidFieldError('metadata.now', 'must be milliseconds since the Unix epoch');
+  }
+}
+
+function requireRunId(state: RunState): string {
+  if (state.runId === null) throw new Error('A settled or requeued run always has an id');
+  return state.runId;
+}

@@ -1,0 +1,278 @@
+import type { DomainEvent } from '../decider';
+import type { FailureClass } from '../failure/failure-class';
+import type { JsonObject, JsonValue } from '../json';
+import type { ToolEffect } from '../tool-effect/tool-effect';
+import type { RunMode } from './run-mode';
+import type { StepKind } from './step-id';
+import type { TerminationReason } from './termination-reason';
+
+/*
+ * The events of a run's stream (`run-<runId>`). Their `type` strings and
+ * payloads are a public contract: people subscribe to them. A change of a
+ * payload's shape raises its schema version (RUN_EVENT_SCHEMA_VERSIONS) and is
+ * documented in docs/events.md. Every time is in milliseconds since the Unix
+ * epoch (UTC).
+ */
+
+/** A failure as recorded: its class (from the one classifier), a message and an optional code. */
+export interface FailureInfo {
+  readonly failureClass: FailureClass;
+  readonly message: string;
+  readonly code?: string;
+}
+
+/** A write whose execution started and whose `ToolExecuted` was not recorded yet. */
+export interface InFlightWrite {
+  readonly stepId: string;
+  readonly toolName: string;
+  readonly effect: ToolEffect;
+  readonly idempotencyKey: string;
+  readonly startedAt: number;
+  readonly attempt: number;
+}
+
+/** One tool call a model asked for. */
+export interface ToolCallRequest {
+  readonly toolName: string;
+  readonly arguments: JsonObject;
+}
+
+/** What a model round returned: a final answer, or tool calls to execute. */
+export type ModelResponse =
+  | { readonly type: 'final'; readonly content: string }
+  | { readonly type: 'toolCalls'; readonly calls: readonly ToolCallRequest[] };
+
+/** A run was requested and stored; it waits in status `QUEUED` for a segment to claim it. */
+export type RunRequested = DomainEvent<
+  'RunRequested',
+  {
+    readonly runId: string;
+    readonly agent: string;
+    readonly input: JsonValue;
+    readonly mode: RunMode;
+    readonly maxIterations: number;
+    readonly requestedAt: number;
+  }
+>;
+
+/** A segment claimed the run and holds its lease until `leaseExpiresAt`; `attempt` counts claims from 1. */
+export type RunClaimed = DomainEvent<
+  'RunClaimed',
+  {
+    readonly runId: string;
+    readonly owner: string;
+    readonly attempt: number;
+    readonly leaseExpiresAt: number;
+    readonly claimedAt: number;
+  }
+>;
+
+/** The lease owner extended its lease at a step boundary. */
+export type LeaseRenewed = DomainEvent<
+  'LeaseRenewed',
+  {
+    readonly runId: string;
+    readonly owner: string;
+    readonly attempt: number;
+    readonly leaseExpiresAt: number;
+    readonly renewedAt: number;
+  }
+>;
+
+/**
+ * A step began. It renews the lease in the same guarded write; for a write
+ * tool it is also the write fence: the in-flight record, with a lease long
+ * enough to cover the tool's operation deadline.
+ */
+export type StepStarted = DomainEvent<
+  'StepStarted',
+  {
+    readonly runId: string;
+    readonly stepId: string;
+    readonly kind: StepKind;
+    readonly round: number;
+    /** The tool call's position in the round; null for a model call. */
+    readonly callIndex: number | null;
+    readonly toolName: string | null;
+    readonly effect: ToolEffect | null;
+    /** The key the tool receives; the same on every retry of the step. Null for a model call. */
+    readonly idempotencyKey: string | null;
+    /** The tool's operation deadline, for a write; null otherwise. */
+    readonly operationDeadlineSeconds: number | null;
+    readonly owner: string;
+    readonly attempt: number;
+    readonly leaseExpiresAt: number;
+    readonly startedAt: number;
+  }
+>;
+
+/** The model answered a round's call: a final answer or tool calls. Completes the `llm` step. */
+export type ModelResponded = DomainEvent<
+  'ModelResponded',
+  {
+    readonly runId: string;
+    readonly stepId: string;
+    readonly round: number;
+    readonly response: ModelResponse;
+    readonly respondedAt: number;
+  }
+>;
+
+/** A tool call returned (or threw). Completes the `tool` step and clears its in-flight write. */
+export type ToolExecuted = DomainEvent<
+  'ToolExecuted',
+  {
+    readonly runId: string;
+    readonly stepId: string;
+    readonly round: number;
+    readonly callIndex: number;
+    readonly toolName: string;
+    readonly effect: ToolEffect;
+    readonly idempotencyKey: string;
+    readonly outcome: 'succeeded' | 'failed';
+    /** The tool's result (what the model is shown); null when it failed. */
+    readonly result: JsonValue;
+    readonly error: FailureInfo | null;
+    readonly attempt: number;
+    readonly executedAt: number;
+  }
+>;
+
+/** The run went back to the queue, due at `notBefore`; `requeues` counts requeues so far, from 1. */
+export type RunRequeued = DomainEvent<
+  'RunRequeued',
+  {
+    readonly runId: string;
+    readonly cause: 'failure' | 'leaseExpired';
+    readonly requeues: number;
+    readonly notBefore: number;
+    readonly failure: FailureInfo;
+    readonly previousOwner: string;
+    /** An idempotent write that was in flight; its retry gets the same idempotency key. */
+    readonly inFlightWrite: InFlightWrite | null;
+    readonly requeuedAt: number;
+  }
+>;
+
+/** Terminal: the run ended with a final answer. */
+export type RunCompleted = DomainEvent<
+  'RunCompleted',
+  {
+    readonly runId: string;
+    readonly reason: 'COMPLETED';
+    readonly finalAnswer: string;
+    readonly attempt: number;
+    readonly completedAt: number;
+  }
+>;
+
+/** Terminal: the run ended without a final answer. `deadLettered` marks a queued run that must not be retried. */
+export type RunFailed = DomainEvent<
+  'RunFailed',
+  {
+    readonly runId: string;
+    readonly reason: TerminationReason;
+    readonly failure: FailureInfo;
+    readonly deadLettered: boolean;
+    readonly attempt: number;
+    readonly inFlightWrite: InFlightWrite | null;
+    readonly failedAt: number;
+  }
+>;
+
+/** Someone asked to cancel the run. A running segment stops at its next step boundary. */
+export type CancelRequested = DomainEvent<
+  'CancelRequested',
+  {
+    readonly runId: string;
+    readonly requestedBy: string;
+    readonly reason: string | null;
+    readonly requestedAt: number;
+  }
+>;
+
+/** Terminal: the run was cancelled. `inFlightWrite` names a write whose outcome is unknown. */
+export type RunCancelled = DomainEvent<
+  'RunCancelled',
+  {
+    readonly runId: string;
+    readonly reason: 'CANCELLED';
+    readonly requestedBy: string;
+    readonly inFlightWrite: InFlightWrite | null;
+    readonly cancelledAt: number;
+  }
+>;
+
+/**
+ * A write step was found without its audit event. Recorded once per step; if
+ * the run was not settled yet, a `RunFailed` (`AUDIT_MISSING`) follows it.
+ */
+export type AuditGapDetected = DomainEvent<
+  'AuditGapDetected',
+  {
+    readonly runId: string;
+    readonly stepId: string;
+    readonly toolName: string;
+    readonly effect: ToolEffect;
+    readonly detectedBy: string;
+    /** Whether the run was already settled, so that the gap could only be recorded. */
+    readonly runAlreadySettled: boolean;
+    readonly detectedAt: number;
+  }
+>;
+
+/** Every event of a run's stream. */
+export type RunEvent =
+  | RunRequested
+  | RunClaimed
+  | LeaseRenewed
+  | StepStarted
+  | ModelResponded
+  | ToolExecuted
+  | RunRequeued
+  | RunCompleted
+  | RunFailed
+  | CancelRequested
+  | RunCancelled
+  | AuditGapDetected;
+
+/** The `type` strings of run events. */
+export type RunEventType = RunEvent['type'];
+
+/** The schema version of each run event's payload; raised on any change of shape. */
+export const RUN_EVENT_SCHEMA_VERSIONS: Readonly<Record<RunEventType, number>> = Object.freeze({
+  RunRequested: 1,
+  RunClaimed: 1,
+  LeaseRenewed: 1,
+  StepStarted: 1,
+  ModelResponded: 1,
+  ToolExecuted: 1,
+  RunRequeued: 1,
+  RunCompleted: 1,
+  RunFailed: 1,
+  CancelRequested: 1,
+  RunCancelled: 1,
+  AuditGapDetected: 1,
+});
+
+/** Every run event type. */
+export const RUN_EVENT_TYPES: readonly RunEventType[] = Object.freeze(
+  Object.keys(RUN_EVENT_SCHEMA_VERSIONS) as RunEventType[],
+);
+
+/** The events that settle a run; a run has at most one of them. */
+export const TERMINAL_RUN_EVENT_TYPES: ReadonlySet<RunEventType> = new Set<RunEventType>([
+  'RunCompleted',
+  'RunFailed',
+  'RunCancelled',
+]);
+
+/** Whether `event` settles its run. */
+export function isTerminalRunEvent(event: { readonly type: string }): event is RunCompleted | RunFailed | RunCancelled {
+  return TERMINAL_RUN_EVENT_TYPES.has(event.type as RunEventType);
+}
+
+/** Whether `type` is a run event type this version knows. */
+export function isRunEventType(type: string): type is RunEventType {
+  return Object.prototype.hasOwnProperty.call(RUN_EVENT_SCHEMA_VERSIONS, type);
+}

@@ -1,0 +1,171 @@
+import type { JsonValue } from '../json';
+import type { ToolEffect } from '../tool-effect/tool-effect';
+import { isWrite } from '../tool-effect/tool-effect';
+import type { FailureInfo, InFlightWrite, ModelResponse, RunEvent } from './run-events';
+import type { RunMode } from './run-mode';
+import type { RunStatus } from './run-status';
+import type { StepKind } from './step-id';
+import type { TerminationReason } from './termination-reason';
+
+/** The lease a run is held under while it runs. */
+export interface Lease {
+  readonly owner: string;
+  readonly attempt: number;
+  readonly expiresAt: number;
+}
+
+/** What the run's stream says about one step. */
+export interface StepRecord {
+  readonly stepId: string;
+  readonly kind: StepKind;
+  readonly round: number;
+  readonly callIndex: number | null;
+  readonly toolName: string | null;
+  readonly effect: ToolEffect | null;
+  readonly idempotencyKey: string | null;
+  readonly status: 'started' | 'completed';
+  /** How many times the step was started (more than once after a retry). */
+  readonly starts: number;
+  /** The model's answer, once an `llm` step completed. */
+  readonly response?: ModelResponse;
+  /** The tool's outcome, once a `tool` step completed. */
+  readonly outcome?: 'succeeded' | 'failed';
+  readonly result?: JsonValue;
+  readonly error?: FailureInfo | null;
+}
+
+/** How a settled run ended. */
+export interface Settlement {
+  readonly status: RunStatus;
+  readonly reason: TerminationReason;
+  readonly deadLettered: boolean;
+}
+
+/** The run as its events tell it: everything the decider needs, nothing more. */
+export interface RunState {
+  /** Null until `RunRequested`. */
+  readonly status: RunStatus | null;
+  readonly runId: string | null;
+  readonly agent: string | null;
+  readonly mode: RunMode | null;
+  readonly maxIterations: number;
+  /** Claims so far; the current segment's attempt. */
+  readonly attempt: number;
+  /** Requeues so far (failure retries and stale reclaims together). */
+  readonly requeues: number;
+  /** A queued run is due from this time on. */
+  readonly notBefore: number | null;
+  readonly lease: Lease | null;
+  readonly cancelRequested: boolean;
+  readonly cancelRequestedBy: string | null;
+  readonly steps: ReadonlyMap<string, StepRecord>;
+  readonly inFlightWrite: InFlightWrite | null;
+  readonly settlement: Settlement | null;
+  /** Steps whose missing audit event was already recorded. */
+  readonly auditGaps: ReadonlySet<string>;
+}
+
+/** The state of a run that was never requested. */
+export function initialRunState(): RunState {
+  return {
+    status: null,
+    runId: null,
+    agent: null,
+    mode: null,
+    maxIterations: 0,
+    attempt: 0,
+    requeues: 0,
+    notBefore: null,
+    lease: null,
+    cancelRequested: false,
+    cancelRequestedBy: null,
+    steps: new Map(),
+    inFlightWrite: null,
+    settlement: null,
+    auditGaps: new Set(),
+  };
+}
+
+/**
+ * Folds one event into the run's state. Pure and total: it enforces no rule
+ * and never throws (rules belong to `decide`); an event type it does not know
+ * leaves the state as it is, so that old code can read newer streams.
+ */
+export function evolveRun(state: RunState, event: RunEvent): RunState {
+  switch (event.type) {
+    case 'RunRequested': {
+      const { runId, agent, mode, maxIterations, requestedAt } = event.data;
+      return { ...state, status: 'QUEUED', runId, agent, mode, maxIterations, notBefore: requestedAt };
+    }
+    case 'RunClaimed': {
+      const { owner, attempt, leaseExpiresAt } = event.data;
+      return { ...state, status: 'RUNNING', attempt, notBefore: null, lease: { owner, attempt, expiresAt: leaseExpiresAt } };
+    }
+    case 'LeaseRenewed':
+      return state.lease === null ? state : { ...state, lease: { ...state.lease, expiresAt: event.data.leaseExpiresAt } };
+    case 'StepStarted': {
+      const data = event.data;
+      const previous = state.steps.get(data.stepId);
+      const step: StepRecord = {
+        stepId: data.stepId,
+        kind: data.kind,
+        round: data.round,
+        callIndex: data.callIndex,
+        toolName: data.toolName,
+        effect: data.effect,
+        idempotencyKey: data.idempotencyKey,
+        status: 'started',
+        starts: (previous?.starts ?? 0) + 1,
+      };
+      const inFlightWrite: InFlightWrite | null =
+        data.effect !== null && isWrite(data.effect) && data.toolName !== null && data.idempotencyKey !== null
+          ? {
+              stepId: data.stepId,
+              toolName: data.toolName,
+              effect: data.effect,
+              idempotencyKey: data.idempotencyKey,
+              startedAt: data.startedAt,
+              attempt: data.attempt,
+            }
+          : state.inFlightWrite;
+      const lease = state.lease === null ? null : { ...state.lease, expiresAt: data.leaseExpiresAt };
+      return { ...state, steps: withStep(state.steps, step), inFlightWrite, lease };
+    }
+    case 'ModelResponded': {
+      const step = state.steps.get(event.data.stepId);
+      if (step === undefined) return state;
+      return { ...state, steps: withStep(state.steps, { ...step, status: 'completed', response: event.data.response }) };
+    }
+    case 'ToolExecuted': {
+      const { stepId, outcome, result, error } = event.data;
+      const step = state.steps.get(stepId);
+      const steps = step === undefined ? state.steps : withStep(state.steps, { ...step, status: 'completed', outcome, result, error });
+      const inFlightWrite = state.inFlightWrite?.stepId === stepId ? null : state.inFlightWrite;
+      return { ...state, steps, inFlightWrite };
+    }
+    case 'RunRequeued':
+      return { ...state, status: 'QUEUED', lease: null, requeues: event.data.requeues, notBefore: event.data.notBefore };
+    case 'RunCompleted':
+      return settle(state, { status: 'COMPLETED', reason: 'COMPLETED', deadLettered: false });
+    case 'RunFailed':
+      return settle(state, { status: 'FAILED', reason: event.data.reason, deadLettered: event.data.deadLettered });
+    case 'RunCancelled':
+      return settle(state, { status: 'CANCELLED', reason: 'CANCELLED', deadLettered: false });
+    case 'CancelRequested':
+      return { ...state, cancelRequested: true, cancelRequestedBy: event.data.requestedBy };
+    case 'AuditGapDetected':
+      return { ...state, auditGaps: new Set([...state.auditGaps, event.data.stepId]) };
+    default:
+      return state;
+  }
+}
+
+function withStep(steps: ReadonlyMap<string, StepRecord>, step: StepRecord): ReadonlyMap<string, StepRecord> {
+  const next = new Map(steps);
+  next.set(step.stepId, step);
+  return next;
+}
+
+function settle(state: RunState, settlement: Settlement): RunState {
+  return { ...state, status: settlement.status, settlement, lease: null, notBefore: null };
+}
