@@ -1,0 +1,44 @@
+import { StreamIdentifier } from '@eventstore/db-client/generated/shared_pb';
+import { ReadResp } from '@eventstore/db-client/generated/streams_pb';
+
+import type { RecordedEvent } from './recorded-event';
+import type { UuidFormat } from './uuid';
+import { toGrpcUuid } from './uuid';
+
+/** Encodes a stream name as the proto's `StreamIdentifier` (UTF-8 bytes). */
+export function toStreamIdentifier(streamName: string): StreamIdentifier {
+  const identifier = new StreamIdentifier();
+  identifier.setStreamName(Buffer.from(streamName, 'utf8'));
+  return identifier;
+}
+
+/** Decodes a `StreamIdentifier`, `undefined` when absent. */
+export function fromStreamIdentifier(identifier: StreamIdentifier | undefined): string | undefined {
+  return identifier === undefined ? undefined : Buffer.from(identifier.getStreamName_asU8()).toString('utf8');
+}
+
+/**
+ * Builds the `ReadResp` carrying one event, as `ResponseConverter.ConvertToReadEvent` does:
+ * `metadata` holds `type`, `created` (ticks since the Unix epoch) and `content-type`; the id
+ * follows the caller's UUID option; positions are set both on the record and on the wrapper.
+ */
+export function toReadEventResponse(record: RecordedEvent, uuidFormat: UuidFormat): ReadResp {
+  const recorded = new ReadResp.ReadEvent.RecordedEvent();
+  recorded.setId(toGrpcUuid(record.id, uuidFormat));
+  recorded.setStreamIdentifier(toStreamIdentifier(record.streamName));
+  recorded.setStreamRevision(record.revision.toString(10));
+  recorded.setPreparePosition(record.position.toString(10));
+  recorded.setCommitPosition(record.position.toString(10));
+  const metadata = recorded.getMetadataMap();
+  metadata.set('type', record.type);
+  metadata.set('created', record.created.toString(10));
+  metadata.set('content-type', record.contentType === 'application/json' ? 'application/json' : 'application/octet-stream');
+  recorded.setCustomMetadata(record.customMetadata);
+  recorded.setData(record.data);
+  const readEvent = new ReadResp.ReadEvent();
+  readEvent.setEvent(recorded);
+  readEvent.setCommitPosition(record.position.toString(10));
+  const response = new ReadResp();
+  response.setEvent(readEvent);
+  return response;
+}

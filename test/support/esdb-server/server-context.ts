@@ -1,0 +1,12 @@
+import type { EventLog } from './event-log';
+import type { FaultInjector } from './fault-injector';
+import type { OpenCalls } from './open-calls';
+
+/** What every service implementation of one server incarnation shares. */
+export interface ServerContext {
+  /** The data, shared across restarts. */
+  readonly log: EventLog;
+  /** Long-lived calls of the current incarnation, ended on stop. */
+  readonly openCalls: OpenCalls;
+  readonly faults: FaultInjector;
+}
