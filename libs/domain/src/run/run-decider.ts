@@ -39,7 +39,7 @@ import type { RunState } from './run-state';
 import { evolveRun, initialRunState } from './run-state';
 import { isTerminalStatus } from './run-status';
 import { parseSegmentOwner, segmentKindFor } from './segment-owner';
-import { assertRunId, idempotencyKeyFor, stepIdFor } from './step-id';
+import { assertRunId, assertStepIndex, idempotencyKeyFor, stepIdFor } from './step-id';
 import type { TerminationReason } from './termination-reason';
 import { DEAD_LETTER_REASONS, DELIBERATE_FAILURE_REASONS } from './termination-reason';
 
@@ -186,6 +186,8 @@ function startStep({ data, metadata }: StartStep, state: RunState, policy: RunPo
   const lost = leaseCheck(state, data);
   if (lost !== null) return lost;
   if (state.cancelRequested) return accepted(cancelled(state, metadata.now));
+  assertStepIndex(data.round, 'data.round');
+  if (data.callIndex !== undefined) assertStepIndex(data.callIndex, 'data.callIndex');
   if (data.round >= state.maxIterations) {
     throw new InvalidFieldError('data.round', `must be below the run's maxIterations (${state.maxIterations})`);
   }
@@ -245,6 +247,7 @@ function startStep({ data, metadata }: StartStep, state: RunState, policy: RunPo
 function recordModelResponse({ data, metadata }: RecordModelResponse, state: RunState): RunDecision {
   const lost = leaseCheck(state, data);
   if (lost !== null) return lost;
+  assertStepIndex(data.round, 'data.round');
   const stepId = stepIdFor({ runId: data.runId, round: data.round });
   const step = state.steps.get(stepId);
   if (step === undefined) return rejected(new StepNotStartedError(data.runId, stepId));
@@ -271,6 +274,8 @@ function recordModelResponse({ data, metadata }: RecordModelResponse, state: Run
 function recordToolExecution({ data, metadata }: RecordToolExecution, state: RunState): RunDecision {
   const lost = leaseCheck(state, data);
   if (lost !== null) return lost;
+  assertStepIndex(data.round, 'data.round');
+  assertStepIndex(data.callIndex, 'data.callIndex');
   const stepId = stepIdFor({ runId: data.runId, round: data.round, callIndex: data.callIndex });
   const step = state.steps.get(stepId);
   if (step === undefined || step.toolName === null || step.effect === null || step.idempotencyKey === null) {

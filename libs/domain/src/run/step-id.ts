@@ -40,11 +40,11 @@ export function assertRunId(runId: unknown, field = 'runId'): asserts runId is s
 export function stepIdFor(step: StepCoordinates): string {
   const { runId, round, callIndex } = step;
   assertRunId(runId);
-  assertIndex(round, 'round');
+  assertStepIndex(round, 'round');
   if (callIndex === undefined) {
     return `${runId}/r${round}/llm`;
   }
-  assertIndex(callIndex, 'callIndex');
+  assertStepIndex(callIndex, 'callIndex');
   return `${runId}/r${round}/t${callIndex}`;
 }
 
@@ -56,7 +56,12 @@ export function idempotencyKeyFor(stepId: string): string {
   return `agent-ledger:${stepId}`;
 }
 
-function assertIndex(value: unknown, field: string): asserts value is number {
+/**
+ * Checks a round or call index.
+ *
+ * @throws {@link InvalidFieldError} naming `field` unless it is a non-negative integer.
+ */
+export function assertStepIndex(value: unknown, field: string): asserts value is number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
     throw new InvalidFieldError(field, 'must be a non-negative integer');
   }
