@@ -1,0 +1,132 @@
+import { credentials } from '@grpc/grpc-js';
+import type { ClientReadableStream } from '@grpc/grpc-js';
+import { BACKWARDS, END, EventStoreDBClient, FORWARDS, jsonEvent, START, StreamNotFoundError } from '@eventstore/db-client';
+import { Empty, StreamIdentifier } from '@eventstore/db-client/generated/shared_pb';
+import { StreamsClient } from '@eventstore/db-client/generated/streams_grpc_pb';
+import { ReadReq } from '@eventstore/db-client/generated/streams_pb';
+import type { ReadResp } from '@eventstore/db-client/generated/streams_pb';
+
+import type { EsdbTestServer } from './index';
+import { startEsdbTestServer } from './index';
+import { collect, disposeAll, uniqueStream } from './int-spec-helpers';
+
+const numbered = (count: number): ReturnType<typeof jsonEvent>[] =>
+  Array.from({ length: count }, (_, n) => jsonEvent({ type: `E${n}`, data: { n } }));
+
+describe('EventStoreDB test server: reads', () => {
+  let server: EsdbTestServer;
+  let client: EventStoreDBClient;
+
+  beforeAll(async () => {
+    server = await startEsdbTestServer();
+    client = EventStoreDBClient.connectionString(server.connectionString);
+  });
+
+  afterAll(async () => {
+    await disposeAll(client);
+    await server.stop();
+  });
+
+  const revisions = async (...args: Parameters<EventStoreDBClient['readStream']>): Promise<bigint[]> =>
+    (await collect(client.readStream(...args))).map((e) => e.event?.revision ?? -1n);
+
+  it('reads a stream forwards from the start, from a revision (inclusive) and with maxCount', async () => {
+    const stream = uniqueStream();
+    await client.appendToStream(stream, numbered(5));
+    expect(await revisions(stream)).toEqual([0n, 1n, 2n, 3n, 4n]);
+    expect(await revisions(stream, { fromRevision: 2n })).toEqual([2n, 3n, 4n]);
+    expect(await revisions(stream, { fromRevision: START, maxCount: 2 })).toEqual([0n, 1n]);
+    expect(await revisions(stream, { fromRevision: END, direction: FORWARDS })).toEqual([]);
+    expect(await revisions(stream, { fromRevision: 9n })).toEqual([]);
+  });
+
+  it('reads a stream backwards from the end or from a revision (inclusive)', async () => {
+    const stream = uniqueStream();
+    await client.appendToStream(stream, numbered(4));
+    expect(await revisions(stream, { direction: BACKWARDS, fromRevision: END })).toEqual([3n, 2n, 1n, 0n]);
+    expect(await revisions(stream, { direction: BACKWARDS, fromRevision: END, maxCount: 1 })).toEqual([3n]);
+    expect(await revisions(stream, { direction: BACKWARDS, fromRevision: 1n })).toEqual([1n, 0n]);
+  });
+
+  it('rejects a read of a stream that does not exist with StreamNotFoundError naming the stream', async () => {
+    const stream = uniqueStream('missing');
+    const read = collect(client.readStream(stream));
+    await expect(read).rejects.toBeInstanceOf(StreamNotFoundError);
+    await expect(read).rejects.toMatchObject({ streamName: stream });
+  });
+
+  it('sends stream_not_found as a ReadResp message, not as a gRPC error', async () => {
+    const raw = new StreamsClient(`${server.host}:${server.port}`, credentials.createInsecure());
+    try {
+      const options = new ReadReq.Options();
+      const streamOptions = new ReadReq.Options.StreamOptions();
+      streamOptions.setStreamIdentifier(new StreamIdentifier().setStreamName(Buffer.from(uniqueStream('missing'))));
+      streamOptions.setStart(new Empty());
+      options.setStream(streamOptions).setCount('10').setNoFilter(new Empty());
+      options.setUuidOption(new ReadReq.Options.UUIDOption().setString(new Empty()));
+      const responses = await drain(raw.read(new ReadReq().setOptions(options)));
+      expect(responses.map((r) => r.getContentCase())).toEqual([4 /* STREAM_NOT_FOUND */]);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('returns structured UUIDs when asked and string ones otherwise, for the same id', async () => {
+    const stream = uniqueStream();
+    const sent = jsonEvent({ type: 'X', data: {} });
+    await client.appendToStream(stream, sent);
+    const raw = new StreamsClient(`${server.host}:${server.port}`, credentials.createInsecure());
+    try {
+      const read = async (structured: boolean): Promise<ReadResp> => {
+        const options = new ReadReq.Options();
+        const streamOptions = new ReadReq.Options.StreamOptions();
+        streamOptions.setStreamIdentifier(new StreamIdentifier().setStreamName(Buffer.from(stream)));
+        streamOptions.setStart(new Empty());
+        options.setStream(streamOptions).setCount('1').setNoFilter(new Empty());
+        const uuidOption = new ReadReq.Options.UUIDOption();
+        if (structured) uuidOption.setStructured(new Empty());
+        else uuidOption.setString(new Empty());
+        options.setUuidOption(uuidOption);
+        const [first] = await drain(raw.read(new ReadReq().setOptions(options)));
+        if (first === undefined) throw new Error('no response');
+        return first;
+      };
+      const asString = (await read(false)).getEvent()?.getEvent()?.getId();
+      expect(asString?.getString()).toBe(sent.id);
+      const structured = (await read(true)).getEvent()?.getEvent()?.getId()?.getStructured();
+      const hex = sent.id.replace(/-/g, '');
+      expect(BigInt.asUintN(64, BigInt(structured?.getMostSignificantBits() ?? '0'))).toBe(BigInt(`0x${hex.slice(0, 16)}`));
+      expect(BigInt.asUintN(64, BigInt(structured?.getLeastSignificantBits() ?? '0'))).toBe(BigInt(`0x${hex.slice(16)}`));
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('reads $all forwards in write order, from a position inclusively, and backwards before a position', async () => {
+    const a = uniqueStream('all');
+    const b = uniqueStream('all');
+    await client.appendToStream(a, numbered(2));
+    const middle = await client.appendToStream(b, numbered(1));
+    await client.appendToStream(a, numbered(1));
+    const everything = await collect(client.readAll());
+    const ours = everything.filter((e) => e.event?.streamId === a || e.event?.streamId === b);
+    expect(ours.map((e) => `${e.event?.streamId}@${e.event?.revision}`)).toEqual([`${a}@0`, `${a}@1`, `${b}@0`, `${a}@2`]);
+    const positions = everything.map((e) => e.event?.position?.commit ?? -1n);
+    expect(positions.every((p, i) => i === 0 || p > (positions[i - 1] ?? -1n))).toBe(true);
+    const fromMiddle = await collect(client.readAll({ fromPosition: middle.position ?? START }));
+    expect(fromMiddle.map((e) => e.event?.streamId)).toEqual([b, a]);
+    const beforeMiddle = await collect(client.readAll({ fromPosition: middle.position ?? END, direction: BACKWARDS, maxCount: 2 }));
+    expect(beforeMiddle.map((e) => `${e.event?.streamId}@${e.event?.revision}`)).toEqual([`${a}@1`, `${a}@0`]);
+    const last = await collect(client.readAll({ fromPosition: END, direction: BACKWARDS, maxCount: 1 }));
+    expect(last.map((e) => `${e.event?.streamId}@${e.event?.revision}`)).toEqual([`${a}@2`]);
+  });
+});
+
+function drain(call: ClientReadableStream<ReadResp>): Promise<ReadResp[]> {
+  return new Promise((resolve, reject) => {
+    const responses: ReadResp[] = [];
+    call.on('data', (response: ReadResp) => responses.push(response));
+    call.on('error', reject);
+    call.on('end', () => resolve(responses));
+  });
+}
