@@ -1,0 +1,17 @@
+/**
+ * The event-store port and its adapters. Import the contract suite from
+ * `@agent-ledger/event-store/testing/event-store-contract` (test code only).
+ */
+export * from './port/errors';
+export * from './port/event';
+export * from './port/event-filter';
+export * from './port/event-store';
+export * from './port/expected-revision';
+export * from './port/json';
+export * from './port/position';
+export * from './port/read-options';
+export * from './port/subscription';
+export * from './stream-name';
+export { MAX_APPEND_SIZE, MAX_EVENT_TYPE_LENGTH, DEFAULT_BATCH_SIZE } from './validation/limits';
+export { isUuid } from './validation/validate-append';
+export * from './in-memory/in-memory-event-store';
