@@ -4,7 +4,8 @@ import { RunHistory } from '../testing/run-history';
 import { runDeciderSpecification } from '../testing/run-decider-specification';
 import type { FailureInfo, RunEvent } from './run-events';
 import { createRunDecider } from './run-decider';
-import type { StepTool } from './run-commands';
+import type { FailRun, StepTool } from './run-commands';
+import type { TerminationReason } from './termination-reason';
 
 const T0 = Date.UTC(2026, 0, 1);
 const SECOND = 1000;
@@ -20,8 +21,11 @@ const toolCalls = { type: 'toolCalls', calls: [{ toolName: 'files.append', argum
 const IDEMPOTENT: StepTool = { name: 'files.write', effect: 'IDEMPOTENT_WRITE' };
 const NON_IDEMPOTENT: StepTool = { name: 'files.append', effect: 'NON_IDEMPOTENT_WRITE' };
 const withWriteInFlight = (tool: StepTool) => history().startLlm(LEASE, 0, T0).respond(LEASE, 0, toolCalls, T0).startTool(LEASE, 0, 0, tool, T0);
-const fail = (error: FailureInfo, lease = LEASE, reason?: string) =>
-  ({ type: 'FailRun', data: { runId: 'run-1', ...lease, error, reason }, metadata: { now: T0 + 10 * SECOND } }) as const;
+const fail = (error: FailureInfo, lease = LEASE, reason?: string): FailRun => ({
+  type: 'FailRun',
+  data: { runId: 'run-1', ...lease, error, reason: reason as TerminationReason | undefined },
+  metadata: { now: T0 + 10 * SECOND },
+});
 const lastEvent = (decision: { kind: string; events?: readonly RunEvent[] }) => decision.events?.at(-1);
 
 describe('run decider: completing', () => {
@@ -299,7 +303,7 @@ describe('run decider: audit gaps', () => {
   });
 
   it('records each gap once, however often it is reported', () => {
-    spec.given([...executedWrite().events, ...(spec.given(executedWrite().events).when(gap).decision as { events: RunEvent[] }).events]).when(gap).thenNothing();
+    spec.given(executedWrite().send(gap).events).when(gap).thenNothing();
   });
 
   it('refuses a report naming a step that is not an executed write', () => {
