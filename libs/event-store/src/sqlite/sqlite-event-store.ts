@@ -56,6 +56,21 @@ export interface SqliteEventStoreStats {
   readonly largestBatch: number;
 }
 
+/** Settings read back from an open {@link SqliteEventStore}. */
+export interface SqliteEventStoreDiagnostics {
+  /** Absolute path of the database file. */
+  readonly path: string;
+  /** `wal` when writable. */
+  readonly journalMode: string;
+  /** `NORMAL` (durability `processCrash`) or `FULL` (`powerLoss`). */
+  readonly synchronous: string;
+  /** `PRAGMA user_version`. */
+  readonly schemaVersion: number;
+  /** Whether group commit is on. */
+  readonly groupCommit: boolean;
+}
+
+const SYNCHRONOUS_NAMES: Record<number, string> = { 0: 'OFF', 1: 'NORMAL', 2: 'FULL', 3: 'EXTRA' };
 const MAX_INT = Number.MAX_SAFE_INTEGER;
 
 /**
@@ -147,6 +162,18 @@ export class SqliteEventStore implements EventStore {
   /** Counters of this instance. */
   stats(): SqliteEventStoreStats {
     return { ...this.counters };
+  }
+
+  /** The settings in force on this instance's connection, read from SQLite. */
+  diagnostics(): SqliteEventStoreDiagnostics {
+    this.assertOpen();
+    return this.guard('diagnostics', () => ({
+      path: this.path,
+      journalMode: String(this.db.pragma('journal_mode', { simple: true })),
+      synchronous: SYNCHRONOUS_NAMES[this.db.pragma('synchronous', { simple: true }) as number] ?? 'unknown',
+      schemaVersion: this.db.pragma('user_version', { simple: true }) as number,
+      groupCommit: this.groupCommit,
+    }));
   }
 
   append(streamName: string, events: readonly EventData[], options: AppendOptions): Promise<AppendResult> {
@@ -339,20 +366,29 @@ export class SqliteEventStore implements EventStore {
     for (const job of batch) {
       try {
         this.statements.savepoint.run();
-        try {
-          const value = job.run();
-          this.statements.release.run();
-          outcomes.push({ ok: true, value });
-        } catch (error) {
-          this.statements.rollbackTo.run();
-          this.statements.release.run();
-          outcomes.push({ ok: false, error: translateSqliteError(error, job.label) });
-        }
       } catch (error) {
-        // The savepoint machinery itself failed: the transaction is unusable.
-        outcomes.push({ ok: false, error: translateSqliteError(error, job.label) });
         this.abortBatch(batch, outcomes, error);
         return;
+      }
+      try {
+        const value = job.run();
+        this.statements.release.run();
+        outcomes.push({ ok: true, value });
+      } catch (error) {
+        outcomes.push({ ok: false, error: translateSqliteError(error, job.label) });
+        // On SQLITE_FULL, IOERR, BUSY or NOMEM SQLite may roll the whole transaction back by itself:
+        // the batch is then lost, and nothing more may run outside a transaction.
+        if (!this.db.inTransaction) {
+          this.abortBatch(batch, outcomes, error);
+          return;
+        }
+        try {
+          this.statements.rollbackTo.run();
+          this.statements.release.run();
+        } catch {
+          this.abortBatch(batch, outcomes, error);
+          return;
+        }
       }
     }
     try {
@@ -379,7 +415,7 @@ export class SqliteEventStore implements EventStore {
     } catch {
       // the rollback failing too leaves nothing more to do: SQLite rolls back on the next open
     }
-    const translated = translateSqliteError(cause, `commit (${batch.length} operations)`);
+    const translated = translateSqliteError(cause, `write transaction of ${batch.length} operations rolled back`);
     batch.forEach((job, i) => {
       const outcome = outcomes[i];
       job.reject(outcome && !outcome.ok ? outcome.error : translated);

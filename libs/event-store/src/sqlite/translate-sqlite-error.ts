@@ -13,7 +13,8 @@ import { StoreUnavailableError, StoreUnavailableReason } from '../port/errors/st
  * | `SQLITE_BUSY*`, `SQLITE_LOCKED*` | `StoreUnavailableError` (`busy`, retryable) |
  * | `SQLITE_FULL` | `StoreFullError` |
  * | `SQLITE_READONLY*` | `StoreUnavailableError` (`readOnly`) |
- * | `SQLITE_CANTOPEN*`, `SQLITE_PERM`, `SQLITE_AUTH`, missing directory | `StoreUnavailableError` (`cannotOpen`) |
+ * | `SQLITE_CANTOPEN*`, `SQLITE_PERM`, `SQLITE_AUTH`, missing directory, `ENOTDIR`/`EACCES`/... | `StoreUnavailableError` (`cannotOpen`) |
+ * | `EROFS` | `StoreUnavailableError` (`readOnly`) |
  * | `SQLITE_IOERR*` | `StoreUnavailableError` (`ioError`) |
  * | anything else (`SQLITE_CORRUPT`, `SQLITE_NOTADB`...) | `StoreFailureError` with `driverCode` |
  *
@@ -42,6 +43,14 @@ export function translateSqliteError(error: unknown, context: string): EventStor
       default:
         return new StoreFailureError(code, message, { cause: error });
     }
+  }
+  // Creating the directory or opening the file failed at the file-system level.
+  if (typeof code === 'string' && ['ENOENT', 'ENOTDIR', 'EEXIST', 'EACCES', 'EPERM', 'EROFS', 'EISDIR'].includes(code)) {
+    return new StoreUnavailableError(
+      code === 'EROFS' ? StoreUnavailableReason.READ_ONLY : StoreUnavailableReason.CANNOT_OPEN,
+      message,
+      { cause: error },
+    );
   }
   // better-sqlite3 throws a TypeError before calling SQLite when the directory is missing.
   if (error instanceof TypeError && /directory does not exist/i.test(error.message)) {
