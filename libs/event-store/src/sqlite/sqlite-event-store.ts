@@ -136,18 +136,18 @@ export class SqliteEventStore implements EventStore {
       }
       this.db = db;
       this.statements = this.prepareStatements();
+      this.poller = new DataVersionPoller(
+        () => this.db.pragma('data_version', { simple: true }) as number,
+        () => this.notifier.notify(),
+        () => this.notifier.notify(), // let subscriptions hit the error themselves on their next read
+        minPoll,
+        maxPoll,
+      );
     } catch (error) {
       db?.close();
       throw translateSqliteError(error, `open ${this.path}`);
     }
 
-    this.poller = new DataVersionPoller(
-      () => this.db.pragma('data_version', { simple: true }) as number,
-      () => this.notifier.notify(),
-      () => this.notifier.notify(), // let subscriptions hit the error themselves on their next read
-      minPoll,
-      maxPoll,
-    );
     this.notifier = new ChangeNotifier((waiting) => (waiting && !this.closed ? this.poller.start() : this.poller.stop()));
   }
 
