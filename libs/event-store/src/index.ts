@@ -15,3 +15,6 @@ export * from './stream-name';
 export { MAX_APPEND_SIZE, MAX_EVENT_TYPE_LENGTH, DEFAULT_BATCH_SIZE } from './validation/limits';
 export { isUuid } from './validation/validate-append';
 export * from './in-memory/in-memory-event-store';
+export * from './sqlite/sqlite-event-store';
+export * from './sqlite/sqlite-options';
+export { SQLITE_SCHEMA_VERSION } from './sqlite/sqlite-schema';

@@ -84,10 +84,15 @@ describe('SqliteEventStore across processes', () => {
     const pull = puller(subscription);
     const count = 20;
     const other = worker('append-timed', path, stream, String(count), '30');
-    const received = await pull.take(count, 20_000);
-    const latencies = received.map((e) => e.created.getTime() - (e.data as { sentAt: number }).sentAt);
+    const received: Array<{ revision: bigint; latencyMs: number }> = [];
+    for (let i = 0; i < count; i++) {
+      const [event] = await pull.take(1, 20_000);
+      received.push({ revision: event!.revision, latencyMs: Date.now() - (event!.data as { sentAt: number }).sentAt });
+    }
     expect(received.map((e) => e.revision)).toEqual(received.map((_, i) => BigInt(i)));
-    expect(latencies.every((l) => l >= -5)).toBe(true);
+    // The poll interval is capped at 100 ms; 2 s leaves room for a loaded CI machine but fails if live delivery
+    // degrades to something like "only on the next unrelated wake-up".
+    expect(Math.max(...received.map((e) => e.latencyMs))).toBeLessThan(2_000);
     await other.waitForLine(/^done$/);
     await subscription.close();
   }, 30_000);
