@@ -1,0 +1,39 @@
+/** How an agent reaches its model. */
+export type ModelProviderConfig =
+  | {
+      /** A deterministic script of rounds, for demos and tests. */
+      readonly type: 'scripted';
+      readonly script: readonly ScriptedRound[];
+    }
+  | {
+      /** Any OpenAI-compatible chat-completions server (OpenAI, llama.cpp, vLLM, Ollama). */
+      readonly type: 'openai';
+      /** e.g. `http://localhost:11434/v1` */
+      readonly baseUrl: string;
+      readonly model: string;
+      /** The name of the environment variable that holds the API key (never the key itself). */
+      readonly apiKeyEnv?: string;
+      /** @default 60 */
+      readonly timeoutSeconds?: number;
+      /** @default 0 */
+      readonly temperature?: number;
+    };
+
+/** One round of a scripted agent: tool calls, or the final answer. */
+export type ScriptedRound =
+  | { readonly toolCalls: readonly { readonly tool: string; readonly arguments: Readonly<Record<string, unknown>> }[] }
+  | { readonly final: string };
+
+/** An agent, as the configuration file defines it. */
+export interface AgentDefinition {
+  /** Unique name, e.g. `file-clerk`. */
+  readonly name: string;
+  readonly description?: string;
+  /** The system prompt. */
+  readonly instructions: string;
+  readonly provider: ModelProviderConfig;
+  /** The names of the tools offered to it; a call of any other tool is refused. */
+  readonly tools: readonly string[];
+  /** At most 20 (MAX_ITERATIONS). @default 20 */
+  readonly maxIterations: number;
+}
