@@ -18,3 +18,5 @@ export * from './in-memory/in-memory-event-store';
 export * from './sqlite/sqlite-event-store';
 export * from './sqlite/sqlite-options';
 export { SQLITE_SCHEMA_VERSION } from './sqlite/sqlite-schema';
+export * from './eventstoredb';
+export * from './create-event-store';

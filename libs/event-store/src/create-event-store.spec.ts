@@ -1,0 +1,66 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createEventStore, selectEventStore } from './create-event-store';
+import { EventStoreDbEventStore } from './eventstoredb/eventstoredb-event-store';
+import { InvalidOptionError } from './port/errors/invalid-option.error';
+import { SqliteEventStore } from './sqlite/sqlite-event-store';
+
+describe('selectEventStore / createEventStore', () => {
+  let dir: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'agent-ledger-factory-'));
+  });
+
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('selects the embedded store at ./data/agent-ledger.sqlite when EVENTSTORE_CONNECTION_STRING is not set', () => {
+    expect(selectEventStore({ env: {} })).toEqual({ kind: 'sqlite', path: './data/agent-ledger.sqlite' });
+    expect(selectEventStore({ env: {}, sqlite: { path: '/tmp/x.sqlite' } })).toEqual({ kind: 'sqlite', path: '/tmp/x.sqlite' });
+  });
+
+  it('treats an empty or blank connection string as not set', () => {
+    expect(selectEventStore({ env: { EVENTSTORE_CONNECTION_STRING: '' } }).kind).toBe('sqlite');
+    expect(selectEventStore({ env: { EVENTSTORE_CONNECTION_STRING: '  ' } }).kind).toBe('sqlite');
+  });
+
+  it('selects EventStoreDB when EVENTSTORE_CONNECTION_STRING is set (trimmed)', () => {
+    expect(selectEventStore({ env: { EVENTSTORE_CONNECTION_STRING: ' esdb://localhost:2113?tls=false\n' } })).toEqual({
+      kind: 'eventstoredb',
+      connectionString: 'esdb://localhost:2113?tls=false',
+    });
+  });
+
+  it('reads process.env by default', () => {
+    const saved = process.env['EVENTSTORE_CONNECTION_STRING'];
+    try {
+      process.env['EVENTSTORE_CONNECTION_STRING'] = 'esdb://example:2113?tls=false';
+      expect(selectEventStore().kind).toBe('eventstoredb');
+      delete process.env['EVENTSTORE_CONNECTION_STRING'];
+      expect(selectEventStore().kind).toBe('sqlite');
+    } finally {
+      if (saved === undefined) delete process.env['EVENTSTORE_CONNECTION_STRING'];
+      else process.env['EVENTSTORE_CONNECTION_STRING'] = saved;
+    }
+  });
+
+  it('opens an EventStoreDbEventStore lazily (no server needed to create and close it)', async () => {
+    const store = createEventStore({ env: { EVENTSTORE_CONNECTION_STRING: 'esdb://127.0.0.1:1?tls=false' }, sqlite: { path: join(dir, 'unused.sqlite') } });
+    expect(store).toBeInstanceOf(EventStoreDbEventStore);
+    await store.close();
+  });
+
+  it('opens a SqliteEventStore otherwise, with the given options', async () => {
+    const store = createEventStore({ env: {}, sqlite: { path: join(dir, 'store.sqlite') } });
+    expect(store).toBeInstanceOf(SqliteEventStore);
+    await store.close();
+  });
+
+  it('rejects a connection string that is not esdb:// with a field-qualified InvalidOptionError', () => {
+    expect(() => createEventStore({ env: { EVENTSTORE_CONNECTION_STRING: 'http://localhost:2113' } })).toThrow(InvalidOptionError);
+    expect(() => createEventStore({ env: { EVENTSTORE_CONNECTION_STRING: 'http://localhost:2113' } })).toThrow(/eventStoreDb\.connectionString/);
+  });
+});
