@@ -1,0 +1,25 @@
+import { readFile } from 'node:fs/promises';
+import type { AgentsConfig, AgentsConfigOptions } from './agents-config';
+import { parseAgentsConfig } from './agents-config';
+import { AgentsConfigError } from './agents-config.error';
+
+/**
+ * Reads and validates the agents configuration file at `path` (YAML or JSON).
+ * See {@link parseAgentsConfig} for the rules.
+ *
+ * @throws {@link AgentsConfigError} (with `source` = `path`) when the file cannot be read or is invalid.
+ */
+export async function loadAgentsConfig(path: string, options: AgentsConfigOptions = {}): Promise<AgentsConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw new AgentsConfigError(
+      path,
+      [{ path: '', message: `cannot be read${typeof code === 'string' ? ` (${code})` : ''}: ${(error as Error).message}` }],
+      { cause: error },
+    );
+  }
+  return parseAgentsConfig(text, path, options);
+}

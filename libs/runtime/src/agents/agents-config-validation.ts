@@ -1,0 +1,147 @@
+import { MAX_ITERATIONS } from '@agent-ledger/domain';
+import type { AgentDefinition } from './agent-definition';
+import { AGENT_NAME_PATTERN, TOOL_NAME_PATTERN } from './agent-limits';
+import type { AgentsConfig } from './agents-config';
+import type { ConfigReader } from './config-reader';
+import { EFFECT_KEY_MESSAGE, EFFECT_KEYS, joinPath } from './config-reader';
+import { validateModelProviderConfig } from './model-provider-config-validation';
+
+const AGENT_KEYS = ['name', 'description', 'instructions', 'provider', 'tools', 'maxIterations'] as const;
+
+/** What the validation knows besides the document. */
+export interface AgentsConfigValidationOptions {
+  /**
+   * The names of the tools that exist (the tool registry). When given, an
+   * agent offered a tool that does not exist is refused. When absent, only the
+   * names' syntax is checked; the runtime refuses unknown tools when it wires
+   * the agents to the registry.
+   */
+  readonly knownTools?: readonly string[];
+}
+
+/**
+ * Validates a parsed agents document (`{ agents: [...] }`), recording every
+ * problem in `reader` with its full path. Returns the frozen configuration when
+ * there is none, `undefined` otherwise.
+ */
+export function validateAgentsDocument(
+  document: unknown,
+  reader: ConfigReader,
+  options: AgentsConfigValidationOptions = {},
+): AgentsConfig | undefined {
+  if (document === null || document === undefined) {
+    reader.add('', 'is empty: expected a mapping with an agents list');
+    return undefined;
+  }
+  const root = reader.object(document, '', 'the agents document', ['agents']);
+  if (root === undefined) return undefined;
+  const entries = reader.array(root['agents'], 'agents', { nonEmpty: true });
+  if (entries === undefined) return undefined;
+
+  const agents: AgentDefinition[] = [];
+  const firstIndexByName = new Map<string, number>();
+  let valid = true;
+  entries.forEach((entry, index) => {
+    const agent = validateAgent(entry, joinPath('agents', index), reader, options);
+    if (agent === undefined) {
+      valid = false;
+      return;
+    }
+    const first = firstIndexByName.get(agent.name);
+    if (first !== undefined) {
+      reader.add(joinPath(joinPath('agents', index), 'name'), `${JSON.stringify(agent.name)} is already the name of agents[${first}]`);
+      valid = false;
+      return;
+    }
+    firstIndexByName.set(agent.name, index);
+    agents.push(agent);
+  });
+  return valid ? Object.freeze({ agents: Object.freeze(agents) }) : undefined;
+}
+
+function validateAgent(
+  value: unknown,
+  path: string,
+  reader: ConfigReader,
+  options: AgentsConfigValidationOptions,
+): AgentDefinition | undefined {
+  const agent = reader.object(value, path, 'an agent', AGENT_KEYS);
+  if (agent === undefined) return undefined;
+  const name = reader.pattern(
+    agent['name'],
+    joinPath(path, 'name'),
+    AGENT_NAME_PATTERN,
+    'lower-case letters, digits and "-", starting with a letter or digit, at most 63 characters',
+  );
+  const description =
+    agent['description'] === undefined ? undefined : reader.string(agent['description'], joinPath(path, 'description'));
+  const instructions = reader.string(agent['instructions'], joinPath(path, 'instructions'), { nonEmpty: true });
+  const tools = agent['tools'] === undefined ? [] : validateTools(agent['tools'], joinPath(path, 'tools'), reader, options);
+  const maxIterations =
+    agent['maxIterations'] === undefined
+      ? MAX_ITERATIONS
+      : reader.number(agent['maxIterations'], joinPath(path, 'maxIterations'), { min: 1, max: MAX_ITERATIONS, integer: true });
+  const provider = validateModelProviderConfig(agent['provider'], joinPath(path, 'provider'), reader, tools);
+  if (
+    name === undefined ||
+    (agent['description'] !== undefined && description === undefined) ||
+    instructions === undefined ||
+    tools === undefined ||
+    maxIterations === undefined ||
+    provider === undefined
+  ) {
+    return undefined;
+  }
+  return Object.freeze({
+    name,
+    ...(description === undefined ? {} : { description }),
+    instructions,
+    provider,
+    tools: Object.freeze([...tools]),
+    maxIterations,
+  });
+}
+
+function validateTools(
+  value: unknown,
+  path: string,
+  reader: ConfigReader,
+  options: AgentsConfigValidationOptions,
+): readonly string[] | undefined {
+  const entries = reader.array(value, path);
+  if (entries === undefined) return undefined;
+  const tools: string[] = [];
+  const firstIndexByTool = new Map<string, number>();
+  let valid = true;
+  entries.forEach((entry, index) => {
+    const at = joinPath(path, index);
+    if (typeof entry === 'object' && entry !== null && !Array.isArray(entry)) {
+      // `- { name: files.write, effect: READ_ONLY }`: say why an effect cannot be set here, not only that a string was expected.
+      for (const key of Object.keys(entry)) {
+        if (EFFECT_KEYS.includes(key)) reader.add(joinPath(at, key), EFFECT_KEY_MESSAGE);
+      }
+      reader.add(at, 'must be a tool name (a string); a tool is configured in code, not here');
+      valid = false;
+      return;
+    }
+    const tool = reader.pattern(entry, at, TOOL_NAME_PATTERN, 'a tool name (letters, digits, ".", "_", "-"; at most 64)');
+    if (tool === undefined) {
+      valid = false;
+      return;
+    }
+    const first = firstIndexByTool.get(tool);
+    if (first !== undefined) {
+      reader.add(at, `${JSON.stringify(tool)} is listed twice (first at ${joinPath(path, first)})`);
+      valid = false;
+      return;
+    }
+    if (options.knownTools !== undefined && !options.knownTools.includes(tool)) {
+      reader.add(at, `${JSON.stringify(tool)} is not a known tool (known: ${options.knownTools.join(', ') || 'none'})`);
+      valid = false;
+      return;
+    }
+    firstIndexByTool.set(tool, index);
+    tools.push(tool);
+  });
+  return valid ? tools : undefined;
+}

@@ -1,0 +1,465 @@
+import { ConfigurationError, MAX_ITERATIONS, classifyFailure } from '@agent-ledger/domain';
+import { parseAgentsConfig } from './agents-config';
+import type { ConfigIssue } from './agents-config.error';
+import { AgentsConfigError } from './agents-config.error';
+import { EFFECT_KEY_MESSAGE } from './config-reader';
+
+/** A valid document; each test breaks one thing in a copy. */
+function validDocument(): { agents: Record<string, unknown>[] } {
+  return {
+    agents: [
+      {
+        name: 'file-clerk',
+        description: 'Reads a file and writes a report.',
+        instructions: 'You are a careful clerk.',
+        tools: ['files.read', 'files.write'],
+        maxIterations: 5,
+        provider: {
+          type: 'scripted',
+          script: [
+            { toolCalls: [{ tool: 'files.read', arguments: { path: 'in.txt' } }] },
+            { toolCalls: [{ tool: 'files.write', arguments: { path: 'out.txt', content: 'done' } }] },
+            { final: 'Report written.' },
+          ],
+        },
+      },
+      {
+        name: 'local-llm',
+        instructions: 'Answer briefly.',
+        tools: ['clock.now'],
+        provider: { type: 'openai', baseUrl: 'http://localhost:11434/v1', model: 'llama3.1', timeoutSeconds: 30, temperature: 0.2 },
+      },
+    ],
+  };
+}
+
+function issuesOf(document: unknown, options?: { knownTools?: readonly string[] }): readonly ConfigIssue[] {
+  try {
+    parseAgentsConfig(JSON.stringify(document), 'agents.json', options);
+  } catch (error) {
+    expect(error).toBeInstanceOf(AgentsConfigError);
+    return (error as AgentsConfigError).issues;
+  }
+  throw new Error('the document was accepted');
+}
+
+function expectIssue(document: unknown, path: string, message: string | RegExp): void {
+  const issues = issuesOf(document);
+  expect(issues).toContainEqual({ path, message: typeof message === 'string' ? message : expect.stringMatching(message) });
+}
+
+function agent(document: { agents: Record<string, unknown>[] }, index: number): Record<string, unknown> {
+  const found = document.agents[index];
+  if (found === undefined) throw new Error(`no agent ${index}`);
+  return found;
+}
+
+function provider(document: { agents: Record<string, unknown>[] }, index: number): Record<string, unknown> {
+  return agent(document, index)['provider'] as Record<string, unknown>;
+}
+
+describe('parseAgentsConfig', () => {
+  describe('a valid document', () => {
+    it('returns every agent with its provider, tools and limits', () => {
+      const config = parseAgentsConfig(JSON.stringify(validDocument()), 'agents.json');
+      expect(config.agents.map((a) => a.name)).toEqual(['file-clerk', 'local-llm']);
+      expect(config.agents[0]).toEqual({
+        name: 'file-clerk',
+        description: 'Reads a file and writes a report.',
+        instructions: 'You are a careful clerk.',
+        tools: ['files.read', 'files.write'],
+        maxIterations: 5,
+        provider: {
+          type: 'scripted',
+          script: [
+            { toolCalls: [{ tool: 'files.read', arguments: { path: 'in.txt' } }] },
+            { toolCalls: [{ tool: 'files.write', arguments: { path: 'out.txt', content: 'done' } }] },
+            { final: 'Report written.' },
+          ],
+        },
+      });
+      expect(config.agents[1]?.provider).toEqual({
+        type: 'openai',
+        baseUrl: 'http://localhost:11434/v1',
+        model: 'llama3.1',
+        timeoutSeconds: 30,
+        temperature: 0.2,
+      });
+    });
+
+    it('defaults maxIterations to MAX_ITERATIONS and tools to none', () => {
+      const document = { agents: [{ name: 'a', instructions: 'x', provider: { type: 'scripted', script: [{ final: 'hi' }] } }] };
+      const [only] = parseAgentsConfig(JSON.stringify(document), 'agents.json').agents;
+      expect(only?.maxIterations).toBe(MAX_ITERATIONS);
+      expect(only?.tools).toEqual([]);
+    });
+
+    it('returns deeply frozen definitions', () => {
+      const config = parseAgentsConfig(JSON.stringify(validDocument()), 'agents.json');
+      const clerk = config.agents[0];
+      expect(Object.isFrozen(config)).toBe(true);
+      expect(Object.isFrozen(config.agents)).toBe(true);
+      expect(Object.isFrozen(clerk)).toBe(true);
+      expect(Object.isFrozen(clerk?.tools)).toBe(true);
+      expect(Object.isFrozen(clerk?.provider)).toBe(true);
+      const script = clerk?.provider.type === 'scripted' ? clerk.provider.script : [];
+      const firstRound = script[0];
+      expect(Object.isFrozen(script)).toBe(true);
+      expect(firstRound !== undefined && 'toolCalls' in firstRound && Object.isFrozen(firstRound.toolCalls[0]?.arguments)).toBe(true);
+    });
+
+    it('reads YAML', () => {
+      const yaml = [
+        'agents:',
+        '  - name: time-teller',
+        '    instructions: Tell the time.',
+        '    tools: [clock.now]',
+        '    provider:',
+        '      type: scripted',
+        '      script:',
+        '        - toolCalls:',
+        '            - tool: clock.now',
+        '        - final: It is now.',
+      ].join('\n');
+      const config = parseAgentsConfig(yaml, 'agents.yaml');
+      expect(config.agents[0]?.provider).toEqual({
+        type: 'scripted',
+        script: [{ toolCalls: [{ tool: 'clock.now', arguments: {} }] }, { final: 'It is now.' }],
+      });
+    });
+  });
+
+  describe('the error', () => {
+    it('is a ConfigurationError (class configuration) naming the source and listing every issue with its path', () => {
+      const document = validDocument();
+      agent(document, 0)['name'] = 'File Clerk';
+      provider(document, 1)['baseUrl'] = 'ftp://example.com';
+      let thrown: unknown;
+      try {
+        parseAgentsConfig(JSON.stringify(document), 'config/agents.yaml');
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(ConfigurationError);
+      expect(classifyFailure(thrown)).toBe('configuration');
+      const error = thrown as AgentsConfigError;
+      expect(error.source).toBe('config/agents.yaml');
+      expect(error.issues.map((issue) => issue.path)).toEqual(['agents[0].name', 'agents[1].provider.baseUrl']);
+      expect(error.message).toContain('config/agents.yaml');
+      expect(error.message).toContain('agents[1].provider.baseUrl must be an http(s) URL, not "ftp://example.com"');
+    });
+
+    it('reports invalid YAML with its line', () => {
+      expect(() => parseAgentsConfig('agents:\n  - name: [unclosed\n', 'bad.yaml')).toThrow(/not valid YAML or JSON.*line/s);
+    });
+
+    it('refuses duplicate keys', () => {
+      const issues = (() => {
+        try {
+          parseAgentsConfig('agents:\n  - name: a\n    name: b\n', 'dup.yaml');
+        } catch (error) {
+          return (error as AgentsConfigError).issues;
+        }
+        return [];
+      })();
+      expect(issues[0]?.message).toMatch(/unique/i);
+    });
+
+    it('refuses an empty document and one without agents', () => {
+      expect(() => parseAgentsConfig('', 'empty.yaml')).toThrow(/is empty: expected a mapping with an agents list/);
+      expectIssue({}, 'agents', 'is required');
+      expectIssue({ agents: [] }, 'agents', 'must not be empty');
+      expectIssue({ agents: { name: 'a' } }, 'agents', 'must be a list, not a mapping');
+      expectIssue([], '', /must be the agents document \(a mapping\), not a list/);
+    });
+
+    it('refuses an alias bomb', () => {
+      const lines = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+      for (let i = 1; i < 12; i++) lines.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill(`*${String.fromCharCode(96 + i)}`).join(', ')}]`);
+      expect(() => parseAgentsConfig(lines.join('\n'), 'bomb.yaml')).toThrow(AgentsConfigError);
+    });
+  });
+
+  describe('agents', () => {
+    it.each([
+      ['File-Clerk', /must be lower-case letters, digits and "-"/],
+      ['-clerk', /must be lower-case letters/],
+      ['a'.repeat(64), /at most 63 characters/],
+      ['clerk_1', /must be lower-case letters/],
+    ])('refuses the name %j', (name, message) => {
+      const document = validDocument();
+      agent(document, 1)['name'] = name;
+      expectIssue(document, 'agents[1].name', message);
+    });
+
+    it('accepts a 63-character name', () => {
+      const document = validDocument();
+      agent(document, 1)['name'] = 'a'.repeat(63);
+      expect(() => parseAgentsConfig(JSON.stringify(document), 'agents.json')).not.toThrow();
+    });
+
+    it('requires a name', () => {
+      const document = validDocument();
+      delete agent(document, 0)['name'];
+      expectIssue(document, 'agents[0].name', 'is required');
+    });
+
+    it('refuses a second agent with the same name, naming the first', () => {
+      const document = validDocument();
+      agent(document, 1)['name'] = 'file-clerk';
+      expectIssue(document, 'agents[1].name', '"file-clerk" is already the name of agents[0]');
+    });
+
+    it.each([
+      [undefined, 'is required'],
+      ['', 'must not be empty'],
+      ['   \n', 'must not be empty'],
+      [42, 'must be a string, not number 42'],
+    ])('refuses instructions %j', (instructions, message) => {
+      const document = validDocument();
+      agent(document, 0)['instructions'] = instructions;
+      expectIssue(document, 'agents[0].instructions', message);
+    });
+
+    it('refuses a description that is not a string', () => {
+      const document = validDocument();
+      agent(document, 0)['description'] = ['a'];
+      expectIssue(document, 'agents[0].description', 'must be a string, not a list');
+    });
+
+    it.each([0, 21, 2.5, '5', -1])('refuses maxIterations %j', (maxIterations) => {
+      const document = validDocument();
+      agent(document, 0)['maxIterations'] = maxIterations;
+      expectIssue(document, 'agents[0].maxIterations', /^must be an integer from 1 to 20, not /);
+    });
+
+    it.each([1, 20])('accepts maxIterations %j', (maxIterations) => {
+      const document = validDocument();
+      agent(document, 0)['maxIterations'] = maxIterations;
+      expect(parseAgentsConfig(JSON.stringify(document), 'agents.json').agents[0]?.maxIterations).toBe(maxIterations);
+    });
+  });
+
+  describe('tools', () => {
+    it('refuses a list that is not a list', () => {
+      const document = validDocument();
+      agent(document, 1)['tools'] = 'clock.now';
+      expectIssue(document, 'agents[1].tools', 'must be a list, not the string "clock.now"');
+    });
+
+    it('refuses a tool listed twice, naming the first', () => {
+      const document = validDocument();
+      agent(document, 1)['tools'] = ['clock.now', 'files.read', 'clock.now'];
+      expectIssue(document, 'agents[1].tools[2]', '"clock.now" is listed twice (first at agents[1].tools[0])');
+    });
+
+    it.each([['files read'], [''], [7], ['x'.repeat(65)]])('refuses the tool name %j', (tool) => {
+      const document = validDocument();
+      agent(document, 1)['tools'] = [tool];
+      expectIssue(document, 'agents[1].tools[0]', /must be (a tool name|a string)|is required/);
+    });
+
+    it('refuses a tool the registry does not know, when it is given', () => {
+      const document = validDocument();
+      const issues = issuesOf(document, { knownTools: ['files.read', 'files.write'] });
+      expect(issues).toEqual([{ path: 'agents[1].tools[0]', message: '"clock.now" is not a known tool (known: files.read, files.write)' }]);
+    });
+  });
+
+  describe('unknown keys', () => {
+    it('refuses an unknown key at the root', () => {
+      expectIssue({ ...validDocument(), version: 2 }, 'version', /is not a known key of the agents document; known keys: agents/);
+    });
+
+    it('refuses a misspelt agent key and suggests the right one', () => {
+      const document = validDocument();
+      agent(document, 0)['tols'] = ['files.read'];
+      expectIssue(document, 'agents[0].tols', /is not a known key of an agent \(did you mean tools\?\)/);
+    });
+
+    it('refuses an unknown provider key, and a key of the other provider type', () => {
+      const document = validDocument();
+      provider(document, 0)['baseUrl'] = 'http://localhost';
+      provider(document, 1)['maxTokens'] = 100;
+      const issues = issuesOf(document);
+      expect(issues).toContainEqual({ path: 'agents[0].provider.baseUrl', message: expect.stringMatching(/not a known key of a scripted provider/) });
+      expect(issues).toContainEqual({ path: 'agents[1].provider.maxTokens', message: expect.stringMatching(/not a known key of an openai provider/) });
+    });
+
+    it('refuses unknown keys in a round and in a scripted call, but not inside arguments', () => {
+      const document = validDocument();
+      const script = provider(document, 0)['script'] as Record<string, unknown>[];
+      script[0] = { toolCalls: [{ tool: 'files.read', arguments: { path: 'in.txt', anything: { nested: true } }, note: 'x' }] };
+      script[2] = { final: 'done', pause: 1 };
+      expect(issuesOf(document).map((issue) => issue.path)).toEqual([
+        'agents[0].provider.script[0].toolCalls[0].note',
+        'agents[0].provider.script[2].pause',
+      ]);
+    });
+  });
+
+  describe('effect keys', () => {
+    it.each(['effect', 'effects', 'toolEffects'])('refuses %s on an agent, saying effects are declared in code', (key) => {
+      const document = validDocument();
+      agent(document, 0)[key] = { 'files.write': 'READ_ONLY' };
+      expectIssue(document, `agents[0].${key}`, EFFECT_KEY_MESSAGE);
+      expect(EFFECT_KEY_MESSAGE).toMatch(/tool effects are declared in code and cannot be configured/);
+    });
+
+    it('refuses an effect key at the root, on a provider, a round and a scripted call', () => {
+      const document = { ...validDocument(), toolEffects: {} };
+      provider(document, 1)['effects'] = {};
+      const script = provider(document, 0)['script'] as Record<string, unknown>[];
+      script[0] = { toolCalls: [{ tool: 'files.read', effect: 'READ_ONLY' }] };
+      script[2] = { final: 'x', effect: 'READ_ONLY' };
+      const paths = issuesOf(document)
+        .filter((issue) => issue.message === EFFECT_KEY_MESSAGE)
+        .map((issue) => issue.path);
+      expect(paths.sort()).toEqual(
+        ['toolEffects', 'agents[1].provider.effects', 'agents[0].provider.script[0].toolCalls[0].effect', 'agents[0].provider.script[2].effect'].sort(),
+      );
+    });
+
+    it('refuses a tool entry that tries to set an effect', () => {
+      const document = validDocument();
+      agent(document, 1)['tools'] = [{ name: 'clock.now', effect: 'READ_ONLY' }];
+      const issues = issuesOf(document);
+      expect(issues).toContainEqual({ path: 'agents[1].tools[0].effect', message: EFFECT_KEY_MESSAGE });
+      expect(issues).toContainEqual({ path: 'agents[1].tools[0]', message: expect.stringMatching(/must be a tool name \(a string\)/) });
+    });
+  });
+
+  describe('provider', () => {
+    it('requires a provider', () => {
+      const document = validDocument();
+      delete agent(document, 0)['provider'];
+      expectIssue(document, 'agents[0].provider', /^is required/);
+    });
+
+    it('requires a known type', () => {
+      const document = validDocument();
+      provider(document, 0)['type'] = 'anthropic';
+      expectIssue(document, 'agents[0].provider.type', 'must be one of scripted, openai, not "anthropic"');
+      delete provider(document, 1)['type'];
+      expectIssue(document, 'agents[1].provider.type', 'is required (one of scripted, openai)');
+    });
+  });
+
+  describe('scripted provider', () => {
+    it.each([
+      [undefined, 'is required'],
+      [[], 'must not be empty'],
+      [{ final: 'x' }, 'must be a list, not a mapping'],
+    ])('refuses the script %j', (script, message) => {
+      const document = validDocument();
+      provider(document, 0)['script'] = script;
+      expectIssue(document, 'agents[0].provider.script', message);
+    });
+
+    it('refuses a round with both toolCalls and final, and one with neither', () => {
+      const document = validDocument();
+      provider(document, 0)['script'] = [{ toolCalls: [{ tool: 'files.read' }], final: 'x' }, {}];
+      const issues = issuesOf(document);
+      expect(issues).toContainEqual({ path: 'agents[0].provider.script[0]', message: 'must have exactly one of toolCalls or final, not both' });
+      expect(issues).toContainEqual({ path: 'agents[0].provider.script[1]', message: 'must have exactly one of toolCalls or final, not neither' });
+    });
+
+    it('refuses a round after a final answer', () => {
+      const document = validDocument();
+      provider(document, 0)['script'] = [{ final: 'done' }, { final: 'again' }];
+      expectIssue(document, 'agents[0].provider.script[1]', /can never be reached: round 0 before it is a final answer/);
+    });
+
+    it('refuses an empty final answer and an empty list of calls', () => {
+      const document = validDocument();
+      provider(document, 0)['script'] = [{ toolCalls: [] }, { final: '' }];
+      const issues = issuesOf(document);
+      expect(issues).toContainEqual({ path: 'agents[0].provider.script[0].toolCalls', message: 'must not be empty' });
+      expect(issues).toContainEqual({ path: 'agents[0].provider.script[1].final', message: 'must not be empty' });
+    });
+
+    it("refuses a scripted call of a tool that is not among the agent's tools", () => {
+      const document = validDocument();
+      provider(document, 0)['script'] = [{ toolCalls: [{ tool: 'files.append', arguments: { path: 'log' } }] }];
+      expectIssue(
+        document,
+        'agents[0].provider.script[0].toolCalls[0].tool',
+        `names "files.append", which is not among the agent's tools (files.read, files.write)`,
+      );
+    });
+
+    it('refuses a scripted call without a tool, and arguments that are not an object', () => {
+      const document = validDocument();
+      provider(document, 0)['script'] = [{ toolCalls: [{ arguments: {} }, { tool: 'files.read', arguments: ['in.txt'] }] }];
+      const issues = issuesOf(document);
+      expect(issues).toContainEqual({ path: 'agents[0].provider.script[0].toolCalls[0].tool', message: 'is required' });
+      expect(issues).toContainEqual({ path: 'agents[0].provider.script[0].toolCalls[1].arguments', message: 'must be an object (a mapping), not a list' });
+    });
+
+    it('refuses arguments that are not JSON data (a YAML binary)', () => {
+      const yaml = [
+        'agents:',
+        '  - name: a',
+        '    instructions: x',
+        '    tools: [files.write]',
+        '    provider:',
+        '      type: scripted',
+        '      script:',
+        '        - toolCalls:',
+        '            - tool: files.write',
+        '              arguments: { path: p, content: !!binary aGVsbG8= }',
+      ].join('\n');
+      try {
+        parseAgentsConfig(yaml, 'agents.yaml');
+        throw new Error('accepted');
+      } catch (error) {
+        expect((error as AgentsConfigError).issues).toEqual([
+          { path: 'agents[0].provider.script[0].toolCalls[0].arguments.content', message: expect.stringMatching(/must be JSON data/) },
+        ]);
+      }
+    });
+  });
+
+  describe('openai provider', () => {
+    it.each([
+      ['ftp://example.com/v1', /must be an http\(s\) URL/],
+      ['localhost:11434', /must be an http\(s\) URL/],
+      ['not a url', /must be an http\(s\) URL/],
+      ['http://localhost:11434/v1?x=1', /must not have a query or a fragment/],
+      ['http://user:secret@localhost/v1', /must not carry credentials/],
+      ['', /must not be empty/],
+    ])('refuses the baseUrl %j', (baseUrl, message) => {
+      const document = validDocument();
+      provider(document, 1)['baseUrl'] = baseUrl;
+      expectIssue(document, 'agents[1].provider.baseUrl', message);
+    });
+
+    it('requires a model', () => {
+      const document = validDocument();
+      delete provider(document, 1)['model'];
+      expectIssue(document, 'agents[1].provider.model', 'is required');
+    });
+
+    it('refuses an apiKeyEnv that looks like a key, and an apiKey', () => {
+      const document = validDocument();
+      provider(document, 1)['apiKeyEnv'] = 'sk-abc123';
+      provider(document, 1)['apiKey'] = 'sk-abc123';
+      const issues = issuesOf(document);
+      expect(issues).toContainEqual({ path: 'agents[1].provider.apiKeyEnv', message: expect.stringMatching(/name of an environment variable.*never the key itself/) });
+      expect(issues).toContainEqual({ path: 'agents[1].provider.apiKey', message: expect.stringMatching(/never put an API key in the configuration/) });
+      expect(JSON.stringify(issues)).not.toContain('sk-abc123'); // a pasted key is never echoed into a log
+    });
+
+    it.each([0, -1, 601, '30'])('refuses timeoutSeconds %j', (timeoutSeconds) => {
+      const document = validDocument();
+      provider(document, 1)['timeoutSeconds'] = timeoutSeconds;
+      expectIssue(document, 'agents[1].provider.timeoutSeconds', /^must be a number greater than 0 and at most 600/);
+    });
+
+    it.each([-0.1, 2.1, null])('refuses temperature %j', (temperature) => {
+      const document = validDocument();
+      provider(document, 1)['temperature'] = temperature;
+      expectIssue(document, 'agents[1].provider.temperature', /^must be a number from 0 to 2/);
+    });
+  });
+});

@@ -1,0 +1,219 @@
+import type { ModelProviderConfig, ScriptedRound } from './agent-definition';
+import {
+  ENV_VAR_NAME_PATTERN,
+  MAX_MODEL_TIMEOUT_SECONDS,
+  MAX_TEMPERATURE,
+  TOOL_NAME_PATTERN,
+} from './agent-limits';
+import type { ConfigReader } from './config-reader';
+import { isPlainObject, joinPath } from './config-reader';
+import { deepFreeze } from './deep-freeze';
+
+/** The provider types a configuration may name. */
+export const MODEL_PROVIDER_TYPES: readonly ModelProviderConfig['type'][] = Object.freeze(['scripted', 'openai']);
+
+const API_KEY_HINT =
+  'is refused: never put an API key in the configuration; put it in an environment variable and name that variable in apiKeyEnv';
+const API_KEY_HINTS: Readonly<Record<string, string>> = { apiKey: API_KEY_HINT, api_key: API_KEY_HINT, key: API_KEY_HINT };
+const SCRIPTED_KEYS = ['type', 'script'] as const;
+const OPENAI_KEYS = ['type', 'baseUrl', 'model', 'apiKeyEnv', 'timeoutSeconds', 'temperature'] as const;
+
+/**
+ * Validates one provider configuration (`agents[i].provider`), recording every
+ * problem in `reader` under `path`. Returns a fresh, frozen copy when it is
+ * valid, `undefined` otherwise.
+ *
+ * @param agentTools - the tools the agent is offered; a scripted tool call of
+ *   any other tool is refused (the runtime would refuse it at run time anyway).
+ *   `undefined` skips that check (the agent's tool list was itself invalid).
+ */
+export function validateModelProviderConfig(
+  value: unknown,
+  path: string,
+  reader: ConfigReader,
+  agentTools: readonly string[] | undefined,
+): ModelProviderConfig | undefined {
+  if (value === undefined) {
+    reader.add(path, `is required (a mapping with a type: ${MODEL_PROVIDER_TYPES.join(' or ')})`);
+    return undefined;
+  }
+  if (!isPlainObject(value)) {
+    reader.object(value, path, 'a provider', []);
+    return undefined;
+  }
+  const type = value['type'];
+  if (type === 'scripted') {
+    return validateScripted(value, path, reader, agentTools);
+  }
+  if (type === 'openai') {
+    return validateOpenAi(value, path, reader);
+  }
+  reader.object(value, path, 'a provider', [...SCRIPTED_KEYS, ...OPENAI_KEYS.filter((key) => key !== 'type')], API_KEY_HINTS);
+  reader.add(
+    joinPath(path, 'type'),
+    type === undefined
+      ? `is required (one of ${MODEL_PROVIDER_TYPES.join(', ')})`
+      : `must be one of ${MODEL_PROVIDER_TYPES.join(', ')}, not ${JSON.stringify(type)}`,
+  );
+  return undefined;
+}
+
+/**
+ * Validates an `openai` provider configuration alone (what the provider's
+ * constructor checks when it is built without the configuration file).
+ */
+export function validateOpenAiProviderConfig(value: unknown, path: string, reader: ConfigReader): ModelProviderConfig | undefined {
+  return validateOpenAi(value, path, reader);
+}
+
+function validateScripted(
+  value: unknown,
+  path: string,
+  reader: ConfigReader,
+  agentTools: readonly string[] | undefined,
+): ModelProviderConfig | undefined {
+  // Re-read with the keys of this type only, so that `baseUrl` on a scripted provider is refused.
+  const provider = reader.object(value, path, 'a scripted provider', SCRIPTED_KEYS);
+  if (provider === undefined) return undefined;
+  const scriptPath = joinPath(path, 'script');
+  const script = reader.array(provider['script'], scriptPath, { nonEmpty: true });
+  if (script === undefined) return undefined;
+  const rounds: ScriptedRound[] = [];
+  let valid = true;
+  let finalAt: number | undefined;
+  script.forEach((entry, index) => {
+    const roundPath = joinPath(scriptPath, index);
+    if (finalAt !== undefined) {
+      reader.add(roundPath, `can never be reached: round ${finalAt} before it is a final answer, which ends the run`);
+      valid = false;
+      return;
+    }
+    const round = validateRound(entry, roundPath, reader, agentTools);
+    if (round === undefined) {
+      valid = false;
+      return;
+    }
+    if ('final' in round) finalAt = index;
+    rounds.push(round);
+  });
+  return valid ? Object.freeze({ type: 'scripted' as const, script: Object.freeze(rounds) }) : undefined;
+}
+
+function validateRound(
+  value: unknown,
+  path: string,
+  reader: ConfigReader,
+  agentTools: readonly string[] | undefined,
+): ScriptedRound | undefined {
+  const round = reader.object(value, path, 'a scripted round', ['toolCalls', 'final']);
+  if (round === undefined) return undefined;
+  const hasCalls = round['toolCalls'] !== undefined;
+  const hasFinal = round['final'] !== undefined;
+  if (hasCalls === hasFinal) {
+    reader.add(path, `must have exactly one of toolCalls or final, not ${hasCalls ? 'both' : 'neither'}`);
+    return undefined;
+  }
+  if (hasFinal) {
+    const final = reader.string(round['final'], joinPath(path, 'final'), { nonEmpty: true });
+    return final === undefined ? undefined : Object.freeze({ final });
+  }
+  const callsPath = joinPath(path, 'toolCalls');
+  const calls = reader.array(round['toolCalls'], callsPath, { nonEmpty: true });
+  if (calls === undefined) return undefined;
+  const toolCalls: { tool: string; arguments: Readonly<Record<string, unknown>> }[] = [];
+  let valid = true;
+  calls.forEach((entry, index) => {
+    const callPath = joinPath(callsPath, index);
+    const call = reader.object(entry, callPath, 'a scripted tool call', ['tool', 'arguments']);
+    if (call === undefined) {
+      valid = false;
+      return;
+    }
+    const toolPath = joinPath(callPath, 'tool');
+    let tool = reader.pattern(call['tool'], toolPath, TOOL_NAME_PATTERN, 'a tool name (letters, digits, ".", "_", "-"; at most 64)');
+    if (tool !== undefined && agentTools !== undefined && !agentTools.includes(tool)) {
+      reader.add(toolPath, `names ${JSON.stringify(tool)}, which is not among the agent's tools (${agentTools.join(', ') || 'none'})`);
+      tool = undefined;
+    }
+    const args = call['arguments'] === undefined ? {} : reader.jsonObject(call['arguments'], joinPath(callPath, 'arguments'));
+    if (tool === undefined || args === undefined) {
+      valid = false;
+      return;
+    }
+    toolCalls.push(Object.freeze({ tool, arguments: deepFreeze(structuredClone(args)) }));
+  });
+  return valid ? Object.freeze({ toolCalls: Object.freeze(toolCalls) }) : undefined;
+}
+
+function validateOpenAi(value: unknown, path: string, reader: ConfigReader): ModelProviderConfig | undefined {
+  const provider = reader.object(value, path, 'an openai provider', OPENAI_KEYS, API_KEY_HINTS);
+  if (provider === undefined) return undefined;
+  if (provider['type'] !== 'openai') {
+    reader.add(joinPath(path, 'type'), `must be openai, not ${JSON.stringify(provider['type'])}`);
+  }
+  const baseUrl = validateBaseUrl(provider['baseUrl'], joinPath(path, 'baseUrl'), reader);
+  const model = reader.string(provider['model'], joinPath(path, 'model'), { nonEmpty: true });
+  const apiKeyEnv =
+    provider['apiKeyEnv'] === undefined
+      ? undefined
+      : reader.pattern(
+          provider['apiKeyEnv'],
+          joinPath(path, 'apiKeyEnv'),
+          ENV_VAR_NAME_PATTERN,
+          'the name of an environment variable (e.g. OPENAI_API_KEY), never the key itself',
+          { secret: true },
+        );
+  const timeoutSeconds =
+    provider['timeoutSeconds'] === undefined
+      ? undefined
+      : reader.number(provider['timeoutSeconds'], joinPath(path, 'timeoutSeconds'), {
+          min: 0,
+          exclusiveMin: true,
+          max: MAX_MODEL_TIMEOUT_SECONDS,
+        });
+  const temperature =
+    provider['temperature'] === undefined
+      ? undefined
+      : reader.number(provider['temperature'], joinPath(path, 'temperature'), { min: 0, max: MAX_TEMPERATURE });
+  const failed =
+    provider['type'] !== 'openai' ||
+    baseUrl === undefined ||
+    model === undefined ||
+    (provider['apiKeyEnv'] !== undefined && apiKeyEnv === undefined) ||
+    (provider['timeoutSeconds'] !== undefined && timeoutSeconds === undefined) ||
+    (provider['temperature'] !== undefined && temperature === undefined);
+  if (failed) return undefined;
+  return Object.freeze({
+    type: 'openai' as const,
+    baseUrl,
+    model,
+    ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }),
+    ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
+    ...(temperature === undefined ? {} : { temperature }),
+  });
+}
+
+function validateBaseUrl(value: unknown, path: string, reader: ConfigReader): string | undefined {
+  const text = reader.string(value, path, { nonEmpty: true });
+  if (text === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    reader.add(path, `must be an http(s) URL, not ${JSON.stringify(text)}`);
+    return undefined;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    reader.add(path, `must be an http(s) URL, not ${JSON.stringify(text)}`);
+    return undefined;
+  }
+  if (url.search !== '' || url.hash !== '') {
+    reader.add(path, `must not have a query or a fragment (/chat/completions is appended to it), not ${JSON.stringify(text)}`);
+    return undefined;
+  }
+  if (url.username !== '' || url.password !== '') {
+    reader.add(path, 'must not carry credentials; name an environment variable in apiKeyEnv instead');
+    return undefined;
+  }
+  return text;
+}
