@@ -1,0 +1,27 @@
+import type { ToolEffect } from '@agent-ledger/domain';
+import type { AgentTool } from './agent-tool';
+import type { ToolDataClass, ToolMetadata } from './tool-metadata';
+
+/**
+ * A tool as the {@link ToolRegistry} holds it: what it declared, read once
+ * when it was registered. Frozen.
+ */
+export interface RegisteredTool {
+  /** The checked `@Tool` metadata (a frozen copy). */
+  readonly metadata: ToolMetadata;
+  /** Its effect, as its code declared it (`effectOf(tool)`), read once at registration. */
+  readonly effect: ToolEffect;
+  /**
+   * How long one call may take, in seconds: the declared deadline; for a
+   * write that declares none, `DEFAULT_WRITE_OPERATION_DEADLINE_SECONDS`
+   * (300); for a read-only tool that declares none, `null` (no deadline).
+   */
+  readonly operationDeadlineSeconds: number | null;
+  /**
+   * The declared data class.
+   * @default 'internal' (DEFAULT_TOOL_DATA_CLASS)
+   */
+  readonly dataClass: ToolDataClass;
+  /** The tool instance (the Nest provider). */
+  readonly tool: AgentTool;
+}
