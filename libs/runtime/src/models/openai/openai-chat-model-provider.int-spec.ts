@@ -1,0 +1,292 @@
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { classifyFailure, isRetryable } from '@agent-ledger/domain';
+import type { ModelRequest } from '../model-provider';
+import { ModelProviderHttpError } from '../model-provider-http.error';
+import { ModelProviderTimeoutError } from '../model-provider-timeout.error';
+import { ModelReplyInvalidError } from '../model-reply-invalid.error';
+import type { OpenAiProviderConfig } from './openai-chat-model-provider';
+import { OpenAiChatModelProvider } from './openai-chat-model-provider';
+
+/** What the server saw of one request. */
+interface Recorded {
+  readonly method: string | undefined;
+  readonly url: string | undefined;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: unknown;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * A real OpenAI-compatible server on 127.0.0.1, whose answer each test sets.
+ * It records every request's method, path, headers and JSON body.
+ */
+class FakeChatServer {
+  readonly requests: Recorded[] = [];
+  private handler: Handler = (_req, res) => res.writeHead(500).end('no handler');
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      this.requests.push({ method: req.method, url: req.url, headers: req.headers, body: text === '' ? undefined : JSON.parse(text) });
+      this.handler(req, res);
+    });
+  });
+
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
+  }
+
+  answer(handler: Handler): void {
+    this.requests.length = 0;
+    this.handler = handler;
+  }
+
+  json(status: number, body: unknown, headers: Record<string, string> = {}): void {
+    this.answer((_req, res) => res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body)));
+  }
+
+  /** Answers only after `ms`, or never if the test ends first. */
+  slow(ms: number): void {
+    this.answer((_req, res) => {
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(chatReply({ role: 'assistant', content: 'late' })));
+      }, ms);
+      this.timers.add(timer);
+    });
+  }
+
+  get last(): Recorded {
+    const last = this.requests[this.requests.length - 1];
+    if (last === undefined) throw new Error('no request was received');
+    return last;
+  }
+
+  async stop(): Promise<void> {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve, reject) => this.server.close((error) => (error ? reject(error) : resolve())));
+  }
+}
+
+function chatReply(message: unknown): unknown {
+  return { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'test', choices: [{ index: 0, message, finish_reason: 'stop' }] };
+}
+
+function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
+  return {
+    runId: 'run-1',
+    agent: 'file-clerk',
+    round: 1,
+    messages: [
+      { role: 'system', content: 'You are a clerk.' },
+      { role: 'user', content: 'Copy in.txt to out.txt' },
+      { role: 'assistant', content: null, toolCalls: [{ id: 'run-1:0:0', toolName: 'files.read', arguments: { path: 'in.txt' } }] },
+      { role: 'tool', toolCallId: 'run-1:0:0', toolName: 'files.read', content: { text: 'hello' }, isError: false },
+    ],
+    tools: [
+      { name: 'files.read', description: 'Reads a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
+      { name: 'files.write', description: 'Writes a file', parameters: { type: 'object' } },
+    ],
+    signal: new AbortController().signal,
+    ...overrides,
+  };
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('the call succeeded');
+}
+
+describe('OpenAiChatModelProvider against a local HTTP server', () => {
+  const server = new FakeChatServer();
+  let baseUrl: string;
+  let config: OpenAiProviderConfig;
+
+  beforeAll(async () => {
+    baseUrl = await server.start();
+    config = { type: 'openai', baseUrl, model: 'test-model' };
+  });
+
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('posts the conversation, the offered tools and the settings, with the bearer key, and maps tool calls', async () => {
+    server.json(
+      200,
+      chatReply({
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_abc', type: 'function', function: { name: 'files__write', arguments: '{"path":"out.txt","content":"hello"}' } }],
+      }),
+    );
+    const provider = new OpenAiChatModelProvider(
+      { ...config, apiKeyEnv: 'LEDGER_TEST_KEY', temperature: 0.3 },
+      { env: { LEDGER_TEST_KEY: 'sk-local-test' } },
+    );
+
+    const response = await provider.respond(request());
+
+    expect(response).toEqual({ type: 'toolCalls', calls: [{ toolName: 'files.write', arguments: { path: 'out.txt', content: 'hello' } }] });
+    const seen = server.last;
+    expect(seen.method).toBe('POST');
+    expect(seen.url).toBe('/v1/chat/completions');
+    expect(seen.headers['authorization']).toBe('Bearer sk-local-test');
+    expect(seen.headers['content-type']).toBe('application/json');
+    expect(seen.body).toEqual({
+      model: 'test-model',
+      messages: [
+        { role: 'system', content: 'You are a clerk.' },
+        { role: 'user', content: 'Copy in.txt to out.txt' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'run-1:0:0', type: 'function', function: { name: 'files__read', arguments: '{"path":"in.txt"}' } }],
+        },
+        { role: 'tool', tool_call_id: 'run-1:0:0', content: '{"text":"hello"}' },
+      ],
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'files__read', description: 'Reads a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
+        },
+        { type: 'function', function: { name: 'files__write', description: 'Writes a file', parameters: { type: 'object' } } },
+      ],
+      temperature: 0.3,
+      stream: false,
+    });
+  });
+
+  it('maps a final message, sends no Authorization header without apiKeyEnv, omits tools when none is offered and defaults temperature to 0', async () => {
+    server.json(200, chatReply({ role: 'assistant', content: 'The copy is done.' }));
+    const provider = new OpenAiChatModelProvider(config, { env: {} });
+
+    const response = await provider.respond(request({ tools: [] }));
+
+    expect(response).toEqual({ type: 'final', content: 'The copy is done.' });
+    expect(server.last.headers['authorization']).toBeUndefined();
+    expect(server.last.body).not.toHaveProperty('tools');
+    expect(server.last.body).toHaveProperty('temperature', 0);
+  });
+
+  it('throws ModelProviderHttpError for 429, classified rateLimit, with Retry-After as retryAfterMs', async () => {
+    server.json(429, { error: { message: 'Rate limit reached', type: 'rate_limit_error' } }, { 'retry-after': '3' });
+    const provider = new OpenAiChatModelProvider(config, { env: {} });
+
+    const error = await failureOf(provider.respond(request()));
+
+    expect(error).toBeInstanceOf(ModelProviderHttpError);
+    expect(error).toMatchObject({ status: 429, retryAfterMs: 3000, url: `${baseUrl}/chat/completions` });
+    expect((error as Error).message).toContain('Rate limit reached');
+    expect(classifyFailure(error)).toBe('rateLimit');
+    expect(isRetryable(classifyFailure(error))).toBe(true);
+  });
+
+  it('throws for 500, classified serverError, keeping an excerpt of the body', async () => {
+    server.answer((_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`model crashed: ${'x'.repeat(2000)}`));
+    const provider = new OpenAiChatModelProvider(config, { env: {} });
+
+    const error = await failureOf(provider.respond(request()));
+
+    expect(error).toBeInstanceOf(ModelProviderHttpError);
+    expect(classifyFailure(error)).toBe('serverError');
+    expect((error as ModelProviderHttpError).bodyExcerpt).toMatch(/^model crashed: x+$/);
+    expect((error as ModelProviderHttpError).bodyExcerpt).toHaveLength(500);
+    expect((error as ModelProviderHttpError).retryAfterMs).toBeUndefined();
+  });
+
+  it.each([
+    [401, 'auth'],
+    [403, 'auth'],
+    [400, 'clientError'],
+    [404, 'clientError'],
+    [503, 'serverError'],
+  ])('classifies HTTP %i as %s', async (status, failureClass) => {
+    server.json(status, { error: { message: 'nope' } });
+    const provider = new OpenAiChatModelProvider(config, { env: {} });
+    const error = await failureOf(provider.respond(request()));
+    expect(error).toMatchObject({ status });
+    expect(classifyFailure(error)).toBe(failureClass);
+  });
+
+  it('refuses tool-call arguments that are not valid JSON as ModelReplyInvalidError, classified serverError', async () => {
+    server.json(200, chatReply({ role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'files__read', arguments: '{"path": ' } }] }));
+    const provider = new OpenAiChatModelProvider(config, { env: {} });
+
+    const error = await failureOf(provider.respond(request()));
+
+    expect(error).toBeInstanceOf(ModelReplyInvalidError);
+    expect((error as ModelReplyInvalidError).problem).toMatch(/tool_calls\[0\]\.function\.arguments is not valid JSON/);
+    expect(classifyFailure(error)).toBe('serverError');
+  });
+
+  it('refuses a 2xx body that is not JSON', async () => {
+    server.answer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>proxy login</html>'));
+    const provider = new OpenAiChatModelProvider(config, { env: {} });
+    const error = await failureOf(provider.respond(request()));
+    expect(error).toBeInstanceOf(ModelReplyInvalidError);
+    expect(classifyFailure(error)).toBe('serverError');
+  });
+
+  it('aborts a reply slower than timeoutSeconds, classified connection', async () => {
+    server.slow(10_000);
+    const provider = new OpenAiChatModelProvider({ ...config, timeoutSeconds: 0.2 }, { env: {} });
+    const started = Date.now();
+
+    const error = await failureOf(provider.respond(request()));
+
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(error).toBeInstanceOf(ModelProviderTimeoutError);
+    expect(error).toMatchObject({ timeoutMs: 200 });
+    expect((error as Error).cause).toMatchObject({ name: 'TimeoutError' });
+    expect(classifyFailure(error)).toBe('connection');
+  });
+
+  it("stops at once when the request's signal fires (cancellation), rejecting with its reason", async () => {
+    server.slow(10_000);
+    const provider = new OpenAiChatModelProvider(config, { env: {} });
+    const controller = new AbortController();
+    const reason = new Error('run cancelled');
+
+    const pending = failureOf(provider.respond(request({ signal: controller.signal })));
+    await waitFor(() => server.requests.length === 1);
+    controller.abort(reason);
+
+    expect(await pending).toBe(reason);
+  });
+
+  it('lets a refused connection propagate with its code, classified connection', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const provider = new OpenAiChatModelProvider({ ...config, baseUrl: `http://127.0.0.1:${port}/v1` }, { env: {} });
+
+    const error = await failureOf(provider.respond(request()));
+
+    // fetch's own TypeError (from another realm than the test's, so matched by name).
+    expect(error).toMatchObject({ name: 'TypeError', message: 'fetch failed' });
+    expect((error as Error).cause).toMatchObject({ code: 'ECONNREFUSED' });
+    expect(classifyFailure(error)).toBe('connection');
+  });
+});
+
+/** Polls `condition` until it holds, failing after 5 s. */
+async function waitFor(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met within 5 s');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
