@@ -1,12 +1,6 @@
 /** What an agent's name may be: lower-case letters, digits and `-`, starting with a letter or digit, at most 63 characters. */
 export const AGENT_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
-/**
- * What a tool's name may be (as `ToolMetadata.name` documents): letters,
- * digits, `.`, `_` and `-`, at most 64 characters, e.g. `files.read`.
- */
-export const TOOL_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
-
 /** What `apiKeyEnv` may be: the name of an environment variable. */
 export const ENV_VAR_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

@@ -1,7 +1,8 @@
 import { MAX_ITERATIONS } from '@agent-ledger/domain';
 import type { AgentDefinition } from './agent-definition';
-import { AGENT_NAME_PATTERN, TOOL_NAME_PATTERN } from './agent-limits';
+import { AGENT_NAME_PATTERN } from './agent-limits';
 import type { AgentsConfig } from './agents-config';
+import { TOOL_NAME_PATTERN } from '../tools/tool-metadata';
 import type { ConfigReader } from './config-reader';
 import { EFFECT_KEY_MESSAGE, EFFECT_KEYS, joinPath } from './config-reader';
 import { validateModelProviderConfig } from './model-provider-config-validation';
@@ -124,7 +125,7 @@ function validateTools(
       valid = false;
       return;
     }
-    const tool = reader.pattern(entry, at, TOOL_NAME_PATTERN, 'a tool name (letters, digits, ".", "_", "-"; at most 64)');
+    const tool = reader.pattern(entry, at, TOOL_NAME_PATTERN, 'a tool name (a letter, then letters, digits, ".", "_", "-"; at most 64 characters)');
     if (tool === undefined) {
       valid = false;
       return;

@@ -3,8 +3,8 @@ import {
   ENV_VAR_NAME_PATTERN,
   MAX_MODEL_TIMEOUT_SECONDS,
   MAX_TEMPERATURE,
-  TOOL_NAME_PATTERN,
 } from './agent-limits';
+import { TOOL_NAME_PATTERN } from '../tools/tool-metadata';
 import type { ConfigReader } from './config-reader';
 import { isPlainObject, joinPath } from './config-reader';
 import { deepFreeze } from './deep-freeze';
@@ -130,7 +130,7 @@ function validateRound(
       return;
     }
     const toolPath = joinPath(callPath, 'tool');
-    let tool = reader.pattern(call['tool'], toolPath, TOOL_NAME_PATTERN, 'a tool name (letters, digits, ".", "_", "-"; at most 64)');
+    let tool = reader.pattern(call['tool'], toolPath, TOOL_NAME_PATTERN, 'a tool name (a letter, then letters, digits, ".", "_", "-"; at most 64 characters)');
     if (tool !== undefined && agentTools !== undefined && !agentTools.includes(tool)) {
       reader.add(toolPath, `names ${JSON.stringify(tool)}, which is not among the agent's tools (${agentTools.join(', ') || 'none'})`);
       tool = undefined;
