@@ -20,3 +20,4 @@ export * from './sqlite/sqlite-options';
 export { SQLITE_SCHEMA_VERSION } from './sqlite/sqlite-schema';
 export * from './eventstoredb';
 export * from './create-event-store';
+export * from './event-id';

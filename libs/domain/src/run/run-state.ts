@@ -47,6 +47,8 @@ export interface RunState {
   readonly status: RunStatus | null;
   readonly runId: string | null;
   readonly agent: string | null;
+  /** The run's input, as requested. */
+  readonly input: JsonValue;
   readonly mode: RunMode | null;
   readonly maxIterations: number;
   /** Claims so far; the current segment's attempt. */
@@ -71,6 +73,7 @@ export function initialRunState(): RunState {
     status: null,
     runId: null,
     agent: null,
+    input: null,
     mode: null,
     maxIterations: 0,
     attempt: 0,
@@ -94,8 +97,8 @@ export function initialRunState(): RunState {
 export function evolveRun(state: RunState, event: RunEvent): RunState {
   switch (event.type) {
     case 'RunRequested': {
-      const { runId, agent, mode, maxIterations, requestedAt } = event.data;
-      return { ...state, status: 'QUEUED', runId, agent, mode, maxIterations, notBefore: requestedAt };
+      const { runId, agent, input, mode, maxIterations, requestedAt } = event.data;
+      return { ...state, status: 'QUEUED', runId, agent, input, mode, maxIterations, notBefore: requestedAt };
     }
     case 'RunClaimed': {
       const { owner, attempt, leaseExpiresAt } = event.data;

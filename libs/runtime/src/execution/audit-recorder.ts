@@ -1,0 +1,58 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { AuditEvent, RecordAudit } from '@agent-ledger/domain';
+import { AUDIT_EVENT_SCHEMA_VERSIONS, auditDecider, foldEvents } from '@agent-ledger/domain';
+import type { EventStore } from '@agent-ledger/event-store';
+import { ExpectedRevision, WrongExpectedRevisionError } from '@agent-ledger/event-store';
+import { toDomainEvents, toEventData } from './domain-event-codec';
+import { AUDIT_EVENT_STORE } from './event-store.tokens';
+import { auditStreamName } from './run-streams';
+import { RuntimeMetrics } from './runtime-metrics';
+
+/** What the audit of one step says. */
+export type AuditEntry = RecordAudit['data'];
+
+const MAX_CONFLICT_RETRIES = 3;
+
+/**
+ * Records a step's audit event on the run's audit stream (`audit-<runId>`).
+ *
+ * It never throws: it returns whether the event persisted, and logs and
+ * counts when it did not. What a failure means is the caller's decision: for
+ * a write it fails the run closed, for anything else the run goes on.
+ */
+@Injectable()
+export class AuditRecorder {
+  private readonly logger = new Logger(AuditRecorder.name);
+
+  constructor(
+    @Inject(AUDIT_EVENT_STORE) private readonly store: EventStore,
+    private readonly metrics: RuntimeMetrics,
+  ) {}
+
+  /** @returns true when the audit event is stored (now, or already before). */
+  async record(entry: AuditEntry, now: number): Promise<boolean> {
+    const stream = auditStreamName(entry.runId);
+    try {
+      for (let attempt = 0; ; attempt++) {
+        const read = await this.store.readStream(stream);
+        const state = foldEvents(auditDecider, toDomainEvents<AuditEvent>(read.events, (t) => t === 'AuditRecorded'));
+        const events = auditDecider.decide({ type: 'RecordAudit', data: entry, metadata: { now } }, state);
+        if (events.length === 0) return true;
+        const revision = read.streamExists ? read.currentRevision : ExpectedRevision.NO_STREAM;
+        const nextRevision = revision === ExpectedRevision.NO_STREAM ? 0n : revision + 1n;
+        try {
+          await this.store.append(stream, toEventData(stream, nextRevision, events, AUDIT_EVENT_SCHEMA_VERSIONS, { correlationId: entry.runId }), {
+            expectedRevision: revision,
+          });
+          return true;
+        } catch (error) {
+          if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_CONFLICT_RETRIES) throw error;
+        }
+      }
+    } catch (error) {
+      this.metrics.increment('auditAppendFailures');
+      this.logger.warn(`Audit event of step ${entry.stepId} was not stored: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    }
+  }
+}

@@ -1,0 +1,307 @@
+import type { RunEvent } from '@agent-ledger/domain';
+import { isTerminalRunEvent } from '@agent-ledger/domain';
+import type { RuntimeHarness, TestAgent } from '../testing/runtime-harness';
+import { eventually, startRuntime, stateOf } from '../testing/runtime-harness';
+
+const SECOND = 1000;
+const RUNS = Number(process.env.RACE_RUNS ?? 100);
+
+const call = (tool: string, value = 'x') => ({ tool, arguments: { value } });
+const AGENTS: TestAgent[] = [
+  { name: 'reader', script: [{ toolCalls: [call('test.read')] }, { final: 'read it' }] },
+  { name: 'putter', script: [{ toolCalls: [call('test.read'), call('test.put')] }, { final: 'put it' }] },
+  { name: 'appender', script: [{ toolCalls: [call('test.read'), call('test.append')] }, { final: 'appended' }] },
+  { name: 'two-rounds', script: [{ toolCalls: [call('test.read', 'a')] }, { toolCalls: [call('test.put', 'b')] }, { final: 'done' }] },
+  { name: 'ghost-caller', script: [{ toolCalls: [call('test.delete')] }, { final: 'tried' }] },
+  { name: 'chatty', script: [{ toolCalls: [call('test.read')] }, { toolCalls: [call('test.read')] }, { toolCalls: [call('test.read')] }], maxIterations: 3 },
+];
+const failing = (status: number) => ({
+  respond: () => Promise.reject(Object.assign(new Error(`HTTP ${status}`), { status })),
+});
+AGENTS.push({ name: 'flaky', script: [], provider: failing(503) }, { name: 'unauthorised', script: [], provider: failing(401) });
+const types = (events: readonly RunEvent[]) => events.map((e) => e.type);
+const terminal = (events: readonly RunEvent[]) => events.filter(isTerminalRunEvent);
+
+describe('execution engine (embedded store, real handlers)', () => {
+  let rt: RuntimeHarness;
+
+  afterEach(async () => {
+    await rt?.close();
+  });
+
+  describe('interactive runs', () => {
+    beforeEach(async () => {
+      rt = await startRuntime({ agents: AGENTS, separateAuditStore: true });
+    });
+
+    it('records every step with its audit and completes', async () => {
+      const { runId, state } = await rt.runs.runInteractive({ agent: 'putter', input: 'put x' });
+      expect(state.status).toBe('COMPLETED');
+      const events = await rt.runEvents(runId);
+      expect(types(events)).toEqual([
+        'RunRequested',
+        'RunClaimed',
+        'StepStarted',
+        'ModelResponded',
+        'StepStarted',
+        'ToolExecuted',
+        'StepStarted',
+        'ToolExecuted',
+        'StepStarted',
+        'ModelResponded',
+        'RunCompleted',
+      ]);
+      const audits = await rt.auditEvents(runId);
+      expect(audits.map((e) => (e.data as { stepId: string }).stepId)).toEqual([
+        `${runId}/r0/llm`,
+        `${runId}/r0/t0`,
+        `${runId}/r0/t1`,
+        `${runId}/r1/llm`,
+      ]);
+      expect(rt.behaviour.executions.map((e) => e.tool)).toEqual(['test.read', 'test.put']);
+      expect(rt.behaviour.executions[1]?.idempotencyKey).toBe(`agent-ledger:${runId}/r0/t1`);
+    });
+
+    it('fails closed, never retried, when a write\'s audit cannot be stored', async () => {
+      const unlock = rt.lockAuditStore();
+      const { runId, state } = await rt.runs.runInteractive({ agent: 'appender', input: 'append x' });
+      unlock();
+      expect(state.status).toBe('FAILED');
+      expect(state.settlement?.reason).toBe('AUDIT_PERSISTENCE_FAILED');
+      const events = await rt.runEvents(runId);
+      expect(terminal(events)).toHaveLength(1);
+      expect(terminal(events)[0]).toMatchObject({ data: { reason: 'AUDIT_PERSISTENCE_FAILED', failure: { failureClass: 'unknown' } } });
+      // The read before the write went on (fail-soft), the write ran once, nothing after it.
+      expect(rt.behaviour.count('test.append')).toBe(1);
+      expect(types(events).slice(-3)).toEqual(['StepStarted', 'ToolExecuted', 'RunFailed']);
+      expect(rt.metrics.get('auditFailClosed')).toBe(1);
+      expect(rt.metrics.get('auditFailSoft')).toBeGreaterThanOrEqual(2);
+    });
+
+    it('goes on when a read-only step\'s audit cannot be stored', async () => {
+      const unlock = rt.lockAuditStore();
+      const { state } = await rt.runs.runInteractive({ agent: 'reader', input: 'read' });
+      unlock();
+      expect(state.status).toBe('COMPLETED');
+      expect(rt.metrics.get('auditFailSoft')).toBe(3);
+      expect(rt.metrics.get('auditFailClosed')).toBe(0);
+    });
+
+    it('settles a failing interactive run FAILED at once, never retried, even for a retryable failure', async () => {
+      const { runId, state } = await rt.runs.runInteractive({ agent: 'flaky', input: 'go' });
+      expect(state.settlement).toEqual({ status: 'FAILED', reason: 'PROVIDER_FAILED', deadLettered: false });
+      const events = await rt.runEvents(runId);
+      expect(events.filter((e) => e.type === 'RunClaimed')).toHaveLength(1);
+      expect(terminal(events)[0]).toMatchObject({ data: { failure: { failureClass: 'serverError' } } });
+    });
+
+    it('records a tool that throws as a failed execution, shown to the model, and goes on', async () => {
+      rt.behaviour.failWith = Object.assign(new Error('disk gone'), { code: 'EIO' });
+      const { state } = await rt.runs.runInteractive({ agent: 'reader', input: 'read' });
+      expect(state.status).toBe('COMPLETED');
+      expect([...state.steps.values()].find((s) => s.kind === 'tool')).toMatchObject({ outcome: 'failed', error: { message: 'disk gone' } });
+    });
+
+    it('records a call of a tool that no longer exists as NON_IDEMPOTENT_WRITE, and never executes it', async () => {
+      const { runId, state } = await rt.runs.runInteractive({ agent: 'ghost-caller', input: 'go' });
+      expect(state.status).toBe('COMPLETED');
+      const started = (await rt.runEvents(runId)).find((e) => e.type === 'StepStarted' && e.data.kind === 'tool');
+      expect(started).toMatchObject({ data: { toolName: 'test.delete', effect: 'NON_IDEMPOTENT_WRITE' } });
+      const executed = (await rt.runEvents(runId)).find((e) => e.type === 'ToolExecuted');
+      expect(executed).toMatchObject({ data: { outcome: 'failed', error: { code: 'TOOL_NOT_OFFERED' } } });
+      expect(rt.behaviour.executions).toHaveLength(0);
+    });
+
+    it('ends a run that uses all its rounds with MAX_ITERATIONS', async () => {
+      const { state } = await rt.runs.runInteractive({ agent: 'chatty', input: 'talk' });
+      expect(state.settlement).toEqual({ status: 'FAILED', reason: 'MAX_ITERATIONS', deadLettered: false });
+      expect(rt.behaviour.count('test.read')).toBe(3);
+    });
+  });
+
+  describe('queued runs, executed by workers', () => {
+    beforeEach(async () => {
+      rt = await startRuntime({
+        agents: AGENTS,
+        separateAuditStore: true,
+        execution: { workers: { concurrency: 2 }, policy: { leaseSeconds: 10 } },
+      });
+    });
+
+    it('are executed by a worker and settle once', async () => {
+      const runId = await rt.runs.enqueue({ agent: 'two-rounds', input: 'go' });
+      const events = await settled(rt, runId);
+      expect(terminal(events)).toEqual([expect.objectContaining({ type: 'RunCompleted' })]);
+      expect(rt.behaviour.executions.map((e) => e.tool)).toEqual(['test.read', 'test.put']);
+    });
+
+    it('dead-letter a write whose audit cannot be stored (AUDIT_PERSISTENCE_FAILED), never retried', async () => {
+      const unlock = rt.lockAuditStore();
+      const runId = await rt.runs.enqueue({ agent: 'putter', input: 'go' });
+      const events = await settled(rt, runId);
+      unlock();
+      expect(terminal(events)[0]).toMatchObject({ type: 'RunFailed', data: { reason: 'AUDIT_PERSISTENCE_FAILED', deadLettered: true } });
+      expect(events.filter((e) => e.type === 'RunClaimed')).toHaveLength(1);
+      expect(rt.behaviour.count('test.put')).toBe(1);
+    });
+
+    it('stop at the next step boundary when cancelled while running: nothing starts after it', async () => {
+      const gate = rt.behaviour.blockNext('test.read');
+      const runId = await rt.runs.enqueue({ agent: 'two-rounds', input: 'go' });
+      await gate.reached; // round 0's read is executing
+      await rt.runs.cancel(runId, 'alice');
+      gate.release();
+      const events = await settled(rt, runId);
+      expect(terminal(events)).toEqual([expect.objectContaining({ type: 'RunCancelled', data: expect.objectContaining({ requestedBy: 'alice' }) })]);
+      // The call in progress got its record; the next model round never started.
+      expect(types(events).slice(-3)).toEqual(['CancelRequested', 'ToolExecuted', 'RunCancelled']);
+      expect(rt.behaviour.count('test.put')).toBe(0);
+    });
+
+    it('dead-letter a run reaped mid NON_IDEMPOTENT_WRITE whatever budget is left; the stale segment records nothing more', async () => {
+      const gate = rt.behaviour.blockNext('test.append');
+      const runId = await rt.runs.enqueue({ agent: 'appender', input: 'go' });
+      await gate.reached;
+      // The fence extended the lease to cover the 60 s deadline plus the 60 s margin: not reapable before.
+      rt.clock.advance(119 * SECOND);
+      expect((await rt.reaper.reapOnce()).failed).toEqual([]);
+      rt.clock.advance(2 * SECOND);
+      const report = await eventually(async () => {
+        const r = await rt.reaper.reapOnce();
+        return r.failed.length > 0 ? r : undefined;
+      }, 5000, 'the reaper to take the run');
+      expect(report.failed).toEqual([runId]);
+      gate.release();
+      await eventually(() => (rt.metrics.get('leaseLost') === 1 ? true : undefined), 5000, 'the stale segment to stop');
+      const events = await rt.runEvents(runId);
+      expect(terminal(events)).toEqual([expect.objectContaining({ type: 'RunFailed', data: expect.objectContaining({ reason: 'WRITE_INTERRUPTED', deadLettered: true }) })]);
+      expect(types(events).at(-1)).toBe('RunFailed');
+      expect(events.some((e) => e.type === 'ToolExecuted' && e.data.toolName === 'test.append')).toBe(false);
+      expect(rt.behaviour.count('test.append')).toBe(1);
+    });
+
+    it('retry a run reaped mid IDEMPOTENT_WRITE with the same idempotency key, never re-executing completed steps', async () => {
+      const gate = rt.behaviour.blockNext('test.put');
+      const runId = await rt.runs.enqueue({ agent: 'two-rounds', input: 'go' });
+      await gate.reached; // round 0 (read) completed; round 1's put is executing
+      rt.clock.advance(121 * SECOND);
+      await eventually(async () => ((await rt.reaper.reapOnce()).requeued.length > 0 ? true : undefined), 5000, 'the reap');
+      // The stale segment's call returns: its record is refused and it stops. A worker takes the
+      // run again at once (a stale reclaim has no backoff) and finishes it.
+      gate.release();
+      const events = await settled(rt, runId);
+      expect(rt.metrics.get('leaseLost')).toBe(1);
+      expect(terminal(await rt.runEvents(runId))).toEqual([expect.objectContaining({ type: 'RunCompleted' })]);
+      const puts = rt.behaviour.executions.filter((e) => e.tool === 'test.put');
+      expect(puts.map((e) => e.attempt)).toEqual([1, 2]);
+      expect(new Set(puts.map((e) => e.idempotencyKey))).toEqual(new Set([`agent-ledger:${runId}/r1/t0`]));
+      expect(rt.behaviour.count('test.read')).toBe(1);
+      expect(events.filter((e) => e.type === 'ModelResponded' && e.data.round === 0)).toHaveLength(1);
+      expect(events.filter((e) => e.type === 'ToolExecuted')).toHaveLength(2);
+    });
+  });
+
+  describe('queued runs, driven one segment at a time', () => {
+    beforeEach(async () => {
+      rt = await startRuntime({
+        agents: AGENTS,
+        execution: { workers: { concurrency: 0 } },
+      });
+    });
+
+    const runNext = async () => {
+      await eventually(() => (rt.index.dueQueued(rt.clock.now()).length > 0 || rt.index.counts().queued === 0 ? true : undefined));
+      return rt.workers.runOnce();
+    };
+
+    it('respect the backoff (30 s, 60 s, 120 s) and dead-letter with RETRIES_EXHAUSTED after 1 + 3 executions', async () => {
+      const runId = await rt.runs.enqueue({ agent: 'flaky', input: 'go' });
+      await eventually(() => (rt.index.counts().queued === 1 ? true : undefined));
+      expect(await rt.workers.runOnce()).toBe(runId);
+      for (const wait of [30, 60, 120]) {
+        await eventually(async () => ((await rt.runEvents(runId)).at(-1)?.type === 'RunRequeued' ? true : undefined));
+        await eventually(() => (rt.index.dueQueued(Number.MAX_SAFE_INTEGER).includes(runId) ? true : undefined));
+        rt.clock.advance((wait - 1) * SECOND);
+        expect(await rt.workers.runOnce()).toBeNull();
+        rt.clock.advance(SECOND);
+        expect(await rt.workers.runOnce()).toBe(runId);
+      }
+      const events = await rt.runEvents(runId);
+      expect(events.filter((e) => e.type === 'RunClaimed')).toHaveLength(4);
+      expect(terminal(events)).toEqual([expect.objectContaining({ type: 'RunFailed', data: expect.objectContaining({ reason: 'RETRIES_EXHAUSTED', deadLettered: true, failure: expect.objectContaining({ failureClass: 'serverError' }) }) })]);
+    });
+
+    it('dead-letter a failure that is not retryable at once (NOT_RETRYABLE)', async () => {
+      const runId = await rt.runs.enqueue({ agent: 'unauthorised', input: 'go' });
+      expect(await runNext()).toBe(runId);
+      const events = await rt.runEvents(runId);
+      expect(terminal(events)[0]).toMatchObject({ data: { reason: 'NOT_RETRYABLE', failure: { failureClass: 'auth' } } });
+    });
+
+    it('let a renewal win over a reaper that decided on an older revision', async () => {
+      const runId = await rt.runs.enqueue({ agent: 'reader', input: 'go' });
+      const owner = 'worker:test-host:1:race';
+      const claim = await rt.processor.process({ type: 'ClaimRun', data: { runId, owner }, metadata: { now: rt.clock.now() } });
+      rt.clock.advance(901 * SECOND);
+      const seenByReaper = await rt.processor.load(runId); // expired, as the reaper reads it
+      const renewal = await rt.processor.process({ type: 'RenewLease', data: { runId, owner, attempt: 1 }, metadata: { now: rt.clock.now() } }, claim);
+      expect(renewal.decision.kind).toBe('accepted');
+      const reap = await rt.processor.process({ type: 'ReapRun', data: { runId, reaper: 'reaper:test-host:2' }, metadata: { now: rt.clock.now() } }, seenByReaper);
+      expect(reap.decision).toMatchObject({ kind: 'rejected', error: { code: 'RUN_NOT_REAPABLE' } });
+      expect(rt.metrics.get('runCommandConflicts')).toBe(1);
+      expect(stateOf(await rt.runEvents(runId)).status).toBe('RUNNING');
+    });
+
+    it('ignore a settle by a stale owner: it is told the lease is lost and nothing is appended', async () => {
+      const runId = await rt.runs.enqueue({ agent: 'reader', input: 'go' });
+      const stale = 'worker:test-host:1:old';
+      await rt.processor.process({ type: 'ClaimRun', data: { runId, owner: stale }, metadata: { now: rt.clock.now() } });
+      rt.clock.advance(901 * SECOND);
+      await rt.processor.process({ type: 'ReapRun', data: { runId, reaper: 'reaper:h:1' }, metadata: { now: rt.clock.now() } });
+      const before = (await rt.runEvents(runId)).length;
+      const settle = await rt.processor.process({ type: 'CompleteRun', data: { runId, owner: stale, attempt: 1, finalAnswer: 'late' }, metadata: { now: rt.clock.now() } });
+      const renew = await rt.processor.process({ type: 'RenewLease', data: { runId, owner: stale, attempt: 1 }, metadata: { now: rt.clock.now() } });
+      expect(settle.decision.kind).toBe('leaseLost');
+      expect(renew.decision.kind).toBe('leaseLost');
+      expect(await rt.runEvents(runId)).toHaveLength(before);
+    });
+  });
+
+  describe('two workers on one store', () => {
+    let other: RuntimeHarness;
+
+    afterEach(async () => {
+      await other?.close();
+    });
+
+    it(`execute each of ${RUNS} runs once and settle each exactly once`, async () => {
+      rt = await startRuntime({ agents: AGENTS, execution: { workers: { concurrency: 0 } } });
+      other = await startRuntime({ agents: AGENTS, sharedWith: rt, execution: { workers: { concurrency: 0 } } });
+      const runIds: string[] = [];
+      for (let i = 0; i < RUNS; i++) runIds.push(await rt.runs.enqueue({ agent: 'reader', input: `task ${i}`, runId: `race-${i}` }));
+      rt.workers.start();
+      other.workers.start();
+      await eventually(async () => {
+        const counts = await Promise.all(runIds.map(async (id) => terminal(await rt.runEvents(id)).length));
+        return counts.every((c) => c === 1) ? counts : undefined;
+      }, 60_000, `${RUNS} runs to settle`);
+      for (const runId of runIds) {
+        const events = await rt.runEvents(runId);
+        expect(terminal(events)).toEqual([expect.objectContaining({ type: 'RunCompleted' })]);
+        expect(events.filter((e) => e.type === 'RunClaimed')).toHaveLength(1);
+      }
+      const perRun = new Map<string, number>();
+      for (const e of rt.behaviour.executions) perRun.set(e.runId, (perRun.get(e.runId) ?? 0) + 1);
+      expect([...perRun.values()].every((n) => n === 1)).toBe(true);
+      expect(perRun.size).toBe(RUNS);
+    }, 90_000);
+  });
+});
+
+/** Waits until the run has a terminal event, then returns its events. */
+function settled(rt: RuntimeHarness, runId: string): Promise<RunEvent[]> {
+  return eventually(async () => {
+    const events = await rt.runEvents(runId);
+    return terminal(events).length > 0 ? events : undefined;
+  }, 10_000, `run ${runId} to settle`);
+}

@@ -1,0 +1,79 @@
+import type { DynamicModule, ModuleMetadata, Provider } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
+import { createRunDecider } from '@agent-ledger/domain';
+import type { EventStore } from '@agent-ledger/event-store';
+import type { Clock } from '../clock/clock';
+import { CLOCK, systemClock } from '../clock/clock';
+import type { AgentCatalog } from './agent-catalog';
+import { AGENT_CATALOG } from './agent-catalog';
+import { AuditRecorder } from './audit-recorder';
+import { DispatchRunCommandHandler, RecordAuditCommandHandler } from './command-handlers';
+import { AUDIT_EVENT_STORE, RUN_EVENT_STORE } from './event-store.tokens';
+import { QueueIndex } from './queue-index';
+import { Reaper } from './reaper';
+import { RunCommandProcessor } from './run-command-processor';
+import { RUN_DECIDER } from './run-decider.token';
+import { RunService } from './run-service';
+import type { ExecutionOptions } from './runtime-options';
+import { EXECUTION_OPTIONS } from './runtime-options';
+import { RuntimeMetrics } from './runtime-metrics';
+import { SegmentRunner } from './segment-runner';
+import { TOOL_CATALOG } from './tool-catalog';
+import { WorkerPool } from './worker-pool';
+
+/** What the execution engine is built from. */
+export interface ExecutionModuleOptions extends ExecutionOptions {
+  /** The store of the runs' streams. The caller opens and closes it. */
+  readonly runStore: EventStore;
+  /**
+   * The store of the audit streams.
+   * @default runStore
+   */
+  readonly auditStore?: EventStore;
+  readonly agents: AgentCatalog;
+  /**
+   * The provider of `TOOL_CATALOG`, e.g. `{ provide: TOOL_CATALOG, useExisting: ToolRegistry }`
+   * with `ToolsModule` among `imports`.
+   */
+  readonly tools: Provider;
+  /** Modules the tool provider needs (e.g. `ToolsModule.forRoot(...)`). */
+  readonly imports?: ModuleMetadata['imports'];
+  /** @default the system clock */
+  readonly clock?: Clock;
+}
+
+/**
+ * The execution engine: the run and audit command handlers, segments,
+ * workers, the reaper and the run service, over one or two event stores.
+ */
+@Module({})
+export class ExecutionModule {
+  static forRoot(options: ExecutionModuleOptions): DynamicModule {
+    const execution: ExecutionOptions = { policy: options.policy, workers: options.workers, reaper: options.reaper };
+    return {
+      module: ExecutionModule,
+      imports: [CqrsModule.forRoot(), ...(options.imports ?? [])],
+      providers: [
+        { provide: RUN_EVENT_STORE, useValue: options.runStore },
+        { provide: AUDIT_EVENT_STORE, useValue: options.auditStore ?? options.runStore },
+        { provide: CLOCK, useValue: options.clock ?? systemClock },
+        { provide: EXECUTION_OPTIONS, useValue: execution },
+        { provide: RUN_DECIDER, useValue: createRunDecider(options.policy) },
+        { provide: AGENT_CATALOG, useValue: options.agents },
+        options.tools,
+        RuntimeMetrics,
+        RunCommandProcessor,
+        AuditRecorder,
+        DispatchRunCommandHandler,
+        RecordAuditCommandHandler,
+        SegmentRunner,
+        QueueIndex,
+        WorkerPool,
+        Reaper,
+        RunService,
+      ],
+      exports: [RunService, WorkerPool, Reaper, QueueIndex, RuntimeMetrics, RunCommandProcessor, RUN_EVENT_STORE, AUDIT_EVENT_STORE, CLOCK, TOOL_CATALOG],
+    };
+  }
+}

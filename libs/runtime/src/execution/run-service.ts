@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import type { JsonValue, RunMode, RunState } from '@agent-ledger/domain';
+import { assertRunId, InvalidFieldError, MAX_ITERATIONS } from '@agent-ledger/domain';
+import type { Clock } from '../clock/clock';
+import { CLOCK } from '../clock/clock';
+import type { AgentCatalog } from './agent-catalog';
+import { AGENT_CATALOG } from './agent-catalog';
+import { DispatchRunCommand } from './commands';
+import { QueueIndex } from './queue-index';
+import type { RunCommandOutcome } from './run-command-processor';
+import { RunCommandProcessor } from './run-command-processor';
+import type { SegmentOutcome } from './segment-runner';
+import { SegmentRunner } from './segment-runner';
+import { newSegmentOwner } from './segment-identity';
+
+/** A request to run an agent. */
+export interface RunRequest {
+  /** The agent's name, as configured. */
+  readonly agent: string;
+  /** The task, as JSON (a string is shown to the model as is). */
+  readonly input: JsonValue;
+  /** @default a random UUID */
+  readonly runId?: string;
+}
+
+/** The result of an interactive run: the run as settled, and how its segment ended. */
+export interface InteractiveRunResult {
+  readonly runId: string;
+  readonly state: RunState;
+  readonly segment: SegmentOutcome;
+}
+
+/**
+ * Starts, enqueues and cancels runs. Every write goes through the CommandBus
+ * to the run's decider.
+ */
+@Injectable()
+export class RunService {
+  constructor(
+    private readonly commandBus: CommandBus,
+    private readonly segments: SegmentRunner,
+    private readonly processor: RunCommandProcessor,
+    private readonly index: QueueIndex,
+    @Inject(AGENT_CATALOG) private readonly agents: AgentCatalog,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Runs an agent interactively: records the request, claims it with a lease
+   * of this caller's own, executes it here, and returns it settled. A failure
+   * settles it `FAILED`; it is never retried.
+   */
+  async runInteractive(request: RunRequest): Promise<InteractiveRunResult> {
+    const runId = await this.request(request, 'interactive');
+    const owner = newSegmentOwner('interactive');
+    const claim = await this.dispatch(new DispatchRunCommand({ type: 'ClaimRun', data: { runId, owner }, metadata: { now: this.clock.now() } }));
+    if (claim.decision.kind !== 'accepted') {
+      throw claim.decision.kind === 'rejected' ? claim.decision.error : new Error(`Run ${runId} could not be claimed`);
+    }
+    const segment = await this.segments.run(claim, { owner, attempt: claim.state.attempt });
+    const settled = segment.kind === 'settled' || segment.kind === 'requeued' ? segment.state : (await this.processor.load(runId)).state;
+    return { runId, state: settled, segment };
+  }
+
+  /** Records a queued run; a worker executes it. Returns its id. */
+  async enqueue(request: RunRequest): Promise<string> {
+    const runId = await this.request(request, 'queued');
+    this.index.changes.notify();
+    return runId;
+  }
+
+  /**
+   * Asks to cancel a run: a queued run is cancelled at once, a running one at
+   * its segment's next step boundary.
+   *
+   * @throws RunNotFoundError, RunAlreadySettledError
+   */
+  async cancel(runId: string, requestedBy: string, reason?: string): Promise<RunState> {
+    const outcome = await this.dispatch(
+      new DispatchRunCommand({ type: 'RequestCancel', data: { runId, requestedBy, reason }, metadata: { now: this.clock.now() } }),
+    );
+    if (outcome.decision.kind === 'rejected') throw outcome.decision.error;
+    return outcome.state;
+  }
+
+  /** The run as its stream tells it now. */
+  async get(runId: string): Promise<RunState> {
+    return (await this.processor.load(runId)).state;
+  }
+
+  private async request(request: RunRequest, mode: RunMode): Promise<string> {
+    const agent = this.agents.get(request.agent);
+    if (agent === undefined) {
+      throw new InvalidFieldError('agent', `must name a configured agent (known: ${this.agents.names().join(', ') || 'none'})`);
+    }
+    const runId = request.runId ?? randomUUID();
+    assertRunId(runId);
+    const outcome = await this.dispatch(
+      new DispatchRunCommand({
+        type: 'RequestRun',
+        data: { runId, agent: request.agent, input: request.input, mode, maxIterations: Math.min(agent.definition.maxIterations, MAX_ITERATIONS) },
+        metadata: { now: this.clock.now() },
+      }),
+    );
+    if (outcome.decision.kind === 'rejected') throw outcome.decision.error;
+    return runId;
+  }
+
+  private dispatch(command: DispatchRunCommand): Promise<RunCommandOutcome> {
+    return this.commandBus.execute(command);
+  }
+}

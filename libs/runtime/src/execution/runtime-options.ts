@@ -1,0 +1,26 @@
+import type { RunPolicyOptions } from '@agent-ledger/domain';
+
+/** How this process's workers take queued runs. */
+export interface WorkerOptions {
+  /** Segments this process executes at once; 0 runs no worker here. @default 4 */
+  readonly concurrency?: number;
+  /** How often an idle worker looks for due runs even without a notification (backoffs end by the clock). @default 250 */
+  readonly pollIntervalMs?: number;
+}
+
+/** How this process reaps expired leases. */
+export interface ReaperOptions {
+  /** How often the reaper looks for expired leases; 0 disables the periodic reaper (call `reapOnce()`). @default 30000 */
+  readonly intervalMs?: number;
+}
+
+/** Options of the execution engine. */
+export interface ExecutionOptions {
+  /** Lease length and backoff; the rest of the run policy is fixed. */
+  readonly policy?: RunPolicyOptions;
+  readonly workers?: WorkerOptions;
+  readonly reaper?: ReaperOptions;
+}
+
+/** Injection token of the resolved {@link ExecutionOptions}. */
+export const EXECUTION_OPTIONS = Symbol('agent-ledger:ExecutionOptions');

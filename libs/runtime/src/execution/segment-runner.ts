@@ -1,0 +1,307 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import type {
+  FailureInfo,
+  JsonValue,
+  ModelResponse,
+  RunCommand,
+  RunState,
+  SegmentLease,
+  StepRecord,
+  TerminationReason,
+  ToolCallRequest,
+} from '@agent-ledger/domain';
+import { AuditPersistenceFailedException, classifyFailure, isWrite, stepIdFor } from '@agent-ledger/domain';
+import { isEventStoreError } from '@agent-ledger/event-store';
+import type { Clock } from '../clock/clock';
+import { CLOCK } from '../clock/clock';
+import type { AgentCatalog, CatalogAgent } from './agent-catalog';
+import { AGENT_CATALOG } from './agent-catalog';
+import { DispatchRunCommand, RecordAuditCommand } from './commands';
+import { buildConversation } from './conversation-builder';
+import type { RunCommandOutcome, RunSnapshot } from './run-command-processor';
+import { RuntimeMetrics } from './runtime-metrics';
+import type { ToolCatalog } from './tool-catalog';
+import { TOOL_CATALOG } from './tool-catalog';
+
+/** How a segment ended. */
+export type SegmentOutcome =
+  /** The run is settled (completed, failed or cancelled); `state` is its final state. */
+  | { readonly kind: 'settled'; readonly state: RunState }
+  /** The run went back to the queue (a retryable failure). */
+  | { readonly kind: 'requeued'; readonly state: RunState }
+  /** The segment lost its lease: it stopped without settling and recorded nothing more. */
+  | { readonly kind: 'leaseLost' }
+  /** The store failed and not even the failure could be recorded: the reaper will take the run back. */
+  | { readonly kind: 'abandoned'; readonly error: unknown };
+
+/** Thrown inside a segment to stop it with an outcome. */
+class SegmentStop {
+  constructor(readonly outcome: SegmentOutcome) {}
+}
+
+/**
+ * Executes one segment of a claimed run: model rounds and tool calls, each
+ * between recorded events, until the run settles, goes back to the queue, or
+ * the segment loses its lease.
+ *
+ * - Steps that already completed (in an earlier segment) are never executed
+ *   again: their recorded responses and results are reused.
+ * - A write runs only after its fence (`StepStarted` with the in-flight record
+ *   and a lease covering its deadline) was appended under this segment's lease.
+ * - After a tool call: `ToolExecuted`, then `AuditRecorded` on the audit
+ *   stream. A write whose audit did not persist fails the run closed
+ *   (`AUDIT_PERSISTENCE_FAILED`); for anything else the run goes on.
+ * - A lost lease stops the segment at once: nothing more is recorded.
+ */
+@Injectable()
+export class SegmentRunner {
+  private readonly logger = new Logger(SegmentRunner.name);
+
+  constructor(
+    private readonly commandBus: CommandBus,
+    @Inject(TOOL_CATALOG) private readonly tools: ToolCatalog,
+    @Inject(AGENT_CATALOG) private readonly agents: AgentCatalog,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly metrics: RuntimeMetrics,
+  ) {}
+
+  /** Runs the segment that holds `lease`, from the snapshot its claim returned. */
+  async run(claimed: RunSnapshot, lease: SegmentLease): Promise<SegmentOutcome> {
+    this.metrics.increment('segmentsStarted');
+    const segment = new Segment(this, claimed, lease);
+    try {
+      return await segment.execute();
+    } catch (error) {
+      if (error instanceof SegmentStop) return error.outcome;
+      return segment.failUnexpectedly(error);
+    } finally {
+      segment.abort();
+      this.metrics.increment('segmentsStopped');
+    }
+  }
+
+  /** @internal */ dispatch(command: RunCommand, known: RunSnapshot): Promise<RunCommandOutcome> {
+    return this.commandBus.execute(new DispatchRunCommand(command, known));
+  }
+
+  /** @internal */ recordAudit(entry: ConstructorParameters<typeof RecordAuditCommand>[0]): Promise<boolean> {
+    return this.commandBus.execute(new RecordAuditCommand(entry, this.clock.now()));
+  }
+
+  /** @internal */ get context() {
+    return { tools: this.tools, agents: this.agents, clock: this.clock, metrics: this.metrics, logger: this.logger };
+  }
+}
+
+/** One segment's execution state. */
+class Segment {
+  private snapshot: RunSnapshot;
+  private readonly controller = new AbortController();
+  private readonly runId: string;
+
+  constructor(
+    private readonly runner: SegmentRunner,
+    claimed: RunSnapshot,
+    private readonly lease: SegmentLease,
+  ) {
+    this.snapshot = claimed;
+    this.runId = claimed.state.runId ?? '';
+  }
+
+  private get state(): RunState {
+    return this.snapshot.state;
+  }
+
+  abort(): void {
+    this.controller.abort();
+  }
+
+  async execute(): Promise<SegmentOutcome> {
+    const agentName = this.state.agent ?? '';
+    const agent = this.runner.context.agents.get(agentName);
+    if (agent === undefined) {
+      return this.fail({ failureClass: 'configuration', message: `Agent "${agentName}" is not configured`, code: 'AGENT_NOT_CONFIGURED' });
+    }
+    for (let round = 0; round < this.state.maxIterations; round++) {
+      const response = await this.modelRound(agent, round);
+      if (response.type === 'final') {
+        return this.settleWith({ type: 'CompleteRun', data: { runId: this.runId, ...this.lease, finalAnswer: response.content }, metadata: this.now() });
+      }
+      for (const [callIndex, call] of response.calls.entries()) {
+        await this.toolCall(agent, round, callIndex, call);
+      }
+    }
+    return this.fail(
+      { failureClass: 'unknown', message: `No final answer after ${this.state.maxIterations} rounds`, code: 'MAX_ITERATIONS' },
+      'MAX_ITERATIONS',
+    );
+  }
+
+  /** A model round: reused if recorded, else started, called and recorded. */
+  private async modelRound(agent: CatalogAgent, round: number): Promise<ModelResponse> {
+    const stepId = stepIdFor({ runId: this.runId, round });
+    const done = this.state.steps.get(stepId);
+    if (done?.status === 'completed' && done.response !== undefined) return done.response;
+
+    await this.send({ type: 'StartStep', data: { runId: this.runId, ...this.lease, round }, metadata: this.now() });
+    let response: ModelResponse;
+    try {
+      this.runner.context.metrics.increment('modelCalls');
+      response = await agent.provider.respond({
+        runId: this.runId,
+        agent: agent.definition.name,
+        round,
+        messages: buildConversation(agent.definition, this.state, round),
+        tools: this.runner.context.tools.describe(agent.definition.tools),
+        signal: this.controller.signal,
+      });
+    } catch (error) {
+      return this.fail(describeFailure(error), 'PROVIDER_FAILED');
+    }
+    await this.send({ type: 'RecordModelResponse', data: { runId: this.runId, ...this.lease, round, response }, metadata: this.now() });
+    await this.audit(stepId);
+    return response;
+  }
+
+  /** A tool call: reused if recorded (its audit ensured), else fenced, executed, recorded and audited. */
+  private async toolCall(agent: CatalogAgent, round: number, callIndex: number, call: ToolCallRequest): Promise<void> {
+    const stepId = stepIdFor({ runId: this.runId, round, callIndex });
+    if (this.state.steps.get(stepId)?.status === 'completed') {
+      // Executed by an earlier segment: never again. Its audit may be missing if that segment died in between.
+      await this.audit(stepId);
+      return;
+    }
+    const { tools } = this.runner.context;
+    const offered = agent.definition.tools.includes(call.toolName);
+    const registered = tools.get(call.toolName);
+    const effect = registered?.effect ?? tools.effectFor(call.toolName);
+    await this.send({
+      type: 'StartStep',
+      data: {
+        runId: this.runId,
+        ...this.lease,
+        round,
+        callIndex,
+        tool: { name: call.toolName, effect, operationDeadlineSeconds: registered?.operationDeadlineSeconds ?? undefined },
+      },
+      metadata: this.now(),
+    });
+    const step = this.state.steps.get(stepId) as StepRecord;
+
+    let outcome: { outcome: 'succeeded'; result: JsonValue } | { outcome: 'failed'; error: FailureInfo };
+    const check = tools.validateArguments(call.toolName, call.arguments);
+    if (!offered || registered === undefined) {
+      outcome = { outcome: 'failed', error: { failureClass: 'clientError', code: 'TOOL_NOT_OFFERED', message: `Tool "${call.toolName}" is not offered to agent "${agent.definition.name}"` } };
+    } else if (!check.ok) {
+      outcome = { outcome: 'failed', error: { failureClass: 'clientError', code: 'INVALID_ARGUMENTS', message: check.errors.join('; ') } };
+    } else {
+      this.runner.context.metrics.increment('toolExecutions');
+      const deadline = registered.operationDeadlineSeconds;
+      const signal = deadline === null ? this.controller.signal : AbortSignal.any([this.controller.signal, AbortSignal.timeout(deadline * 1000)]);
+      try {
+        const result = await registered.tool.execute(check.args, {
+          runId: this.runId,
+          stepId,
+          idempotencyKey: step.idempotencyKey ?? '',
+          attempt: this.lease.attempt,
+          signal,
+        });
+        outcome = { outcome: 'succeeded', result: result ?? null };
+      } catch (error) {
+        outcome = { outcome: 'failed', error: describeFailure(error) };
+      }
+    }
+    await this.send({ type: 'RecordToolExecution', data: { runId: this.runId, ...this.lease, round, callIndex, ...outcome }, metadata: this.now() });
+    await this.audit(stepId);
+  }
+
+  /**
+   * Records the step's audit. A write whose audit did not persist fails the
+   * run closed; any other step's audit failure is logged and counted.
+   */
+  private async audit(stepId: string): Promise<void> {
+    const step = this.state.steps.get(stepId);
+    if (step === undefined || step.status !== 'completed') return;
+    const persisted = await this.runner.recordAudit({
+      runId: this.runId,
+      stepId,
+      kind: step.kind,
+      toolName: step.toolName,
+      effect: step.effect,
+      idempotencyKey: step.idempotencyKey,
+      outcome: step.kind === 'llm' ? 'responded' : (step.outcome ?? 'failed'),
+      attempt: this.lease.attempt,
+    });
+    if (persisted) return;
+    const { metrics, logger } = this.runner.context;
+    if (step.effect !== null && isWrite(step.effect) && step.toolName !== null) {
+      metrics.increment('auditFailClosed');
+      const error = new AuditPersistenceFailedException(this.runId, stepId, step.toolName, step.effect);
+      logger.error(error.message);
+      await this.fail({ failureClass: classifyFailure(error), message: error.message, code: error.code }, 'AUDIT_PERSISTENCE_FAILED');
+    }
+    metrics.increment('auditFailSoft');
+    logger.warn(`Audit of step ${stepId} was not stored; the run goes on (fail-soft for ${step.effect ?? step.kind})`);
+  }
+
+  /** Reports a failure; the decider retries, dead-letters or ends the run. Always stops the segment. */
+  private async fail(error: FailureInfo, reason?: TerminationReason): Promise<never> {
+    return this.settleWith({ type: 'FailRun', data: { runId: this.runId, ...this.lease, error, reason }, metadata: this.now() });
+  }
+
+  private async settleWith(command: RunCommand): Promise<never> {
+    await this.send(command);
+    throw new SegmentStop(this.state.status === 'QUEUED' ? { kind: 'requeued', state: this.state } : { kind: 'settled', state: this.state });
+  }
+
+  /**
+   * Sends a command under the segment's lease. Stops the segment when the
+   * lease is lost or the answer settled or requeued the run (a cancel noticed
+   * at this boundary, say). A refused command is a bug here: it is thrown.
+   */
+  private async send(command: RunCommand): Promise<void> {
+    const outcome = await this.runner.dispatch(command, this.snapshot);
+    const { decision } = outcome;
+    if (decision.kind === 'leaseLost') {
+      this.runner.context.metrics.increment('leaseLost');
+      this.runner.context.logger.warn(`Segment ${this.lease.owner} (attempt ${this.lease.attempt}) of run ${this.runId} lost its lease; stopping`);
+      this.controller.abort();
+      throw new SegmentStop({ kind: 'leaseLost' });
+    }
+    if (decision.kind === 'rejected') throw decision.error;
+    this.snapshot = outcome;
+    const status = this.state.status;
+    if (this.state.settlement !== null) throw new SegmentStop({ kind: 'settled', state: this.state });
+    if (status === 'QUEUED') throw new SegmentStop({ kind: 'requeued', state: this.state });
+  }
+
+  /** An error nobody expected (a store failure, a refused command): report it if the store lets us. */
+  async failUnexpectedly(error: unknown): Promise<SegmentOutcome> {
+    const { logger } = this.runner.context;
+    logger.error(`Segment of run ${this.runId} failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    try {
+      await this.fail(describeFailure(error));
+      return { kind: 'abandoned', error };
+    } catch (stop) {
+      if (stop instanceof SegmentStop) return stop.outcome;
+      logger.error(`The failure of run ${this.runId} could not be recorded; its lease will expire and the reaper takes it back`);
+      return { kind: 'abandoned', error };
+    }
+  }
+
+  private now() {
+    return { now: this.runner.context.clock.now() };
+  }
+}
+
+/**
+ * A thrown value as a recorded failure. Store errors that the store marks
+ * retryable count as `connection` (the store, not the run, failed).
+ */
+function describeFailure(error: unknown): FailureInfo {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
+  const failureClass = isEventStoreError(error) ? (error.retryable ? 'connection' : 'unknown') : classifyFailure(error);
+  return code === undefined ? { failureClass, message } : { failureClass, message, code };
+}

@@ -1,0 +1,27 @@
+import type { JsonObject, ToolEffect } from '@agent-ledger/domain';
+import type { AgentTool } from '../tools/agent-tool';
+import type { ToolDescription, ToolMetadata } from '../tools/tool-metadata';
+
+/** A tool as the runtime executes it: its declarations, its effect read from its code, and the instance. */
+export interface CatalogTool {
+  readonly metadata: ToolMetadata;
+  readonly effect: ToolEffect;
+  /** The operation deadline in seconds: the declared one, the write default, or null for a read without one. */
+  readonly operationDeadlineSeconds: number | null;
+  readonly tool: AgentTool;
+}
+
+/** The result of checking a call's arguments against the tool's JSON schema. */
+export type ArgumentsCheck = { readonly ok: true; readonly args: JsonObject } | { readonly ok: false; readonly errors: readonly string[] };
+
+/** What the execution engine needs of the tool registry. */
+export interface ToolCatalog {
+  get(name: string): CatalogTool | undefined;
+  /** The effect of the tool registered under `name`; `NON_IDEMPOTENT_WRITE` for an unknown name. */
+  effectFor(name: string): ToolEffect;
+  describe(names: readonly string[]): readonly ToolDescription[];
+  validateArguments(name: string, args: unknown): ArgumentsCheck;
+}
+
+/** Injection token of the {@link ToolCatalog} (the `ToolRegistry`). */
+export const TOOL_CATALOG = Symbol('agent-ledger:ToolCatalog');

@@ -1,0 +1,275 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { Test } from '@nestjs/testing';
+import type { TestingModule } from '@nestjs/testing';
+import type { DeclaresToolEffect, JsonObject, JsonValue, RunEvent, ToolEffect } from '@agent-ledger/domain';
+import { foldEvents, createRunDecider, isRunEventType } from '@agent-ledger/domain';
+import type { EventStore, RecordedEvent } from '@agent-ledger/event-store';
+import { SqliteEventStore } from '@agent-ledger/event-store';
+import type { Clock } from '../clock/clock';
+import type { ScriptedRound } from '../agents/agent-definition';
+import type { ModelProvider } from '../models/model-provider';
+import { ScriptedModelProvider } from '../models/scripted/scripted-model-provider';
+import type { AgentTool, ToolContext } from '../tools/agent-tool';
+import { Tool } from '../tools/tool.decorator';
+import { ToolRegistry } from '../tools/tool-registry';
+import { agentCatalogOf } from '../execution/agent-catalog';
+import { ExecutionModule } from '../execution/execution.module';
+import type { ExecutionOptions } from '../execution/runtime-options';
+import { QueueIndex } from '../execution/queue-index';
+import { Reaper } from '../execution/reaper';
+import { RunCommandProcessor } from '../execution/run-command-processor';
+import { RunService } from '../execution/run-service';
+import { RuntimeMetrics } from '../execution/runtime-metrics';
+import { TOOL_CATALOG } from '../execution/tool-catalog';
+import { WorkerPool } from '../execution/worker-pool';
+import { auditStreamName, runStreamName } from '../execution/run-streams';
+import { toDomainEvents } from '../execution/domain-event-codec';
+
+/** A clock the test moves by hand: no test waits for a real lease to expire. */
+export class ManualClock implements Clock {
+  constructor(private current = Date.UTC(2026, 0, 1)) {}
+  now(): number {
+    return this.current;
+  }
+  advance(ms: number): void {
+    this.current += ms;
+  }
+}
+
+/** One real execution of a test tool, as the tool saw it. */
+export interface Execution {
+  readonly tool: string;
+  readonly runId: string;
+  readonly stepId: string;
+  readonly idempotencyKey: string;
+  readonly attempt: number;
+}
+
+/** A blocked execution: `reached` resolves when a call blocks on it, `release` lets it go on. */
+export interface Gate {
+  readonly reached: Promise<void>;
+  release(): void;
+}
+
+/** What test tools do: count executions (outside the product) and, on demand, block or throw. */
+export class ToolBehaviour {
+  readonly executions: Execution[] = [];
+  private readonly gates = new Map<string, { gate: Promise<void>; entered: () => void }>();
+  private releases: Array<() => void> = [];
+  failWith: Error | null = null;
+
+  /** The next execution of `tool` blocks, after it is counted, until the gate is released. */
+  blockNext(tool: string): Gate {
+    let release!: () => void;
+    let entered!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const reached = new Promise<void>((resolve) => (entered = resolve));
+    this.gates.set(tool, { gate, entered });
+    this.releases.push(release);
+    return { reached, release };
+  }
+
+  /** Lets every blocked or armed execution go on (so a failed test still shuts down). */
+  releaseAll(): void {
+    for (const { entered } of this.gates.values()) entered();
+    this.gates.clear();
+    for (const release of this.releases) release();
+    this.releases = [];
+  }
+
+  count(tool: string): number {
+    return this.executions.filter((e) => e.tool === tool).length;
+  }
+
+  async run(tool: string, context: ToolContext, result: JsonValue): Promise<JsonValue> {
+    this.executions.push({ tool, runId: context.runId, stepId: context.stepId, idempotencyKey: context.idempotencyKey, attempt: context.attempt });
+    const blocked = this.gates.get(tool);
+    if (blocked !== undefined) {
+      this.gates.delete(tool);
+      blocked.entered();
+      await blocked.gate;
+    }
+    if (this.failWith !== null) throw this.failWith;
+    return result;
+  }
+}
+
+const argumentsSchema = { type: 'object', properties: { value: { type: 'string' } }, additionalProperties: false };
+
+/** Builds the three test tools (one per effect class) over one behaviour. */
+export function testTools(behaviour: ToolBehaviour): AgentTool[] {
+  @Tool({ name: 'test.read', description: 'Reads (READ_ONLY).', parameters: argumentsSchema })
+  class ReadTool implements AgentTool {
+    execute(args: JsonObject, context: ToolContext) {
+      return behaviour.run('test.read', context, { read: args.value ?? null });
+    }
+  }
+  @Tool({ name: 'test.put', description: 'Puts (IDEMPOTENT_WRITE).', parameters: argumentsSchema, operationDeadlineSeconds: 60 })
+  class PutTool implements AgentTool, DeclaresToolEffect {
+    getEffect(): ToolEffect {
+      return 'IDEMPOTENT_WRITE';
+    }
+    execute(args: JsonObject, context: ToolContext) {
+      return behaviour.run('test.put', context, { put: args.value ?? null });
+    }
+  }
+  @Tool({ name: 'test.append', description: 'Appends (NON_IDEMPOTENT_WRITE).', parameters: argumentsSchema, operationDeadlineSeconds: 60 })
+  class AppendTool implements AgentTool, DeclaresToolEffect {
+    getEffect(): ToolEffect {
+      return 'NON_IDEMPOTENT_WRITE';
+    }
+    execute(args: JsonObject, context: ToolContext) {
+      return behaviour.run('test.append', context, { appended: args.value ?? null });
+    }
+  }
+  return [new ReadTool(), new PutTool(), new AppendTool()];
+}
+
+/** A scripted agent offering the three test tools. */
+export interface TestAgent {
+  readonly name: string;
+  readonly script: readonly ScriptedRound[];
+  readonly tools?: readonly string[];
+  readonly maxIterations?: number;
+  /** A provider to use instead of the scripted one (e.g. one that fails). */
+  readonly provider?: ModelProvider;
+}
+
+/** Options of {@link startRuntime}. */
+export interface RuntimeHarnessOptions {
+  readonly agents: readonly TestAgent[];
+  /** Put the audit streams in a second SQLite file. @default false */
+  readonly separateAuditStore?: boolean;
+  /** @default no workers (concurrency 0), reaper only by hand */
+  readonly execution?: ExecutionOptions;
+  /** Reuse the stores of another harness (a second "process" on the same files). */
+  readonly sharedWith?: RuntimeHarness;
+}
+
+/** A Nest testing module with the real execution engine over real SQLite files in a temp folder. */
+export interface RuntimeHarness {
+  readonly module: TestingModule;
+  readonly dir: string;
+  readonly runStore: SqliteEventStore;
+  readonly auditStore: SqliteEventStore;
+  readonly auditPath: string;
+  readonly clock: ManualClock;
+  readonly behaviour: ToolBehaviour;
+  readonly runs: RunService;
+  readonly index: QueueIndex;
+  readonly processor: RunCommandProcessor;
+  readonly workers: WorkerPool;
+  readonly reaper: Reaper;
+  readonly metrics: RuntimeMetrics;
+  /** The run's events as stored. */
+  runEvents(runId: string): Promise<RunEvent[]>;
+  /** The audit stream's events as stored. */
+  auditEvents(runId: string): Promise<readonly RecordedEvent[]>;
+  /** Holds an exclusive lock on the audit database from another connection: audit appends fail, run appends work. */
+  lockAuditStore(): () => void;
+  close(): Promise<void>;
+}
+
+/** Starts the execution engine on SQLite files in a fresh temp folder. */
+export async function startRuntime(options: RuntimeHarnessOptions): Promise<RuntimeHarness> {
+  const shared = options.sharedWith;
+  const dir = shared?.dir ?? mkdtempSync(join(tmpdir(), 'agent-ledger-runtime-'));
+  const runStore = SqliteEventStore.open({ path: join(dir, 'runs.sqlite'), busyTimeoutMs: 2000, maxPollIntervalMs: 20 });
+  const auditPath = join(dir, options.separateAuditStore === true ? 'audit.sqlite' : 'runs.sqlite');
+  const auditStore =
+    options.separateAuditStore === true ? SqliteEventStore.open({ path: auditPath, busyTimeoutMs: 50, maxPollIntervalMs: 20 }) : runStore;
+  const clock = shared?.clock ?? new ManualClock();
+  const behaviour = shared?.behaviour ?? new ToolBehaviour();
+  const registry = new ToolRegistry();
+  for (const tool of testTools(behaviour)) registry.register(tool as AgentTool & object);
+  const agents = agentCatalogOf(
+    options.agents.map((agent) => ({
+      definition: {
+        name: agent.name,
+        instructions: `You are ${agent.name}.`,
+        provider: { type: 'scripted', script: agent.script },
+        tools: agent.tools ?? ['test.read', 'test.put', 'test.append'],
+        maxIterations: agent.maxIterations ?? 20,
+      },
+      provider: agent.provider ?? new ScriptedModelProvider(agent.script),
+    })),
+  );
+  const module = await Test.createTestingModule({
+    imports: [
+      ExecutionModule.forRoot({
+        runStore,
+        auditStore,
+        agents,
+        tools: { provide: TOOL_CATALOG, useValue: registry },
+        clock,
+        policy: options.execution?.policy,
+        workers: { concurrency: 0, pollIntervalMs: 10, ...options.execution?.workers },
+        reaper: { intervalMs: 0, ...options.execution?.reaper },
+      }),
+    ],
+  }).compile();
+  await module.init();
+  let locks: Database.Database[] = [];
+  const harness: RuntimeHarness = {
+    module,
+    dir,
+    runStore,
+    auditStore,
+    auditPath,
+    clock,
+    behaviour,
+    runs: module.get(RunService),
+    index: module.get(QueueIndex),
+    processor: module.get(RunCommandProcessor),
+    workers: module.get(WorkerPool),
+    reaper: module.get(Reaper),
+    metrics: module.get(RuntimeMetrics),
+    async runEvents(runId) {
+      const read = await runStore.readStream(runStreamName(runId));
+      return toDomainEvents<RunEvent>(read.events, isRunEventType);
+    },
+    async auditEvents(runId) {
+      return (await auditStore.readStream(auditStreamName(runId))).events;
+    },
+    lockAuditStore() {
+      const connection = new Database(auditPath);
+      connection.exec('BEGIN EXCLUSIVE');
+      locks.push(connection);
+      return () => {
+        connection.exec('ROLLBACK');
+        connection.close();
+        locks = locks.filter((c) => c !== connection);
+      };
+    },
+    async close() {
+      behaviour.releaseAll();
+      for (const connection of locks) connection.close();
+      await module.close();
+      await runStore.close();
+      if (auditStore !== runStore) await auditStore.close();
+      if (shared === undefined) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return harness;
+}
+
+/** The run's state folded from stored events. */
+export function stateOf(events: readonly RunEvent[]) {
+  return foldEvents(createRunDecider(), events);
+}
+
+/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+export type { EventStore };
