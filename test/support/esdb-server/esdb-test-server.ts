@@ -68,6 +68,8 @@ export interface EsdbTestServer {
    * @default code `status.UNAVAILABLE`
    */
   failNextAppends(count: number, code?: status): void;
+  /** Drops every pending append fault. */
+  clearFaults(): void;
 }
 
 /**
@@ -136,6 +138,10 @@ class EsdbTestServerImpl implements EsdbTestServer {
 
   failNextAppends(count: number, code?: status): void {
     this.faults.failNextAppends(count, code);
+  }
+
+  clearFaults(): void {
+    this.faults.clear();
   }
 
   /** Runs lifecycle transitions one after the other, so overlapping stop/start calls cannot interleave. */

@@ -22,7 +22,9 @@ AGENTS.push({ name: 'flaky', script: [], provider: failing(503) }, { name: 'unau
 const types = (events: readonly RunEvent[]) => events.map((e) => e.type);
 const terminal = (events: readonly RunEvent[]) => events.filter(isTerminalRunEvent);
 
-describe('execution engine (embedded store, real handlers)', () => {
+const STORES = ['sqlite', 'eventstoredb'] as const;
+
+describe.each(STORES)('execution engine on %s (real stores, real handlers)', (store) => {
   let rt: RuntimeHarness;
 
   afterEach(async () => {
@@ -31,7 +33,7 @@ describe('execution engine (embedded store, real handlers)', () => {
 
   describe('interactive runs', () => {
     beforeEach(async () => {
-      rt = await startRuntime({ agents: AGENTS, separateAuditStore: true });
+      rt = await startRuntime({ store, agents: AGENTS });
     });
 
     it('records every step with its audit and completes', async () => {
@@ -63,7 +65,7 @@ describe('execution engine (embedded store, real handlers)', () => {
     });
 
     it('fails closed, never retried, when a write\'s audit cannot be stored', async () => {
-      const unlock = rt.lockAuditStore();
+      const unlock = rt.breakAuditStore();
       const { runId, state } = await rt.runs.runInteractive({ agent: 'appender', input: 'append x' });
       unlock();
       expect(state.status).toBe('FAILED');
@@ -79,7 +81,7 @@ describe('execution engine (embedded store, real handlers)', () => {
     });
 
     it('goes on when a read-only step\'s audit cannot be stored', async () => {
-      const unlock = rt.lockAuditStore();
+      const unlock = rt.breakAuditStore();
       const { state } = await rt.runs.runInteractive({ agent: 'reader', input: 'read' });
       unlock();
       expect(state.status).toBe('COMPLETED');
@@ -122,8 +124,8 @@ describe('execution engine (embedded store, real handlers)', () => {
   describe('queued runs, executed by workers', () => {
     beforeEach(async () => {
       rt = await startRuntime({
+        store,
         agents: AGENTS,
-        separateAuditStore: true,
         execution: { workers: { concurrency: 2 }, policy: { leaseSeconds: 10 } },
       });
     });
@@ -136,7 +138,7 @@ describe('execution engine (embedded store, real handlers)', () => {
     });
 
     it('dead-letter a write whose audit cannot be stored (AUDIT_PERSISTENCE_FAILED), never retried', async () => {
-      const unlock = rt.lockAuditStore();
+      const unlock = rt.breakAuditStore();
       const runId = await rt.runs.enqueue({ agent: 'putter', input: 'go' });
       const events = await settled(rt, runId);
       unlock();
@@ -204,6 +206,7 @@ describe('execution engine (embedded store, real handlers)', () => {
   describe('queued runs, driven one segment at a time', () => {
     beforeEach(async () => {
       rt = await startRuntime({
+        store,
         agents: AGENTS,
         execution: { workers: { concurrency: 0 } },
       });
@@ -275,8 +278,8 @@ describe('execution engine (embedded store, real handlers)', () => {
     });
 
     it(`execute each of ${RUNS} runs once and settle each exactly once`, async () => {
-      rt = await startRuntime({ agents: AGENTS, execution: { workers: { concurrency: 0 } } });
-      other = await startRuntime({ agents: AGENTS, sharedWith: rt, execution: { workers: { concurrency: 0 } } });
+      rt = await startRuntime({ store, agents: AGENTS, execution: { workers: { concurrency: 0 } } });
+      other = await startRuntime({ store, agents: AGENTS, sharedWith: rt, execution: { workers: { concurrency: 0 } } });
       const runIds: string[] = [];
       for (let i = 0; i < RUNS; i++) runIds.push(await rt.runs.enqueue({ agent: 'reader', input: `task ${i}`, runId: `race-${i}` }));
       rt.workers.start();

@@ -1,13 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { Test } from '@nestjs/testing';
 import type { TestingModule } from '@nestjs/testing';
 import type { DeclaresToolEffect, JsonObject, JsonValue, RunEvent, ToolEffect } from '@agent-ledger/domain';
 import { foldEvents, createRunDecider, isRunEventType } from '@agent-ledger/domain';
 import type { EventStore, RecordedEvent } from '@agent-ledger/event-store';
-import { SqliteEventStore } from '@agent-ledger/event-store';
+import type { StoreFixture, StoreKind } from './store-fixture';
+import { startStores } from './store-fixture';
 import type { Clock } from '../clock/clock';
 import type { ScriptedRound } from '../agents/agent-definition';
 import type { ModelProvider } from '../models/model-provider';
@@ -141,8 +138,8 @@ export interface TestAgent {
 /** Options of {@link startRuntime}. */
 export interface RuntimeHarnessOptions {
   readonly agents: readonly TestAgent[];
-  /** Put the audit streams in a second SQLite file. @default false */
-  readonly separateAuditStore?: boolean;
+  /** @default 'sqlite' */
+  readonly store?: StoreKind;
   /** @default no workers (concurrency 0), reaper only by hand */
   readonly execution?: ExecutionOptions;
   /** Reuse the stores of another harness (a second "process" on the same files). */
@@ -152,10 +149,9 @@ export interface RuntimeHarnessOptions {
 /** A Nest testing module with the real execution engine over real SQLite files in a temp folder. */
 export interface RuntimeHarness {
   readonly module: TestingModule;
-  readonly dir: string;
-  readonly runStore: SqliteEventStore;
-  readonly auditStore: SqliteEventStore;
-  readonly auditPath: string;
+  readonly stores: StoreFixture;
+  readonly runStore: EventStore;
+  readonly auditStore: EventStore;
   readonly clock: ManualClock;
   readonly behaviour: ToolBehaviour;
   readonly runs: RunService;
@@ -168,19 +164,16 @@ export interface RuntimeHarness {
   runEvents(runId: string): Promise<RunEvent[]>;
   /** The audit stream's events as stored. */
   auditEvents(runId: string): Promise<readonly RecordedEvent[]>;
-  /** Holds an exclusive lock on the audit database from another connection: audit appends fail, run appends work. */
-  lockAuditStore(): () => void;
+  /** Makes audit appends fail while run appends work, with the real store; returns the undo. */
+  breakAuditStore(): () => void;
   close(): Promise<void>;
 }
 
-/** Starts the execution engine on SQLite files in a fresh temp folder. */
+/** Starts the execution engine on real stores (SQLite files, or protocol-level EventStoreDB servers). */
 export async function startRuntime(options: RuntimeHarnessOptions): Promise<RuntimeHarness> {
   const shared = options.sharedWith;
-  const dir = shared?.dir ?? mkdtempSync(join(tmpdir(), 'agent-ledger-runtime-'));
-  const runStore = SqliteEventStore.open({ path: join(dir, 'runs.sqlite'), busyTimeoutMs: 2000, maxPollIntervalMs: 20 });
-  const auditPath = join(dir, options.separateAuditStore === true ? 'audit.sqlite' : 'runs.sqlite');
-  const auditStore =
-    options.separateAuditStore === true ? SqliteEventStore.open({ path: auditPath, busyTimeoutMs: 50, maxPollIntervalMs: 20 }) : runStore;
+  const stores = shared?.stores ?? (await startStores(options.store ?? 'sqlite'));
+  const { runStore, auditStore } = stores.open();
   const clock = shared?.clock ?? new ManualClock();
   const behaviour = shared?.behaviour ?? new ToolBehaviour();
   const registry = new ToolRegistry();
@@ -212,13 +205,11 @@ export async function startRuntime(options: RuntimeHarnessOptions): Promise<Runt
     ],
   }).compile();
   await module.init();
-  let locks: Database.Database[] = [];
   const harness: RuntimeHarness = {
     module,
-    dir,
+    stores,
     runStore,
     auditStore,
-    auditPath,
     clock,
     behaviour,
     runs: module.get(RunService),
@@ -234,23 +225,13 @@ export async function startRuntime(options: RuntimeHarnessOptions): Promise<Runt
     async auditEvents(runId) {
       return (await auditStore.readStream(auditStreamName(runId))).events;
     },
-    lockAuditStore() {
-      const connection = new Database(auditPath);
-      connection.exec('BEGIN EXCLUSIVE');
-      locks.push(connection);
-      return () => {
-        connection.exec('ROLLBACK');
-        connection.close();
-        locks = locks.filter((c) => c !== connection);
-      };
-    },
+    breakAuditStore: () => stores.breakAuditStore(),
     async close() {
       behaviour.releaseAll();
-      for (const connection of locks) connection.close();
       await module.close();
       await runStore.close();
-      if (auditStore !== runStore) await auditStore.close();
-      if (shared === undefined) rmSync(dir, { recursive: true, force: true });
+      await auditStore.close();
+      if (shared === undefined) await stores.close();
     },
   };
   return harness;

@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { EventStore } from '@agent-ledger/event-store';
+import { EventStoreDbEventStore, SqliteEventStore } from '@agent-ledger/event-store';
+import type { EsdbTestServer } from '../../../../test/support/esdb-server';
+import { startEsdbTestServer } from '../../../../test/support/esdb-server';
+
+/** The stores a test runs the engine on. */
+export type StoreKind = 'sqlite' | 'eventstoredb';
+
+/** Real stores for one test: files in a temp folder, or protocol-level EventStoreDB servers. */
+export interface StoreFixture {
+  readonly kind: StoreKind;
+  /** Opens the run and audit stores (a second call opens second connections: another "process"). */
+  open(): { runStore: EventStore; auditStore: EventStore };
+  /** Makes every audit append fail while run appends work, with the real store; returns the undo. */
+  breakAuditStore(): () => void;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the stores of a test. The audit streams live in a store of their
+ * own (a second SQLite file, a second server), so the audit can fail alone.
+ */
+export async function startStores(kind: StoreKind): Promise<StoreFixture> {
+  const opened: EventStore[] = [];
+  const track = <S extends EventStore>(store: S): S => {
+    opened.push(store);
+    return store;
+  };
+  const closeAll = async () => {
+    for (const store of opened.splice(0)) await store.close();
+  };
+  if (kind === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-ledger-runtime-'));
+    const auditPath = join(dir, 'audit.sqlite');
+    const locks: Database.Database[] = [];
+    return {
+      kind,
+      open: () => ({
+        runStore: track(SqliteEventStore.open({ path: join(dir, 'runs.sqlite'), busyTimeoutMs: 2000, maxPollIntervalMs: 20 })),
+        auditStore: track(SqliteEventStore.open({ path: auditPath, busyTimeoutMs: 50, maxPollIntervalMs: 20 })),
+      }),
+      breakAuditStore() {
+        // Another connection holds the audit database's write lock: appends time out as SQLITE_BUSY.
+        const connection = new Database(auditPath);
+        connection.exec('BEGIN EXCLUSIVE');
+        locks.push(connection);
+        return () => {
+          if (!connection.open) return;
+          connection.exec('ROLLBACK');
+          connection.close();
+        };
+      },
+      async close() {
+        for (const connection of locks) if (connection.open) connection.close();
+        await closeAll();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const servers: EsdbTestServer[] = [await startEsdbTestServer(), await startEsdbTestServer()];
+  const [runServer, auditServer] = servers as [EsdbTestServer, EsdbTestServer];
+  return {
+    kind,
+    open: () => ({
+      runStore: track(EventStoreDbEventStore.connect({ connectionString: runServer.connectionString })),
+      auditStore: track(EventStoreDbEventStore.connect({ connectionString: auditServer.connectionString })),
+    }),
+    breakAuditStore() {
+      auditServer.failNextAppends(100_000);
+      return () => auditServer.clearFaults();
+    },
+    async close() {
+      await closeAll();
+      for (const server of servers) await server.stop();
+    },
+  };
+}
