@@ -1,15 +1,40 @@
 import 'reflect-metadata';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { EventStore } from '@agent-ledger/event-store';
+import { createEventStore, SqliteEventStore } from '@agent-ledger/event-store';
+import { loadAgentsConfig } from '@agent-ledger/runtime';
 import { AppModule } from './app.module';
+import { readServiceConfig } from './config/service-config';
 
-/** Starts the agent-ledger service on `PORT` (default 3000). */
+/**
+ * Starts the agent-ledger service: the runtime (workers, reaper) on the
+ * embedded store under `./data` (or EventStoreDB when
+ * `EVENTSTORE_CONNECTION_STRING` is set), and HTTP on `PORT`.
+ */
 async function bootstrap(): Promise<void> {
-  const app = await NestFactory.create(AppModule);
-  app.enableShutdownHooks();
-  const port = Number(process.env.PORT ?? 3000);
-  await app.listen(port);
-  Logger.log(`agent-ledger listening on http://localhost:${port}`, 'Bootstrap');
+  const config = readServiceConfig();
+  mkdirSync(config.dataDir, { recursive: true });
+  mkdirSync(config.workspaceDir, { recursive: true });
+  const { agents } = await loadAgentsConfig(config.agentsConfigPath);
+  const store = createEventStore({ sqlite: { path: join(config.dataDir, 'agent-ledger.sqlite') } });
+  const auditStore: EventStore | undefined = config.auditStorePath === null ? undefined : SqliteEventStore.open({ path: config.auditStorePath });
+  const app = await NestFactory.create(AppModule.forRoot({ config, store, auditStore, agents }));
+  // Stop workers and the reaper first (Nest's shutdown), then close the stores they write to.
+  const shutdown = async (signal: NodeJS.Signals) => {
+    Logger.log(`${signal}: shutting down`, 'Bootstrap');
+    await app.close();
+    await store.close();
+    await auditStore?.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', (signal) => void shutdown(signal));
+  process.once('SIGINT', (signal) => void shutdown(signal));
+  await app.listen(config.port);
+  const backend = config.eventStoreConnectionString === null ? `embedded store in ${config.dataDir}` : 'EventStoreDB';
+  Logger.log(`agent-ledger listening on http://localhost:${config.port} (${backend}; agents: ${agents.map((a) => a.name).join(', ')})`, 'Bootstrap');
 }
 
 void bootstrap();

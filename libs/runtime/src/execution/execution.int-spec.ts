@@ -152,8 +152,9 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
       const runId = await rt.runs.enqueue({ agent: 'two-rounds', input: 'go' });
       await gate.reached; // round 0's read is executing
       await rt.runs.cancel(runId, 'alice');
-      gate.release();
+      // The cancel fires the call's abort signal: the blocked tool gives up without being released.
       const events = await settled(rt, runId);
+      expect(events.find((e) => e.type === 'ToolExecuted')).toMatchObject({ data: { outcome: 'failed', error: { message: 'The run was cancelled' } } });
       expect(terminal(events)).toEqual([expect.objectContaining({ type: 'RunCancelled', data: expect.objectContaining({ requestedBy: 'alice' }) })]);
       // The call in progress got its record; the next model round never started.
       expect(types(events).slice(-3)).toEqual(['CancelRequested', 'ToolExecuted', 'RunCancelled']);

@@ -7,6 +7,7 @@ import type { Clock } from '../clock/clock';
 import { CLOCK, systemClock } from '../clock/clock';
 import type { AgentCatalog } from './agent-catalog';
 import { AGENT_CATALOG } from './agent-catalog';
+import { AgentToolsCheck } from './agent-tools-check';
 import { AuditRecorder } from './audit-recorder';
 import { DispatchRunCommandHandler, RecordAuditCommandHandler } from './command-handlers';
 import { AUDIT_EVENT_STORE, RUN_EVENT_STORE } from './event-store.tokens';
@@ -72,6 +73,7 @@ export class ExecutionModule {
         WorkerPool,
         Reaper,
         RunService,
+        AgentToolsCheck,
       ],
       exports: [RunService, WorkerPool, Reaper, QueueIndex, RuntimeMetrics, RunCommandProcessor, RUN_EVENT_STORE, AUDIT_EVENT_STORE, CLOCK, TOOL_CATALOG],
     };

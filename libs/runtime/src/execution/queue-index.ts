@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { OnModuleDestroy } from '@nestjs/common';
 import type { RunMode } from '@agent-ledger/domain';
 import { StreamCategory } from '@agent-ledger/domain';
-import type { EventStore, EventSubscription, RecordedEvent } from '@agent-ledger/event-store';
+import type { EventStore, EventSubscription, Position, RecordedEvent } from '@agent-ledger/event-store';
 import { categoryFilter } from '@agent-ledger/event-store';
 import { ChangeSignal } from './change-signal';
 import { RUN_EVENT_STORE } from './event-store.tokens';
@@ -27,24 +27,58 @@ export class QueueIndex implements OnModuleDestroy {
   private readonly logger = new Logger(QueueIndex.name);
   private readonly runs = new Map<string, IndexedRun>();
   private subscription: EventSubscription | null = null;
+  private destroyed = false;
   private consuming: Promise<void> | null = null;
   /** Notified whenever a run becomes claimable or changes. */
   readonly changes = new ChangeSignal();
+  private readonly cancelListeners = new Map<string, Set<() => void>>();
 
   constructor(@Inject(RUN_EVENT_STORE) private readonly store: EventStore) {}
 
-  /** Starts following the runs' events from the beginning of the store. Idempotent. */
+  /**
+   * Starts following the runs' events from the beginning of the store.
+   * Idempotent. If the subscription fails (the store is unreachable for
+   * longer than its adapter retries), it is opened again after the last event
+   * seen, with a capped back-off, until the module is destroyed.
+   */
   start(): void {
-    if (this.subscription !== null) return;
-    const subscription = this.store.subscribeToAll({ filter: categoryFilter(StreamCategory.RUN) });
-    this.subscription = subscription;
-    this.consuming = (async () => {
+    if (this.consuming !== null) return;
+    this.consuming = this.follow();
+  }
+
+  private async follow(): Promise<void> {
+    let after: Position | undefined;
+    let delayMs = 100;
+    while (!this.destroyed) {
+      const subscription = this.store.subscribeToAll({ filter: categoryFilter(StreamCategory.RUN), after });
+      this.subscription = subscription;
       try {
-        for await (const event of subscription) this.apply(event);
+        for await (const event of subscription) {
+          this.apply(event);
+          after = event.position;
+          delayMs = 100;
+        }
       } catch (error) {
-        this.logger.error(`The queue index stopped following the store: ${error instanceof Error ? error.message : String(error)}`);
+        if (this.destroyed) return;
+        this.logger.error(`The queue index lost its subscription; following again in ${delayMs} ms: ${error instanceof Error ? error.message : String(error)}`);
+        await new Promise((resolve) => setTimeout(resolve, delayMs).unref());
+        delayMs = Math.min(delayMs * 2, 5000);
       }
-    })();
+    }
+  }
+
+  /**
+   * Calls `listener` when a cancel of `runId` is recorded (by any process).
+   * @returns the function that stops listening.
+   */
+  onCancelRequested(runId: string, listener: () => void): () => void {
+    const listeners = this.cancelListeners.get(runId) ?? new Set();
+    listeners.add(listener);
+    this.cancelListeners.set(runId, listeners);
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size === 0) this.cancelListeners.delete(runId);
+    };
   }
 
   /** Queued runs due at `now`, oldest due first. */
@@ -70,6 +104,7 @@ export class QueueIndex implements OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
+    this.destroyed = true;
     await this.subscription?.close();
     await this.consuming;
     this.subscription = null;
@@ -98,6 +133,9 @@ export class QueueIndex implements OnModuleDestroy {
         if (run === undefined) return;
         run.status = 'RUNNING';
         run.leaseExpiresAt = Number(data.leaseExpiresAt);
+        return;
+      case 'CancelRequested':
+        for (const listener of [...(this.cancelListeners.get(runId) ?? [])]) listener();
         return;
       case 'RunCompleted':
       case 'RunFailed':

@@ -18,6 +18,7 @@ import { CLOCK } from '../clock/clock';
 import type { AgentCatalog, CatalogAgent } from './agent-catalog';
 import { AGENT_CATALOG } from './agent-catalog';
 import { DispatchRunCommand, RecordAuditCommand } from './commands';
+import { QueueIndex } from './queue-index';
 import { buildConversation } from './conversation-builder';
 import type { RunCommandOutcome, RunSnapshot } from './run-command-processor';
 import { RuntimeMetrics } from './runtime-metrics';
@@ -34,6 +35,22 @@ export type SegmentOutcome =
   | { readonly kind: 'leaseLost' }
   /** The store failed and not even the failure could be recorded: the reaper will take the run back. */
   | { readonly kind: 'abandoned'; readonly error: unknown };
+
+/** The reason of a segment's abort signal when its run is cancelled. */
+export class RunCancelledSignal extends Error {
+  constructor() {
+    super('The run was cancelled');
+    this.name = 'RunCancelledSignal';
+  }
+}
+
+/** The reason of a segment's abort signal when it lost its lease. */
+export class LeaseLostSignal extends Error {
+  constructor() {
+    super('The segment lost its lease');
+    this.name = 'LeaseLostSignal';
+  }
+}
 
 /** Thrown inside a segment to stop it with an outcome. */
 class SegmentStop {
@@ -64,18 +81,22 @@ export class SegmentRunner {
     @Inject(AGENT_CATALOG) private readonly agents: AgentCatalog,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly metrics: RuntimeMetrics,
+    private readonly index: QueueIndex,
   ) {}
 
   /** Runs the segment that holds `lease`, from the snapshot its claim returned. */
   async run(claimed: RunSnapshot, lease: SegmentLease): Promise<SegmentOutcome> {
     this.metrics.increment('segmentsStarted');
     const segment = new Segment(this, claimed, lease);
+    // A cancel recorded while a call is in flight fires the call's signal; the boundary then settles the run.
+    const stopListening = this.index.onCancelRequested(claimed.state.runId ?? '', () => segment.abort(new RunCancelledSignal()));
     try {
       return await segment.execute();
     } catch (error) {
       if (error instanceof SegmentStop) return error.outcome;
       return segment.failUnexpectedly(error);
     } finally {
+      stopListening();
       segment.abort();
       this.metrics.increment('segmentsStopped');
     }
@@ -98,6 +119,8 @@ export class SegmentRunner {
 class Segment {
   private snapshot: RunSnapshot;
   private readonly controller = new AbortController();
+  /** Set once a write's audit failed: the run must end AUDIT_PERSISTENCE_FAILED, whatever happens next. */
+  private failClosed: { failure: FailureInfo; reason: TerminationReason } | null = null;
   private readonly runId: string;
 
   constructor(
@@ -113,8 +136,8 @@ class Segment {
     return this.snapshot.state;
   }
 
-  abort(): void {
-    this.controller.abort();
+  abort(reason?: Error): void {
+    if (!this.controller.signal.aborted) this.controller.abort(reason);
   }
 
   async execute(): Promise<SegmentOutcome> {
@@ -142,7 +165,11 @@ class Segment {
   private async modelRound(agent: CatalogAgent, round: number): Promise<ModelResponse> {
     const stepId = stepIdFor({ runId: this.runId, round });
     const done = this.state.steps.get(stepId);
-    if (done?.status === 'completed' && done.response !== undefined) return done.response;
+    if (done?.status === 'completed' && done.response !== undefined) {
+      // Recorded by an earlier segment: reused, never asked again. Its audit may be missing if that segment died in between.
+      await this.audit(stepId);
+      return done.response;
+    }
 
     await this.send({ type: 'StartStep', data: { runId: this.runId, ...this.lease, round }, metadata: this.now() });
     let response: ModelResponse;
@@ -239,7 +266,9 @@ class Segment {
       metrics.increment('auditFailClosed');
       const error = new AuditPersistenceFailedException(this.runId, stepId, step.toolName, step.effect);
       logger.error(error.message);
-      await this.fail({ failureClass: classifyFailure(error), message: error.message, code: error.code }, 'AUDIT_PERSISTENCE_FAILED');
+      // Remembered, so that if even this report fails to append, the last try still says why: never a retry.
+      this.failClosed = { failure: { failureClass: classifyFailure(error), message: error.message, code: error.code }, reason: 'AUDIT_PERSISTENCE_FAILED' };
+      await this.fail(this.failClosed.failure, this.failClosed.reason);
     }
     metrics.increment('auditFailSoft');
     logger.warn(`Audit of step ${stepId} was not stored; the run goes on (fail-soft for ${step.effect ?? step.kind})`);
@@ -266,7 +295,7 @@ class Segment {
     if (decision.kind === 'leaseLost') {
       this.runner.context.metrics.increment('leaseLost');
       this.runner.context.logger.warn(`Segment ${this.lease.owner} (attempt ${this.lease.attempt}) of run ${this.runId} lost its lease; stopping`);
-      this.controller.abort();
+      this.abort(new LeaseLostSignal());
       throw new SegmentStop({ kind: 'leaseLost' });
     }
     if (decision.kind === 'rejected') throw decision.error;
@@ -281,7 +310,7 @@ class Segment {
     const { logger } = this.runner.context;
     logger.error(`Segment of run ${this.runId} failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
     try {
-      await this.fail(describeFailure(error));
+      await (this.failClosed === null ? this.fail(describeFailure(error)) : this.fail(this.failClosed.failure, this.failClosed.reason));
       return { kind: 'abandoned', error };
     } catch (stop) {
       if (stop instanceof SegmentStop) return stop.outcome;

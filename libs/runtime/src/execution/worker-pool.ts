@@ -74,18 +74,17 @@ export class WorkerPool implements OnApplicationBootstrap, OnApplicationShutdown
    * Claims one due run and executes a segment of it, here and now (for
    * tools and tests that drive the queue by hand).
    *
-   * @returns the run id, or null when no run is due.
+   * @returns the run id, or null when no run is due or another claimant won it.
    */
   async runOnce(): Promise<string | null> {
     const runId = this.index.dueQueued(this.clock.now()).find((id) => !this.busy.has(id));
     if (runId === undefined) return null;
     this.busy.add(runId);
     try {
-      await this.claimAndRun(runId);
+      return (await this.claimAndRun(runId)) ? runId : null;
     } finally {
       this.busy.delete(runId);
     }
-    return runId;
   }
 
   private async loop(): Promise<void> {

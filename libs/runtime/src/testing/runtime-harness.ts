@@ -87,7 +87,9 @@ export class ToolBehaviour {
     if (blocked !== undefined) {
       this.gates.delete(tool);
       blocked.entered();
-      await blocked.gate;
+      // A blocked call gives up when its signal fires, as a well-behaved tool does.
+      await Promise.race([blocked.gate, new Promise<void>((resolve) => context.signal.addEventListener('abort', () => resolve(), { once: true }))]);
+      context.signal.throwIfAborted();
     }
     if (this.failWith !== null) throw this.failWith;
     return result;

@@ -1,0 +1,60 @@
+import { isAbsolute, join, resolve } from 'node:path';
+import { InvalidFieldError } from '@agent-ledger/domain';
+
+/** The service's settings, read from the environment. */
+export interface ServiceConfig {
+  /** `PORT`. @default 3000 */
+  readonly port: number;
+  /** `AGENT_LEDGER_DATA_DIR`: where the embedded stores and the tools' workspace live. @default ./data */
+  readonly dataDir: string;
+  /** `EVENTSTORE_CONNECTION_STRING`: use EventStoreDB instead of the embedded store. */
+  readonly eventStoreConnectionString: string | null;
+  /** `AUDIT_STORE_PATH`: put the audit streams in an embedded file of their own. @default null (the run store) */
+  readonly auditStorePath: string | null;
+  /** `AGENTS_CONFIG`: the agents file. @default config/agents.example.yaml */
+  readonly agentsConfigPath: string;
+  /** `WORKSPACE_DIR`: the folder the built-in file tools are confined to. @default <dataDir>/workspace */
+  readonly workspaceDir: string;
+  /** `WORKER_CONCURRENCY`: segments this process executes at once; 0 for none. @default 4 */
+  readonly workerConcurrency: number;
+  /** `LEASE_SECONDS`: lease length. @default 900 */
+  readonly leaseSeconds: number | undefined;
+  /** `REAPER_INTERVAL_MS`; 0 disables the reaper in this process. @default 30000 */
+  readonly reaperIntervalMs: number;
+}
+
+/**
+ * Reads and checks the service's settings.
+ *
+ * @throws {@link InvalidFieldError} naming the environment variable of a bad value.
+ */
+export function readServiceConfig(env: Readonly<Record<string, string | undefined>> = process.env, cwd = process.cwd()): ServiceConfig {
+  const path = (value: string) => (isAbsolute(value) ? value : resolve(cwd, value));
+  const dataDir = path(text(env, 'AGENT_LEDGER_DATA_DIR') ?? './data');
+  const leaseSeconds = text(env, 'LEASE_SECONDS') === undefined ? undefined : integer(env, 'LEASE_SECONDS', 1, 86_400, 900);
+  return {
+    port: integer(env, 'PORT', 0, 65_535, 3000),
+    dataDir,
+    eventStoreConnectionString: text(env, 'EVENTSTORE_CONNECTION_STRING') ?? null,
+    auditStorePath: text(env, 'AUDIT_STORE_PATH') === undefined ? null : path(text(env, 'AUDIT_STORE_PATH') as string),
+    agentsConfigPath: path(text(env, 'AGENTS_CONFIG') ?? 'config/agents.example.yaml'),
+    workspaceDir: path(text(env, 'WORKSPACE_DIR') ?? join(dataDir, 'workspace')),
+    workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 0, 256, 4),
+    leaseSeconds,
+    reaperIntervalMs: integer(env, 'REAPER_INTERVAL_MS', 0, 86_400_000, 30_000),
+  };
+}
+
+function text(env: Readonly<Record<string, string | undefined>>, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function integer(env: Readonly<Record<string, string | undefined>>, name: string, min: number, max: number, fallback: number): number {
+  const value = text(env, name);
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new InvalidFieldError(name, `must be an integer from ${min} to ${max} (got "${value}")`);
+  }
+  return Number(value);
+}

@@ -1,0 +1,69 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const root = join(__dirname, '..', '..');
+
+/** Starts the service from its sources, as `npm start` would start the build. */
+function startService(env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['-r', 'ts-node/register', '-r', 'tsconfig-paths/register', 'apps/agent-ledger/src/main.ts'], {
+    cwd: root,
+    env: { ...process.env, TS_NODE_TRANSPILE_ONLY: '1', TS_NODE_PROJECT: 'tsconfig.json', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+async function waitForHealth(port: number, child: ChildProcess, output: () => string): Promise<unknown> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`The service exited with ${child.exitCode}:\n${output()}`);
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/health`);
+      if (response.ok) return await response.json();
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`The service did not answer in time:\n${output()}`);
+}
+
+describe('the service (e2e)', () => {
+  let dir: string;
+  let child: ChildProcess | undefined;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'agent-ledger-e2e-'));
+  });
+
+  afterEach(() => {
+    if (child !== undefined && child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('starts on the embedded store with the example agents, answers /health, and stops cleanly on SIGTERM', async () => {
+    const port = 30_000 + Math.floor(Math.random() * 20_000);
+    let output = '';
+    child = startService({ PORT: String(port), AGENT_LEDGER_DATA_DIR: dir });
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    expect(await waitForHealth(port, child, () => output)).toEqual({ status: 'ok' });
+    expect(output).toContain('agents: file-clerk, time-teller');
+    expect(existsSync(join(dir, 'agent-ledger.sqlite'))).toBe(true);
+    const exited = new Promise<number | null>((resolve) => child?.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(output).toContain('SIGTERM: shutting down');
+  }, 90_000);
+
+  it('refuses to start with a bad setting, naming it', async () => {
+    let output = '';
+    child = startService({ PORT: 'eighty', AGENT_LEDGER_DATA_DIR: dir });
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child?.once('exit', (c) => resolve(c)));
+    expect(code).not.toBe(0);
+    expect(output).toContain('PORT must be an integer');
+  }, 90_000);
+});
