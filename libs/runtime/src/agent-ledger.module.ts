@@ -60,6 +60,7 @@ export class AgentLedgerModule {
           policy: options.policy,
           workers: options.workers,
           reaper: options.reaper,
+          auditGapSaga: options.auditGapSaga,
         }),
       ],
       exports: [ExecutionModule],

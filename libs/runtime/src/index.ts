@@ -50,3 +50,5 @@ export * from './execution/segment-runner';
 export * from './execution/tool-catalog';
 export * from './execution/worker-pool';
 export * from './agent-ledger.module';
+export * from './saga/audit-gap-saga';
+export * from './saga/audit-gap-saga.options';

@@ -7,6 +7,8 @@ import type { Clock } from '../clock/clock';
 import { CLOCK, systemClock } from '../clock/clock';
 import type { AgentCatalog } from './agent-catalog';
 import { AGENT_CATALOG } from './agent-catalog';
+import { AuditGapSaga } from '../saga/audit-gap-saga';
+import { AUDIT_GAP_SAGA_OPTIONS } from '../saga/audit-gap-saga.options';
 import { AgentToolsCheck } from './agent-tools-check';
 import { AuditRecorder } from './audit-recorder';
 import { DispatchRunCommandHandler, RecordAuditCommandHandler } from './command-handlers';
@@ -51,7 +53,7 @@ export interface ExecutionModuleOptions extends ExecutionOptions {
 @Module({})
 export class ExecutionModule {
   static forRoot(options: ExecutionModuleOptions): DynamicModule {
-    const execution: ExecutionOptions = { policy: options.policy, workers: options.workers, reaper: options.reaper };
+    const execution: ExecutionOptions = { policy: options.policy, workers: options.workers, reaper: options.reaper, auditGapSaga: options.auditGapSaga };
     return {
       module: ExecutionModule,
       imports: [CqrsModule.forRoot(), ...(options.imports ?? [])],
@@ -60,6 +62,7 @@ export class ExecutionModule {
         { provide: AUDIT_EVENT_STORE, useValue: options.auditStore ?? options.runStore },
         { provide: CLOCK, useValue: options.clock ?? systemClock },
         { provide: EXECUTION_OPTIONS, useValue: execution },
+        { provide: AUDIT_GAP_SAGA_OPTIONS, useValue: options.auditGapSaga ?? {} },
         { provide: RUN_DECIDER, useValue: createRunDecider(options.policy) },
         { provide: AGENT_CATALOG, useValue: options.agents },
         options.tools,
@@ -74,8 +77,9 @@ export class ExecutionModule {
         Reaper,
         RunService,
         AgentToolsCheck,
+        AuditGapSaga,
       ],
-      exports: [RunService, WorkerPool, Reaper, QueueIndex, RuntimeMetrics, RunCommandProcessor, RUN_EVENT_STORE, AUDIT_EVENT_STORE, CLOCK, TOOL_CATALOG],
+      exports: [RunService, WorkerPool, Reaper, AuditGapSaga, QueueIndex, RuntimeMetrics, RunCommandProcessor, RUN_EVENT_STORE, AUDIT_EVENT_STORE, CLOCK, TOOL_CATALOG],
     };
   }
 }

@@ -13,6 +13,7 @@ export const RUNTIME_COUNTERS = [
   'modelCalls',
   'reaperRuns',
   'claimsLost',
+  'auditGapsReported',
 ] as const;
 
 /** One of {@link RUNTIME_COUNTERS}. */

@@ -1,4 +1,5 @@
 import type { RunPolicyOptions } from '@agent-ledger/domain';
+import type { AuditGapSagaOptions } from '../saga/audit-gap-saga.options';
 
 /** How this process's workers take queued runs. */
 export interface WorkerOptions {
@@ -20,6 +21,8 @@ export interface ExecutionOptions {
   readonly policy?: RunPolicyOptions;
   readonly workers?: WorkerOptions;
   readonly reaper?: ReaperOptions;
+  /** The audit-gap saga of this process. */
+  readonly auditGapSaga?: AuditGapSagaOptions;
 }
 
 /** Injection token of the resolved {@link ExecutionOptions}. */

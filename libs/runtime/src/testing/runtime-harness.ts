@@ -3,6 +3,9 @@ import type { TestingModule } from '@nestjs/testing';
 import type { DeclaresToolEffect, JsonObject, JsonValue, RunEvent, ToolEffect } from '@agent-ledger/domain';
 import { foldEvents, createRunDecider, isRunEventType } from '@agent-ledger/domain';
 import type { EventStore, RecordedEvent } from '@agent-ledger/event-store';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { StoreFixture, StoreKind } from './store-fixture';
 import { startStores } from './store-fixture';
 import type { Clock } from '../clock/clock';
@@ -17,6 +20,7 @@ import { ExecutionModule } from '../execution/execution.module';
 import type { ExecutionOptions } from '../execution/runtime-options';
 import { QueueIndex } from '../execution/queue-index';
 import { Reaper } from '../execution/reaper';
+import { AuditGapSaga } from '../saga/audit-gap-saga';
 import { RunCommandProcessor } from '../execution/run-command-processor';
 import { RunService } from '../execution/run-service';
 import { RuntimeMetrics } from '../execution/runtime-metrics';
@@ -144,6 +148,10 @@ export interface RuntimeHarnessOptions {
   readonly store?: StoreKind;
   /** @default no workers (concurrency 0), reaper only by hand */
   readonly execution?: ExecutionOptions;
+  /** The folder of the SQLite stores (kept after close). @default a fresh temp folder, removed on close */
+  readonly storeDir?: string;
+  /** The folder of the saga's database (to restart a "process" with the same saga state). @default a fresh temp folder */
+  readonly sagaDir?: string;
   /** Reuse the stores of another harness (a second "process" on the same files). */
   readonly sharedWith?: RuntimeHarness;
 }
@@ -161,6 +169,7 @@ export interface RuntimeHarness {
   readonly processor: RunCommandProcessor;
   readonly workers: WorkerPool;
   readonly reaper: Reaper;
+  readonly saga: AuditGapSaga;
   readonly metrics: RuntimeMetrics;
   /** The run's events as stored. */
   runEvents(runId: string): Promise<RunEvent[]>;
@@ -168,14 +177,18 @@ export interface RuntimeHarness {
   auditEvents(runId: string): Promise<readonly RecordedEvent[]>;
   /** Makes audit appends fail while run appends work, with the real store; returns the undo. */
   breakAuditStore(): () => void;
+  /** The folder of this harness's saga database. */
+  readonly sagaDir: string;
   close(): Promise<void>;
 }
 
 /** Starts the execution engine on real stores (SQLite files, or protocol-level EventStoreDB servers). */
 export async function startRuntime(options: RuntimeHarnessOptions): Promise<RuntimeHarness> {
   const shared = options.sharedWith;
-  const stores = shared?.stores ?? (await startStores(options.store ?? 'sqlite'));
+  const stores = shared?.stores ?? (await startStores(options.store ?? 'sqlite', { dir: options.storeDir }));
   const { runStore, auditStore } = stores.open();
+  // Each harness is its own "process": its saga keeps its state in a folder of its own unless one is shared.
+  const sagaDir = options.sagaDir ?? mkdtempSync(join(tmpdir(), 'agent-ledger-saga-'));
   const clock = shared?.clock ?? new ManualClock();
   const behaviour = shared?.behaviour ?? new ToolBehaviour();
   const registry = new ToolRegistry();
@@ -203,6 +216,7 @@ export async function startRuntime(options: RuntimeHarnessOptions): Promise<Runt
         policy: options.execution?.policy,
         workers: { concurrency: 0, pollIntervalMs: 10, ...options.execution?.workers },
         reaper: { intervalMs: 0, ...options.execution?.reaper },
+        auditGapSaga: { checkIntervalMs: 0, gracePeriodMs: 60_000, ...options.execution?.auditGapSaga, databasePath: join(sagaDir, 'audit-gap-saga.sqlite') },
       }),
     ],
   }).compile();
@@ -219,6 +233,7 @@ export async function startRuntime(options: RuntimeHarnessOptions): Promise<Runt
     processor: module.get(RunCommandProcessor),
     workers: module.get(WorkerPool),
     reaper: module.get(Reaper),
+    saga: module.get(AuditGapSaga),
     metrics: module.get(RuntimeMetrics),
     async runEvents(runId) {
       const read = await runStore.readStream(runStreamName(runId));
@@ -228,12 +243,14 @@ export async function startRuntime(options: RuntimeHarnessOptions): Promise<Runt
       return (await auditStore.readStream(auditStreamName(runId))).events;
     },
     breakAuditStore: () => stores.breakAuditStore(),
+    sagaDir,
     async close() {
       behaviour.releaseAll();
       await module.close();
       await runStore.close();
       await auditStore.close();
       if (shared === undefined) await stores.close();
+      if (options.sagaDir === undefined) rmSync(sagaDir, { recursive: true, force: true });
     },
   };
   return harness;

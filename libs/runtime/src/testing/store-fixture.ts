@@ -24,7 +24,7 @@ export interface StoreFixture {
  * Starts the stores of a test. The audit streams live in a store of their
  * own (a second SQLite file, a second server), so the audit can fail alone.
  */
-export async function startStores(kind: StoreKind): Promise<StoreFixture> {
+export async function startStores(kind: StoreKind, options: { readonly dir?: string } = {}): Promise<StoreFixture> {
   const opened: EventStore[] = [];
   const track = <S extends EventStore>(store: S): S => {
     opened.push(store);
@@ -34,7 +34,7 @@ export async function startStores(kind: StoreKind): Promise<StoreFixture> {
     for (const store of opened.splice(0)) await store.close();
   };
   if (kind === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'agent-ledger-runtime-'));
+    const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'agent-ledger-runtime-'));
     const auditPath = join(dir, 'audit.sqlite');
     const locks: Database.Database[] = [];
     return {
@@ -57,7 +57,7 @@ export async function startStores(kind: StoreKind): Promise<StoreFixture> {
       async close() {
         for (const connection of locks) if (connection.open) connection.close();
         await closeAll();
-        rmSync(dir, { recursive: true, force: true });
+        if (options.dir === undefined) rmSync(dir, { recursive: true, force: true });
       },
     };
   }

@@ -1,0 +1,21 @@
+/** Options of the audit-gap saga. */
+export interface AuditGapSagaOptions {
+  /** Run the saga in this process. Several processes may run it: its decisions are idempotent. @default true */
+  readonly enabled?: boolean;
+  /**
+   * The SQLite file that keeps the saga's checkpoints and pending deadlines,
+   * so that a restart neither loses a pending write nor replays history.
+   * @default ./data/audit-gap-saga.sqlite
+   */
+  readonly databasePath?: string;
+  /** How long a write's audit event may take to arrive after its `ToolExecuted`. @default 60000 */
+  readonly gracePeriodMs?: number;
+  /** How often pending deadlines are checked. 0: only by `checkDeadlines()`. @default 1000 */
+  readonly checkIntervalMs?: number;
+}
+
+/** Injection token of the {@link AuditGapSagaOptions}. */
+export const AUDIT_GAP_SAGA_OPTIONS = Symbol('agent-ledger:AuditGapSagaOptions');
+
+/** The default saga database path. */
+export const DEFAULT_AUDIT_GAP_SAGA_PATH = './data/audit-gap-saga.sqlite';

@@ -1,0 +1,189 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import type { RunCommandOutcome } from '../execution/run-command-processor';
+import { isToolEffect, isWrite } from '@agent-ledger/domain';
+import type { EventStore, EventSubscription, Position, RecordedEvent } from '@agent-ledger/event-store';
+import { eventTypeFilter, parsePosition } from '@agent-ledger/event-store';
+import type { Clock } from '../clock/clock';
+import { CLOCK } from '../clock/clock';
+import { DispatchRunCommand } from '../execution/commands';
+import { AUDIT_EVENT_STORE, RUN_EVENT_STORE } from '../execution/event-store.tokens';
+import { auditStreamName } from '../execution/run-streams';
+import { RuntimeMetrics } from '../execution/runtime-metrics';
+import { newSegmentOwner } from '../execution/segment-identity';
+import type { SagaSource } from './audit-gap-ledger';
+import { AuditGapLedger } from './audit-gap-ledger';
+import type { AuditGapSagaOptions } from './audit-gap-saga.options';
+import { AUDIT_GAP_SAGA_OPTIONS, DEFAULT_AUDIT_GAP_SAGA_PATH } from './audit-gap-saga.options';
+
+/** What one deadline check did. */
+export interface AuditGapCheck {
+  /** Gaps reported (`ReportAuditGap` accepted or already recorded). */
+  readonly reported: string[];
+  /** Writes whose audit was found in the audit stream after all (the audit subscription lagged). */
+  readonly found: string[];
+}
+
+/**
+ * The audit-gap saga: a process manager that expects, for every
+ * `ToolExecuted` of a write, the matching `AuditRecorded` within a grace
+ * period, and otherwise sends `ReportAuditGap` through the CommandBus (the run
+ * fails `AUDIT_MISSING`, not retryable; a settled run gets `AuditGapDetected`).
+ *
+ * It is fed by checkpointed subscriptions of the stores (writes from the run
+ * store, audits from the audit store), and keeps its pending deadlines with
+ * the checkpoints in SQLite: a process killed between a write and its audit,
+ * restarted later, still fails that run. Its decisions are idempotent: two
+ * instances, or a replay of history, report each gap once (the run's decider
+ * records one `AuditGapDetected` per step).
+ */
+@Injectable()
+export class AuditGapSaga implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(AuditGapSaga.name);
+  private readonly name = newSegmentOwner('worker').replace(/^worker:/, 'audit-gap-saga:');
+  private ledger: AuditGapLedger | null = null;
+  private readonly subscriptions: EventSubscription[] = [];
+  private readonly consumers: Promise<void>[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private checking: Promise<AuditGapCheck> | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly commandBus: CommandBus,
+    @Inject(RUN_EVENT_STORE) private readonly runStore: EventStore,
+    @Inject(AUDIT_EVENT_STORE) private readonly auditStore: EventStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly metrics: RuntimeMetrics,
+    @Inject(AUDIT_GAP_SAGA_OPTIONS) private readonly options: AuditGapSagaOptions,
+  ) {}
+
+  private get gracePeriodMs(): number {
+    return this.options.gracePeriodMs ?? 60_000;
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.options.enabled === false) return;
+    this.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.stop();
+  }
+
+  /** Starts following the stores from the saga's checkpoints. */
+  start(): void {
+    if (this.ledger !== null) return;
+    this.stopped = false;
+    const ledger = new AuditGapLedger(this.options.databasePath ?? DEFAULT_AUDIT_GAP_SAGA_PATH);
+    this.ledger = ledger;
+    this.follow('writes', this.runStore, 'ToolExecuted', (event, position) => {
+      const data = event.data as { runId?: unknown; stepId?: unknown; toolName?: unknown; effect?: unknown; executedAt?: unknown };
+      if (event.type !== 'ToolExecuted' || !isToolEffect(data.effect) || !isWrite(data.effect)) return ledger.skip('writes', position);
+      const executedAt = typeof data.executedAt === 'number' ? data.executedAt : this.clock.now();
+      ledger.writeExecuted(
+        { runId: String(data.runId), stepId: String(data.stepId), toolName: String(data.toolName), effect: data.effect, deadlineAt: executedAt + this.gracePeriodMs },
+        position,
+      );
+    });
+    this.follow('audits', this.auditStore, 'AuditRecorded', (event, position) => {
+      const data = event.data as { runId?: unknown; stepId?: unknown; effect?: unknown };
+      if (event.type !== 'AuditRecorded' || !isToolEffect(data.effect) || !isWrite(data.effect)) return ledger.skip('audits', position);
+      ledger.auditRecorded(String(data.runId), String(data.stepId), position);
+    });
+    const interval = this.options.checkIntervalMs ?? 1000;
+    if (interval > 0) {
+      this.timer = setInterval(() => void this.checkDeadlines().catch((e: unknown) => this.logger.error(`Deadline check failed: ${String(e)}`)), interval);
+      this.timer.unref();
+    }
+  }
+
+  /** Stops following; the checkpoints and pending deadlines stay on disk. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    await Promise.all(this.subscriptions.splice(0).map((s) => s.close()));
+    await Promise.all(this.consumers.splice(0));
+    await this.checking?.catch(() => undefined);
+    this.ledger?.close();
+    this.ledger = null;
+  }
+
+  /** How many writes wait for their audit. */
+  pendingCount(): number {
+    return this.ledger?.pendingCount() ?? 0;
+  }
+
+  /** The position the saga applied last from each source (for tests and diagnostics). */
+  checkpoint(source: SagaSource): string | undefined {
+    return this.ledger?.checkpoint(source);
+  }
+
+  /**
+   * Reports every pending write whose grace period is over. Before
+   * reporting, it reads the audit stream itself, so a lagging audit
+   * subscription never fails a run whose audit is there.
+   */
+  checkDeadlines(): Promise<AuditGapCheck> {
+    this.checking ??= this.check().finally(() => {
+      this.checking = null;
+    });
+    return this.checking;
+  }
+
+  private async check(): Promise<AuditGapCheck> {
+    const ledger = this.ledger;
+    const result: AuditGapCheck = { reported: [], found: [] };
+    if (ledger === null) return result;
+    for (const write of ledger.due(this.clock.now())) {
+      if (await this.auditExists(write.runId, write.stepId)) {
+        ledger.resolve(write.runId, write.stepId);
+        result.found.push(write.stepId);
+        continue;
+      }
+      const outcome: RunCommandOutcome = await this.commandBus.execute(
+        new DispatchRunCommand({ type: 'ReportAuditGap', data: { runId: write.runId, stepId: write.stepId, detectedBy: this.name }, metadata: { now: this.clock.now() } }),
+      );
+      if (outcome.decision.kind === 'rejected') {
+        this.logger.error(`Audit gap of ${write.stepId} could not be reported: ${outcome.decision.error.message}`);
+      } else {
+        this.logger.warn(`Write ${write.stepId} (${write.toolName}, ${write.effect}) has no audit event after ${this.gracePeriodMs} ms: reported`);
+        result.reported.push(write.stepId);
+        this.metrics.increment('auditGapsReported');
+      }
+      ledger.resolve(write.runId, write.stepId);
+    }
+    return result;
+  }
+
+  private async auditExists(runId: string, stepId: string): Promise<boolean> {
+    const read = await this.auditStore.readStream(auditStreamName(runId));
+    return read.events.some((event) => (event.data as { stepId?: unknown }).stepId === stepId);
+  }
+
+  private follow(source: SagaSource, store: EventStore, type: string, apply: (event: RecordedEvent, position: string) => void): void {
+    const ledger = this.ledger as AuditGapLedger;
+    const consume = async () => {
+      let delayMs = 100;
+      while (!this.stopped) {
+        const checkpoint = ledger.checkpoint(source);
+        const after: Position | undefined = checkpoint === undefined ? undefined : parsePosition(checkpoint);
+        const subscription = store.subscribeToAll({ filter: eventTypeFilter(type), after });
+        this.subscriptions.push(subscription);
+        try {
+          for await (const event of subscription) {
+            apply(event, event.position);
+            delayMs = 100;
+          }
+        } catch (error) {
+          if (this.stopped) return;
+          this.logger.error(`The ${source} subscription failed; following again in ${delayMs} ms: ${error instanceof Error ? error.message : String(error)}`);
+          await new Promise((resolve) => setTimeout(resolve, delayMs).unref());
+          delayMs = Math.min(delayMs * 2, 5000);
+        }
+      }
+    };
+    this.consumers.push(consume());
+  }
+}
