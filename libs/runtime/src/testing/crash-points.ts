@@ -33,7 +33,7 @@ export async function writeExecutedWithoutAudit(
     outcome,
   );
   if (options.settle === true) {
-    outcome = await rt.processor.process({ type: 'CompleteRun', data: { runId, ...lease, finalAnswer: 'done' }, metadata: now() }, outcome);
+    await rt.processor.process({ type: 'CompleteRun', data: { runId, ...lease, finalAnswer: 'done' }, metadata: now() }, outcome);
   }
   return { runId, stepId: `${runId}/r0/t0` };
 }
