@@ -1,0 +1,39 @@
+import type { AuditEvent, RunEvent } from '@agent-ledger/domain';
+import { isRunEventType } from '@agent-ledger/domain';
+import type { Position, RecordedEvent } from '@agent-ledger/event-store';
+
+/**
+ * An event of the contract (docs/events.md) as a projection sees it: the domain
+ * event (`type` and `data`) with where it was stored. Projections read nothing
+ * else: no wall clock, no arrival order across stores.
+ */
+export type ProjectedEvent = (RunEvent | AuditEvent) & {
+  /** `run-<runId>` or `audit-<runId>`. */
+  readonly streamName: string;
+  /** The 0-based revision of the event in its stream. */
+  readonly revision: number;
+  /** The event's position in its store's `$all` (not comparable across stores). */
+  readonly position: Position;
+};
+
+const AUDIT_EVENT_TYPES: ReadonlySet<string> = new Set<AuditEvent['type']>(['AuditRecorded']);
+
+/** Whether this version of the projections knows the event type (readers ignore the others). */
+export function isProjectedEventType(type: string): type is ProjectedEvent['type'] {
+  return isRunEventType(type) || AUDIT_EVENT_TYPES.has(type);
+}
+
+/**
+ * The projected form of a recorded event, or `null` for a type this version
+ * does not know (it is skipped, and the checkpoint still moves past it).
+ */
+export function toProjectedEvent(recorded: RecordedEvent): ProjectedEvent | null {
+  if (!isProjectedEventType(recorded.type)) return null;
+  return {
+    type: recorded.type,
+    data: recorded.data,
+    streamName: recorded.streamName,
+    revision: Number(recorded.revision),
+    position: recorded.position,
+  } as unknown as ProjectedEvent;
+}

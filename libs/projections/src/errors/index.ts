@@ -1,0 +1,7 @@
+export * from './projection-error';
+export * from './unknown-projection.error';
+export * from './invalid-query.error';
+export * from './invalid-projection-option.error';
+export * from './rebuild-in-progress.error';
+export * from './rebuild-aborted.error';
+export * from './projection-store-closed.error';

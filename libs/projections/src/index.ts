@@ -1,0 +1,34 @@
+/**
+ * The read models of agent-ledger (run status, steps, audit review), fed by
+ * checkpointed subscriptions of the event stores, stored in their own SQLite
+ * file, rebuildable from the event history.
+ */
+export * from './errors';
+export * from './core/projection-name';
+export * from './core/projected-event';
+export * from './core/table-spec';
+export * from './core/row-store';
+export * from './core/projection-definition';
+export * from './core/projections';
+export * from './run-status/run-status-row';
+export * from './run-status/run-status.projection';
+export * from './steps/step-row';
+export * from './steps/steps.projection';
+export * from './audit-review/audit-review-rows';
+export * from './audit-review/audit-review.projection';
+export * from './store/checkpoint';
+export * from './store/projection-store-options';
+export * from './store/projection-store';
+export { TableSlot, REBUILD_SUFFIX } from './store/sql-table';
+export * from './runner/projection-source';
+export * from './runner/projection-runner';
+export * from './runner/pull-batches';
+export * from './rebuild/rebuild-progress';
+export * from './rebuild/projection-rebuilder';
+export * from './queries/run-list-query';
+export * from './queries/audit-review-report';
+export * from './queries/projection-status';
+export * from './queries/projection-queries';
+export * from './nest/projections-module-options';
+export * from './nest/projection-runner-pool';
+export * from './nest/projections.module';

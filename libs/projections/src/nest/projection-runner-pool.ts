@@ -1,0 +1,64 @@
+import type { OnApplicationBootstrap, OnApplicationShutdown, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ProjectionRunner } from '../runner/projection-runner';
+import type { ProjectionRunnerStats } from '../runner/projection-runner';
+import { ProjectionStore } from '../store/projection-store';
+import type { ProjectionsModuleOptions } from './projections-module-options';
+import { PROJECTIONS_MODULE_OPTIONS } from './projections-module-options';
+
+/**
+ * The module's runners, one per source: started at bootstrap (unless
+ * `startRunners: false`), stopped at shutdown before the read-model database
+ * is closed.
+ */
+@Injectable()
+export class ProjectionRunnerPool implements OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
+  private readonly logger = new Logger('Projections');
+  /** The runners, in the order of the sources. */
+  readonly runners: readonly ProjectionRunner[];
+
+  constructor(
+    private readonly store: ProjectionStore,
+    @Inject(PROJECTIONS_MODULE_OPTIONS) private readonly options: ProjectionsModuleOptions,
+  ) {
+    this.runners = options.sources.map(
+      (source) =>
+        new ProjectionRunner(store, source, {
+          ...options.runner,
+          onError: (error) => this.logger.error(`Projection runner of source "${source.name}" failed; retrying`, error instanceof Error ? error.stack : String(error)),
+        }),
+    );
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.options.startRunners ?? true) this.start();
+  }
+
+  /** Starts every runner (idempotent). */
+  start(): void {
+    for (const runner of this.runners) runner.start();
+  }
+
+  /** Stops every runner after its batch in progress. */
+  async stop(): Promise<void> {
+    await Promise.all(this.runners.map((r) => r.stop()));
+  }
+
+  /** Processes everything stored now in every source, without following. */
+  async catchUp(): Promise<void> {
+    for (const runner of this.runners) await runner.catchUp();
+  }
+
+  /** Each runner's counters, by source name. */
+  stats(): Record<string, ProjectionRunnerStats> {
+    return Object.fromEntries(this.runners.map((r) => [r.source.name, r.stats()]));
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.stop();
+  }
+
+  onApplicationShutdown(): void {
+    this.store.close();
+  }
+}

@@ -1,0 +1,55 @@
+import type { ProjectionSource } from '../runner/projection-source';
+import { isValidSourceName } from '../runner/projection-source';
+import type { ProjectionRunnerOptions } from '../runner/projection-runner';
+import { InvalidProjectionOptionError } from '../errors/invalid-projection-option.error';
+
+/** The injection token of the module's options. */
+export const PROJECTIONS_MODULE_OPTIONS = Symbol('PROJECTIONS_MODULE_OPTIONS');
+
+/** Options of `ProjectionsModule.forRoot`. */
+export interface ProjectionsModuleOptions {
+  /**
+   * The read models' SQLite file, separate from the event store's.
+   * @default './data/read-models.sqlite'
+   */
+  readonly databasePath?: string;
+  /**
+   * The event stores to project, each with a stable name used in checkpoints
+   * (e.g. `[{ name: 'runs', store: runStore }, { name: 'audit', store: auditStore }]`
+   * when the audit streams live apart; one source when they share a store).
+   * The module never closes them.
+   */
+  readonly sources: readonly ProjectionSource[];
+  /**
+   * Start one runner per source when the application boots (and stop them at
+   * shutdown). Turn it off for a process that only reads or only rebuilds.
+   * @default true
+   */
+  readonly startRunners?: boolean;
+  /** Batch size and retry delay of the runners. @default see ProjectionRunnerOptions */
+  readonly runner?: Pick<ProjectionRunnerOptions, 'batchSize' | 'retryDelayMs'>;
+}
+
+/**
+ * Checks the options at the boundary, with field-qualified messages.
+ * @throws InvalidProjectionOptionError
+ */
+export function validateProjectionsModuleOptions(options: ProjectionsModuleOptions): void {
+  if (!Array.isArray(options.sources) || options.sources.length === 0) {
+    throw new InvalidProjectionOptionError('sources', 'expected at least one { name, store }');
+  }
+  const names = new Set<string>();
+  options.sources.forEach((source, index) => {
+    if (!isValidSourceName(source?.name)) {
+      throw new InvalidProjectionOptionError(`sources[${index}].name`, 'expected 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit');
+    }
+    if (names.has(source.name)) throw new InvalidProjectionOptionError(`sources[${index}].name`, `duplicate source name "${source.name}"`);
+    names.add(source.name);
+    if (typeof source.store?.subscribeToAll !== 'function') {
+      throw new InvalidProjectionOptionError(`sources[${index}].store`, 'expected an EventStore');
+    }
+  });
+  if (options.startRunners !== undefined && typeof options.startRunners !== 'boolean') {
+    throw new InvalidProjectionOptionError('startRunners', 'expected a boolean');
+  }
+}

@@ -1,0 +1,36 @@
+import type { DynamicModule } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { ProjectionQueries } from '../queries/projection-queries';
+import { ProjectionRebuilder } from '../rebuild/projection-rebuilder';
+import { ProjectionStore } from '../store/projection-store';
+import { ProjectionRunnerPool } from './projection-runner-pool';
+import type { ProjectionsModuleOptions } from './projections-module-options';
+import { PROJECTIONS_MODULE_OPTIONS, validateProjectionsModuleOptions } from './projections-module-options';
+
+/**
+ * The read models: a {@link ProjectionStore} on its own SQLite file, one
+ * runner per event-store source (started at bootstrap by default), the
+ * {@link ProjectionQueries} read service and the {@link ProjectionRebuilder}.
+ * It needs no CommandBus and sends nothing: projecting and rebuilding only
+ * write read-model tables.
+ */
+@Module({})
+export class ProjectionsModule {
+  /**
+   * @throws InvalidProjectionOptionError for bad options (before anything is opened)
+   */
+  static forRoot(options: ProjectionsModuleOptions): DynamicModule {
+    validateProjectionsModuleOptions(options);
+    return {
+      module: ProjectionsModule,
+      providers: [
+        { provide: PROJECTIONS_MODULE_OPTIONS, useValue: options },
+        { provide: ProjectionStore, useFactory: () => ProjectionStore.open({ path: options.databasePath }) },
+        { provide: ProjectionQueries, useFactory: (store: ProjectionStore) => new ProjectionQueries(store, options.sources), inject: [ProjectionStore] },
+        { provide: ProjectionRebuilder, useFactory: (store: ProjectionStore) => new ProjectionRebuilder(store, options.sources), inject: [ProjectionStore] },
+        ProjectionRunnerPool,
+      ],
+      exports: [ProjectionQueries, ProjectionRebuilder, ProjectionRunnerPool, ProjectionStore],
+    };
+  }
+}

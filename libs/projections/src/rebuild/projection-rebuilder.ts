@@ -1,0 +1,198 @@
+import type { EventStore, Position } from '@agent-ledger/event-store';
+import { comparePositions, Direction, positionToParts } from '@agent-ledger/event-store';
+import type { ProjectionDefinition } from '../core/projection-definition';
+import type { ProjectionName } from '../core/projection-name';
+import { RebuildAbortedError } from '../errors/rebuild-aborted.error';
+import { RebuildInProgressError } from '../errors/rebuild-in-progress.error';
+import type { ProjectionSource } from '../runner/projection-source';
+import { PROJECTED_EVENTS_FILTER } from '../runner/projection-source';
+import { positiveInteger } from '../runner/projection-runner';
+import { pullBatches } from '../runner/pull-batches';
+import type { ProjectionStore } from '../store/projection-store';
+import { TableSlot } from '../store/sql-table';
+import type { RebuildProgress, RebuildResult } from './rebuild-progress';
+import { RebuildPhase } from './rebuild-progress';
+
+/** Options of a rebuild. */
+export interface RebuildOptions {
+  /**
+   * The projections to rebuild.
+   * @default every projection of the store
+   */
+  readonly projections?: readonly ProjectionName[];
+  /**
+   * Events per transaction while replaying (memory stays bounded by it).
+   * @default 1000
+   */
+  readonly batchSize?: number;
+  /**
+   * Least time between two `replaying` progress records.
+   * @default 250
+   */
+  readonly progressIntervalMs?: number;
+  /** Aborts the rebuild before the swap: the live tables stay, the partial ones are dropped. */
+  readonly signal?: AbortSignal;
+}
+
+/** Options of {@link ProjectionRebuilder.rebuild}. */
+export interface RebuildWithCallbackOptions extends RebuildOptions {
+  /** Called with each progress record. */
+  readonly onProgress?: (progress: RebuildProgress) => void;
+}
+
+/** How many passes over what was appended during the replay, before swapping anyway. */
+const CATCH_UP_PASSES = 3;
+
+/**
+ * Rebuilds projections from the beginning of the event history into fresh
+ * `<table>__rebuild` tables, then swaps them in with one transaction. The
+ * live tables keep answering (and the live runners keep feeding them) until
+ * the swap; after it, the live runners resume from the rebuilt checkpoints.
+ *
+ * The history is streamed (`readAll`, pulled one batch at a time): memory
+ * stays bounded whatever its length. Rebuilding only writes read-model
+ * tables: it sends no command and triggers no side effect.
+ */
+export class ProjectionRebuilder {
+  private running: readonly ProjectionName[] | null = null;
+
+  constructor(
+    private readonly store: ProjectionStore,
+    private readonly sources: readonly ProjectionSource[],
+  ) {}
+
+  /** The projections being rebuilt in this process, or null. */
+  get inProgress(): readonly ProjectionName[] | null {
+    return this.running;
+  }
+
+  /**
+   * Rebuilds and resolves when the rebuilt tables are swapped in.
+   * @throws RebuildInProgressError, RebuildAbortedError, UnknownProjectionError, or the store's error
+   */
+  async rebuild(options: RebuildWithCallbackOptions = {}): Promise<RebuildResult> {
+    const progress = this.rebuildWithProgress(options);
+    for (;;) {
+      const next = await progress.next();
+      if (next.done === true) return next.value;
+      options.onProgress?.(next.value);
+    }
+  }
+
+  /**
+   * Rebuilds, yielding progress records as it goes; the generator's return
+   * value is the result. The rebuild advances only while the consumer pulls:
+   * a consumer that stops iterating (`break`) abandons it (the partial
+   * tables are dropped, the live ones stay).
+   */
+  async *rebuildWithProgress(options: RebuildOptions = {}): AsyncGenerator<RebuildProgress, RebuildResult, undefined> {
+    const definitions = this.store.definitions(options.projections);
+    const names = definitions.map((d) => d.name);
+    const batchSize = positiveInteger(options.batchSize, 'batchSize', 1_000);
+    const interval = options.progressIntervalMs ?? 250;
+    if (this.running !== null) throw new RebuildInProgressError(this.running);
+    this.running = names;
+    let swapped = false;
+    const started = Date.now();
+    const tally = { eventsDone: 0, eventsApplied: 0 };
+    try {
+      this.store.prepareRebuild(definitions, this.sources.map((s) => s.name));
+      const heads = await Promise.all(this.sources.map((s) => headCommit(s.store)));
+      const totalUnits = heads.reduce((a, b) => a + b, 0n);
+      let doneUnits = 0n;
+      const record = (phase: RebuildProgress['phase'], source: string | null, current: bigint): RebuildProgress => {
+        const elapsedMs = Date.now() - started;
+        const fractionDone = totalUnits === 0n ? null : Math.min(1, Number(doneUnits + current) / Number(totalUnits));
+        const eventsPerSecond = elapsedMs > 0 ? (tally.eventsDone * 1000) / elapsedMs : 0;
+        return {
+          phase,
+          projections: names,
+          source,
+          eventsDone: tally.eventsDone,
+          eventsApplied: tally.eventsApplied,
+          fractionDone,
+          eventsTotalEstimate: fractionDone !== null && fractionDone > 0 ? Math.round(tally.eventsDone / fractionDone) : null,
+          eventsPerSecond,
+          elapsedMs,
+          etaMs: fractionDone !== null && fractionDone > 0 ? Math.round((elapsedMs * (1 - fractionDone)) / fractionDone) : null,
+        };
+      };
+      yield record(RebuildPhase.STARTED, null, 0n);
+
+      let lastYield = Date.now();
+      for (const [index, source] of this.sources.entries()) {
+        const head = heads[index] ?? 0n;
+        for await (const reached of this.pass(source, definitions, batchSize, tally, options.signal)) {
+          if (Date.now() - lastYield >= interval) {
+            lastYield = Date.now();
+            const current = reached === null ? 0n : positionToParts(reached).commit;
+            yield record(RebuildPhase.REPLAYING, source.name, current > head ? head : current);
+          }
+        }
+        doneUnits += head;
+      }
+      for (let pass = 0; pass < CATCH_UP_PASSES; pass++) {
+        const before = tally.eventsDone;
+        for (const source of this.sources) {
+          for await (const _ of this.pass(source, definitions, batchSize, tally, options.signal)) {
+            // nothing to report per batch: the catch-up is short
+          }
+        }
+        yield record(RebuildPhase.CATCHING_UP, null, 0n);
+        if (tally.eventsDone === before) break;
+      }
+      if (options.signal?.aborted === true) throw new RebuildAbortedError(names);
+      this.store.swap(definitions);
+      swapped = true;
+      const done = record(RebuildPhase.SWAPPED, null, 0n);
+      yield done;
+      return { projections: names, eventsDone: done.eventsDone, eventsApplied: done.eventsApplied, elapsedMs: done.elapsedMs, eventsPerSecond: done.eventsPerSecond };
+    } finally {
+      this.running = null;
+      if (!swapped) this.store.discardRebuild(definitions);
+    }
+  }
+
+  /** Replays the source from the rebuild checkpoint to the current end; yields the position after each batch. */
+  private async *pass(
+    source: ProjectionSource,
+    definitions: readonly ProjectionDefinition[],
+    batchSize: number,
+    tally: { eventsDone: number; eventsApplied: number },
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<Position | null, void, undefined> {
+    const from = this.rebuildResumePoint(source.name, definitions);
+    let cursor = from;
+    const events = source.store.readAll({ fromPosition: from ?? 'start', filter: PROJECTED_EVENTS_FILTER });
+    for await (const batch of pullBatches(events, batchSize)) {
+      if (signal?.aborted === true) throw new RebuildAbortedError(definitions.map((d) => d.name));
+      const outcome = this.store.applyBatch({ slot: TableSlot.REBUILD, source: source.name, projections: definitions, events: batch, after: cursor });
+      if (outcome.kind === 'checkpointMoved') {
+        throw new Error(`The rebuild checkpoint of ${outcome.projection}@${source.name} moved: another rebuild runs on ${this.store.path}`);
+      }
+      const fresh = from !== null && cursor === from ? batch.filter((e) => e.position !== from).length : batch.length;
+      cursor = outcome.position ?? cursor;
+      tally.eventsDone += fresh;
+      tally.eventsApplied += outcome.applied;
+      yield cursor;
+    }
+  }
+
+  private rebuildResumePoint(source: string, definitions: readonly ProjectionDefinition[]): Position | null {
+    let lowest: Position | null = null;
+    for (const definition of definitions) {
+      const position = this.store.checkpoint(definition.name, source, TableSlot.REBUILD)?.position ?? null;
+      if (position === null) return null;
+      if (lowest === null || comparePositions(position, lowest) < 0) lowest = position;
+    }
+    return lowest;
+  }
+}
+
+/** The commit number of the source's last projected event (0 when none): the denominator of the progress estimate. */
+async function headCommit(store: EventStore): Promise<bigint> {
+  for await (const event of store.readAll({ direction: Direction.BACKWARDS, fromPosition: 'end', maxCount: 1, filter: PROJECTED_EVENTS_FILTER })) {
+    return positionToParts(event.position).commit;
+  }
+  return 0n;
+}

@@ -1,0 +1,47 @@
+const WOULD_BLOCK = Symbol('wouldBlock');
+
+/**
+ * Groups the items of an async iterable into batches of at most `maxSize`,
+ * pulling one item at a time: a batch is yielded when it is full, or as soon
+ * as the next item is not immediately available (the source would wait), so
+ * live events are not held back while history is read in full batches.
+ * Nothing is read ahead while the consumer handles a batch, except the one
+ * pending `next()`: back-pressure is kept.
+ */
+export async function* pullBatches<T>(iterable: AsyncIterable<T>, maxSize: number): AsyncGenerator<T[], void, undefined> {
+  const iterator = iterable[Symbol.asyncIterator]();
+  let batch: T[] = [];
+  let pending: Promise<IteratorResult<T>> | null = null;
+  try {
+    for (;;) {
+      pending ??= iterator.next();
+      const result = batch.length === 0 ? await pending : await raceNextTurn(pending);
+      if (result === WOULD_BLOCK) {
+        yield batch;
+        batch = [];
+        continue;
+      }
+      pending = null;
+      if (result.done === true) {
+        if (batch.length > 0) yield batch;
+        return;
+      }
+      batch.push(result.value);
+      if (batch.length >= maxSize) {
+        yield batch;
+        batch = [];
+      }
+    }
+  } finally {
+    await iterator.return?.();
+  }
+}
+
+/** The promise's result if it settles before the next turn of the event loop, else WOULD_BLOCK. */
+function raceNextTurn<T>(promise: Promise<T>): Promise<T | typeof WOULD_BLOCK> {
+  let handle: NodeJS.Immediate | undefined;
+  const turn = new Promise<typeof WOULD_BLOCK>((resolve) => {
+    handle = setImmediate(() => resolve(WOULD_BLOCK));
+  });
+  return Promise.race([promise, turn]).finally(() => clearImmediate(handle));
+}

@@ -1,0 +1,26 @@
+import type { ProjectionDefinition } from '../core/projection-definition';
+
+/** Where the read models live by default: a SQLite file separate from the event store. */
+export const DEFAULT_READ_MODEL_PATH = './data/read-models.sqlite';
+
+/** Options of {@link ProjectionStore.open}. */
+export interface ProjectionStoreOptions {
+  /**
+   * The SQLite file of the read models (directory created; WAL, so `-wal` and
+   * `-shm` sit beside it while open). Never the event store's file.
+   * @default './data/read-models.sqlite'
+   */
+  readonly path?: string;
+  /**
+   * The projections whose tables the store holds.
+   * @default every projection of this library (run status, steps, audit review)
+   */
+  readonly projections?: readonly ProjectionDefinition[];
+  /**
+   * How long a write waits for another process's write lock on the file.
+   * @default 5000
+   */
+  readonly busyTimeoutMs?: number;
+  /** The clock of `updated_at` in checkpoints (never used for rows). @default Date.now */
+  readonly now?: () => number;
+}

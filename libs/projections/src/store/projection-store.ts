@@ -1,0 +1,344 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Position, RecordedEvent } from '@agent-ledger/event-store';
+import { comparePositions, parsePosition } from '@agent-ledger/event-store';
+import type { ProjectionDefinition } from '../core/projection-definition';
+import { allTablesOf, applyOnce } from '../core/projection-definition';
+import type { ProjectionName } from '../core/projection-name';
+import { toProjectedEvent } from '../core/projected-event';
+import { ALL_PROJECTIONS } from '../core/projections';
+import type { Row, TableSpec } from '../core/table-spec';
+import { InvalidProjectionOptionError } from '../errors/invalid-projection-option.error';
+import { ProjectionStoreClosedError } from '../errors/projection-store-closed.error';
+import { UnknownProjectionError } from '../errors/unknown-projection.error';
+import type { Checkpoint } from './checkpoint';
+import { checkpointName } from './checkpoint';
+import type { ProjectionStoreOptions } from './projection-store-options';
+import { DEFAULT_READ_MODEL_PATH } from './projection-store-options';
+import type { TableSlot } from './sql-table';
+import { createTableSql, physicalName, TableSlot as Slot } from './sql-table';
+import { SqliteRowStore } from './sqlite-row-store';
+
+/** What {@link ProjectionStore.applyBatch} did. */
+export type BatchOutcome =
+  | {
+      readonly kind: 'applied';
+      /** Events applied, summed over the projections (duplicates and already-checkpointed events not counted). */
+      readonly applied: number;
+      /** The position of the batch's last event: the new checkpoint of every projection that was behind it. */
+      readonly position: Position | null;
+    }
+  | {
+      /**
+       * A checkpoint is behind the caller's cursor (a rebuild was swapped in,
+       * or someone reset it): nothing was written; resubscribe from the stored
+       * checkpoints.
+       */
+      readonly kind: 'checkpointMoved';
+      readonly projection: ProjectionName;
+    };
+
+/** A batch of events of one source for some projections of one slot. */
+export interface BatchInput {
+  readonly slot: TableSlot;
+  readonly source: string;
+  readonly projections: readonly ProjectionDefinition[];
+  /** The events, in `$all` order, all of the source's store. */
+  readonly events: readonly RecordedEvent[];
+  /**
+   * The position after which the caller's subscription started or its previous
+   * batch ended (null: from the start). If a stored checkpoint is behind it,
+   * events between would be skipped, so the batch is refused.
+   */
+  readonly after: Position | null;
+}
+
+const CHECKPOINT_COLUMNS = 'name TEXT PRIMARY KEY NOT NULL, projection TEXT NOT NULL, source TEXT NOT NULL, position TEXT, events_applied INTEGER NOT NULL, updated_at INTEGER NOT NULL';
+
+interface CheckpointRecord {
+  readonly projection: string;
+  readonly source: string;
+  readonly position: string | null;
+  readonly events_applied: number;
+  readonly updated_at: number;
+}
+
+/**
+ * The read models' database: one SQLite file (WAL), separate from the event
+ * store, holding each projection's tables, their checkpoints
+ * (`projection_checkpoints`), and during a rebuild the `<table>__rebuild`
+ * tables with their own checkpoints (`projection_checkpoints__rebuild`).
+ *
+ * Every batch of events is applied with its checkpoint in one transaction;
+ * a rebuild is swapped in with one transaction (drop the live tables, rename
+ * the rebuilt ones, move their checkpoints), so a reader sees the old model or
+ * the new one, never half of one.
+ *
+ * @remarks better-sqlite3 is synchronous: a batch blocks the event loop while it
+ * is applied (a few milliseconds for the default batch size).
+ */
+export class ProjectionStore {
+  /** The absolute path of the database file. */
+  readonly path: string;
+  private readonly db: Database.Database;
+  private readonly byName: ReadonlyMap<ProjectionName, ProjectionDefinition>;
+  private readonly tables: ReadonlyMap<string, TableSpec<Row>>;
+  private readonly statements = new Map<string, { select: Database.Statement; upsert: Database.Statement }>();
+  private readonly now: () => number;
+  private closed = false;
+
+  private constructor(options: ProjectionStoreOptions) {
+    if (options.path !== undefined && (typeof options.path !== 'string' || options.path.length === 0)) {
+      throw new InvalidProjectionOptionError('path', 'expected a non-empty file path');
+    }
+    const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
+    if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+      throw new InvalidProjectionOptionError('busyTimeoutMs', 'expected an integer >= 0');
+    }
+    this.path = resolve(options.path ?? DEFAULT_READ_MODEL_PATH);
+    this.now = options.now ?? Date.now;
+    const definitions = options.projections ?? ALL_PROJECTIONS;
+    this.byName = new Map(definitions.map((d) => [d.name, d]));
+    this.tables = new Map(definitions.flatMap((d) => allTablesOf(d).map((t) => [t.name, t] as const)));
+    mkdirSync(dirname(this.path), { recursive: true });
+    this.db = new Database(this.path, { timeout: busyTimeoutMs });
+    try {
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = NORMAL');
+      this.migrate();
+    } catch (error) {
+      this.db.close();
+      throw error;
+    }
+  }
+
+  /** Opens (creating if needed) the read-model database and the live tables of every projection. */
+  static open(options: ProjectionStoreOptions = {}): ProjectionStore {
+    return new ProjectionStore(options);
+  }
+
+  /** The connection, for the query service of this library. Do not write through it. */
+  get database(): Database.Database {
+    return this.db;
+  }
+
+  /** The projections this store holds. */
+  get projections(): readonly ProjectionDefinition[] {
+    return [...this.byName.values()];
+  }
+
+  /**
+   * The named projections' definitions.
+   * @throws UnknownProjectionError
+   */
+  definitions(names?: readonly string[]): ProjectionDefinition[] {
+    if (names === undefined) return [...this.byName.values()];
+    return names.map((name) => {
+      const definition = this.byName.get(name as ProjectionName);
+      if (definition === undefined) throw new UnknownProjectionError(name);
+      return definition;
+    });
+  }
+
+  /** The checkpoints of a slot (every projection and source known so far). */
+  checkpoints(slot: TableSlot = Slot.LIVE): Checkpoint[] {
+    const rows = this.db.prepare(`SELECT * FROM ${checkpointTable(slot)} ORDER BY projection, source`).all() as CheckpointRecord[];
+    return rows.map(toCheckpoint);
+  }
+
+  /** The checkpoint of one projection in one source, or undefined if it never processed anything. */
+  checkpoint(projection: ProjectionName, source: string, slot: TableSlot = Slot.LIVE): Checkpoint | undefined {
+    const row = this.db.prepare(`SELECT * FROM ${checkpointTable(slot)} WHERE name = ?`).get(checkpointName(projection, source)) as
+      | CheckpointRecord
+      | undefined;
+    return row === undefined ? undefined : toCheckpoint(row);
+  }
+
+  /**
+   * Applies a batch of events to some projections and moves their checkpoints,
+   * all in ONE transaction: after a crash, either the rows and the checkpoint
+   * both include the batch or neither does. An event at or before a
+   * projection's checkpoint is skipped for it; a stream revision already
+   * applied is skipped too (duplicate delivery).
+   */
+  applyBatch(input: BatchInput): BatchOutcome {
+    this.assertOpen();
+    return this.db.transaction((): BatchOutcome => {
+      const checkpoints = new Map<ProjectionName, Checkpoint | undefined>();
+      for (const projection of input.projections) {
+        const checkpoint = this.checkpoint(projection.name, input.source, input.slot);
+        const stored = checkpoint?.position ?? null;
+        if (input.after !== null && (stored === null || comparePositions(stored, input.after) < 0)) {
+          return { kind: 'checkpointMoved', projection: projection.name };
+        }
+        checkpoints.set(projection.name, checkpoint);
+      }
+      const rows = new SqliteRowStore(this.db, input.slot, this.statements);
+      const applied = new Map<ProjectionName, number>();
+      let last: Position | null = null;
+      for (const recorded of input.events) {
+        last = recorded.position;
+        const event = toProjectedEvent(recorded);
+        for (const projection of input.projections) {
+          const stored = checkpoints.get(projection.name)?.position ?? null;
+          if (stored !== null && comparePositions(recorded.position, stored) <= 0) continue;
+          if (event !== null && applyOnce(projection, event, rows)) {
+            applied.set(projection.name, (applied.get(projection.name) ?? 0) + 1);
+          }
+        }
+      }
+      rows.flush(this.tables);
+      let total = 0;
+      if (last !== null) {
+        const upsert = this.db.prepare(
+          `INSERT OR REPLACE INTO ${checkpointTable(input.slot)} (name, projection, source, position, events_applied, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
+        );
+        const now = this.now();
+        for (const projection of input.projections) {
+          const checkpoint = checkpoints.get(projection.name);
+          const stored = checkpoint?.position ?? null;
+          if (stored !== null && comparePositions(last, stored) <= 0) continue;
+          const count = applied.get(projection.name) ?? 0;
+          total += count;
+          upsert.run(checkpointName(projection.name, input.source), projection.name, input.source, last, (checkpoint?.eventsApplied ?? 0) + count, now);
+        }
+      }
+      return { kind: 'applied', applied: total, position: last };
+    }).immediate();
+  }
+
+  /**
+   * Creates empty `<table>__rebuild` tables for the projections (dropping any
+   * left by an earlier, unfinished rebuild) and their rebuild checkpoints, one
+   * per source, at the start. The live tables are not touched.
+   */
+  prepareRebuild(projections: readonly ProjectionDefinition[], sources: readonly string[]): void {
+    this.assertOpen();
+    this.db.transaction(() => {
+      const generation = this.nextGeneration();
+      for (const projection of projections) {
+        for (const table of allTablesOf(projection)) {
+          this.db.exec(`DROP TABLE IF EXISTS ${physicalName(table, Slot.REBUILD)}`);
+          for (const sql of createTableSql(table, Slot.REBUILD, generation)) this.db.exec(sql);
+        }
+        this.db.prepare(`DELETE FROM ${checkpointTable(Slot.REBUILD)} WHERE projection = ?`).run(projection.name);
+        const insert = this.db.prepare(
+          `INSERT INTO ${checkpointTable(Slot.REBUILD)} (name, projection, source, position, events_applied, updated_at) VALUES (?, ?, ?, NULL, 0, ?)`,
+        );
+        for (const source of sources) insert.run(checkpointName(projection.name, source), projection.name, source, this.now());
+      }
+    }).immediate();
+    this.statements.clear();
+  }
+
+  /**
+   * Swaps the rebuilt tables in, in ONE transaction: drop each live table,
+   * rename its `__rebuild` twin to its name, and replace the projection's live
+   * checkpoints by the rebuild's. Live runners notice that their checkpoint
+   * moved and resubscribe from the new one.
+   */
+  swap(projections: readonly ProjectionDefinition[]): void {
+    this.assertOpen();
+    this.db.transaction(() => {
+      for (const projection of projections) {
+        for (const table of allTablesOf(projection)) {
+          this.db.exec(`DROP TABLE IF EXISTS ${physicalName(table, Slot.LIVE)}`);
+          this.db.exec(`ALTER TABLE ${physicalName(table, Slot.REBUILD)} RENAME TO ${physicalName(table, Slot.LIVE)}`);
+        }
+        this.db.prepare(`DELETE FROM ${checkpointTable(Slot.LIVE)} WHERE projection = ?`).run(projection.name);
+        this.db
+          .prepare(`INSERT INTO ${checkpointTable(Slot.LIVE)} SELECT * FROM ${checkpointTable(Slot.REBUILD)} WHERE projection = ?`)
+          .run(projection.name);
+        this.db.prepare(`DELETE FROM ${checkpointTable(Slot.REBUILD)} WHERE projection = ?`).run(projection.name);
+      }
+    }).immediate();
+    this.statements.clear();
+  }
+
+  /** Drops the `__rebuild` tables and checkpoints of the projections (an abandoned rebuild). */
+  discardRebuild(projections: readonly ProjectionDefinition[]): void {
+    if (this.closed) return;
+    this.db.transaction(() => {
+      for (const projection of projections) {
+        for (const table of allTablesOf(projection)) this.db.exec(`DROP TABLE IF EXISTS ${physicalName(table, Slot.REBUILD)}`);
+        this.db.prepare(`DELETE FROM ${checkpointTable(Slot.REBUILD)} WHERE projection = ?`).run(projection.name);
+      }
+    }).immediate();
+    this.statements.clear();
+  }
+
+  /** Whether `__rebuild` tables of the projection exist (a rebuild is running or was abandoned). */
+  hasRebuildTables(projection: ProjectionName): boolean {
+    const definition = this.definitions([projection])[0] as ProjectionDefinition;
+    const first = allTablesOf(definition)[0] as TableSpec<Row>;
+    return this.tableExists(physicalName(first, Slot.REBUILD));
+  }
+
+  /**
+   * Every row of every live table of the projections, each table's rows in key
+   * order (for comparisons in tests and audits; not for large models).
+   */
+  dumpTables(projections: readonly ProjectionDefinition[] = this.projections, slot: TableSlot = Slot.LIVE): Record<string, unknown[]> {
+    const dump: Record<string, unknown[]> = {};
+    for (const projection of projections) {
+      for (const table of allTablesOf(projection)) {
+        dump[table.name] = this.db.prepare(`SELECT * FROM ${physicalName(table, slot)} ORDER BY ${table.key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`).all();
+      }
+    }
+    return dump;
+  }
+
+  /** Closes the database. Idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+
+  /** Whether {@link close} was called. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  private migrate(): void {
+    this.db.transaction(() => {
+      this.db.exec(`CREATE TABLE IF NOT EXISTS projection_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)`);
+      this.db.exec(`CREATE TABLE IF NOT EXISTS ${checkpointTable(Slot.LIVE)} (${CHECKPOINT_COLUMNS})`);
+      this.db.exec(`CREATE TABLE IF NOT EXISTS ${checkpointTable(Slot.REBUILD)} (${CHECKPOINT_COLUMNS})`);
+      for (const table of this.tables.values()) {
+        if (this.tableExists(physicalName(table, Slot.LIVE))) continue;
+        for (const sql of createTableSql(table, Slot.LIVE, 0)) this.db.exec(sql);
+      }
+    }).immediate();
+  }
+
+  private nextGeneration(): number {
+    const row = this.db.prepare(`SELECT value FROM projection_meta WHERE key = 'generation'`).get() as { value: string } | undefined;
+    const generation = Number(row?.value ?? '0') + 1;
+    this.db.prepare(`INSERT OR REPLACE INTO projection_meta (key, value) VALUES ('generation', ?)`).run(String(generation));
+    return generation;
+  }
+
+  private tableExists(name: string): boolean {
+    return this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name) !== undefined;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new ProjectionStoreClosedError(this.path);
+  }
+}
+
+function checkpointTable(slot: TableSlot): string {
+  return slot === Slot.LIVE ? 'projection_checkpoints' : 'projection_checkpoints__rebuild';
+}
+
+function toCheckpoint(row: CheckpointRecord): Checkpoint {
+  return {
+    projection: row.projection as ProjectionName,
+    source: row.source,
+    position: row.position === null ? null : parsePosition(row.position),
+    eventsApplied: row.events_applied,
+    updatedAt: row.updated_at,
+  };
+}

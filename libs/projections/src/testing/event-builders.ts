@@ -1,0 +1,34 @@
+import type { AuditRecorded, RunEvent } from '@agent-ledger/domain';
+import type { Position } from '@agent-ledger/event-store';
+import { positionFromParts } from '@agent-ledger/event-store';
+import type { ProjectedEvent } from '../core/projected-event';
+
+/**
+ * Numbers domain events as a store would: per-stream revisions from 0 and one
+ * global position sequence (for unit specs of the pure mappings).
+ */
+export class EventLog {
+  private readonly revisions = new Map<string, number>();
+  private sequence = 0;
+  readonly events: ProjectedEvent[] = [];
+
+  /** Appends run events to `run-<runId>`. */
+  run(...events: RunEvent[]): this {
+    for (const event of events) this.push(`run-${event.data.runId}`, event);
+    return this;
+  }
+
+  /** Appends audit events to `audit-<runId>`. */
+  audit(...events: AuditRecorded[]): this {
+    for (const event of events) this.push(`audit-${event.data.runId}`, event);
+    return this;
+  }
+
+  private push(streamName: string, event: RunEvent | AuditRecorded): void {
+    const revision = (this.revisions.get(streamName) ?? -1) + 1;
+    this.revisions.set(streamName, revision);
+    this.sequence++;
+    const position: Position = positionFromParts({ commit: BigInt(this.sequence), prepare: BigInt(this.sequence) });
+    this.events.push({ ...event, streamName, revision, position } as ProjectedEvent);
+  }
+}
