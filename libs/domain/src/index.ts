@@ -32,4 +32,6 @@ export * from './run/run-decider';
 export * from './audit/audit-events';
 export * from './audit/audit-commands';
 export * from './audit/audit-decider';
+export * from './audit/audit-chain';
+export * from './audit/canonical-json';
 export * from './streams';

@@ -1,6 +1,7 @@
 import { foldEvents } from '../decider';
 import { InvalidFieldError } from '../errors/invalid-field.error';
 import type { RecordAudit } from './audit-commands';
+import { auditRecordHash } from './audit-chain';
 import { auditDecider } from './audit-decider';
 import type { AuditEvent } from './audit-events';
 
@@ -25,8 +26,9 @@ const decide = (given: readonly AuditEvent[], command: RecordAudit) => auditDeci
 describe('audit decider', () => {
   it('records a step\'s audit with the next sequence number', () => {
     const first = decide([], record('run-1/r0/t0'));
-    expect(first).toEqual([{ type: 'AuditRecorded', data: { ...record('run-1/r0/t0').data, sequence: 1, recordedAt: T0 } }]);
-    expect(decide(first, record('run-1/r0/t1'))).toMatchObject([{ data: { stepId: 'run-1/r0/t1', sequence: 2 } }]);
+    const content = { ...record('run-1/r0/t0').data, sequence: 1, recordedAt: T0, previousHash: null };
+    expect(first).toEqual([{ type: 'AuditRecorded', data: { ...content, hash: auditRecordHash(content) } }]);
+    expect(decide(first, record('run-1/r0/t1'))).toMatchObject([{ data: { stepId: 'run-1/r0/t1', sequence: 2, previousHash: first[0]?.data.hash } }]);
   });
 
   it('records each step once, however often it is sent', () => {

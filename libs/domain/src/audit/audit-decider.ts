@@ -3,12 +3,16 @@ import { InvalidFieldError } from '../errors/invalid-field.error';
 import { isToolEffect } from '../tool-effect/tool-effect';
 import { assertRunId } from '../run/step-id';
 import type { AuditCommand } from './audit-commands';
+import type { AuditRecordContent } from './audit-chain';
+import { auditRecordHash } from './audit-chain';
 import type { AuditEvent } from './audit-events';
 
 /** A run's audit trail as its events tell it. */
 export interface AuditState {
   /** The sequence number of the last audit record; 0 for none. */
   readonly sequence: number;
+  /** The hash of the last audit record; null for none. */
+  readonly lastHash: string | null;
   readonly recordedSteps: ReadonlySet<string>;
 }
 
@@ -17,17 +21,18 @@ export type AuditDecider = Decider<AuditCommand, AuditState, AuditEvent, readonl
 
 /** The state of an empty audit stream. */
 export function initialAuditState(): AuditState {
-  return { sequence: 0, recordedSteps: new Set() };
+  return { sequence: 0, lastHash: null, recordedSteps: new Set() };
 }
 
 /** Folds an audit event into the state; never throws. */
 export function evolveAudit(state: AuditState, event: AuditEvent): AuditState {
   if (event.type !== 'AuditRecorded') return state;
-  return { sequence: event.data.sequence, recordedSteps: new Set([...state.recordedSteps, event.data.stepId]) };
+  return { sequence: event.data.sequence, lastHash: event.data.hash, recordedSteps: new Set([...state.recordedSteps, event.data.stepId]) };
 }
 
 /**
- * Decides `RecordAudit`: one audit record per step, numbered in order.
+ * Decides `RecordAudit`: one audit record per step, numbered in order and
+ * hash-chained to the record before it.
  *
  * @throws {@link InvalidFieldError} naming the field of a malformed command.
  */
@@ -44,7 +49,8 @@ export function decideAudit(command: AuditCommand, state: AuditState): readonly 
     throw new InvalidFieldError('data.kind', 'must be "llm" or "tool"');
   }
   if (state.recordedSteps.has(data.stepId)) return [];
-  return [{ type: 'AuditRecorded', data: { ...data, sequence: state.sequence + 1, recordedAt: metadata.now } }];
+  const content: AuditRecordContent = { ...data, sequence: state.sequence + 1, recordedAt: metadata.now, previousHash: state.lastHash };
+  return [{ type: 'AuditRecorded', data: { ...content, hash: auditRecordHash(content) } }];
 }
 
 /** The audit stream's decider. */

@@ -5,7 +5,9 @@ import type { StepKind } from '../run/step-id';
 /**
  * A step's audit record, in the run's audit stream (`audit-<runId>`). For a
  * write, its absence is what fails a run closed. `sequence` numbers a run's
- * audit records from 1, with no gap.
+ * audit records from 1, with no gap; `hash` chains each record to the one
+ * before it (`previousHash`), so an edited, removed or reordered record is
+ * detected (see `verifyAuditChain`).
  */
 export type AuditRecorded = DomainEvent<
   'AuditRecorded',
@@ -20,6 +22,10 @@ export type AuditRecorded = DomainEvent<
     readonly outcome: 'succeeded' | 'failed' | 'responded';
     readonly attempt: number;
     readonly recordedAt: number;
+    /** The hash of the run's previous audit record; null for the first. */
+    readonly previousHash: string | null;
+    /** SHA-256 (hex) of this record's canonical JSON without `hash`. */
+    readonly hash: string;
   }
 >;
 

@@ -1,0 +1,60 @@
+import { createHash } from 'node:crypto';
+import type { JsonObject } from '../json';
+import type { AuditRecorded } from './audit-events';
+import { canonicalJson } from './canonical-json';
+
+/** The payload of an audit record without its own hash: what the hash covers. */
+export type AuditRecordContent = Omit<AuditRecorded['data'], 'hash'>;
+
+/**
+ * The hash of an audit record: SHA-256 (hex) of the canonical JSON of its
+ * content, which includes the previous record's hash. Each record therefore
+ * commits to the whole chain of the run's audit before it.
+ */
+export function auditRecordHash(content: AuditRecordContent): string {
+  return createHash('sha256').update(canonicalJson(content as unknown as JsonObject)).digest('hex');
+}
+
+/** What is wrong at one place of a run's audit chain. */
+export interface AuditChainBreak {
+  /** The position in the stream (0-based) where the chain breaks. */
+  readonly index: number;
+  readonly stepId: string | null;
+  readonly problem:
+    /** The record's content does not give its hash: it was edited. */
+    | 'hashMismatch'
+    /** Its `previousHash` is not the hash of the record before it: one was removed, inserted or reordered. */
+    | 'brokenLink'
+    /** Its sequence number is not one more than the record before it. */
+    | 'sequenceGap'
+    /** A second record for the same step. */
+    | 'duplicateStep';
+}
+
+/**
+ * Verifies a run's audit chain, in stream order. An empty result means every
+ * record is intact and linked to the one before it, from the first.
+ *
+ * It proves that no record inside the chain was edited, removed, inserted or
+ * reordered without rewriting every later record. It does not prove that the
+ * chain is complete at its end (removing the last records leaves a valid
+ * chain: compare with the run's writes), nor that nobody with write access
+ * rewrote the whole chain with fresh hashes (anchor the latest hash elsewhere
+ * for that).
+ */
+export function verifyAuditChain(records: readonly AuditRecorded['data'][]): AuditChainBreak[] {
+  const breaks: AuditChainBreak[] = [];
+  const steps = new Set<string>();
+  let previous: AuditRecorded['data'] | null = null;
+  records.forEach((record, index) => {
+    const stepId = typeof record.stepId === 'string' ? record.stepId : null;
+    const { hash, ...content } = record;
+    if (auditRecordHash(content) !== hash) breaks.push({ index, stepId, problem: 'hashMismatch' });
+    if (record.previousHash !== (previous?.hash ?? null)) breaks.push({ index, stepId, problem: 'brokenLink' });
+    if (record.sequence !== (previous?.sequence ?? 0) + 1) breaks.push({ index, stepId, problem: 'sequenceGap' });
+    if (stepId !== null && steps.has(stepId)) breaks.push({ index, stepId, problem: 'duplicateStep' });
+    if (stepId !== null) steps.add(stepId);
+    previous = record;
+  });
+  return breaks;
+}
