@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import type { EventStore } from '@agent-ledger/event-store';
@@ -29,6 +30,7 @@ export class AppModule {
           policy: config.leaseSeconds === undefined ? undefined : { leaseSeconds: config.leaseSeconds },
           workers: { concurrency: config.workerConcurrency },
           reaper: { intervalMs: config.reaperIntervalMs },
+          auditGapSaga: { databasePath: join(config.dataDir, 'audit-gap-saga.sqlite'), gracePeriodMs: config.auditGapGraceMs },
         }),
       ],
       controllers: [HealthController],

@@ -12,6 +12,7 @@ describe('readServiceConfig', () => {
       workerConcurrency: 4,
       leaseSeconds: undefined,
       reaperIntervalMs: 30_000,
+      auditGapGraceMs: 60_000,
     });
   });
 
@@ -26,6 +27,7 @@ describe('readServiceConfig', () => {
         WORKER_CONCURRENCY: '0',
         LEASE_SECONDS: '60',
         REAPER_INTERVAL_MS: '1000',
+        AUDIT_GAP_GRACE_MS: '5000',
       },
       '/srv/app',
     );
@@ -39,6 +41,7 @@ describe('readServiceConfig', () => {
       workerConcurrency: 0,
       leaseSeconds: 60,
       reaperIntervalMs: 1000,
+      auditGapGraceMs: 5000,
     });
   });
 

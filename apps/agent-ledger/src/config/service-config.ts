@@ -21,6 +21,8 @@ export interface ServiceConfig {
   readonly leaseSeconds: number | undefined;
   /** `REAPER_INTERVAL_MS`; 0 disables the reaper in this process. @default 30000 */
   readonly reaperIntervalMs: number;
+  /** `AUDIT_GAP_GRACE_MS`: how long a write's audit may take before the saga fails its run. @default 60000 */
+  readonly auditGapGraceMs: number;
 }
 
 /**
@@ -42,6 +44,7 @@ export function readServiceConfig(env: Readonly<Record<string, string | undefine
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 0, 256, 4),
     leaseSeconds,
     reaperIntervalMs: integer(env, 'REAPER_INTERVAL_MS', 0, 86_400_000, 30_000),
+    auditGapGraceMs: integer(env, 'AUDIT_GAP_GRACE_MS', 1, 86_400_000, 60_000),
   };
 }
 
