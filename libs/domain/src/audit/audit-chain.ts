@@ -32,6 +32,32 @@ export interface AuditChainBreak {
 }
 
 /**
+ * Checks one run's audit chain record by record, in stream order, keeping
+ * only what the next check needs (the previous record's hash and sequence,
+ * and the steps seen): suited to streaming a whole store's audit history.
+ */
+export class AuditChainChecker {
+  private previous: { hash: string; sequence: number } | null = null;
+  private readonly steps = new Set<string>();
+  private index = 0;
+
+  /** Checks the next record; returns what is wrong with it (nothing when it is intact and linked). */
+  add(record: AuditRecorded['data']): AuditChainBreak[] {
+    const index = this.index++;
+    const breaks: AuditChainBreak[] = [];
+    const stepId = typeof record.stepId === 'string' ? record.stepId : null;
+    const { hash, ...content } = record;
+    if (auditRecordHash(content) !== hash) breaks.push({ index, stepId, problem: 'hashMismatch' });
+    if (record.previousHash !== (this.previous?.hash ?? null)) breaks.push({ index, stepId, problem: 'brokenLink' });
+    if (record.sequence !== (this.previous?.sequence ?? 0) + 1) breaks.push({ index, stepId, problem: 'sequenceGap' });
+    if (stepId !== null && this.steps.has(stepId)) breaks.push({ index, stepId, problem: 'duplicateStep' });
+    if (stepId !== null) this.steps.add(stepId);
+    this.previous = { hash, sequence: record.sequence };
+    return breaks;
+  }
+}
+
+/**
  * Verifies a run's audit chain, in stream order. An empty result means every
  * record is intact and linked to the one before it, from the first.
  *
@@ -43,18 +69,6 @@ export interface AuditChainBreak {
  * for that).
  */
 export function verifyAuditChain(records: readonly AuditRecorded['data'][]): AuditChainBreak[] {
-  const breaks: AuditChainBreak[] = [];
-  const steps = new Set<string>();
-  let previous: AuditRecorded['data'] | null = null;
-  records.forEach((record, index) => {
-    const stepId = typeof record.stepId === 'string' ? record.stepId : null;
-    const { hash, ...content } = record;
-    if (auditRecordHash(content) !== hash) breaks.push({ index, stepId, problem: 'hashMismatch' });
-    if (record.previousHash !== (previous?.hash ?? null)) breaks.push({ index, stepId, problem: 'brokenLink' });
-    if (record.sequence !== (previous?.sequence ?? 0) + 1) breaks.push({ index, stepId, problem: 'sequenceGap' });
-    if (stepId !== null && steps.has(stepId)) breaks.push({ index, stepId, problem: 'duplicateStep' });
-    if (stepId !== null) steps.add(stepId);
-    previous = record;
-  });
-  return breaks;
+  const checker = new AuditChainChecker();
+  return records.flatMap((record) => checker.add(record));
 }
