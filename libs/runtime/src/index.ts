@@ -52,3 +52,4 @@ export * from './execution/worker-pool';
 export * from './agent-ledger.module';
 export * from './saga/audit-gap-saga';
 export * from './saga/audit-gap-saga.options';
+export * from './audit/verify-audit-store';

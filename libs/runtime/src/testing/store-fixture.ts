@@ -40,7 +40,7 @@ export async function startStores(kind: StoreKind, options: { readonly dir?: str
     return {
       kind,
       open: () => ({
-        runStore: track(SqliteEventStore.open({ path: join(dir, 'runs.sqlite'), busyTimeoutMs: 2000, maxPollIntervalMs: 20 })),
+        runStore: track(SqliteEventStore.open({ path: join(dir, 'agent-ledger.sqlite'), busyTimeoutMs: 2000, maxPollIntervalMs: 20 })),
         auditStore: track(SqliteEventStore.open({ path: auditPath, busyTimeoutMs: 50, maxPollIntervalMs: 20 })),
       }),
       breakAuditStore() {

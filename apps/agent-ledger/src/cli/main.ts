@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+import 'reflect-metadata';
+import { parseArgs } from 'node:util';
+import { readServiceConfig } from '../config/service-config';
+import { auditVerify } from './audit-verify.command';
+import type { CliOutput } from './cli-output';
+import { ExitCode, processOutput } from './cli-output';
+
+const USAGE = `Usage: agent-ledger <command> [options]
+
+Commands:
+  audit verify [--json]     verify the hash chain of every run's audit stream
+
+The stores are those of the service's configuration (environment variables,
+see the README). Exit codes: 0 nothing wrong, 1 something wrong found,
+2 bad command line, 3 could not run.`;
+
+/** Runs one CLI command; resolves to its exit code. */
+export async function runCli(argv: readonly string[], output: CliOutput = processOutput, env: NodeJS.ProcessEnv = process.env): Promise<ExitCode> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } });
+  } catch (error) {
+    output.err(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    return ExitCode.USAGE;
+  }
+  const [command, subcommand, ...rest] = parsed.positionals;
+  if (parsed.values.help === true || command === undefined) {
+    output.out(USAGE);
+    return command === undefined && parsed.values.help !== true ? ExitCode.USAGE : ExitCode.OK;
+  }
+  try {
+    const config = readServiceConfig(env);
+    if (command === 'audit' && subcommand === 'verify' && rest.length === 0) return await auditVerify(config, { json: parsed.values.json === true }, output);
+    output.err(`Unknown command: ${parsed.positionals.join(' ')}\n\n${USAGE}`);
+    return ExitCode.USAGE;
+  } catch (error) {
+    output.err(`agent-ledger ${parsed.positionals.join(' ')} failed: ${error instanceof Error ? error.message : String(error)}`);
+    return ExitCode.FAILURE;
+  }
+}
+
+if (require.main === module) {
+  void runCli(process.argv.slice(2)).then((code) => process.exit(code));
+}

@@ -1,0 +1,26 @@
+import { join } from 'node:path';
+import type { EventStore } from '@agent-ledger/event-store';
+import { createEventStore, SqliteEventStore } from '@agent-ledger/event-store';
+import type { ServiceConfig } from '../config/service-config';
+
+/** The service's stores, opened as the service opens them. */
+export interface OpenStores {
+  readonly runStore: EventStore;
+  /** The audit streams' store: the run store unless `AUDIT_STORE_PATH` is set. */
+  readonly auditStore: EventStore;
+  close(): Promise<void>;
+}
+
+/** Opens the stores the configuration names. */
+export function openStores(config: ServiceConfig): OpenStores {
+  const runStore = createEventStore({ sqlite: { path: join(config.dataDir, 'agent-ledger.sqlite') } });
+  const auditStore = config.auditStorePath === null ? runStore : SqliteEventStore.open({ path: config.auditStorePath });
+  return {
+    runStore,
+    auditStore,
+    async close() {
+      await runStore.close();
+      if (auditStore !== runStore) await auditStore.close();
+    },
+  };
+}
