@@ -47,13 +47,7 @@ export class FilesAppendTool implements AgentTool<FilesAppendArguments>, Declare
 
   async execute(args: FilesAppendArguments, context: ToolContext): Promise<JsonObject> {
     const checkSignal = (): void => throwIfToolAborted(context.signal, 'files.append');
-    checkSignal();
-    const data = Buffer.from(args.content, 'utf8');
-    const limit = this.workspace.maxFileBytes;
-    if (data.length > limit) {
-      throw new FileTooLargeError(args.path, data.length, limit);
-    }
-    const target = await this.workspace.resolveForWrite(args.path, checkSignal);
+    const { data, target } = await this.workspace.prepareWrite(args.path, args.content, checkSignal);
     checkSignal();
     const handle = await this.workspace.io(args.path, 'open', () =>
       open(target, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NO_FOLLOW, 0o666),
@@ -63,8 +57,8 @@ export class FilesAppendTool implements AgentTool<FilesAppendArguments>, Declare
       if (!found.isFile()) {
         throw new WorkspaceEntryError(args.path, 'notAFile');
       }
-      if (found.size + data.length > limit) {
-        throw new FileTooLargeError(args.path, found.size + data.length, limit);
+      if (found.size + data.length > this.workspace.maxFileBytes) {
+        throw new FileTooLargeError(args.path, found.size + data.length, this.workspace.maxFileBytes);
       }
       checkSignal();
       await handle.appendFile(data);

@@ -7,7 +7,6 @@ import type { DeclaresToolEffect, JsonObject } from '@agent-ledger/domain';
 import type { AgentTool, ToolContext } from '../../agent-tool';
 import { Tool } from '../../tool.decorator';
 import { throwIfToolAborted } from '../../tool-aborted.error';
-import { FileTooLargeError } from './file-too-large.error';
 import { Workspace, WORKSPACE_TEMP_PREFIX } from './workspace';
 
 /** The arguments of `files.write`. */
@@ -53,13 +52,7 @@ export class FilesWriteTool implements AgentTool<FilesWriteArguments>, DeclaresT
 
   async execute(args: FilesWriteArguments, context: ToolContext): Promise<JsonObject> {
     const checkSignal = (): void => throwIfToolAborted(context.signal, 'files.write');
-    checkSignal();
-    const data = Buffer.from(args.content, 'utf8');
-    const limit = this.workspace.maxFileBytes;
-    if (data.length > limit) {
-      throw new FileTooLargeError(args.path, data.length, limit);
-    }
-    const target = await this.workspace.resolveForWrite(args.path, checkSignal);
+    const { data, target } = await this.workspace.prepareWrite(args.path, args.content, checkSignal);
     const shown = this.workspace.display(args.path);
     const previous = await stat(target).catch(() => undefined);
     if (previous !== undefined && previous.size === data.length) {

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { AgentLedgerError, ConfigurationError } from '@agent-ledger/domain';
 import { DEFAULT_MAX_FILE_BYTES } from './files-tool-options';
 import type { FilesToolOptions } from './files-tool-options';
+import { FileTooLargeError } from './file-too-large.error';
 import { WorkspaceEntryError } from './workspace-entry.error';
 import { WorkspaceIoError } from './workspace-io.error';
 import { WorkspacePathError } from './workspace-path.error';
@@ -62,6 +63,24 @@ export class Workspace {
       throw new WorkspacePathError(relative, 'outside');
     }
     return real;
+  }
+
+  /**
+   * The checks every writing tool makes before touching the file: the
+   * signal, the size of `content` against `maxFileBytes`, and the target's
+   * path (resolved, confined, its folders created).
+   *
+   * @returns the UTF-8 bytes to write and the resolved target.
+   * @throws FileTooLargeError, WorkspacePathError, ToolAbortedError
+   */
+  async prepareWrite(relative: string, content: string, checkSignal: () => void): Promise<{ readonly data: Buffer; readonly target: string }> {
+    checkSignal();
+    const data = Buffer.from(content, 'utf8');
+    if (data.length > this.maxFileBytes) {
+      throw new FileTooLargeError(relative, data.length, this.maxFileBytes);
+    }
+    const target = await this.resolveForWrite(relative, checkSignal);
+    return { data, target };
   }
 
   /**
