@@ -29,12 +29,19 @@ export type StreamRevisionRow = {
 
 /** The per-projection table of last applied revisions per stream (`<projection>_streams`). */
 export function guardTableOf(definition: Pick<ProjectionDefinition, 'name'>): TableSpec<StreamRevisionRow> {
-  return {
-    name: `${definition.name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}_streams`,
-    key: 'streamName',
-    columns: { streamName: ColumnType.TEXT, revision: ColumnType.INTEGER },
-  };
+  let table = guardTables.get(definition.name);
+  if (table === undefined) {
+    table = {
+      name: `${definition.name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}_streams`,
+      key: 'streamName',
+      columns: { streamName: ColumnType.TEXT, revision: ColumnType.INTEGER },
+    };
+    guardTables.set(definition.name, table);
+  }
+  return table;
 }
+
+const guardTables = new Map<string, TableSpec<StreamRevisionRow>>();
 
 /** Every table of a projection, its guard table last. */
 export function allTablesOf(definition: ProjectionDefinition): ReadonlyArray<TableSpec<Row>> {

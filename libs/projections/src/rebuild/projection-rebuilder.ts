@@ -7,7 +7,7 @@ import { RebuildInProgressError } from '../errors/rebuild-in-progress.error';
 import type { ProjectionSource } from '../runner/projection-source';
 import { PROJECTED_EVENTS_FILTER } from '../runner/projection-source';
 import { positiveInteger } from '../runner/projection-runner';
-import { pullBatches } from '../runner/pull-batches';
+import { pullBatches, yieldToEventLoop } from '../runner/pull-batches';
 import type { ProjectionStore } from '../store/projection-store';
 import { TableSlot } from '../store/sql-table';
 import type { RebuildProgress, RebuildResult } from './rebuild-progress';
@@ -175,6 +175,7 @@ export class ProjectionRebuilder {
       tally.eventsDone += fresh;
       tally.eventsApplied += outcome.applied;
       yield cursor;
+      await yieldToEventLoop();
     }
   }
 

@@ -8,7 +8,7 @@ import type { TableSlot } from '../store/sql-table';
 import { TableSlot as Slot } from '../store/sql-table';
 import type { ProjectionSource } from './projection-source';
 import { PROJECTED_EVENTS_FILTER, isValidSourceName } from './projection-source';
-import { pullBatches } from './pull-batches';
+import { pullBatches, yieldToEventLoop } from './pull-batches';
 
 /** Options of a {@link ProjectionRunner}. */
 export interface ProjectionRunnerOptions {
@@ -162,6 +162,7 @@ export class ProjectionRunner {
       this.counters.eventsRead += batch.length;
       this.counters.eventsApplied += outcome.applied;
       this.counters.largestBatch = Math.max(this.counters.largestBatch, batch.length);
+      await yieldToEventLoop();
     }
     return 'end';
   }

@@ -45,3 +45,12 @@ function raceNextTurn<T>(promise: Promise<T>): Promise<T | typeof WOULD_BLOCK> {
   });
   return Promise.race([promise, turn]).finally(() => clearImmediate(handle));
 }
+
+/**
+ * Lets timers and I/O run: a store that serves pages synchronously (the
+ * embedded one) would otherwise keep a long catch-up on microtasks and starve
+ * the rest of the process (HTTP requests, other runners) until it ends.
+ */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

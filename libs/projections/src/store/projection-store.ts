@@ -176,18 +176,23 @@ export class ProjectionStore {
       }
       const rows = new SqliteRowStore(this.db, input.slot, this.statements);
       const applied = new Map<ProjectionName, number>();
-      let last: Position | null = null;
-      for (const recorded of input.events) {
-        last = recorded.position;
+      // Events come in $all order: each projection takes the events after the first one past its checkpoint.
+      const firstNew = input.projections.map((projection) => {
+        const stored = checkpoints.get(projection.name)?.position ?? null;
+        if (stored === null) return 0;
+        const index = input.events.findIndex((e) => comparePositions(e.position, stored) > 0);
+        return index === -1 ? input.events.length : index;
+      });
+      input.events.forEach((recorded, index) => {
         const event = toProjectedEvent(recorded);
-        for (const projection of input.projections) {
-          const stored = checkpoints.get(projection.name)?.position ?? null;
-          if (stored !== null && comparePositions(recorded.position, stored) <= 0) continue;
-          if (event !== null && applyOnce(projection, event, rows)) {
+        if (event === null) return;
+        input.projections.forEach((projection, p) => {
+          if (index >= (firstNew[p] ?? 0) && applyOnce(projection, event, rows)) {
             applied.set(projection.name, (applied.get(projection.name) ?? 0) + 1);
           }
-        }
-      }
+        });
+      });
+      const last: Position | null = input.events[input.events.length - 1]?.position ?? null;
       rows.flush(this.tables);
       let total = 0;
       if (last !== null) {
