@@ -2,11 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { startRuntime } from '@agent-ledger/runtime/testing/runtime-harness';
+import { ProjectionStore } from '@agent-ledger/projections';
+import { writeExecutedWithoutAudit } from '@agent-ledger/runtime/testing/crash-points';
+import { eventually, startRuntime } from '@agent-ledger/runtime/testing/runtime-harness';
 import type { CliOutput } from './cli-output';
 import { runCli } from './main';
 
-const AGENTS = [{ name: 'putter', script: [{ toolCalls: [{ tool: 'test.put', arguments: { value: 'x' } }] }, { final: 'ok' }] }];
+const AGENTS = [
+  { name: 'putter', script: [{ toolCalls: [{ tool: 'test.put', arguments: { value: 'x' } }] }, { final: 'ok' }] },
+  { name: 'appender', script: [{ toolCalls: [{ tool: 'test.append', arguments: { value: 'x' } }] }, { final: 'ok' }] },
+];
 
 function capture(): CliOutput & { lines: string[]; errors: string[] } {
   const lines: string[] = [];
@@ -58,5 +63,71 @@ describe('agent-ledger CLI', () => {
     const output = capture();
     expect(await runCli(['audit', 'verify'], output, { ...env, PORT: 'eighty' })).toBe(3);
     expect(output.errors.join('\n')).toContain('PORT must be an integer');
+  });
+
+  describe('audit review', () => {
+    it('exits 0 with the totals when every write has its audit and every chain is intact', async () => {
+      const output = capture();
+      expect(await runCli(['audit', 'review', '--json'], output, env)).toBe(0);
+      const report = JSON.parse(output.lines.join('\n')) as { findings: boolean; review: { totals: Record<string, number> }; chains: { runs: number } };
+      expect(report.findings).toBe(false);
+      expect(report.review.totals).toMatchObject({ writesExecuted: 2, writesAudited: 2, writesWithoutAudit: 0, gapsDetected: 0, runsFailedClosed: 0 });
+      expect(report.chains.runs).toBe(2);
+    });
+
+    it('exits 1 and lists a run failed closed, a gap found by the saga and a broken chain', async () => {
+      const rt = await startRuntime({ store: 'sqlite', storeDir: dataDir, agents: AGENTS, execution: { auditGapSaga: { gracePeriodMs: 1000 } } });
+      try {
+        const undo = rt.breakAuditStore();
+        await rt.runs.runInteractive({ agent: 'appender', input: 'go', runId: 'run-closed' });
+        undo();
+        const { stepId } = await writeExecutedWithoutAudit(rt, { agent: 'appender', runId: 'run-gap', tool: { name: 'test.append', effect: 'NON_IDEMPOTENT_WRITE', operationDeadlineSeconds: 60 } });
+        // The saga waits for both audits that never came: the failed-closed write's and the crashed one's.
+        await eventually(() => (rt.saga.pendingCount() === 2 ? true : undefined));
+        rt.clock.advance(2000);
+        expect((await rt.saga.checkDeadlines()).reported.sort()).toEqual(['run-closed/r0/t0', stepId].sort());
+      } finally {
+        await rt.close();
+      }
+      const db = new Database(join(dataDir, 'audit.sqlite'));
+      db.prepare("UPDATE events SET data = replace(data, '\"succeeded\"', '\"failed\"') WHERE stream_name = 'audit-run-a' AND revision = 1").run();
+      db.close();
+
+      const output = capture();
+      expect(await runCli(['audit', 'review'], output, env)).toBe(1);
+      const text = output.lines.join('\n');
+      expect(text).toMatch(/runs failed closed \(AUDIT_PERSISTENCE_FAILED\)\s+1/);
+      expect(text).toMatch(/gaps detected\s+2/);
+      expect(text).toMatch(/broken chains\s+1/);
+      expect(text).toContain('Runs failed closed (1)');
+      expect(text).toContain('run-closed');
+      expect(text).toContain('Gaps detected (2)');
+      expect(text).toContain('run-gap/r0/t0');
+      expect(text).toMatch(/run-a\s+1\s+run-a\/r0\/t0\s+hashMismatch/);
+    });
+  });
+
+  describe('projections rebuild', () => {
+    it('rebuilds every read model into fresh tables, reports progress, and gives the same rows', async () => {
+      expect(await runCli(['audit', 'review'], capture(), env)).toBe(0);
+      const before = ProjectionStore.open({ path: join(dataDir, 'read-models.sqlite') });
+      const live = before.dumpTables();
+      before.close();
+
+      const output = capture();
+      expect(await runCli(['projections', 'rebuild'], output, env)).toBe(0);
+      expect(output.lines.at(-1)).toMatch(/^Rebuilt runStatus, steps, auditReview: \d+ events \(\d+ applied\) in [\d.]+ s; swapped in$/);
+      expect(output.lines.some((l) => / events\/s/.test(l))).toBe(true);
+
+      const after = ProjectionStore.open({ path: join(dataDir, 'read-models.sqlite') });
+      expect(after.dumpTables()).toEqual(live);
+      after.close();
+    });
+
+    it('refuses an unknown projection name', async () => {
+      const output = capture();
+      expect(await runCli(['projections', 'rebuild', 'everything'], output, env)).toBe(2);
+      expect(output.errors[0]).toContain('Unknown projection "everything"');
+    });
   });
 });

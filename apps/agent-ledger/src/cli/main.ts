@@ -2,14 +2,18 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { readServiceConfig } from '../config/service-config';
+import { auditReview } from './audit-review.command';
 import { auditVerify } from './audit-verify.command';
+import { projectionsRebuild } from './projections-rebuild.command';
 import type { CliOutput } from './cli-output';
 import { ExitCode, processOutput } from './cli-output';
 
 const USAGE = `Usage: agent-ledger <command> [options]
 
 Commands:
-  audit verify [--json]     verify the hash chain of every run's audit stream
+  audit review [--json]          totals, writes without audit, gaps, broken chains, runs failed closed
+  audit verify [--json]          verify the hash chain of every run's audit stream
+  projections rebuild [name]     rebuild one read model (runStatus, steps, auditReview) or all, then swap it in
 
 The stores are those of the service's configuration (environment variables,
 see the README). Exit codes: 0 nothing wrong, 1 something wrong found,
@@ -31,7 +35,10 @@ export async function runCli(argv: readonly string[], output: CliOutput = proces
   }
   try {
     const config = readServiceConfig(env);
-    if (command === 'audit' && subcommand === 'verify' && rest.length === 0) return await auditVerify(config, { json: parsed.values.json === true }, output);
+    const json = parsed.values.json === true;
+    if (command === 'audit' && subcommand === 'verify' && rest.length === 0) return await auditVerify(config, { json }, output);
+    if (command === 'audit' && subcommand === 'review' && rest.length === 0) return await auditReview(config, { json }, output);
+    if (command === 'projections' && subcommand === 'rebuild' && rest.length <= 1) return await projectionsRebuild(config, rest[0], output);
     output.err(`Unknown command: ${parsed.positionals.join(' ')}\n\n${USAGE}`);
     return ExitCode.USAGE;
   } catch (error) {

@@ -1,0 +1,58 @@
+import type { ProjectionName, RebuildProgress } from '@agent-ledger/projections';
+import { PROJECTION_NAMES, ProjectionRebuilder } from '@agent-ledger/projections';
+import type { ServiceConfig } from '../config/service-config';
+import type { CliOutput } from './cli-output';
+import { ExitCode } from './cli-output';
+import { openReadModels, projectionSources } from './read-models';
+import { openStores } from './stores';
+
+/**
+ * `agent-ledger projections rebuild [name]`: rebuilds one projection (or all)
+ * from the beginning of the history into fresh tables and swaps them in when
+ * caught up. A running service keeps answering from the old tables until the
+ * swap. Progress: a bar on a terminal, plain lines otherwise.
+ */
+export async function projectionsRebuild(config: ServiceConfig, name: string | undefined, output: CliOutput): Promise<ExitCode> {
+  if (name !== undefined && !(PROJECTION_NAMES as readonly string[]).includes(name)) {
+    output.err(`Unknown projection "${name}" (known: ${PROJECTION_NAMES.join(', ')})`);
+    return ExitCode.USAGE;
+  }
+  const stores = openStores(config);
+  const readModels = openReadModels(config);
+  try {
+    const rebuilder = new ProjectionRebuilder(readModels, projectionSources(stores));
+    const progress = rebuilder.rebuildWithProgress({ projections: name === undefined ? undefined : [name as ProjectionName] });
+    let lastLine = 0;
+    for (;;) {
+      const next = await progress.next();
+      if (next.done === true) {
+        if (output.isTTY) output.out('');
+        const result = next.value;
+        output.out(`Rebuilt ${result.projections.join(', ')}: ${result.eventsDone} events (${result.eventsApplied} applied) in ${(result.elapsedMs / 1000).toFixed(1)} s; swapped in`);
+        return ExitCode.OK;
+      }
+      const now = Date.now();
+      if (output.isTTY) {
+        process.stdout.write(`\r${bar(next.value)}`);
+      } else if (now - lastLine >= 1000 || next.value.phase !== 'replaying') {
+        output.out(plain(next.value));
+        lastLine = now;
+      }
+    }
+  } finally {
+    readModels.close();
+    await stores.close();
+  }
+}
+
+function plain(p: RebuildProgress): string {
+  const fraction = p.fractionDone === null ? '' : ` ${(p.fractionDone * 100).toFixed(1)}%`;
+  const eta = p.etaMs === null ? '' : `, ${(p.etaMs / 1000).toFixed(0)} s left`;
+  return `${p.phase}${p.source === null ? '' : ` ${p.source}`}:${fraction} ${p.eventsDone} events, ${Math.round(p.eventsPerSecond)} events/s${eta}`;
+}
+
+function bar(p: RebuildProgress): string {
+  const width = 30;
+  const filled = p.fractionDone === null ? 0 : Math.round(p.fractionDone * width);
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${plain(p)}`.padEnd(100);
+}
