@@ -2,10 +2,12 @@ import { join } from 'node:path';
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import type { EventStore } from '@agent-ledger/event-store';
+import type { ProjectionSource } from '@agent-ledger/projections';
+import { ProjectionsModule } from '@agent-ledger/projections';
 import type { AgentDefinition } from '@agent-ledger/runtime';
 import { AgentLedgerModule } from '@agent-ledger/runtime';
 import type { ServiceConfig } from './config/service-config';
-import { HealthController } from './health/health.controller';
+import { HTTP_API_CONTROLLERS, httpApiProviders } from './http/http-api';
 
 /** What the service is built from: its settings, its open stores and its agents. */
 export interface AppDependencies {
@@ -15,10 +17,16 @@ export interface AppDependencies {
   readonly agents: readonly AgentDefinition[];
 }
 
-/** The service's root module. */
+/**
+ * The service's root module: the runtime (workers, reaper, audit-gap saga),
+ * the read models (in `<dataDir>/read-models.sqlite`, fed by the run store,
+ * and by the audit store when it is separate) and the HTTP API.
+ */
 @Module({})
 export class AppModule {
   static forRoot({ config, store, auditStore, agents }: AppDependencies): DynamicModule {
+    const sources: ProjectionSource[] = [{ name: 'runs', store }];
+    if (auditStore !== undefined && auditStore !== store) sources.push({ name: 'audit', store: auditStore });
     return {
       module: AppModule,
       imports: [
@@ -32,8 +40,10 @@ export class AppModule {
           reaper: { intervalMs: config.reaperIntervalMs },
           auditGapSaga: { databasePath: join(config.dataDir, 'audit-gap-saga.sqlite'), gracePeriodMs: config.auditGapGraceMs },
         }),
+        ProjectionsModule.forRoot({ databasePath: join(config.dataDir, 'read-models.sqlite'), sources }),
       ],
-      controllers: [HealthController],
+      controllers: [...HTTP_API_CONTROLLERS],
+      providers: httpApiProviders(config, sources),
     };
   }
 }

@@ -4,6 +4,7 @@ describe('readServiceConfig', () => {
   it('defaults to the embedded store under ./data, the example agents and 4 workers', () => {
     expect(readServiceConfig({}, '/srv/app')).toEqual({
       port: 3000,
+      host: '127.0.0.1',
       dataDir: '/srv/app/data',
       eventStoreConnectionString: null,
       auditStorePath: null,
@@ -13,6 +14,9 @@ describe('readServiceConfig', () => {
       leaseSeconds: undefined,
       reaperIntervalMs: 30_000,
       auditGapGraceMs: 60_000,
+      httpBodyLimitBytes: 262_144,
+      sseHeartbeatMs: 15_000,
+      readyMaxProjectionLag: 1000,
     });
   });
 
@@ -28,6 +32,10 @@ describe('readServiceConfig', () => {
         LEASE_SECONDS: '60',
         REAPER_INTERVAL_MS: '1000',
         AUDIT_GAP_GRACE_MS: '5000',
+        HOST: '0.0.0.0',
+        HTTP_BODY_LIMIT_BYTES: '65536',
+        SSE_HEARTBEAT_MS: '1000',
+        READY_MAX_PROJECTION_LAG: '50',
       },
       '/srv/app',
     );
@@ -42,6 +50,10 @@ describe('readServiceConfig', () => {
       leaseSeconds: 60,
       reaperIntervalMs: 1000,
       auditGapGraceMs: 5000,
+      host: '0.0.0.0',
+      httpBodyLimitBytes: 65_536,
+      sseHeartbeatMs: 1000,
+      readyMaxProjectionLag: 50,
     });
   });
 
@@ -51,6 +63,9 @@ describe('readServiceConfig', () => {
     ['WORKER_CONCURRENCY', '-1'],
     ['LEASE_SECONDS', '0'],
     ['REAPER_INTERVAL_MS', '1.5'],
+    ['HTTP_BODY_LIMIT_BYTES', '10'],
+    ['SSE_HEARTBEAT_MS', '0'],
+    ['READY_MAX_PROJECTION_LAG', '0'],
   ])('refuses %s=%s, naming the variable', (name, value) => {
     expect(() => readServiceConfig({ [name]: value })).toThrow(expect.objectContaining({ field: name }) as Error);
   });

@@ -5,6 +5,15 @@ import { InvalidFieldError } from '@agent-ledger/domain';
 export interface ServiceConfig {
   /** `PORT`. @default 3000 */
   readonly port: number;
+  /**
+   * `HOST`: the address HTTP binds to. Set `0.0.0.0` (or `::`) to accept
+   * connections from other machines.
+   *
+   * **Warning:** the API has no authentication yet: bind it to a public
+   * address only behind a proxy that authenticates.
+   * @default 127.0.0.1 (this machine only)
+   */
+  readonly host: string;
   /** `AGENT_LEDGER_DATA_DIR`: where the embedded stores and the tools' workspace live. @default ./data */
   readonly dataDir: string;
   /** `EVENTSTORE_CONNECTION_STRING`: use EventStoreDB instead of the embedded store. */
@@ -23,6 +32,16 @@ export interface ServiceConfig {
   readonly reaperIntervalMs: number;
   /** `AUDIT_GAP_GRACE_MS`: how long a write's audit may take before the saga fails its run. @default 60000 */
   readonly auditGapGraceMs: number;
+  /** `HTTP_BODY_LIMIT_BYTES`: the largest request body accepted; a larger one is refused with 413. @default 262144 (256 KiB) */
+  readonly httpBodyLimitBytes: number;
+  /** `SSE_HEARTBEAT_MS`: how often an idle event stream sends a comment line, so proxies keep it open. @default 15000 */
+  readonly sseHeartbeatMs: number;
+  /**
+   * `READY_MAX_PROJECTION_LAG`: `GET /ready` answers 503 when a projection is
+   * this many events (or more) behind its source's head.
+   * @default 1000
+   */
+  readonly readyMaxProjectionLag: number;
 }
 
 /**
@@ -36,6 +55,7 @@ export function readServiceConfig(env: Readonly<Record<string, string | undefine
   const leaseSeconds = text(env, 'LEASE_SECONDS') === undefined ? undefined : integer(env, 'LEASE_SECONDS', 1, 86_400, 900);
   return {
     port: integer(env, 'PORT', 0, 65_535, 3000),
+    host: text(env, 'HOST') ?? '127.0.0.1',
     dataDir,
     eventStoreConnectionString: text(env, 'EVENTSTORE_CONNECTION_STRING') ?? null,
     auditStorePath: text(env, 'AUDIT_STORE_PATH') === undefined ? null : path(text(env, 'AUDIT_STORE_PATH') as string),
@@ -45,6 +65,9 @@ export function readServiceConfig(env: Readonly<Record<string, string | undefine
     leaseSeconds,
     reaperIntervalMs: integer(env, 'REAPER_INTERVAL_MS', 0, 86_400_000, 30_000),
     auditGapGraceMs: integer(env, 'AUDIT_GAP_GRACE_MS', 1, 86_400_000, 60_000),
+    httpBodyLimitBytes: integer(env, 'HTTP_BODY_LIMIT_BYTES', 1024, 16_777_216, 262_144),
+    sseHeartbeatMs: integer(env, 'SSE_HEARTBEAT_MS', 100, 3_600_000, 15_000),
+    readyMaxProjectionLag: integer(env, 'READY_MAX_PROJECTION_LAG', 1, 1_000_000, 1000),
   };
 }
 

@@ -1,0 +1,145 @@
+import { Transform, Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import type { JsonValue } from '@agent-ledger/domain';
+import { RunStatus, TerminationReason } from '@agent-ledger/domain';
+import { IsPresent } from '../validation/is-present.decorator';
+
+/** A run id: 1 to 128 letters, digits, `.`, `_`, `:` or `-`, starting with a letter or digit (the domain's rule). */
+export const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+const RUN_ID_MESSAGE = '$property must be 1 to 128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit';
+
+/** How a run is started. */
+export const START_MODES = ['interactive', 'queued'] as const;
+/** One of {@link START_MODES}. */
+export type StartMode = (typeof START_MODES)[number];
+
+// Decorators run bottom-up: the type check sits right above each property so
+// that it runs first, and `stopAtFirstError` reports one rule per field.
+
+/** The body of `POST /runs`. */
+export class StartRunDto {
+  /** The agent's name, as configured. */
+  @Length(1, 128)
+  @IsString()
+  agent!: string;
+
+  /** The task: any JSON value (a string is shown to the model as is). */
+  @IsPresent()
+  input!: JsonValue;
+
+  /**
+   * `interactive`: executed during the request, the answer carries the settled
+   * run; `queued`: recorded, executed by a worker, answered 202 at once.
+   * @default 'queued'
+   */
+  @IsOptional()
+  @IsIn(START_MODES)
+  mode?: StartMode;
+
+  /** The run's id. @default a random UUID (or one derived from `idempotencyKey`) */
+  @IsOptional()
+  @Matches(RUN_ID_PATTERN, { message: RUN_ID_MESSAGE })
+  @IsString()
+  runId?: string;
+
+  /**
+   * A client key that makes the request safe to repeat: the same key gives
+   * the same run and starts nothing new. 1 to 255 printable characters.
+   */
+  @IsOptional()
+  @Matches(/^[\x21-\x7e][\x20-\x7e]{0,254}$/, { message: '$property must be 1 to 255 printable ASCII characters, not starting with a space' })
+  @IsString()
+  idempotencyKey?: string;
+}
+
+/** The body of `POST /runs/{runId}/cancel` (optional). */
+export class CancelRunDto {
+  /** Why, for the record. */
+  @IsOptional()
+  @Length(1, 500)
+  @IsString()
+  reason?: string;
+
+  /** Who asks, for the record. @default 'http-api' */
+  @IsOptional()
+  @Length(1, 128)
+  @IsString()
+  requestedBy?: string;
+}
+
+/** A time in a query: ms since the epoch, or an ISO 8601 date-time. A value that is neither stays as it is, for `IsInt` to refuse. */
+function toInstant({ value }: { value: unknown }): unknown {
+  if (typeof value !== 'string') return value;
+  if (/^\d{1,16}$/.test(value)) return Number(value);
+  const ms = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
+  return Number.isNaN(ms) ? value : ms;
+}
+const INSTANT_MESSAGE = '$property must be ms since the epoch or an ISO 8601 date-time';
+
+/** The query of `GET /runs`. */
+export class ListRunsQueryDto {
+  @IsOptional()
+  @IsIn(Object.values(RunStatus))
+  status?: RunStatus;
+
+  @IsOptional()
+  @IsIn(Object.values(TerminationReason))
+  reason?: TerminationReason;
+
+  @IsOptional()
+  @Length(1, 128)
+  @IsString()
+  agent?: string;
+
+  /** Runs requested at or after this time. */
+  @IsOptional()
+  @Transform(toInstant)
+  @IsInt({ message: INSTANT_MESSAGE })
+  since?: number;
+
+  /** Runs requested before this time. */
+  @IsOptional()
+  @Transform(toInstant)
+  @IsInt({ message: INSTANT_MESSAGE })
+  until?: number;
+
+  /** @default 50 */
+  @IsOptional()
+  @Min(1)
+  @Max(1000)
+  @IsInt()
+  @Type(() => Number)
+  limit?: number;
+
+  /** The `nextCursor` of the previous page. */
+  @IsOptional()
+  @Length(1, 1024)
+  @IsString()
+  cursor?: string;
+}
+
+/** The query of `GET /audit/review`. */
+export class AuditReviewQueryDto {
+  /** Only this run. */
+  @IsOptional()
+  @Matches(RUN_ID_PATTERN, { message: RUN_ID_MESSAGE })
+  @IsString()
+  runId?: string;
+
+  /** Most rows in each list, 1 to 100000. @default 1000 */
+  @IsOptional()
+  @Min(1)
+  @Max(100_000)
+  @IsInt()
+  @Type(() => Number)
+  limit?: number;
+}
+
+/** The query of the event streams (`GET /events`, `GET /runs/{runId}/events`). */
+export class EventStreamQueryDto {
+  /** Resume after this position (an SSE `id`); the `Last-Event-ID` header wins over it. */
+  @IsOptional()
+  @Length(1, 64)
+  @IsString()
+  after?: string;
+}

@@ -1,0 +1,16 @@
+import type { ValidationOptions } from 'class-validator';
+import { ValidateBy } from 'class-validator';
+
+/** The field must be there; any JSON value, `null` included, is accepted. */
+export function IsPresent(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isPresent',
+      validator: {
+        validate: (value: unknown) => value !== undefined,
+        defaultMessage: (args) => `${args?.property ?? 'value'} must be present (any JSON value)`,
+      },
+    },
+    options,
+  );
+}
