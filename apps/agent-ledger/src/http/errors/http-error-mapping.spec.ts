@@ -1,0 +1,43 @@
+import { BadRequestException, NotFoundException } from '@nestjs/common';
+import { ConfigurationError, InvalidFieldError, RunAlreadyExistsError, RunAlreadySettledError, RunNotClaimableError, RunNotFoundError } from '@agent-ledger/domain';
+import { StoreFailureError, StoreUnavailableError, WrongExpectedRevisionError } from '@agent-ledger/event-store';
+import { InvalidQueryError, ProjectionStoreClosedError } from '@agent-ledger/projections';
+import { IdempotencyKeyReusedError } from '../runs/idempotency-key-reused.error';
+import { RequestValidationError } from '../validation/request-validation.error';
+import { httpErrorAnswerOf } from './http-error-mapping';
+
+describe('httpErrorAnswerOf: the one mapping from errors to HTTP', () => {
+  it.each([
+    ['a refused body', new RequestValidationError([{ field: 'agent', rule: 'isString', message: 'agent must be a string' }]), 400, 'INVALID_FIELD', { field: 'agent', rule: 'isString' }],
+    ['InvalidFieldError', new InvalidFieldError('agent', 'must name a configured agent'), 400, 'INVALID_FIELD', { field: 'agent', problem: 'must name a configured agent' }],
+    ['InvalidQueryError', new InvalidQueryError('cursor', 'not a cursor returned by listRuns'), 400, 'INVALID_QUERY', { field: 'cursor' }],
+    ['RunNotFoundError', new RunNotFoundError('r1'), 404, 'RUN_NOT_FOUND', { runId: 'r1' }],
+    ['RunAlreadyExistsError', new RunAlreadyExistsError('r1'), 409, 'RUN_ALREADY_EXISTS', { runId: 'r1', field: 'runId' }],
+    ['RunAlreadySettledError', new RunAlreadySettledError('r1', 'COMPLETED'), 409, 'RUN_ALREADY_SETTLED', { status: 'COMPLETED' }],
+    ['another RunRuleViolation', new RunNotClaimableError('r1', 'notQueued', 'RUNNING', null), 409, 'RUN_NOT_CLAIMABLE', { runId: 'r1' }],
+    ['IdempotencyKeyReusedError', new IdempotencyKeyReusedError('ik-1', 'input'), 409, 'IDEMPOTENCY_KEY_REUSED', { field: 'idempotencyKey', differs: 'input' }],
+    ['WrongExpectedRevisionError', new WrongExpectedRevisionError('run-r1', 1n, 2n), 409, 'WRONG_EXPECTED_REVISION', {}],
+    ['StoreUnavailableError', new StoreUnavailableError('busy', 'locked'), 503, 'STORE_UNAVAILABLE', {}],
+    ['a closed read-model database', new ProjectionStoreClosedError('/x'), 503, 'STORE_CLOSED', {}],
+    ['a body over the limit', Object.assign(new Error('request entity too large'), { type: 'entity.too.large', status: 413, expose: true, limit: 1024 }), 413, 'PAYLOAD_TOO_LARGE', { field: 'body', rule: 'maxBytes', limit: 1024 }],
+    ['malformed JSON', new BadRequestException('Unexpected end of JSON input'), 400, 'MALFORMED_JSON', { field: 'body', rule: 'json' }],
+    ['an unknown route', new NotFoundException('Cannot GET /x'), 404, 'ROUTE_NOT_FOUND', {}],
+    ['ConfigurationError', new ConfigurationError('bad'), 500, 'CONFIGURATION', {}],
+  ])('%s', (_what, error, status, code, fields) => {
+    const answer = httpErrorAnswerOf(error);
+    expect(answer.status).toBe(status);
+    expect(answer.body).toMatchObject({ statusCode: status, code, ...fields });
+    expect(typeof answer.body.error).toBe('string');
+  });
+
+  it('answers 500 without the message or the stack of an unknown error, and marks it a server fault', () => {
+    const answer = httpErrorAnswerOf(new TypeError('secret internals at /srv/app'));
+    expect(answer).toMatchObject({ status: 500, serverFault: true, body: { code: 'INTERNAL_ERROR', message: 'Internal server error' } });
+    expect(JSON.stringify(answer.body)).not.toContain('secret');
+  });
+
+  it('hides the store failure behind a generic message', () => {
+    const answer = httpErrorAnswerOf(new StoreFailureError('SQLITE_CORRUPT', 'database disk image is malformed'));
+    expect(answer).toMatchObject({ status: 500, serverFault: true, body: { code: 'STORE_FAILURE', message: 'The event store failed' } });
+  });
+});
