@@ -32,3 +32,5 @@ export * from './queries/projection-queries';
 export * from './nest/projections-module-options';
 export * from './nest/projection-runner-pool';
 export * from './nest/projections.module';
+export * from './bus/read-model-queries';
+export * from './bus/read-model-query-handlers';

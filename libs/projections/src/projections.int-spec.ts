@@ -6,6 +6,8 @@ import type { RecordedEvent } from '@agent-ledger/event-store';
 import type { RuntimeHarness } from '@agent-ledger/runtime/testing/runtime-harness';
 import { eventually, startRuntime, stateOf } from '@agent-ledger/runtime/testing/runtime-harness';
 import { ProjectionsModule } from './nest/projections.module';
+import { CqrsModule, QueryBus } from '@nestjs/cqrs';
+import { GetAuditReview, GetProjectionStatus, GetRun, GetRunSteps, ListRuns } from './bus/read-model-queries';
 import { ProjectionRunnerPool } from './nest/projection-runner-pool';
 import { ProjectionQueries } from './queries/projection-queries';
 import { ProjectionRebuilder } from './rebuild/projection-rebuilder';
@@ -316,6 +318,26 @@ describe('projections of a real mixed workload (embedded stores, run and audit a
         expect(moduleQueries.getRun(workload.failedClosed)).toMatchObject({ reason: 'AUDIT_PERSISTENCE_FAILED' });
         await app.get(ProjectionRebuilder).rebuild({ projections: ['steps'] });
         expect(moduleQueries.getSteps(workload.completed)).toEqual(queries.getSteps(workload.completed));
+      } finally {
+        await app.close();
+      }
+    });
+
+    it('answers the read-model queries on the QueryBus', async () => {
+      const module = await Test.createTestingModule({
+        imports: [CqrsModule.forRoot(), ProjectionsModule.forRoot({ databasePath: join(dir, 'bus.sqlite'), sources, runner: { batchSize: 50 } })],
+      }).compile();
+      const app = module.createNestApplication();
+      await app.init();
+      try {
+        const bus = app.get(QueryBus);
+        await caughtUp(app.get(ProjectionQueries));
+        expect(await bus.execute(new GetRun(workload.failedClosed))).toMatchObject({ reason: 'AUDIT_PERSISTENCE_FAILED' });
+        expect(await bus.execute(new GetRun('no-such-run'))).toBeNull();
+        expect(await bus.execute(new GetRunSteps(workload.completed))).toEqual(queries.getSteps(workload.completed));
+        expect((await bus.execute(new ListRuns({ limit: 2 }))).runs).toHaveLength(2);
+        expect((await bus.execute(new GetAuditReview())).totals).toEqual(queries.auditReview().totals);
+        expect(await bus.execute(new GetProjectionStatus())).toHaveLength((await queries.projectionStatus()).length);
       } finally {
         await app.close();
       }

@@ -1,5 +1,6 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
+import { READ_MODEL_QUERY_HANDLERS } from '../bus/read-model-query-handlers';
 import { ProjectionQueries } from '../queries/projection-queries';
 import { ProjectionRebuilder } from '../rebuild/projection-rebuilder';
 import { ProjectionStore } from '../store/projection-store';
@@ -11,8 +12,10 @@ import { PROJECTIONS_MODULE_OPTIONS, validateProjectionsModuleOptions } from './
  * The read models: a {@link ProjectionStore} on its own SQLite file, one
  * runner per event-store source (started at bootstrap by default), the
  * {@link ProjectionQueries} read service and the {@link ProjectionRebuilder}.
- * It needs no CommandBus and sends nothing: projecting and rebuilding only
- * write read-model tables.
+ * Its queries also answer on the QueryBus (`GetRun`, `ListRuns`,
+ * `GetRunSteps`, `GetAuditReview`, `GetProjectionStatus`) of the
+ * application's `CqrsModule.forRoot()` (the runtime's modules import it). It
+ * sends no command: projecting and rebuilding only write read-model tables.
  */
 @Module({})
 export class ProjectionsModule {
@@ -24,6 +27,7 @@ export class ProjectionsModule {
     return {
       module: ProjectionsModule,
       providers: [
+        ...READ_MODEL_QUERY_HANDLERS,
         { provide: PROJECTIONS_MODULE_OPTIONS, useValue: options },
         { provide: ProjectionStore, useFactory: () => ProjectionStore.open({ path: options.databasePath }) },
         { provide: ProjectionQueries, useFactory: (store: ProjectionStore) => new ProjectionQueries(store, options.sources), inject: [ProjectionStore] },
