@@ -76,7 +76,10 @@ export class Reaper implements OnApplicationBootstrap, OnApplicationShutdown {
       );
       const kind = classify(outcome.decision);
       report[kind].push(runId);
-      if (kind !== 'spared') this.logger.log(`Reaped run ${runId}: ${kind}`);
+      if (kind !== 'spared') {
+        this.metrics.incrementLabelled('reaperActions', { action: kind });
+        this.logger.log(`Reaped run ${runId}: ${kind}`);
+      }
     }
     if (report.requeued.length > 0) this.index.changes.notify();
     return report;

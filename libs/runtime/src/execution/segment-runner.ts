@@ -264,6 +264,7 @@ class Segment {
     const { metrics, logger } = this.runner.context;
     if (step.effect !== null && isWrite(step.effect) && step.toolName !== null) {
       metrics.increment('auditFailClosed');
+      metrics.incrementLabelled('auditFailures', { effect: step.effect, mode: 'fail_closed' });
       const error = new AuditPersistenceFailedException(this.runId, stepId, step.toolName, step.effect);
       logger.error(error.message);
       // Remembered, so that if even this report fails to append, the last try still says why: never a retry.
@@ -271,6 +272,7 @@ class Segment {
       await this.fail(this.failClosed.failure, this.failClosed.reason);
     }
     metrics.increment('auditFailSoft');
+    metrics.incrementLabelled('auditFailures', { effect: step.effect ?? 'NONE', mode: 'fail_soft' });
     logger.warn(`Audit of step ${stepId} was not stored; the run goes on (fail-soft for ${step.effect ?? step.kind})`);
   }
 
