@@ -29,6 +29,7 @@ export * from './run/run-commands';
 export * from './run/run-state';
 export * from './run/run-decision';
 export * from './run/run-decider';
+export * from './run/continuation';
 export * from './audit/audit-events';
 export * from './audit/audit-commands';
 export * from './audit/audit-decider';

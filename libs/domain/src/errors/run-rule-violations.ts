@@ -115,3 +115,43 @@ export class NonIdempotentWriteReplayError extends RunRuleViolation {
     super(runId, `Non-idempotent write step ${stepId} was already attempted; it never runs twice`);
   }
 }
+
+/** Only a dead-lettered run (FAILED, `deadLettered`) can be requeued by an operator. */
+export class RunNotDeadLetteredError extends RunRuleViolation {
+  readonly code = 'RUN_NOT_DEAD_LETTERED' as const;
+  constructor(
+    runId: string,
+    readonly status: RunStatus,
+  ) {
+    super(runId, `Run ${runId} is not dead-lettered (status ${status}); only a dead-lettered run can be requeued`);
+  }
+}
+
+/** The run was requeued already; its continuation is `continuationRunId`. */
+export class RunAlreadyRequeuedError extends RunRuleViolation {
+  readonly code = 'RUN_ALREADY_REQUEUED' as const;
+  constructor(
+    runId: string,
+    readonly continuationRunId: string,
+  ) {
+    super(runId, `Run ${runId} was already requeued as ${continuationRunId}`);
+  }
+}
+
+/**
+ * A `NON_IDEMPOTENT_WRITE` was in flight when the run was dead-lettered:
+ * nobody knows whether it happened. A requeue must state how it was resolved.
+ */
+export class InFlightWriteUnresolvedError extends RunRuleViolation {
+  readonly code = 'IN_FLIGHT_WRITE_UNRESOLVED' as const;
+  constructor(
+    runId: string,
+    readonly stepId: string,
+    readonly toolName: string,
+  ) {
+    super(
+      runId,
+      `Run ${runId} had a NON_IDEMPOTENT_WRITE in flight (${toolName}, step ${stepId}); a requeue must state in "resolution" whether it was executed`,
+    );
+  }
+}

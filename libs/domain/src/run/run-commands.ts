@@ -1,7 +1,7 @@
 import type { DomainCommand } from '../decider';
 import type { JsonValue } from '../json';
 import type { ToolEffect } from '../tool-effect/tool-effect';
-import type { FailureInfo, ModelResponse } from './run-events';
+import type { FailureInfo, InFlightWriteResolution, ModelResponse, RunContinuation } from './run-events';
 import type { RunMode } from './run-mode';
 import type { TerminationReason } from './termination-reason';
 
@@ -28,6 +28,8 @@ export type RequestRun = DomainCommand<
     readonly mode: RunMode;
     /** The agent's round limit; it may lower MAX_ITERATIONS, not raise it. @default 20 */
     readonly maxIterations?: number;
+    /** Set for the continuation of a dead-lettered run (build it with `continuationOf`). */
+    readonly continuation?: RunContinuation;
   }
 >;
 
@@ -101,6 +103,22 @@ export type RequestCancel = DomainCommand<
 /** Take back a run whose lease expired: requeue it or dead-letter it. */
 export type ReapRun = DomainCommand<'ReapRun', { readonly runId: string; readonly reaper: string }>;
 
+/**
+ * An operator requeues a dead-lettered run as a continuation run (the run
+ * itself stays settled). With a `NON_IDEMPOTENT_WRITE` in flight, the
+ * operator must state how it was resolved.
+ */
+export type RequeueRun = DomainCommand<
+  'RequeueRun',
+  {
+    readonly runId: string;
+    readonly continuationRunId: string;
+    readonly requestedBy: string;
+    readonly reason?: string;
+    readonly resolution?: InFlightWriteResolution;
+  }
+>;
+
 /** Report a write step whose audit event never arrived (sent by the audit-gap saga). */
 export type ReportAuditGap = DomainCommand<
   'ReportAuditGap',
@@ -119,7 +137,8 @@ export type RunCommand =
   | FailRun
   | RequestCancel
   | ReapRun
-  | ReportAuditGap;
+  | ReportAuditGap
+  | RequeueRun;
 
 /** The `type` strings of run commands. */
 export type RunCommandType = RunCommand['type'];

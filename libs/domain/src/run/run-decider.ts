@@ -1,7 +1,10 @@
 import type { Decider } from '../decider';
 import { InvalidFieldError } from '../errors/invalid-field.error';
 import {
+  InFlightWriteUnresolvedError,
   NonIdempotentWriteReplayError,
+  RunAlreadyRequeuedError,
+  RunNotDeadLetteredError,
   RunAlreadyExistsError,
   RunAlreadySettledError,
   RunNotClaimableError,
@@ -26,13 +29,14 @@ import type {
   ReportAuditGap,
   RequestCancel,
   RequestRun,
+  RequeueRun,
   RunCommand,
   SegmentLease,
   StartStep,
 } from './run-commands';
 import type { RunDecision } from './run-decision';
 import { accepted, rejected } from './run-decision';
-import type { FailureInfo, RunEvent } from './run-events';
+import type { FailureInfo, RunContinuation, RunEvent } from './run-events';
 import type { RunPolicy, RunPolicyOptions } from './run-policy';
 import { resolveRunPolicy } from './run-policy';
 import type { RunState } from './run-state';
@@ -97,6 +101,8 @@ export function decideRun(command: RunCommand, state: RunState, policy: RunPolic
         return reapRun(command, state, policy);
       case 'ReportAuditGap':
         return reportAuditGap(command, state);
+      case 'RequeueRun':
+        return requeueRun(command, state);
     }
   } catch (error) {
     if (error instanceof InvalidFieldError) {
@@ -121,9 +127,18 @@ function requestRun({ data, metadata }: RequestRun, state: RunState): RunDecisio
   if (!Number.isSafeInteger(maxIterations) || maxIterations < 1 || maxIterations > MAX_ITERATIONS) {
     throw new InvalidFieldError('data.maxIterations', `must be an integer from 1 to ${MAX_ITERATIONS}`);
   }
+  if (data.continuation !== undefined) assertContinuation(data.continuation);
   return accepted({
     type: 'RunRequested',
-    data: { runId: data.runId, agent: data.agent, input: data.input, mode: data.mode, maxIterations, requestedAt: metadata.now },
+    data: {
+      runId: data.runId,
+      agent: data.agent,
+      input: data.input,
+      mode: data.mode,
+      maxIterations,
+      requestedAt: metadata.now,
+      ...(data.continuation === undefined ? {} : { continuation: data.continuation }),
+    },
   });
 }
 
@@ -236,7 +251,8 @@ function startStep({ data, metadata }: StartStep, state: RunState, policy: RunPo
       callIndex: data.callIndex,
       toolName: name,
       effect,
-      idempotencyKey: idempotencyKeyFor(stepId),
+      // A continuation names its keys after the first run of its chain: a retried write gets the same key.
+      idempotencyKey: idempotencyKeyFor(stepIdFor({ runId: state.idempotencyRoot ?? data.runId, round: data.round, callIndex: data.callIndex })),
       operationDeadlineSeconds: deadline,
       leaseExpiresAt: Math.max(leaseExpiresAt, state.lease?.expiresAt ?? 0),
     },
@@ -415,6 +431,49 @@ function reportAuditGap({ data, metadata }: ReportAuditGap, state: RunState): Ru
   return accepted(gap, failed(state, 'AUDIT_MISSING', failure, metadata.now));
 }
 
+/**
+ * An operator requeues a dead-lettered run. The run stays settled (a run is
+ * settled once); the event names the continuation run, which the caller then
+ * requests with `continuationOf(state, ...)`. A non-idempotent write in flight
+ * is never retried blindly: the operator must state whether it happened.
+ */
+function requeueRun({ data, metadata }: RequeueRun, state: RunState): RunDecision {
+  if (state.status === null) return rejected(new RunNotFoundError(data.runId));
+  if (state.settlement === null || state.settlement.status !== 'FAILED' || !state.settlement.deadLettered) {
+    return rejected(new RunNotDeadLetteredError(data.runId, state.status));
+  }
+  if (state.continuedAs !== null) return rejected(new RunAlreadyRequeuedError(data.runId, state.continuedAs));
+  assertRunId(data.continuationRunId, 'data.continuationRunId');
+  if (data.continuationRunId === data.runId) throw new InvalidFieldError('data.continuationRunId', 'must differ from the run requeued');
+  if (typeof data.requestedBy !== 'string' || data.requestedBy.length === 0) {
+    throw new InvalidFieldError('data.requestedBy', 'must be a non-empty string');
+  }
+  const inFlight = state.inFlightWrite;
+  if (data.resolution !== undefined) {
+    if (inFlight === null) throw new InvalidFieldError('data.resolution', 'is only for a run with a write in flight');
+    if (data.resolution.outcome !== 'executed' && data.resolution.outcome !== 'notExecuted') {
+      throw new InvalidFieldError('data.resolution.outcome', 'must be "executed" or "notExecuted"');
+    }
+    if (typeof data.resolution.note !== 'string' || data.resolution.note.trim().length === 0) {
+      throw new InvalidFieldError('data.resolution.note', 'must say how the outcome of the write is known');
+    }
+  } else if (inFlight?.effect === ToolEffect.NON_IDEMPOTENT_WRITE) {
+    return rejected(new InFlightWriteUnresolvedError(data.runId, inFlight.stepId, inFlight.toolName));
+  }
+  return accepted({
+    type: 'RunRequeuedByOperator',
+    data: {
+      runId: data.runId,
+      continuationRunId: data.continuationRunId,
+      requestedBy: data.requestedBy,
+      reason: data.reason ?? null,
+      inFlightWrite: inFlight,
+      resolution: data.resolution ?? null,
+      requeuedAt: metadata.now,
+    },
+  });
+}
+
 // ── Shared rules ────────────────────────────────────────────────────────────
 
 /** Null when the sender holds the run's lease; otherwise the decision that tells it the lease is lost. */
@@ -498,6 +557,16 @@ function assertFailureInfo(error: FailureInfo | undefined, field: string): void 
   if (error === undefined || typeof error !== 'object' || error === null) throw new InvalidFieldError(field, 'must describe the failure');
   if (!isFailureClass(error.failureClass)) throw new InvalidFieldError(`${field}.failureClass`, 'must be one of the eight failure classes');
   if (typeof error.message !== 'string') throw new InvalidFieldError(`${field}.message`, 'must be a string');
+}
+
+function assertContinuation(continuation: RunContinuation): void {
+  assertRunId(continuation.of, 'data.continuation.of');
+  assertRunId(continuation.idempotencyRoot, 'data.continuation.idempotencyRoot');
+  if (!Array.isArray(continuation.carriedSteps)) throw new InvalidFieldError('data.continuation.carriedSteps', 'must be an array');
+  continuation.carriedSteps.forEach((step, i) => {
+    assertStepIndex(step.round, `data.continuation.carriedSteps[${i}].round`);
+    if (step.callIndex !== null) assertStepIndex(step.callIndex, `data.continuation.carriedSteps[${i}].callIndex`);
+  });
 }
 
 function assertTime(now: unknown): void {

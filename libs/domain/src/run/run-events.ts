@@ -42,6 +42,31 @@ export type ModelResponse =
   | { readonly type: 'final'; readonly content: string }
   | { readonly type: 'toolCalls'; readonly calls: readonly ToolCallRequest[] };
 
+/** A step completed by an earlier run, carried into its continuation so that it is never executed again. */
+export interface CarriedStep {
+  readonly round: number;
+  /** Null for a model call. */
+  readonly callIndex: number | null;
+  readonly toolName: string | null;
+  readonly effect: ToolEffect | null;
+  /** The model's answer, for a model call. */
+  readonly response: ModelResponse | null;
+  readonly outcome: 'succeeded' | 'failed' | null;
+  readonly result: JsonValue;
+  readonly error: FailureInfo | null;
+  /** True for an in-flight write that an operator declared executed when requeueing. */
+  readonly resolvedByOperator: boolean;
+}
+
+/** What a continuation run takes over from the dead-lettered run it continues. */
+export interface RunContinuation {
+  /** The run it continues. */
+  readonly of: string;
+  /** The run whose step ids name the idempotency keys (the first of the chain), so a write retried here gets the same key. */
+  readonly idempotencyRoot: string;
+  readonly carriedSteps: readonly CarriedStep[];
+}
+
 /** A run was requested and stored; it waits in status `QUEUED` for a segment to claim it. */
 export type RunRequested = DomainEvent<
   'RunRequested',
@@ -52,8 +77,37 @@ export type RunRequested = DomainEvent<
     readonly mode: RunMode;
     readonly maxIterations: number;
     readonly requestedAt: number;
+    /** Set when an operator requeued a dead-lettered run: this run continues it. Absent otherwise. */
+    readonly continuation?: RunContinuation;
   }
 >;
+
+/**
+ * An operator requeued this dead-lettered run: it stays `FAILED` (a run is
+ * settled once) and `continuationRunId` continues it, reusing its completed
+ * steps and its idempotency keys. `resolution` is the operator's statement
+ * about a write that was in flight (also recorded in the audit trail).
+ */
+export type RunRequeuedByOperator = DomainEvent<
+  'RunRequeuedByOperator',
+  {
+    readonly runId: string;
+    readonly continuationRunId: string;
+    readonly requestedBy: string;
+    readonly reason: string | null;
+    readonly inFlightWrite: InFlightWrite | null;
+    readonly resolution: InFlightWriteResolution | null;
+    readonly requeuedAt: number;
+  }
+>;
+
+/** An operator's statement of what became of a write that was in flight. */
+export interface InFlightWriteResolution {
+  /** `executed`: the write happened (its step is carried as done); `notExecuted`: it did not (the continuation executes it). */
+  readonly outcome: 'executed' | 'notExecuted';
+  /** How the operator knows. */
+  readonly note: string;
+}
 
 /** A segment claimed the run and holds its lease until `leaseExpiresAt`; `attempt` counts claims from 1. */
 export type RunClaimed = DomainEvent<
@@ -234,7 +288,8 @@ export type RunEvent =
   | RunFailed
   | CancelRequested
   | RunCancelled
-  | AuditGapDetected;
+  | AuditGapDetected
+  | RunRequeuedByOperator;
 
 /** The `type` strings of run events. */
 export type RunEventType = RunEvent['type'];
@@ -253,6 +308,7 @@ export const RUN_EVENT_SCHEMA_VERSIONS: Readonly<Record<RunEventType, number>> =
   CancelRequested: 1,
   RunCancelled: 1,
   AuditGapDetected: 1,
+  RunRequeuedByOperator: 1,
 });
 
 /** Every run event type. */

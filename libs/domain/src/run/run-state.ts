@@ -1,7 +1,8 @@
 import type { JsonValue } from '../json';
 import type { ToolEffect } from '../tool-effect/tool-effect';
 import { isWrite } from '../tool-effect/tool-effect';
-import type { FailureInfo, InFlightWrite, ModelResponse, RunEvent } from './run-events';
+import type { CarriedStep, FailureInfo, InFlightWrite, ModelResponse, RunEvent } from './run-events';
+import { idempotencyKeyFor, stepIdFor } from './step-id';
 import type { RunMode } from './run-mode';
 import type { RunStatus } from './run-status';
 import type { StepKind } from './step-id';
@@ -65,6 +66,10 @@ export interface RunState {
   readonly settlement: Settlement | null;
   /** Steps whose missing audit event was already recorded. */
   readonly auditGaps: ReadonlySet<string>;
+  /** The run whose step ids name this run's idempotency keys: itself, or the first run of a continuation chain. */
+  readonly idempotencyRoot: string | null;
+  /** The run an operator requeued this one as, once requeued. */
+  readonly continuedAs: string | null;
 }
 
 /** The state of a run that was never requested. */
@@ -86,6 +91,8 @@ export function initialRunState(): RunState {
     inFlightWrite: null,
     settlement: null,
     auditGaps: new Set(),
+    idempotencyRoot: null,
+    continuedAs: null,
   };
 }
 
@@ -97,8 +104,11 @@ export function initialRunState(): RunState {
 export function evolveRun(state: RunState, event: RunEvent): RunState {
   switch (event.type) {
     case 'RunRequested': {
-      const { runId, agent, input, mode, maxIterations, requestedAt } = event.data;
-      return { ...state, status: 'QUEUED', runId, agent, input, mode, maxIterations, notBefore: requestedAt };
+      const { runId, agent, input, mode, maxIterations, requestedAt, continuation } = event.data;
+      const root = continuation?.idempotencyRoot ?? runId;
+      let steps = state.steps;
+      for (const carried of continuation?.carriedSteps ?? []) steps = withStep(steps, carriedStepRecord(runId, root, carried));
+      return { ...state, status: 'QUEUED', runId, agent, input, mode, maxIterations, notBefore: requestedAt, idempotencyRoot: root, steps };
     }
     case 'RunClaimed': {
       const { owner, attempt, leaseExpiresAt } = event.data;
@@ -156,11 +166,32 @@ export function evolveRun(state: RunState, event: RunEvent): RunState {
       return settle(state, { status: 'CANCELLED', reason: 'CANCELLED', deadLettered: false });
     case 'CancelRequested':
       return { ...state, cancelRequested: true, cancelRequestedBy: event.data.requestedBy };
+    case 'RunRequeuedByOperator':
+      return { ...state, continuedAs: event.data.continuationRunId };
     case 'AuditGapDetected':
       return { ...state, auditGaps: new Set([...state.auditGaps, event.data.stepId]) };
     default:
       return state;
   }
+}
+
+/** A step carried from the run a continuation continues, completed under the continuation's own step id. */
+function carriedStepRecord(runId: string, root: string, carried: CarriedStep): StepRecord {
+  const coordinates = { round: carried.round, callIndex: carried.callIndex ?? undefined };
+  const isTool = carried.callIndex !== null;
+  return {
+    stepId: stepIdFor({ runId, ...coordinates }),
+    kind: isTool ? 'tool' : 'llm',
+    round: carried.round,
+    callIndex: carried.callIndex,
+    toolName: carried.toolName,
+    effect: carried.effect,
+    idempotencyKey: isTool ? idempotencyKeyFor(stepIdFor({ runId: root, ...coordinates })) : null,
+    status: 'completed',
+    starts: 0,
+    ...(carried.response === null ? {} : { response: carried.response }),
+    ...(isTool ? { outcome: carried.outcome ?? 'failed', result: carried.result, error: carried.error } : {}),
+  };
 }
 
 function withStep(steps: ReadonlyMap<string, StepRecord>, step: StepRecord): ReadonlyMap<string, StepRecord> {
