@@ -1,0 +1,55 @@
+import { CommandHandler, QueryHandler } from '@nestjs/cqrs';
+import type { ICommandHandler, IQueryHandler } from '@nestjs/cqrs';
+import { RunNotFoundError } from '@agent-ledger/domain';
+import { RunService } from '../execution/run-service';
+import { CancelRun } from './cancel-run.command';
+import type { CancelRunResult } from './cancel-run.command';
+import { GetRunState } from './get-run-state.query';
+import type { RunStateAnswer } from './get-run-state.query';
+import { BusRunStarter } from './run-starter';
+import { runSummaryOf } from './run-summary';
+import { StartRun } from './start-run.command';
+import type { StartRunResult } from './start-run.command';
+import { ValidatedCommandHandler, ValidatedQueryHandler } from './validated-handlers';
+
+/** Handles {@link StartRun} (validated first). */
+@CommandHandler(StartRun)
+export class StartRunHandler extends ValidatedCommandHandler<StartRun> implements ICommandHandler<StartRun> {
+  constructor(private readonly starter: BusRunStarter) {
+    super();
+  }
+
+  protected handle(command: StartRun): Promise<StartRunResult> {
+    return this.starter.start(command);
+  }
+}
+
+/** Handles {@link CancelRun} (validated first). */
+@CommandHandler(CancelRun)
+export class CancelRunHandler extends ValidatedCommandHandler<CancelRun> implements ICommandHandler<CancelRun> {
+  constructor(private readonly runs: RunService) {
+    super();
+  }
+
+  protected async handle({ runId, requestedBy, reason }: CancelRun): Promise<CancelRunResult> {
+    const state = await this.runs.cancel(runId, requestedBy, reason);
+    return { runId, settled: state.settlement !== null, status: state.status ?? 'RUNNING', run: runSummaryOf(runId, state), state };
+  }
+}
+
+/** Answers {@link GetRunState} (validated first) from the run's stream. */
+@QueryHandler(GetRunState)
+export class GetRunStateHandler extends ValidatedQueryHandler<GetRunState> implements IQueryHandler<GetRunState> {
+  constructor(private readonly runs: RunService) {
+    super();
+  }
+
+  protected async handle({ runId }: GetRunState): Promise<RunStateAnswer> {
+    const state = await this.runs.get(runId);
+    if (state.status === null) throw new RunNotFoundError(runId);
+    return { runId, run: runSummaryOf(runId, state), state };
+  }
+}
+
+/** The handlers of the public commands and queries, and what they need. */
+export const BUS_PROVIDERS = [BusRunStarter, StartRunHandler, CancelRunHandler, GetRunStateHandler];

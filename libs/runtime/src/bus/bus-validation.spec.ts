@@ -1,0 +1,128 @@
+import type { CommandResult, QueryResult } from '@nestjs/cqrs';
+import { InvalidFieldError } from '@agent-ledger/domain';
+import { CancelRun } from './cancel-run.command';
+import type { CancelRunResult } from './cancel-run.command';
+import { GetRunState } from './get-run-state.query';
+import type { RunStateAnswer } from './get-run-state.query';
+import { MessageValidationError } from './message-validation.error';
+import { StartRun } from './start-run.command';
+import type { StartRunFields, StartRunResult } from './start-run.command';
+import { validateMessage } from './validate-message';
+
+/** The error `validateMessage` throws for a message, or null when it passes. */
+function refusal(message: object): MessageValidationError | null {
+  try {
+    validateMessage(message);
+    return null;
+  } catch (error) {
+    if (error instanceof MessageValidationError) return error;
+    throw error;
+  }
+}
+
+const startRun = (fields: Record<string, unknown>) => new StartRun(fields as unknown as StartRunFields);
+const valid = { agent: 'clerk', input: 'close T-1' };
+
+describe('StartRun validation', () => {
+  it.each([
+    [{ agent: 'clerk', input: null }],
+    [{ agent: 'clerk', input: { nested: [1, 'two', true, null] }, mode: 'interactive' }],
+    [{ ...valid, mode: 'queued', runId: 'run-1.a_b:c' }],
+    [{ ...valid, idempotencyKey: 'close T-1 (2026)' }],
+  ])('accepts %j', (fields) => {
+    expect(refusal(startRun(fields))).toBeNull();
+  });
+
+  it.each([
+    ['agent', { input: 'x' }, 'isString', 'agent must be a string'],
+    ['agent', { agent: 7, input: 'x' }, 'isString', 'agent must be a string'],
+    ['agent', { agent: '', input: 'x' }, 'isLength', 'agent must be longer than or equal to 1 characters'],
+    ['agent', { agent: 'a'.repeat(129), input: 'x' }, 'isLength', 'agent must be shorter than or equal to 128 characters'],
+    ['input', { agent: 'clerk' }, 'isPresent', 'input must be present (any JSON value)'],
+    ['input', { agent: 'clerk', input: () => 1 }, 'isJsonValue', expect.stringMatching(/^input must be JSON data/)],
+    ['input', { agent: 'clerk', input: { at: new Date(0) } }, 'isJsonValue', expect.stringMatching(/^input must be JSON data/)],
+    ['input', { agent: 'clerk', input: [Number.NaN] }, 'isJsonValue', expect.stringMatching(/^input must be JSON data/)],
+    ['mode', { ...valid, mode: 'later' }, 'isIn', 'mode must be one of the following values: interactive, queued'],
+    ['runId', { ...valid, runId: 5 }, 'isString', 'runId must be a string'],
+    ['runId', { ...valid, runId: '-starts-with-dash' }, 'matches', expect.stringMatching(/^runId must be 1 to 128 letters/)],
+    ['runId', { ...valid, runId: 'has space' }, 'matches', expect.stringMatching(/^runId must be 1 to 128 letters/)],
+    ['idempotencyKey', { ...valid, idempotencyKey: '' }, 'matches', expect.stringMatching(/^idempotencyKey must be 1 to 255 printable ASCII/)],
+    ['idempotencyKey', { ...valid, idempotencyKey: ' leading' }, 'matches', expect.stringMatching(/^idempotencyKey must be 1 to 255/)],
+    ['idempotencyKey', { ...valid, idempotencyKey: 'k'.repeat(256) }, 'matches', expect.stringMatching(/^idempotencyKey must be 1 to 255/)],
+    ['colour', { ...valid, colour: 'red' }, 'unknownField', 'property colour should not exist'],
+  ])('names %s: %j', (field, fields, rule, message) => {
+    const error = refusal(startRun(fields));
+    expect(error).toBeInstanceOf(InvalidFieldError);
+    expect(error).toMatchObject({ code: 'INVALID_FIELD', failureClass: 'clientError', field, rule, message, messageType: 'StartRun' });
+    expect(error?.issues[0]).toEqual({ field, rule, message });
+  });
+
+  it('reports every broken field, one rule each, the first one as the error', () => {
+    const error = refusal(startRun({ agent: 3, mode: 'x', extra: true }));
+    expect(error?.issues.map((i) => [i.field, i.rule])).toEqual([
+      ['extra', 'unknownField'],
+      ['agent', 'isString'],
+      ['input', 'isPresent'],
+      ['mode', 'isIn'],
+    ]);
+    expect(error?.field).toBe('extra');
+  });
+
+  it.each(['__proto__', 'constructor', 'toString'])('refuses a %s key as an unknown field, without changing the prototype', (key) => {
+    const command = startRun(JSON.parse(`{"agent":"clerk","input":1,"${key}":{"polluted":true}}`) as Record<string, unknown>);
+    expect(Object.getPrototypeOf(command)).toBe(StartRun.prototype);
+    expect(refusal(command)).toMatchObject({ field: key, rule: 'unknownField', message: `property ${key} should not exist` });
+  });
+
+  it('reports every required field of a command built from nothing', () => {
+    expect(refusal(startRun(null as unknown as Record<string, unknown>))?.issues.map((i) => i.field)).toEqual(['agent', 'input']);
+  });
+
+  it('keeps the fields it was given, read-only', () => {
+    const command = new StartRun({ agent: 'clerk', input: 'x', mode: 'interactive' });
+    expect(command).toMatchObject({ agent: 'clerk', input: 'x', mode: 'interactive' });
+    expect(() => Object.assign(command, { agent: 'other' })).toThrow(TypeError);
+  });
+});
+
+describe('CancelRun validation', () => {
+  it('accepts a run id, who asks and why', () => {
+    expect(refusal(new CancelRun({ runId: 'r1', requestedBy: 'ops', reason: 'not needed' }))).toBeNull();
+    expect(refusal(new CancelRun({ runId: 'r1', requestedBy: 'ops' }))).toBeNull();
+  });
+
+  it.each([
+    ['runId', { requestedBy: 'ops' }, 'isString'],
+    ['runId', { runId: 'a/b', requestedBy: 'ops' }, 'matches'],
+    ['requestedBy', { runId: 'r1' }, 'isString'],
+    ['requestedBy', { runId: 'r1', requestedBy: '' }, 'isLength'],
+    ['requestedBy', { runId: 'r1', requestedBy: 'x'.repeat(129) }, 'isLength'],
+    ['reason', { runId: 'r1', requestedBy: 'ops', reason: 4 }, 'isString'],
+    ['reason', { runId: 'r1', requestedBy: 'ops', reason: 'x'.repeat(501) }, 'isLength'],
+    ['force', { runId: 'r1', requestedBy: 'ops', force: true }, 'unknownField'],
+  ])('names %s: %j', (field, fields, rule) => {
+    expect(refusal(new CancelRun(fields as never))).toMatchObject({ field, rule, messageType: 'CancelRun' });
+  });
+});
+
+describe('GetRunState validation', () => {
+  it.each([
+    ['runId', {}, 'isString'],
+    ['runId', { runId: '' }, 'matches'],
+    ['runId', { runId: 'r'.repeat(129) }, 'matches'],
+    ['at', { runId: 'r1', at: 3 }, 'unknownField'],
+  ])('names %s: %j', (field, fields, rule) => {
+    expect(refusal(new GetRunState(fields as never))).toMatchObject({ field, rule, messageType: 'GetRunState' });
+  });
+});
+
+describe('typed results', () => {
+  it('infers each message result type from its class', () => {
+    // Compile-time checks: these assignments fail `npm run typecheck` if a result type drifts.
+    const start: StartRunResult = {} as CommandResult<StartRun>;
+    const cancel: CancelRunResult = {} as CommandResult<CancelRun>;
+    const state: RunStateAnswer = {} as QueryResult<GetRunState>;
+    const narrowed = (result: StartRunResult): string | null => (result.mode === 'interactive' ? result.run.answer : result.runId);
+    expect([start, cancel, state, typeof narrowed]).toHaveLength(4);
+  });
+});
