@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
+import type { RunPolicyOptions } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
 import type { ProjectionSource } from '@agent-ledger/projections';
 import { ProjectionsModule } from '@agent-ledger/projections';
@@ -8,6 +9,15 @@ import type { AgentDefinition } from '@agent-ledger/runtime';
 import { AgentLedgerModule } from '@agent-ledger/runtime';
 import type { ServiceConfig } from './config/service-config';
 import { HTTP_API_CONTROLLERS, httpApiProviders } from './http/http-api';
+
+/** The run policy options the configuration sets (lease length, backoff); the rest keeps the policy's defaults. */
+export function runPolicyOf(config: Pick<ServiceConfig, 'leaseSeconds' | 'backoffBaseSeconds' | 'backoffCapSeconds'>): RunPolicyOptions | undefined {
+  const options: { leaseSeconds?: number; backoffBaseSeconds?: number; backoffCapSeconds?: number } = {};
+  if (config.leaseSeconds !== undefined) options.leaseSeconds = config.leaseSeconds;
+  if (config.backoffBaseSeconds !== undefined) options.backoffBaseSeconds = config.backoffBaseSeconds;
+  if (config.backoffCapSeconds !== undefined) options.backoffCapSeconds = config.backoffCapSeconds;
+  return Object.keys(options).length === 0 ? undefined : options;
+}
 
 /** What the service is built from: its settings, its open stores and its agents. */
 export interface AppDependencies {
@@ -35,7 +45,7 @@ export class AppModule {
           auditStore,
           agents,
           tools: { builtins: { files: { workspaceDir: config.workspaceDir }, clock: true } },
-          policy: config.leaseSeconds === undefined ? undefined : { leaseSeconds: config.leaseSeconds },
+          policy: runPolicyOf(config),
           workers: { concurrency: config.workerConcurrency },
           reaper: { intervalMs: config.reaperIntervalMs },
           auditGapSaga: { databasePath: join(config.dataDir, 'audit-gap-saga.sqlite'), gracePeriodMs: config.auditGapGraceMs },

@@ -1,4 +1,10 @@
-import { readServiceConfig } from './service-config';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hashApiKey } from './api-keys';
+import { isLoopbackHost, readServiceConfig } from './service-config';
+
+const OPS_HASH = hashApiKey('ops-secret');
 
 describe('readServiceConfig', () => {
   it('defaults to the embedded store under ./data, the example agents and 4 workers', () => {
@@ -6,17 +12,22 @@ describe('readServiceConfig', () => {
       port: 3000,
       host: '127.0.0.1',
       dataDir: '/srv/app/data',
+      eventStorePath: '/srv/app/data/agent-ledger.sqlite',
       eventStoreConnectionString: null,
       auditStorePath: null,
       agentsConfigPath: '/srv/app/config/agents.example.yaml',
       workspaceDir: '/srv/app/data/workspace',
       workerConcurrency: 4,
       leaseSeconds: undefined,
+      backoffBaseSeconds: undefined,
+      backoffCapSeconds: undefined,
       reaperIntervalMs: 30_000,
       auditGapGraceMs: 60_000,
       httpBodyLimitBytes: 262_144,
       sseHeartbeatMs: 15_000,
       readyMaxProjectionLag: 1000,
+      auth: { mode: 'disabled-on-loopback', modeSource: 'default', apiKeys: [] },
+      configFile: null,
     });
   });
 
@@ -36,6 +47,9 @@ describe('readServiceConfig', () => {
         HTTP_BODY_LIMIT_BYTES: '65536',
         SSE_HEARTBEAT_MS: '1000',
         READY_MAX_PROJECTION_LAG: '50',
+        BACKOFF_BASE_SECONDS: '2',
+        BACKOFF_CAP_SECONDS: '20',
+        API_KEYS: JSON.stringify([{ id: 'ops', hash: OPS_HASH, scopes: ['operate'] }]),
       },
       '/srv/app',
     );
@@ -54,6 +68,10 @@ describe('readServiceConfig', () => {
       httpBodyLimitBytes: 65_536,
       sseHeartbeatMs: 1000,
       readyMaxProjectionLag: 50,
+      eventStorePath: null,
+      backoffBaseSeconds: 2,
+      backoffCapSeconds: 20,
+      auth: { mode: 'api-keys', modeSource: 'default', apiKeys: [{ id: 'ops', hash: OPS_HASH, scopes: ['operate'], agents: null }] },
     });
   });
 
@@ -66,7 +84,137 @@ describe('readServiceConfig', () => {
     ['HTTP_BODY_LIMIT_BYTES', '10'],
     ['SSE_HEARTBEAT_MS', '0'],
     ['READY_MAX_PROJECTION_LAG', '0'],
+    ['BACKOFF_BASE_SECONDS', '0'],
+    ['BACKOFF_CAP_SECONDS', 'soon'],
+    ['AUTH_MODE', 'off'],
+    ['AUTH_MODE', 'disabled'],
+    ['API_KEYS', '{not json'],
+    ['API_KEYS', '{"id":"a"}'],
+    ['API_KEYS[0].hash', '[{"id":"a","hash":"plain-text-key","scopes":["runs:read"]}]'],
+    ['API_KEYS[0].scopes[1]', '[{"id":"a","hash":"sha256:' + '0'.repeat(64) + '","scopes":["runs:read","admin"]}]'],
+    ['API_KEYS[0].agents', '[{"id":"a","hash":"sha256:' + '0'.repeat(64) + '","scopes":["runs:read"],"agents":[]}]'],
+    ['API_KEYS[0].role', '[{"id":"a","hash":"sha256:' + '0'.repeat(64) + '","scopes":["runs:read"],"role":"x"}]'],
+    ['API_KEYS[1].id', '[{"id":"a","hash":"sha256:' + '0'.repeat(64) + '","scopes":["runs:read"]},{"id":"a","hash":"sha256:' + '1'.repeat(64) + '","scopes":["operate"]}]'],
   ])('refuses %s=%s, naming the variable', (name, value) => {
-    expect(() => readServiceConfig({ [name]: value })).toThrow(expect.objectContaining({ field: name }) as Error);
+    const variable = name.replace(/\[.*$/, '');
+    expect(() => readServiceConfig({ [variable]: value })).toThrow(expect.objectContaining({ field: name }) as Error);
+  });
+
+  it('refuses a backoff cap below the base', () => {
+    expect(() => readServiceConfig({ BACKOFF_BASE_SECONDS: '60', BACKOFF_CAP_SECONDS: '30' })).toThrow(expect.objectContaining({ field: 'BACKOFF_CAP_SECONDS' }) as Error);
+  });
+
+  it('refuses the embedded store path together with EventStoreDB', () => {
+    expect(() => readServiceConfig({ EVENT_STORE_PATH: 'x.sqlite', EVENTSTORE_CONNECTION_STRING: 'esdb://h:2113' })).toThrow(expect.objectContaining({ field: 'EVENT_STORE_PATH' }) as Error);
+  });
+});
+
+describe('readServiceConfig: authentication', () => {
+  const keys = JSON.stringify([{ id: 'reader', hash: hashApiKey('k'), scopes: ['runs:read'], agents: ['clock'] }]);
+
+  it('defaults to the development mode with no key on a loopback host', () => {
+    expect(readServiceConfig({ HOST: 'localhost' }).auth).toEqual({ mode: 'disabled-on-loopback', modeSource: 'default', apiKeys: [] });
+  });
+
+  it('requires keys when configured ones exist', () => {
+    expect(readServiceConfig({ API_KEYS: keys }).auth).toMatchObject({ mode: 'api-keys', apiKeys: [{ id: 'reader', agents: ['clock'] }] });
+  });
+
+  it('refuses to start on a non-loopback host without keys, naming API_KEYS', () => {
+    expect(() => readServiceConfig({ HOST: '0.0.0.0' })).toThrow(expect.objectContaining({ field: 'API_KEYS', message: expect.stringContaining('0.0.0.0') as string }) as Error);
+  });
+
+  it('allows the explicit development mode on loopback only, naming AUTH_MODE otherwise', () => {
+    expect(readServiceConfig({ AUTH_MODE: 'disabled-on-loopback', API_KEYS: keys }).auth).toMatchObject({ mode: 'disabled-on-loopback', modeSource: 'setting' });
+    expect(() => readServiceConfig({ AUTH_MODE: 'disabled-on-loopback', HOST: '0.0.0.0', API_KEYS: keys })).toThrow(expect.objectContaining({ field: 'AUTH_MODE' }) as Error);
+  });
+
+  it('refuses AUTH_MODE=api-keys without a key, naming API_KEYS', () => {
+    expect(() => readServiceConfig({ AUTH_MODE: 'api-keys' })).toThrow(expect.objectContaining({ field: 'API_KEYS' }) as Error);
+  });
+
+  it.each([
+    ['127.0.0.1', true],
+    ['127.1.2.3', true],
+    ['::1', true],
+    ['[::1]', true],
+    ['localhost', true],
+    ['0.0.0.0', false],
+    ['::', false],
+    ['10.0.0.5', false],
+    ['128.0.0.1', false],
+  ])('isLoopbackHost(%s) is %s', (host, loopback) => {
+    expect(isLoopbackHost(host)).toBe(loopback);
+  });
+});
+
+describe('readServiceConfig: the configuration file', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'agent-ledger-config-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const write = (name: string, text: string) => {
+    writeFileSync(join(dir, name), text);
+    return join(dir, name);
+  };
+
+  it('reads YAML settings, paths relative to the file, the environment winning', () => {
+    const file = write(
+      'agent-ledger.yaml',
+      `server: { port: 8080, host: 0.0.0.0 }
+store: { dataDir: state, path: state/events.sqlite }
+audit: { storePath: audit.sqlite, gapGraceMs: 5000 }
+agents: { configFile: agents.yaml }
+tools: { workspaceDir: /srv/ws }
+workers: { concurrency: 2, reaperIntervalMs: 1000 }
+runs: { leaseSeconds: 60, backoffBaseSeconds: 5, backoffCapSeconds: 50 }
+auth:
+  apiKeys:
+    - id: ops
+      hash: ${OPS_HASH}
+      scopes: [operate, metrics:read]
+`,
+    );
+    const config = readServiceConfig({ AGENT_LEDGER_CONFIG: file, PORT: '9090' }, '/elsewhere');
+    expect(config).toMatchObject({
+      port: 9090,
+      host: '0.0.0.0',
+      dataDir: join(dir, 'state'),
+      eventStorePath: join(dir, 'state/events.sqlite'),
+      auditStorePath: join(dir, 'audit.sqlite'),
+      auditGapGraceMs: 5000,
+      agentsConfigPath: join(dir, 'agents.yaml'),
+      workspaceDir: '/srv/ws',
+      workerConcurrency: 2,
+      reaperIntervalMs: 1000,
+      leaseSeconds: 60,
+      backoffBaseSeconds: 5,
+      backoffCapSeconds: 50,
+      auth: { mode: 'api-keys', apiKeys: [{ id: 'ops', scopes: ['operate', 'metrics:read'], agents: null }] },
+      configFile: file,
+    });
+  });
+
+  it('reads JSON too', () => {
+    const file = write('config.json', JSON.stringify({ workers: { concurrency: 0 } }));
+    expect(readServiceConfig({ AGENT_LEDGER_CONFIG: file }).workerConcurrency).toBe(0);
+  });
+
+  it.each([
+    ['an unknown section', 'servers: { port: 1 }', 'servers'],
+    ['an unknown key', 'server: { prot: 1 }', 'server.prot'],
+    ['a bad value', 'server: { port: 70000 }', 'server.port'],
+    ['a bad key entry', 'auth: { apiKeys: [ { id: ops, hash: secret, scopes: [operate] } ] }', 'auth.apiKeys[0].hash'],
+    ['a bad auth mode', 'auth: { mode: none }', 'auth.mode'],
+  ])('refuses %s, naming it and the file', (_what, text, field) => {
+    const file = write('bad.yaml', text);
+    expect(() => readServiceConfig({ AGENT_LEDGER_CONFIG: file })).toThrow(expect.objectContaining({ field, message: expect.stringContaining(file) as string }) as Error);
+  });
+
+  it('refuses a missing or unparsable file, naming AGENT_LEDGER_CONFIG', () => {
+    expect(() => readServiceConfig({ AGENT_LEDGER_CONFIG: join(dir, 'nope.yaml') })).toThrow(expect.objectContaining({ field: 'AGENT_LEDGER_CONFIG' }) as Error);
+    const file = write('broken.yaml', 'server: [1, 2');
+    expect(() => readServiceConfig({ AGENT_LEDGER_CONFIG: file })).toThrow(expect.objectContaining({ field: 'AGENT_LEDGER_CONFIG' }) as Error);
   });
 });

@@ -1,33 +1,61 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { InvalidFieldError } from '@agent-ledger/domain';
+import type { ApiKeyEntry } from './api-keys';
+import { parseApiKeyEntries } from './api-keys';
+import type { ConfigFile, ConfigFileKey } from './config-file';
+import { CONFIG_FILE_KEYS, readConfigFile } from './config-file';
 
-/** The service's settings, read from the environment. */
+/**
+ * How requests are authenticated.
+ * - `api-keys`: every route but `/health` and `/ready` needs a configured key;
+ * - `disabled-on-loopback`: **development only**: no key is asked for. Allowed
+ *   only when `HOST` is a loopback address; announced loudly at start-up and
+ *   in `GET /ready`.
+ */
+export const AUTH_MODES = ['api-keys', 'disabled-on-loopback'] as const;
+/** One of {@link AUTH_MODES}. */
+export type AuthMode = (typeof AUTH_MODES)[number];
+
+/** The authentication settings. */
+export interface AuthSettings {
+  /** `AUTH_MODE`. @default `api-keys` when keys are configured; `disabled-on-loopback` when none are and `HOST` is loopback */
+  readonly mode: AuthMode;
+  /** `setting` when `AUTH_MODE` chose the mode, `default` when it was inferred (no key configured, loopback host). */
+  readonly modeSource: 'setting' | 'default';
+  /** `API_KEYS` (JSON) or the file's `auth.apiKeys`: the keys, hashed. @default [] */
+  readonly apiKeys: readonly ApiKeyEntry[];
+}
+
+/** The service's settings, read from the environment and an optional configuration file (`AGENT_LEDGER_CONFIG`). */
 export interface ServiceConfig {
   /** `PORT`. @default 3000 */
   readonly port: number;
   /**
    * `HOST`: the address HTTP binds to. Set `0.0.0.0` (or `::`) to accept
-   * connections from other machines.
-   *
-   * **Warning:** the API has no authentication yet: bind it to a public
-   * address only behind a proxy that authenticates.
+   * connections from other machines; API keys are then required.
    * @default 127.0.0.1 (this machine only)
    */
   readonly host: string;
   /** `AGENT_LEDGER_DATA_DIR`: where the embedded stores and the tools' workspace live. @default ./data */
   readonly dataDir: string;
+  /** `EVENT_STORE_PATH`: the embedded store's file; null when EventStoreDB is used. @default <dataDir>/agent-ledger.sqlite */
+  readonly eventStorePath: string | null;
   /** `EVENTSTORE_CONNECTION_STRING`: use EventStoreDB instead of the embedded store. */
   readonly eventStoreConnectionString: string | null;
   /** `AUDIT_STORE_PATH`: put the audit streams in an embedded file of their own. @default null (the run store) */
   readonly auditStorePath: string | null;
-  /** `AGENTS_CONFIG`: the agents file. @default config/agents.example.yaml */
+  /** `AGENTS_CONFIG`: the agents file (agents and their model providers). @default config/agents.example.yaml */
   readonly agentsConfigPath: string;
   /** `WORKSPACE_DIR`: the folder the built-in file tools are confined to. @default <dataDir>/workspace */
   readonly workspaceDir: string;
   /** `WORKER_CONCURRENCY`: segments this process executes at once; 0 for none. @default 4 */
   readonly workerConcurrency: number;
-  /** `LEASE_SECONDS`: lease length. @default 900 */
+  /** `LEASE_SECONDS`: lease length. @default 900 (the run policy's) */
   readonly leaseSeconds: number | undefined;
+  /** `BACKOFF_BASE_SECONDS`: wait before the first retry, doubled for each further one. @default 30 (the run policy's) */
+  readonly backoffBaseSeconds: number | undefined;
+  /** `BACKOFF_CAP_SECONDS`: the longest wait before a retry. @default 600 (the run policy's) */
+  readonly backoffCapSeconds: number | undefined;
   /** `REAPER_INTERVAL_MS`; 0 disables the reaper in this process. @default 30000 */
   readonly reaperIntervalMs: number;
   /** `AUDIT_GAP_GRACE_MS`: how long a write's audit may take before the saga fails its run. @default 60000 */
@@ -42,45 +70,173 @@ export interface ServiceConfig {
    * @default 1000
    */
   readonly readyMaxProjectionLag: number;
+  /** `AUTH_MODE` and `API_KEYS`. */
+  readonly auth: AuthSettings;
+  /** `AGENT_LEDGER_CONFIG`: the configuration file read, if any (absolute). @default null */
+  readonly configFile: string | null;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+type SettingName = (typeof CONFIG_FILE_KEYS)[ConfigFileKey];
+
+/** Where a setting's value came from, for messages and relative paths. */
+interface Found {
+  readonly value: unknown;
+  /** The name to show: the variable, or the file's dotted key. */
+  readonly field: string;
+  /** `''`, or ` in config file <path>`. */
+  readonly where: string;
+  /** The folder relative paths are resolved from. */
+  readonly baseDir: string;
 }
 
 /**
- * Reads and checks the service's settings.
+ * Reads and checks the service's settings: the environment, then the
+ * configuration file named by `AGENT_LEDGER_CONFIG` (YAML or JSON), then the
+ * defaults. The environment wins over the file. Relative paths are resolved
+ * from `cwd` (environment) or from the file's folder (file).
  *
- * @throws {@link InvalidFieldError} naming the environment variable of a bad value.
+ * With no setting at all: the embedded store in `./data`, the example agents,
+ * `127.0.0.1:3000`, and authentication in the development mode (no key is
+ * configured and the host is loopback).
+ *
+ * @throws {@link InvalidFieldError} naming the environment variable, or the
+ *   file's dotted key (`server.port`), of a bad or unknown value.
  */
-export function readServiceConfig(env: Readonly<Record<string, string | undefined>> = process.env, cwd = process.cwd()): ServiceConfig {
-  const path = (value: string) => (isAbsolute(value) ? value : resolve(cwd, value));
-  const dataDir = path(text(env, 'AGENT_LEDGER_DATA_DIR') ?? './data');
-  const leaseSeconds = text(env, 'LEASE_SECONDS') === undefined ? undefined : integer(env, 'LEASE_SECONDS', 1, 86_400, 900);
+export function readServiceConfig(env: Env = process.env, cwd = process.cwd()): ServiceConfig {
+  const configPath = text(env.AGENT_LEDGER_CONFIG);
+  const file = configPath === undefined ? null : readConfigFile(absolute(cwd, configPath));
+  return resolveServiceConfig(env, file, cwd);
+}
+
+/** {@link readServiceConfig} on a configuration file already read (pure). */
+export function resolveServiceConfig(env: Env, file: ConfigFile | null, cwd: string): ServiceConfig {
+  const fileKeyOf = new Map(Object.entries(CONFIG_FILE_KEYS).map(([key, name]) => [name, key as ConfigFileKey]));
+  const find = (name: SettingName): Found | undefined => {
+    const fromEnv = text(env[name]);
+    if (fromEnv !== undefined) return { value: fromEnv, field: name, where: '', baseDir: cwd };
+    const key = fileKeyOf.get(name) as ConfigFileKey;
+    if (file === null || !file.values.has(key)) return undefined;
+    return { value: file.values.get(key), field: key, where: ` in config file ${file.path}`, baseDir: file.dir };
+  };
+  const int = (name: SettingName, min: number, max: number, fallback: number): number => {
+    const found = find(name);
+    return found === undefined ? fallback : integerOf(found, min, max);
+  };
+  const optionalInt = (name: SettingName, min: number, max: number): number | undefined => {
+    const found = find(name);
+    return found === undefined ? undefined : integerOf(found, min, max);
+  };
+  const str = (name: SettingName): string | undefined => {
+    const found = find(name);
+    return found === undefined ? undefined : stringOf(found);
+  };
+  const path = (name: SettingName): string | undefined => {
+    const found = find(name);
+    return found === undefined ? undefined : absolute(found.baseDir, stringOf(found));
+  };
+
+  const dataDir = path('AGENT_LEDGER_DATA_DIR') ?? absolute(cwd, './data');
+  const eventStoreConnectionString = str('EVENTSTORE_CONNECTION_STRING') ?? null;
+  const eventStorePath = path('EVENT_STORE_PATH');
+  if (eventStoreConnectionString !== null && eventStorePath !== undefined) {
+    const found = find('EVENT_STORE_PATH') as Found;
+    throw new InvalidFieldError(found.field, `${found.where} must not be set with EVENTSTORE_CONNECTION_STRING (one store: the embedded file or EventStoreDB)`.trim());
+  }
+  const backoffBaseSeconds = optionalInt('BACKOFF_BASE_SECONDS', 1, 86_400);
+  const backoffCapSeconds = optionalInt('BACKOFF_CAP_SECONDS', 1, 604_800);
+  if ((backoffCapSeconds ?? 600) < (backoffBaseSeconds ?? 30)) {
+    const found = find(backoffCapSeconds === undefined ? 'BACKOFF_BASE_SECONDS' : 'BACKOFF_CAP_SECONDS') as Found;
+    throw new InvalidFieldError(found.field, `${found.where} must keep BACKOFF_CAP_SECONDS (${backoffCapSeconds ?? 600}) at least BACKOFF_BASE_SECONDS (${backoffBaseSeconds ?? 30})`.trim());
+  }
+  const host = str('HOST') ?? '127.0.0.1';
   return {
-    port: integer(env, 'PORT', 0, 65_535, 3000),
-    host: text(env, 'HOST') ?? '127.0.0.1',
+    port: int('PORT', 0, 65_535, 3000),
+    host,
     dataDir,
-    eventStoreConnectionString: text(env, 'EVENTSTORE_CONNECTION_STRING') ?? null,
-    auditStorePath: text(env, 'AUDIT_STORE_PATH') === undefined ? null : path(text(env, 'AUDIT_STORE_PATH') as string),
-    agentsConfigPath: path(text(env, 'AGENTS_CONFIG') ?? 'config/agents.example.yaml'),
-    workspaceDir: path(text(env, 'WORKSPACE_DIR') ?? join(dataDir, 'workspace')),
-    workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 0, 256, 4),
-    leaseSeconds,
-    reaperIntervalMs: integer(env, 'REAPER_INTERVAL_MS', 0, 86_400_000, 30_000),
-    auditGapGraceMs: integer(env, 'AUDIT_GAP_GRACE_MS', 1, 86_400_000, 60_000),
-    httpBodyLimitBytes: integer(env, 'HTTP_BODY_LIMIT_BYTES', 1024, 16_777_216, 262_144),
-    sseHeartbeatMs: integer(env, 'SSE_HEARTBEAT_MS', 100, 3_600_000, 15_000),
-    readyMaxProjectionLag: integer(env, 'READY_MAX_PROJECTION_LAG', 1, 1_000_000, 1000),
+    eventStorePath: eventStoreConnectionString !== null ? null : (eventStorePath ?? join(dataDir, 'agent-ledger.sqlite')),
+    eventStoreConnectionString,
+    auditStorePath: path('AUDIT_STORE_PATH') ?? null,
+    agentsConfigPath: path('AGENTS_CONFIG') ?? absolute(cwd, 'config/agents.example.yaml'),
+    workspaceDir: path('WORKSPACE_DIR') ?? join(dataDir, 'workspace'),
+    workerConcurrency: int('WORKER_CONCURRENCY', 0, 256, 4),
+    leaseSeconds: optionalInt('LEASE_SECONDS', 1, 86_400),
+    backoffBaseSeconds,
+    backoffCapSeconds,
+    reaperIntervalMs: int('REAPER_INTERVAL_MS', 0, 86_400_000, 30_000),
+    auditGapGraceMs: int('AUDIT_GAP_GRACE_MS', 1, 86_400_000, 60_000),
+    httpBodyLimitBytes: int('HTTP_BODY_LIMIT_BYTES', 1024, 16_777_216, 262_144),
+    sseHeartbeatMs: int('SSE_HEARTBEAT_MS', 100, 3_600_000, 15_000),
+    readyMaxProjectionLag: int('READY_MAX_PROJECTION_LAG', 1, 1_000_000, 1000),
+    auth: authOf(find('AUTH_MODE'), find('API_KEYS'), find('HOST'), host),
+    configFile: file?.path ?? null,
   };
 }
 
-function text(env: Readonly<Record<string, string | undefined>>, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value === undefined || value === '' ? undefined : value;
+/** Whether an address is this machine only: `127.0.0.0/8`, `::1`, `localhost`. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h) || /^::ffff:127(\.\d{1,3}){3}$/.test(h);
 }
 
-function integer(env: Readonly<Record<string, string | undefined>>, name: string, min: number, max: number, fallback: number): number {
-  const value = text(env, name);
-  if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
-    throw new InvalidFieldError(name, `must be an integer from ${min} to ${max} (got "${value}")`);
+function authOf(mode: Found | undefined, keys: Found | undefined, hostSetting: Found | undefined, host: string): AuthSettings {
+  let apiKeys: ApiKeyEntry[] = [];
+  if (keys !== undefined) {
+    let list = keys.value;
+    if (typeof list === 'string') {
+      try {
+        list = JSON.parse(list) as unknown;
+      } catch {
+        throw new InvalidFieldError(keys.field, `${keys.where} must be JSON: a list of { "id", "hash", "scopes", "agents"? }`.trim());
+      }
+    }
+    apiKeys = parseApiKeyEntries(list, keys.field, keys.where);
   }
-  return Number(value);
+  const loopback = isLoopbackHost(host);
+  const hostName = hostSetting?.field ?? 'HOST';
+  if (mode !== undefined) {
+    const value = stringOf(mode);
+    if (!(AUTH_MODES as readonly string[]).includes(value)) {
+      throw new InvalidFieldError(mode.field, `${mode.where} must be one of ${AUTH_MODES.join(', ')} (got "${value}")`.trim());
+    }
+    if (value === 'disabled-on-loopback' && !loopback) {
+      throw new InvalidFieldError(mode.field, `${mode.where} may be disabled-on-loopback only when ${hostName} is a loopback address (127.0.0.1, ::1, localhost); ${hostName} is "${host}"`.trim());
+    }
+    if (value === 'api-keys' && apiKeys.length === 0) {
+      throw new InvalidFieldError(keys?.field ?? 'API_KEYS', 'must hold at least one key when AUTH_MODE is api-keys');
+    }
+    return { mode: value as AuthMode, modeSource: 'setting', apiKeys };
+  }
+  if (apiKeys.length > 0) return { mode: 'api-keys', modeSource: 'default', apiKeys };
+  if (!loopback) {
+    throw new InvalidFieldError(
+      keys?.field ?? 'API_KEYS',
+      `must hold at least one key when ${hostName} is not a loopback address (${hostName} is "${host}"): the API would be open to the network`,
+    );
+  }
+  return { mode: 'disabled-on-loopback', modeSource: 'default', apiKeys };
+}
+
+function text(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed === undefined || trimmed === '' ? undefined : trimmed;
+}
+
+function absolute(base: string, value: string): string {
+  return isAbsolute(value) ? value : resolve(base, value);
+}
+
+function stringOf(found: Found): string {
+  if (typeof found.value === 'string' && found.value.trim() !== '') return found.value.trim();
+  if (typeof found.value === 'number' && found.where !== '') return String(found.value);
+  throw new InvalidFieldError(found.field, `${found.where} must be a non-empty string`.trim());
+}
+
+function integerOf(found: Found, min: number, max: number): number {
+  const raw = typeof found.value === 'number' ? String(found.value) : found.value;
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max) {
+    const shown = typeof found.value === 'string' ? `"${found.value}"` : JSON.stringify(found.value);
+    throw new InvalidFieldError(found.field, `${found.where} must be an integer from ${min} to ${max} (got ${shown})`.trim());
+  }
+  return Number(raw);
 }
