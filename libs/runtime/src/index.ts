@@ -53,3 +53,18 @@ export * from './agent-ledger.module';
 export * from './saga/audit-gap-saga';
 export * from './saga/audit-gap-saga.options';
 export * from './audit/verify-audit-store';
+// The public commands and queries of the bus, validated before their handlers run.
+export * from './bus/is-present.decorator';
+export * from './bus/message-validation.error';
+export * from './bus/validate-message';
+export * from './bus/validated-handlers';
+export * from './bus/run-id-rules';
+export * from './bus/run-summary';
+export * from './bus/idempotency';
+export * from './bus/start-run.command';
+export * from './bus/cancel-run.command';
+export * from './bus/get-run-state.query';
+export * from './bus/bus-handlers';
+// The read models' queries, answered on the QueryBus when the runtime keeps read models.
+export { GetAuditReview, GetProjectionStatus, GetRun, GetRunSteps, ListRuns } from '@agent-ledger/projections';
+export * from './execution/audit-statement-not-stored.error';

@@ -16,7 +16,7 @@ const command = (stepId: string, now: number): RecordAudit => ({
 function chain(n: number): AuditRecorded['data'][] {
   const events: AuditEvent[] = [];
   for (let i = 0; i < n; i++) events.push(...auditDecider.decide(command(`run-1/r${i}/t0`, T0 + i), foldEvents(auditDecider, events)));
-  return events.map((e) => e.data);
+  return events.flatMap((e) => (e.type === 'AuditRecorded' ? [e.data] : []));
 }
 
 describe('canonicalJson', () => {

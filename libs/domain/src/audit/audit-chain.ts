@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { JsonObject } from '../json';
-import type { AuditRecorded } from './audit-events';
+import type { AuditEvent } from './audit-events';
 import { canonicalJson } from './canonical-json';
 
+/** Any audit record's payload (every audit event is a link of the chain). */
+export type AuditRecord = AuditEvent['data'];
+
 /** The payload of an audit record without its own hash: what the hash covers. */
-export type AuditRecordContent = Omit<AuditRecorded['data'], 'hash'>;
+export type AuditRecordContent = AuditRecord extends infer R ? (R extends AuditRecord ? Omit<R, 'hash'> : never) : never;
 
 /**
  * The hash of an audit record: SHA-256 (hex) of the canonical JSON of its
@@ -42,7 +45,7 @@ export class AuditChainChecker {
   private index = 0;
 
   /** Checks the next record; returns what is wrong with it (nothing when it is intact and linked). */
-  add(record: AuditRecorded['data']): AuditChainBreak[] {
+  add(record: AuditRecord): AuditChainBreak[] {
     const index = this.index++;
     const breaks: AuditChainBreak[] = [];
     const stepId = typeof record.stepId === 'string' ? record.stepId : null;
@@ -68,7 +71,7 @@ export class AuditChainChecker {
  * rewrote the whole chain with fresh hashes (anchor the latest hash elsewhere
  * for that).
  */
-export function verifyAuditChain(records: readonly AuditRecorded['data'][]): AuditChainBreak[] {
+export function verifyAuditChain(records: readonly AuditRecord[]): AuditChainBreak[] {
   const checker = new AuditChainChecker();
   return records.flatMap((record) => checker.add(record));
 }

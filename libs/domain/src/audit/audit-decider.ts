@@ -2,10 +2,9 @@ import type { Decider } from '../decider';
 import { InvalidFieldError } from '../errors/invalid-field.error';
 import { isToolEffect } from '../tool-effect/tool-effect';
 import { assertRunId } from '../run/step-id';
-import type { AuditCommand } from './audit-commands';
-import type { AuditRecordContent } from './audit-chain';
+import type { AuditCommand, RecordWriteResolution } from './audit-commands';
 import { auditRecordHash } from './audit-chain';
-import type { AuditEvent } from './audit-events';
+import type { AuditEvent, AuditRecorded } from './audit-events';
 
 /** A run's audit trail as its events tell it. */
 export interface AuditState {
@@ -26,8 +25,11 @@ export function initialAuditState(): AuditState {
 
 /** Folds an audit event into the state; never throws. */
 export function evolveAudit(state: AuditState, event: AuditEvent): AuditState {
-  if (event.type !== 'AuditRecorded') return state;
-  return { sequence: event.data.sequence, lastHash: event.data.hash, recordedSteps: new Set([...state.recordedSteps, event.data.stepId]) };
+  if (event.type === 'AuditRecorded') {
+    return { sequence: event.data.sequence, lastHash: event.data.hash, recordedSteps: new Set([...state.recordedSteps, event.data.stepId]) };
+  }
+  if (event.type === 'WriteResolutionRecorded') return { ...state, sequence: event.data.sequence, lastHash: event.data.hash };
+  return state;
 }
 
 /**
@@ -37,6 +39,7 @@ export function evolveAudit(state: AuditState, event: AuditEvent): AuditState {
  * @throws {@link InvalidFieldError} naming the field of a malformed command.
  */
 export function decideAudit(command: AuditCommand, state: AuditState): readonly AuditEvent[] {
+  if (command.type === 'RecordWriteResolution') return decideWriteResolution(command, state);
   const { data, metadata } = command;
   assertRunId(data.runId, 'data.runId');
   if (typeof data.stepId !== 'string' || !data.stepId.startsWith(`${data.runId}/`)) {
@@ -49,8 +52,17 @@ export function decideAudit(command: AuditCommand, state: AuditState): readonly 
     throw new InvalidFieldError('data.kind', 'must be "llm" or "tool"');
   }
   if (state.recordedSteps.has(data.stepId)) return [];
-  const content: AuditRecordContent = { ...data, sequence: state.sequence + 1, recordedAt: metadata.now, previousHash: state.lastHash };
+  const content: Omit<AuditRecorded['data'], 'hash'> = { ...data, sequence: state.sequence + 1, recordedAt: metadata.now, previousHash: state.lastHash };
   return [{ type: 'AuditRecorded', data: { ...content, hash: auditRecordHash(content) } }];
+}
+
+function decideWriteResolution({ data, metadata }: RecordWriteResolution, state: AuditState): readonly AuditEvent[] {
+  assertRunId(data.runId, 'data.runId');
+  if (typeof data.stepId !== 'string' || !data.stepId.startsWith(`${data.runId}/`)) throw new InvalidFieldError('data.stepId', 'must be a step id of the run');
+  if (data.outcome !== 'executed' && data.outcome !== 'notExecuted') throw new InvalidFieldError('data.outcome', 'must be "executed" or "notExecuted"');
+  if (typeof data.note !== 'string' || data.note.trim().length === 0) throw new InvalidFieldError('data.note', 'must say how the outcome is known');
+  const content = { ...data, sequence: state.sequence + 1, recordedAt: metadata.now, previousHash: state.lastHash };
+  return [{ type: 'WriteResolutionRecorded', data: { ...content, hash: auditRecordHash(content) } }];
 }
 
 /** The audit stream's decider. */

@@ -29,10 +29,40 @@ export type AuditRecorded = DomainEvent<
   }
 >;
 
+/**
+ * An operator's statement of what became of a write that was in flight when
+ * its run was dead-lettered, recorded when the run is requeued. Part of the
+ * run's audit chain, like every audit record.
+ */
+export type WriteResolutionRecorded = DomainEvent<
+  'WriteResolutionRecorded',
+  {
+    readonly runId: string;
+    readonly stepId: string;
+    readonly sequence: number;
+    readonly toolName: string;
+    readonly effect: ToolEffect;
+    readonly idempotencyKey: string;
+    readonly outcome: 'executed' | 'notExecuted';
+    readonly note: string;
+    readonly resolvedBy: string;
+    readonly continuationRunId: string;
+    readonly recordedAt: number;
+    readonly previousHash: string | null;
+    readonly hash: string;
+  }
+>;
+
 /** Every event of an audit stream. */
-export type AuditEvent = AuditRecorded;
+export type AuditEvent = AuditRecorded | WriteResolutionRecorded;
 
 /** The schema version of each audit event's payload. */
 export const AUDIT_EVENT_SCHEMA_VERSIONS: Readonly<Record<AuditEvent['type'], number>> = Object.freeze({
   AuditRecorded: 1,
+  WriteResolutionRecorded: 1,
 });
+
+/** Whether `type` is an audit event type this version knows. */
+export function isAuditEventType(type: string): type is AuditEvent['type'] {
+  return Object.prototype.hasOwnProperty.call(AUDIT_EVENT_SCHEMA_VERSIONS, type);
+}

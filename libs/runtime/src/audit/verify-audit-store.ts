@@ -1,5 +1,5 @@
-import type { AuditChainBreak, AuditRecorded } from '@agent-ledger/domain';
-import { AuditChainChecker, StreamCategory } from '@agent-ledger/domain';
+import type { AuditChainBreak, AuditRecord } from '@agent-ledger/domain';
+import { AuditChainChecker, isAuditEventType, StreamCategory } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
 import { categoryFilter } from '@agent-ledger/event-store';
 
@@ -28,7 +28,7 @@ export async function verifyAuditStore(store: EventStore): Promise<AuditStoreVer
   const breaks: RunChainBreak[] = [];
   let records = 0;
   for await (const event of store.readAll({ filter: categoryFilter(StreamCategory.AUDIT) })) {
-    if (event.type !== 'AuditRecorded') continue;
+    if (!isAuditEventType(event.type)) continue;
     records++;
     const runId = event.streamName.slice(StreamCategory.AUDIT.length + 1);
     let checker = checkers.get(runId);
@@ -36,7 +36,7 @@ export async function verifyAuditStore(store: EventStore): Promise<AuditStoreVer
       checker = new AuditChainChecker();
       checkers.set(runId, checker);
     }
-    for (const found of checker.add(event.data as unknown as AuditRecorded['data'])) breaks.push({ runId, ...found });
+    for (const found of checker.add(event.data as unknown as AuditRecord)) breaks.push({ runId, ...found });
   }
   return { runs: checkers.size, records, brokenRuns: [...new Set(breaks.map((b) => b.runId))], breaks };
 }

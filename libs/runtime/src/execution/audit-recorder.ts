@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { AuditEvent, RecordAudit } from '@agent-ledger/domain';
-import { AUDIT_EVENT_SCHEMA_VERSIONS, auditDecider, foldEvents } from '@agent-ledger/domain';
+import type { AuditCommand, AuditEvent, RecordAudit, RecordWriteResolution } from '@agent-ledger/domain';
+import { AUDIT_EVENT_SCHEMA_VERSIONS, auditDecider, foldEvents, isAuditEventType } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
 import { ExpectedRevision, WrongExpectedRevisionError } from '@agent-ledger/event-store';
 import { toDomainEvents, toEventData } from './domain-event-codec';
@@ -30,18 +30,27 @@ export class AuditRecorder {
   ) {}
 
   /** @returns true when the audit event is stored (now, or already before). */
-  async record(entry: AuditEntry, now: number): Promise<boolean> {
-    const stream = auditStreamName(entry.runId);
+  record(entry: AuditEntry, now: number): Promise<boolean> {
+    return this.append(entry.runId, entry.stepId, (at) => ({ type: 'RecordAudit', data: entry, metadata: { now: at } }), now);
+  }
+
+  /** Records an operator's statement about a write that was in flight. @returns whether it is stored. */
+  recordWriteResolution(resolution: RecordWriteResolution['data'], now: number): Promise<boolean> {
+    return this.append(resolution.runId, resolution.stepId, (at) => ({ type: 'RecordWriteResolution', data: resolution, metadata: { now: at } }), now);
+  }
+
+  private async append(runId: string, stepId: string, command: (now: number) => AuditCommand, now: number): Promise<boolean> {
+    const stream = auditStreamName(runId);
     try {
       for (let attempt = 0; ; attempt++) {
         const read = await this.store.readStream(stream);
-        const state = foldEvents(auditDecider, toDomainEvents<AuditEvent>(read.events, (t) => t === 'AuditRecorded'));
-        const events = auditDecider.decide({ type: 'RecordAudit', data: entry, metadata: { now } }, state);
+        const state = foldEvents(auditDecider, toDomainEvents<AuditEvent>(read.events, isAuditEventType));
+        const events = auditDecider.decide(command(now), state);
         if (events.length === 0) return true;
         const revision = read.streamExists ? read.currentRevision : ExpectedRevision.NO_STREAM;
         const nextRevision = revision === ExpectedRevision.NO_STREAM ? 0n : revision + 1n;
         try {
-          await this.store.append(stream, toEventData(stream, nextRevision, events, AUDIT_EVENT_SCHEMA_VERSIONS, { correlationId: entry.runId }), {
+          await this.store.append(stream, toEventData(stream, nextRevision, events, AUDIT_EVENT_SCHEMA_VERSIONS, { correlationId: runId }), {
             expectedRevision: revision,
           });
           return true;
@@ -51,7 +60,7 @@ export class AuditRecorder {
       }
     } catch (error) {
       this.metrics.increment('auditAppendFailures');
-      this.logger.warn(`Audit event of step ${entry.stepId} was not stored: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(`Audit event of step ${stepId} was not stored: ${error instanceof Error ? error.message : String(error)}`);
       return false;
     }
   }

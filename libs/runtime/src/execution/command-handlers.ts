@@ -1,7 +1,7 @@
 import type { ICommandHandler } from '@nestjs/cqrs';
 import { CommandHandler } from '@nestjs/cqrs';
 import { AuditRecorder } from './audit-recorder';
-import { DispatchRunCommand, RecordAuditCommand } from './commands';
+import { DispatchRunCommand, RecordAuditCommand, RecordWriteResolutionCommand } from './commands';
 import type { RunCommandOutcome } from './run-command-processor';
 import { RunCommandProcessor } from './run-command-processor';
 
@@ -22,5 +22,15 @@ export class RecordAuditCommandHandler implements ICommandHandler<RecordAuditCom
 
   execute({ entry, now }: RecordAuditCommand): Promise<boolean> {
     return this.recorder.record(entry, now);
+  }
+}
+
+/** Records an operator's statement about an in-flight write; resolves to whether it persisted. */
+@CommandHandler(RecordWriteResolutionCommand)
+export class RecordWriteResolutionCommandHandler implements ICommandHandler<RecordWriteResolutionCommand, boolean> {
+  constructor(private readonly recorder: AuditRecorder) {}
+
+  execute({ resolution, now }: RecordWriteResolutionCommand): Promise<boolean> {
+    return this.recorder.recordWriteResolution(resolution, now);
   }
 }

@@ -1,5 +1,5 @@
 import { Command } from '@nestjs/cqrs';
-import type { RunCommand } from '@agent-ledger/domain';
+import type { RecordWriteResolution, RunCommand } from '@agent-ledger/domain';
 import type { AuditEntry } from './audit-recorder';
 import type { CausationContext } from './domain-event-codec';
 import type { RunCommandOutcome, RunSnapshot } from './run-command-processor';
@@ -24,6 +24,16 @@ export class DispatchRunCommand extends Command<RunCommandOutcome> {
 export class RecordAuditCommand extends Command<boolean> {
   constructor(
     readonly entry: AuditEntry,
+    readonly now: number,
+  ) {
+    super();
+  }
+}
+
+/** Records an operator's statement about a write that was in flight; resolves to whether it persisted. */
+export class RecordWriteResolutionCommand extends Command<boolean> {
+  constructor(
+    readonly resolution: RecordWriteResolution['data'],
     readonly now: number,
   ) {
     super();

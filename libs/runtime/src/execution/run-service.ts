@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import type { JsonValue, RunMode, RunState } from '@agent-ledger/domain';
-import { assertRunId, InvalidFieldError, MAX_ITERATIONS } from '@agent-ledger/domain';
+import type { InFlightWriteResolution, JsonValue, RunDecider, RunMode, RunState } from '@agent-ledger/domain';
+import { assertRunId, continuationOf, InvalidFieldError, MAX_ITERATIONS } from '@agent-ledger/domain';
+import { AuditStatementNotStoredError } from './audit-statement-not-stored.error';
 import type { Clock } from '../clock/clock';
 import { CLOCK } from '../clock/clock';
 import type { AgentCatalog } from './agent-catalog';
 import { AGENT_CATALOG } from './agent-catalog';
-import { DispatchRunCommand } from './commands';
+import { DispatchRunCommand, RecordWriteResolutionCommand } from './commands';
+import { RUN_DECIDER } from './run-decider.token';
 import { QueueIndex } from './queue-index';
 import type { RunCommandOutcome } from './run-command-processor';
 import { RunCommandProcessor } from './run-command-processor';
@@ -23,6 +25,15 @@ export interface RunRequest {
   readonly input: JsonValue;
   /** @default a random UUID */
   readonly runId?: string;
+}
+
+/** An operator's requeue of a dead-lettered run. */
+export interface RequeueRequest {
+  /** Who requeues (recorded). */
+  readonly requestedBy: string;
+  readonly reason?: string;
+  /** Required when a `NON_IDEMPOTENT_WRITE` was in flight: whether it was executed, and how that is known. */
+  readonly resolution?: InFlightWriteResolution;
 }
 
 /** The result of an interactive run: the run as settled, and how its segment ended. */
@@ -45,6 +56,7 @@ export class RunService {
     private readonly index: QueueIndex,
     @Inject(AGENT_CATALOG) private readonly agents: AgentCatalog,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(RUN_DECIDER) private readonly decider: RunDecider,
   ) {}
 
   /**
@@ -83,6 +95,65 @@ export class RunService {
     );
     if (outcome.decision.kind === 'rejected') throw outcome.decision.error;
     return outcome.state;
+  }
+
+  /**
+   * An operator requeues a dead-lettered run: the run stays settled, and a
+   * continuation run (queued at once) carries its completed steps and its
+   * idempotency keys. With a `NON_IDEMPOTENT_WRITE` in flight, `resolution`
+   * is required; it is recorded in the run's audit trail before anything else,
+   * and the requeue is refused if it cannot be.
+   *
+   * Repeating a requeue that was recorded but whose continuation was not
+   * (a crash in between) completes it.
+   *
+   * @throws RunNotFoundError, RunNotDeadLetteredError, RunAlreadyRequeuedError, InFlightWriteUnresolvedError, InvalidFieldError
+   */
+  async requeue(runId: string, request: RequeueRequest): Promise<{ readonly continuationRunId: string; readonly state: RunState }> {
+    const snapshot = await this.processor.load(runId);
+    if (snapshot.state.continuedAs !== null && (await this.processor.load(snapshot.state.continuedAs)).state.status === null) {
+      return this.startContinuation(snapshot.state, snapshot.state.continuedAs, request.resolution);
+    }
+    const command = {
+      type: 'RequeueRun' as const,
+      data: { runId, continuationRunId: randomUUID(), requestedBy: request.requestedBy, reason: request.reason, resolution: request.resolution },
+      metadata: { now: this.clock.now() },
+    };
+    // Decide before writing anything, so a refused requeue leaves no statement in the audit trail.
+    const preview = this.decider.decide(command, snapshot.state);
+    if (preview.kind === 'rejected') throw preview.error;
+    const inFlight = snapshot.state.inFlightWrite;
+    if (request.resolution !== undefined && inFlight !== null) {
+      const stored = await this.commandBus.execute(
+        new RecordWriteResolutionCommand(
+          {
+            runId,
+            stepId: inFlight.stepId,
+            toolName: inFlight.toolName,
+            effect: inFlight.effect,
+            idempotencyKey: inFlight.idempotencyKey,
+            outcome: request.resolution.outcome,
+            note: request.resolution.note,
+            resolvedBy: request.requestedBy,
+            continuationRunId: command.data.continuationRunId,
+          },
+          this.clock.now(),
+        ),
+      );
+      if (!stored) throw new AuditStatementNotStoredError(runId, inFlight.stepId);
+    }
+    const outcome = await this.dispatch(new DispatchRunCommand(command, snapshot));
+    if (outcome.decision.kind === 'rejected') throw outcome.decision.error;
+    return this.startContinuation(outcome.state, outcome.state.continuedAs ?? command.data.continuationRunId, request.resolution);
+  }
+
+  private async startContinuation(state: RunState, continuationRunId: string, resolution: InFlightWriteResolution | undefined) {
+    const outcome = await this.dispatch(
+      new DispatchRunCommand({ type: 'RequestRun', data: continuationOf(state, continuationRunId, resolution), metadata: { now: this.clock.now() } }),
+    );
+    if (outcome.decision.kind === 'rejected' && outcome.decision.error.code !== 'RUN_ALREADY_EXISTS') throw outcome.decision.error;
+    this.index.changes.notify();
+    return { continuationRunId, state: outcome.state };
   }
 
   /** The run as its stream tells it now. */
