@@ -23,8 +23,10 @@ export const ExitCode = {
   FINDINGS: 1,
   /** The command line is wrong. */
   USAGE: 2,
-  /** The command could not be carried out (bad configuration, store unreachable). */
+  /** The command could not be carried out (bad configuration, store or service unreachable, a server error). */
   FAILURE: 3,
+  /** The service refused the request (a 4xx answer: bad input, no such run, a conflict, not authorised). */
+  REFUSED: 4,
 } as const;
 
 /** One of the {@link ExitCode} values. */
@@ -35,4 +37,10 @@ export function table(headers: readonly string[], rows: readonly (readonly strin
   const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => (row[i] ?? '').length)));
   const line = (cells: readonly string[]) => cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
   return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
+}
+
+/** Formats `[name, value]` pairs as a two-column table without a header (one record). */
+export function fields(pairs: readonly (readonly [string, string])[]): string[] {
+  const width = Math.max(0, ...pairs.map(([name]) => name.length));
+  return pairs.map(([name, value]) => `${name.padEnd(width)}  ${value}`.trimEnd());
 }

@@ -1,50 +1,332 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
+import type { ParseArgsConfig } from 'node:util';
 import { parseArgs } from 'node:util';
 import { readServiceConfig } from '../config/service-config';
-import { auditReview } from './audit-review.command';
-import { auditVerify } from './audit-verify.command';
-import { projectionsRebuild } from './projections-rebuild.command';
 import type { CliOutput } from './cli-output';
 import { ExitCode, processOutput } from './cli-output';
+import { eventsFollow } from './events-follow.command';
+import type { HttpDeps } from './http-client';
+import { API_KEY_ENV, ApiClient, RequestRefusedError, ServiceFailureError, URL_ENV, UsageError } from './http-client';
+import { RUN_STATUSES, runsCancel, runsGet, runsList, runsStart } from './runs.commands';
+import { serve } from './serve.command';
+import { stopSignalOf } from './stop-signal';
 
-const USAGE = `Usage: agent-ledger <command> [options]
+/** What the CLI takes from the outside world besides its arguments, output and environment (injected by tests). */
+export interface CliDeps {
+  /** The HTTP client's fetch. @default globalThis.fetch */
+  readonly fetch?: typeof fetch;
+  /** Stops the long-running verbs (`events follow`, `serve`, `worker`). @default the first SIGINT or SIGTERM */
+  readonly stop?: AbortSignal;
+  /** `events follow`'s reconnection timings (tests shorten them). */
+  readonly follow?: { readonly retryDelayMs?: number; readonly maxRetryDelayMs?: number; readonly giveUpAfterMs?: number };
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+type Values = Record<string, string | boolean | undefined>;
+
+interface VerbContext {
+  readonly values: Values;
+  readonly positionals: readonly string[];
+  readonly output: CliOutput;
+  readonly env: NodeJS.ProcessEnv;
+  readonly deps: CliDeps;
+}
+
+/** One verb of the CLI. */
+interface Verb {
+  /** `['runs', 'start']`, `['serve']`. */
+  readonly words: readonly string[];
+  /** Positionals after the words: `<runId>` required, `[name]` optional. */
+  readonly args: readonly string[];
+  /** Options after the words, for the synopsis. */
+  readonly synopsis: string;
+  readonly summary: string;
+  /** The `--help` text below the synopsis. */
+  readonly help: string;
+  readonly options: Options;
+  run(context: VerbContext): Promise<ExitCode>;
+}
+
+const URL_OPTION: Options = { url: { type: 'string' }, timeout: { type: 'string' } };
+const JSON_OPTION: Options = { json: { type: 'boolean', default: false } };
+
+const HTTP_HELP = `
+The service is reached at --url, else ${URL_ENV}, else http://127.0.0.1:<PORT or 3000>.
+When ${API_KEY_ENV} is set it is sent as "Authorization: Bearer <key>"; the key is
+never taken from the command line (it would stay in the shell's history).`;
+const TIMEOUT_HELP = `
+--timeout <seconds>: how long to wait for the answer (default 30; for an
+interactive start, no limit unless given).`;
+
+const VERBS: readonly Verb[] = [
+  {
+    words: ['serve'],
+    args: [],
+    synopsis: '[--port N] [--host H]',
+    summary: 'the service in the foreground: HTTP, workers, reaper, audit-gap saga, projections',
+    help: `Starts the service as \`npm start\` does, with the environment's settings (see the README);
+--port and --host override PORT and HOST. Ctrl-C or SIGTERM shuts it down cleanly.`,
+    options: { port: { type: 'string' }, host: { type: 'string' } },
+    run: async ({ values, env, output, deps }) => {
+      readServiceConfig(env); // a bad setting is reported here, exit 3, before anything starts
+      const stop = stopSignalOf(deps.stop);
+      try {
+        return await serve({ port: str(values.port), host: str(values.host) }, env, output, stop.signal);
+      } finally {
+        stop.dispose();
+      }
+    },
+  },
+  {
+    words: ['worker'],
+    args: [],
+    synopsis: '[--concurrency N] [--no-saga]',
+    summary: 'workers only (no HTTP), for scale-out on the same stores',
+    help: `Runs WORKER_CONCURRENCY workers (or --concurrency N), the reaper (REAPER_INTERVAL_MS)
+and the audit-gap saga (unless --no-saga) on the stores of the configuration: the
+same embedded files as a \`serve\` on this machine, or EventStoreDB. No HTTP, no read
+models. Ctrl-C or SIGTERM stops the workers, then closes the stores.`,
+    options: { concurrency: { type: 'string' }, 'no-saga': { type: 'boolean', default: false } },
+    run: async ({ values, env, output, deps }) => {
+      const config = readServiceConfig(env);
+      const stop = stopSignalOf(deps.stop);
+      try {
+        const { worker } = await import('./worker.command');
+        return await worker(config, { concurrency: str(values.concurrency), noSaga: values['no-saga'] === true }, output, stop.signal);
+      } finally {
+        stop.dispose();
+      }
+    },
+  },
+  {
+    words: ['runs', 'start'],
+    args: [],
+    synopsis: '--agent <name> --input <json|text> [--mode queued|interactive] [--idempotency-key K] [--json | -q] [--url U]',
+    summary: 'start a run (queued by default)',
+    help: `--input is sent as JSON when it is valid JSON ('{"task":"x"}', '42', '"text"'), as text otherwise.
+--mode interactive waits for the run to settle and prints it with its steps;
+exit 1 when it did not complete. --idempotency-key makes the command safe to
+repeat: the same key gives the same run and starts nothing new.
+-q/--quiet prints the run id only; --json prints the service's answer.${HTTP_HELP}${TIMEOUT_HELP}`,
+    options: {
+      agent: { type: 'string' },
+      input: { type: 'string' },
+      mode: { type: 'string', default: 'queued' },
+      'idempotency-key': { type: 'string' },
+      quiet: { type: 'boolean', short: 'q', default: false },
+      ...JSON_OPTION,
+      ...URL_OPTION,
+    },
+    run: async ({ values, env, output, deps }) => {
+      const agent = required(values, 'agent');
+      const input = required(values, 'input');
+      const mode = str(values.mode);
+      if (mode !== 'queued' && mode !== 'interactive') throw new UsageError(`--mode must be queued or interactive (got "${mode}")`);
+      const client = clientOf(values, env, deps, mode === 'interactive' ? null : 30_000);
+      return runsStart(client, { agent, input, mode, idempotencyKey: str(values['idempotency-key']), json: values.json === true, quiet: values.quiet === true }, output);
+    },
+  },
+  {
+    words: ['runs', 'get'],
+    args: ['<runId>'],
+    synopsis: '<runId> [--json] [--url U]',
+    summary: 'one run, from the run-status read model',
+    help: `Prints the run's status, reason, failure, attempts, steps and times (--json: the row as
+the service answers it). Right after a queued start the read model may not know the
+run yet for a few milliseconds (exit 4, RUN_NOT_FOUND).${HTTP_HELP}${TIMEOUT_HELP}`,
+    options: { ...JSON_OPTION, ...URL_OPTION },
+    run: ({ values, positionals, env, output, deps }) => runsGet(clientOf(values, env, deps), positionals[0] as string, { json: values.json === true }, output),
+  },
+  {
+    words: ['runs', 'list'],
+    args: [],
+    synopsis: '[--status S] [--agent A] [--limit N] [--cursor C] [--json] [--url U]',
+    summary: 'runs, newest first, filtered, one page at a time',
+    help: `--status: ${RUN_STATUSES.join(', ')}. --limit: 1 to 1000 (default 50).
+When there are more runs, the last line gives the --cursor of the next page.${HTTP_HELP}${TIMEOUT_HELP}`,
+    options: { status: { type: 'string' }, agent: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' }, ...JSON_OPTION, ...URL_OPTION },
+    run: ({ values, env, output, deps }) =>
+      runsList(clientOf(values, env, deps), { status: str(values.status), agent: str(values.agent), limit: str(values.limit), cursor: str(values.cursor), json: values.json === true }, output),
+  },
+  {
+    words: ['runs', 'cancel'],
+    args: ['<runId>'],
+    synopsis: '<runId> [--reason R] [--json] [--url U]',
+    summary: 'cancel a run (queued: at once; running: at its next step boundary)',
+    help: `A settled run cannot be cancelled: exit 4 (RUN_ALREADY_SETTLED).${HTTP_HELP}${TIMEOUT_HELP}`,
+    options: { reason: { type: 'string' }, ...JSON_OPTION, ...URL_OPTION },
+    run: ({ values, positionals, env, output, deps }) =>
+      runsCancel(clientOf(values, env, deps), positionals[0] as string, { reason: str(values.reason), json: values.json === true }, output),
+  },
+  {
+    words: ['events', 'follow'],
+    args: ['<runId>'],
+    synopsis: '<runId> [--after <position>] [--json] [--url U]',
+    summary: "print a run's events live until it settles",
+    help: `Prints the run's events, history first, then live: "<position> <type> <summary>" per
+line (--json: the event as one line of JSON). --after starts after a position printed
+before. A dropped connection is resumed where it stopped (Last-Event-ID), with
+back-off, for up to 60 s. Ends when the run settles: exit 0 when it completed, 1 when
+it failed or was cancelled; Ctrl-C ends it with exit 0.${HTTP_HELP}`,
+    options: { after: { type: 'string' }, ...JSON_OPTION, url: { type: 'string' } },
+    run: async ({ values, positionals, env, output, deps }) => {
+      const client = clientOf(values, env, deps, null);
+      const stop = stopSignalOf(deps.stop);
+      try {
+        return await eventsFollow(client, { runId: positionals[0] as string, after: str(values.after), json: values.json === true, ...deps.follow }, output, stop.signal);
+      } finally {
+        stop.dispose();
+      }
+    },
+  },
+  {
+    words: ['projections', 'rebuild'],
+    args: ['[name]'],
+    synopsis: '[runStatus|steps|auditReview]',
+    summary: 'rebuild one read model, or all, then swap it in',
+    help: 'Works on the stores and read models of the configuration; may run while the service runs.',
+    options: {},
+    run: async ({ positionals, env, output }) => {
+      const config = readServiceConfig(env);
+      const { projectionsRebuild } = await import('./projections-rebuild.command');
+      return projectionsRebuild(config, positionals[0], output);
+    },
+  },
+  {
+    words: ['audit', 'review'],
+    args: [],
+    synopsis: '[--json]',
+    summary: 'totals, writes without audit, gaps, broken chains, runs failed closed',
+    help: 'Exit 1 when it finds a write without audit, an audit gap or a broken chain.',
+    options: { ...JSON_OPTION },
+    run: async ({ values, env, output }) => {
+      const config = readServiceConfig(env);
+      const { auditReview } = await import('./audit-review.command');
+      return auditReview(config, { json: values.json === true }, output);
+    },
+  },
+  {
+    words: ['audit', 'verify'],
+    args: [],
+    synopsis: '[--json]',
+    summary: "verify the hash chain of every run's audit stream",
+    help: 'Exit 1 on a broken chain.',
+    options: { ...JSON_OPTION },
+    run: async ({ values, env, output }) => {
+      const config = readServiceConfig(env);
+      const { auditVerify } = await import('./audit-verify.command');
+      return auditVerify(config, { json: values.json === true }, output);
+    },
+  },
+];
+
+const EXIT_CODES = `Exit codes: 0 done, 1 done and something is wrong (a finding; a run that did not
+complete), 2 bad command line, 3 could not run (configuration, store or service
+unreachable, server error), 4 the service refused the request (4xx).`;
+
+const USAGE = `Usage: agent-ledger <command> [options]        (agent-ledger <command> --help for more)
 
 Commands:
-  audit review [--json]          totals, writes without audit, gaps, broken chains, runs failed closed
-  audit verify [--json]          verify the hash chain of every run's audit stream
-  projections rebuild [name]     rebuild one read model (runStatus, steps, auditReview) or all, then swap it in
+${VERBS.map((v) => `  ${[...v.words, ...v.args].join(' ').padEnd(26)} ${v.summary}`).join('\n')}
 
-The stores are those of the service's configuration (environment variables,
-see the README). Exit codes: 0 nothing wrong, 1 something wrong found,
-2 bad command line, 3 could not run.`;
+serve and worker run the service; runs and events talk to it over HTTP; projections
+and audit open the stores of the configuration (environment variables, see the README).
+${EXIT_CODES}`;
 
-/** Runs one CLI command; resolves to its exit code. */
-export async function runCli(argv: readonly string[], output: CliOutput = processOutput, env: NodeJS.ProcessEnv = process.env): Promise<ExitCode> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } });
-  } catch (error) {
-    output.err(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
-    return ExitCode.USAGE;
-  }
-  const [command, subcommand, ...rest] = parsed.positionals;
-  if (parsed.values.help === true || command === undefined) {
+function verbSynopsis(verb: Verb): string {
+  return `Usage: agent-ledger ${verb.words.join(' ')} ${verb.synopsis}\n(agent-ledger ${verb.words.join(' ')} --help for more)`;
+}
+
+function verbHelp(verb: Verb): string {
+  return `Usage: agent-ledger ${[...verb.words].join(' ')} ${verb.synopsis}\n\n${verb.summary}.\n\n${verb.help}\n\n${EXIT_CODES}`;
+}
+
+/** Options that would put a secret on the command line: refused with a pointer to the environment variable. */
+const SECRET_OPTIONS = /^--(api-key|apikey|key|token|bearer)(=|$)/;
+
+/**
+ * Runs one CLI command; resolves to its exit code.
+ *
+ * The verbs that open stores or start Nest (`worker`, `projections`, `audit`)
+ * are loaded when they run, so the HTTP verbs start fast.
+ */
+export async function runCli(argv: readonly string[], output: CliOutput = processOutput, env: NodeJS.ProcessEnv = process.env, deps: CliDeps = {}): Promise<ExitCode> {
+  const help = argv.includes('--help') || argv.includes('-h');
+  const [first, second] = argv;
+  if (first === undefined || first === 'help' || (first.startsWith('-') && help)) {
     output.out(USAGE);
-    return command === undefined && parsed.values.help !== true ? ExitCode.USAGE : ExitCode.OK;
+    return first === undefined ? ExitCode.USAGE : ExitCode.OK;
   }
+  const group = VERBS.filter((v) => v.words[0] === first);
+  if (group.length === 0) return usageError(output, `Unknown command: ${first}`, USAGE);
+  const verb = group.find((v) => v.words.length === 1 || v.words[1] === second);
+  if (verb === undefined) {
+    const groupUsage = `Usage:\n${group.map((v) => `  agent-ledger ${v.words.join(' ')} ${v.synopsis}\n      ${v.summary}`).join('\n')}`;
+    if (help && (second === undefined || second.startsWith('-'))) {
+      output.out(groupUsage);
+      return ExitCode.OK;
+    }
+    return usageError(output, second === undefined ? `${first}: which one?` : `Unknown command: ${first} ${second}`, groupUsage);
+  }
+  if (help) {
+    output.out(verbHelp(verb));
+    return ExitCode.OK;
+  }
+  const rest = argv.slice(verb.words.length);
+  const secret = rest.find((arg) => SECRET_OPTIONS.test(arg));
+  if (secret !== undefined) {
+    return usageError(output, `${secret.split('=')[0]} is not accepted: the API key is read from ${API_KEY_ENV} only, so that it stays out of the shell's history`, verbSynopsis(verb));
+  }
+  let parsed: { values: Values; positionals: string[] };
   try {
-    const config = readServiceConfig(env);
-    const json = parsed.values.json === true;
-    if (command === 'audit' && subcommand === 'verify' && rest.length === 0) return await auditVerify(config, { json }, output);
-    if (command === 'audit' && subcommand === 'review' && rest.length === 0) return await auditReview(config, { json }, output);
-    if (command === 'projections' && subcommand === 'rebuild' && rest.length <= 1) return await projectionsRebuild(config, rest[0], output);
-    output.err(`Unknown command: ${parsed.positionals.join(' ')}\n\n${USAGE}`);
-    return ExitCode.USAGE;
+    parsed = parseArgs({ args: rest, allowPositionals: true, strict: true, options: verb.options }) as { values: Values; positionals: string[] };
   } catch (error) {
-    output.err(`agent-ledger ${parsed.positionals.join(' ')} failed: ${error instanceof Error ? error.message : String(error)}`);
+    return usageError(output, error instanceof Error ? error.message : String(error), verbSynopsis(verb));
+  }
+  const requiredArgs = verb.args.filter((a) => a.startsWith('<')).length;
+  if (parsed.positionals.length < requiredArgs || parsed.positionals.length > verb.args.length) {
+    const what = parsed.positionals.length < requiredArgs ? `missing ${verb.args.slice(parsed.positionals.length).join(' ')}` : `unexpected argument "${parsed.positionals[verb.args.length]}"`;
+    return usageError(output, `agent-ledger ${verb.words.join(' ')}: ${what}`, verbSynopsis(verb));
+  }
+  const name = `agent-ledger ${verb.words.join(' ')}`;
+  try {
+    return await verb.run({ values: parsed.values, positionals: parsed.positionals, output, env, deps });
+  } catch (error) {
+    if (error instanceof UsageError) return usageError(output, `${name}: ${error.message}`, verbSynopsis(verb));
+    if (error instanceof RequestRefusedError) {
+      output.err(`${name}: refused: ${error.message}`);
+      return ExitCode.REFUSED;
+    }
+    if (error instanceof ServiceFailureError) {
+      output.err(`${name} failed: ${error.message}`);
+      return ExitCode.FAILURE;
+    }
+    output.err(`${name} failed: ${error instanceof Error ? error.message : String(error)}`);
     return ExitCode.FAILURE;
   }
+}
+
+function usageError(output: CliOutput, message: string, usage: string): ExitCode {
+  output.err(`${message}\n\n${usage}`);
+  return ExitCode.USAGE;
+}
+
+function str(value: string | boolean | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function required(values: Values, name: string): string {
+  const value = str(values[name]);
+  if (value === undefined) throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function clientOf(values: Values, env: NodeJS.ProcessEnv, deps: CliDeps, defaultTimeoutMs: number | null = 30_000): ApiClient {
+  const timeout = str(values.timeout);
+  if (timeout !== undefined && (!/^\d+(\.\d+)?$/.test(timeout) || Number(timeout) <= 0)) throw new UsageError(`--timeout must be a positive number of seconds (got "${timeout}")`);
+  const httpDeps: HttpDeps = { fetch: deps.fetch ?? globalThis.fetch };
+  return ApiClient.from(str(values.url), env, httpDeps, timeout === undefined ? (defaultTimeoutMs ?? undefined) : Number(timeout) * 1000);
 }
 
 if (require.main === module) {

@@ -1,0 +1,350 @@
+import type { CliOutput } from './cli-output';
+import { eventLine, SseParser } from './event-format';
+import { baseUrlOf } from './http-client';
+import type { CliDeps } from './main';
+import { runCli } from './main';
+import { parseInput } from './runs.commands';
+import { serviceEntry } from './serve.command';
+
+function capture(): CliOutput & { lines: string[]; errors: string[]; text(): string; errText(): string } {
+  const lines: string[] = [];
+  const errors: string[] = [];
+  return { lines, errors, out: (l) => lines.push(l), err: (l) => errors.push(l), isTTY: false, text: () => lines.join('\n'), errText: () => errors.join('\n') };
+}
+
+interface Call {
+  readonly url: string;
+  readonly method: string;
+  readonly headers: Record<string, string>;
+  readonly body: unknown;
+}
+
+type Reply = Response | Error | ((call: Call) => Response | Error);
+
+/** A fetch that answers from a list of replies, in order, and records the requests. */
+function fakeFetch(...replies: Reply[]): { fetch: typeof fetch; calls: Call[] } {
+  const calls: Call[] = [];
+  const fetchFn = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const headers = Object.fromEntries(Object.entries((init?.headers ?? {}) as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]));
+    const call: Call = { url: String(input), method: init?.method ?? 'GET', headers, body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined };
+    calls.push(call);
+    let reply = replies.shift();
+    if (reply === undefined) throw new Error(`unexpected request ${call.method} ${call.url}`);
+    if (typeof reply === 'function') reply = reply(call);
+    if (reply instanceof Error) throw reply;
+    return reply;
+  };
+  return { fetch: fetchFn as typeof fetch, calls };
+}
+
+function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+}
+
+function refused(): Error {
+  return Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:3000'), { code: 'ECONNREFUSED' }) });
+}
+
+const ENV = { AGENT_LEDGER_URL: 'http://svc.test:8080' };
+
+function frame(position: string, type: string, data: Record<string, unknown>): string {
+  return `id: ${position}\nevent: ${type}\ndata: ${JSON.stringify({ type, streamName: 'run-r1', revision: 0, position, data: { runId: 'r1', ...data }, metadata: {}, created: '2026-11-30T00:00:00.000Z' })}\n\n`;
+}
+
+/** An SSE body that sends `chunks`, then ends (or stays open when `open`). */
+function sse(chunks: readonly string[], options: { open?: boolean; signal?: AbortSignal } = {}): Response {
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(encoder.encode(chunk));
+      if (options.open !== true) controller.close();
+    },
+  });
+  return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+}
+
+const FAST: CliDeps['follow'] = { retryDelayMs: 1, maxRetryDelayMs: 4, giveUpAfterMs: 50 };
+
+describe('agent-ledger CLI: command line', () => {
+  it('prints the usage with exit 2 when no command is given, and 0 for --help', async () => {
+    const none = capture();
+    expect(await runCli([], none, {})).toBe(2);
+    expect(none.text()).toContain('runs start');
+    const help = capture();
+    expect(await runCli(['--help'], help, {})).toBe(0);
+    expect(help.text()).toMatch(/4 the service refused the request/);
+  });
+
+  it('--help of a verb and of a group exit 0 and name the options', async () => {
+    const verb = capture();
+    expect(await runCli(['runs', 'start', '--help'], verb, {})).toBe(0);
+    expect(verb.text()).toContain('--idempotency-key');
+    expect(verb.text()).toContain('AGENT_LEDGER_API_KEY');
+    const group = capture();
+    expect(await runCli(['events', '--help'], group, {})).toBe(0);
+    expect(group.text()).toContain('agent-ledger events follow <runId>');
+  });
+
+  it.each([
+    [['frobnicate']],
+    [['runs']],
+    [['runs', 'frobnicate']],
+    [['runs', 'get']],
+    [['runs', 'get', 'a', 'b']],
+    [['runs', 'start', '--input', 'x']],
+    [['runs', 'start', '--agent', 'a', '--input', 'x', '--mode', 'batch']],
+    [['runs', 'list', '--status', 'DONE']],
+    [['runs', 'list', '--limit', 'ten']],
+    [['runs', 'list', '--colour']],
+    [['runs', 'list', '--url', 'ftp://x']],
+    [['runs', 'get', 'r1', '--timeout', '-1']],
+    [['worker', '--concurrency', 'many']],
+    [['audit', 'verify', 'extra']],
+  ])('exits 2 on a wrong command line: %j', async (argv) => {
+    const { fetch, calls } = fakeFetch();
+    const output = capture();
+    expect(await runCli(argv, output, ENV, { fetch })).toBe(2);
+    expect(output.errText()).toMatch(/Usage/);
+    expect(calls).toHaveLength(0);
+  });
+
+  it('refuses an API key on the command line, pointing to AGENT_LEDGER_API_KEY', async () => {
+    for (const option of ['--api-key=secret', '--token']) {
+      const output = capture();
+      expect(await runCli(['runs', 'list', option, 'secret'], output, ENV)).toBe(2);
+      expect(output.errText()).toContain('AGENT_LEDGER_API_KEY');
+      expect(output.errText()).not.toContain('secret');
+    }
+  });
+
+  it('the base URL: --url, else AGENT_LEDGER_URL, else 127.0.0.1 on PORT or 3000', () => {
+    expect(baseUrlOf('http://a:1/', { AGENT_LEDGER_URL: 'http://b:2' })).toBe('http://a:1');
+    expect(baseUrlOf(undefined, { AGENT_LEDGER_URL: 'https://b:2/base/' })).toBe('https://b:2/base');
+    expect(baseUrlOf(undefined, { PORT: '4000' })).toBe('http://127.0.0.1:4000');
+    expect(baseUrlOf(undefined, { PORT: '0' })).toBe('http://127.0.0.1:3000');
+    expect(baseUrlOf(undefined, {})).toBe('http://127.0.0.1:3000');
+  });
+
+  it('--input is JSON when it parses as JSON, text otherwise', () => {
+    expect(parseInput('{"task":"x"}')).toEqual({ task: 'x' });
+    expect(parseInput('42')).toBe(42);
+    expect(parseInput('"quoted"')).toBe('quoted');
+    expect(parseInput('Write the report')).toBe('Write the report');
+  });
+
+  it('serve runs the service entry beside the CLI, built or from sources', () => {
+    expect(serviceEntry('/app/dist/apps/agent-ledger/src/cli/main.js')).toBe('/app/dist/apps/agent-ledger/src/main.js');
+    expect(serviceEntry('/repo/apps/agent-ledger/src/cli/main.ts')).toBe('/repo/apps/agent-ledger/src/main.ts');
+  });
+});
+
+describe('agent-ledger CLI: runs', () => {
+  it('runs start: POST /runs with the input as JSON, the API key as a bearer token, and a summary', async () => {
+    const { fetch, calls } = fakeFetch(json(202, { runId: 'r1', mode: 'queued', status: 'QUEUED', replayed: false }));
+    const output = capture();
+    const code = await runCli(['runs', 'start', '--agent', 'file-clerk', '--input', '{"task":"report"}', '--idempotency-key', 'k-1'], output, { ...ENV, AGENT_LEDGER_API_KEY: 'key-123' }, { fetch });
+    expect(code).toBe(0);
+    expect(calls).toEqual([
+      {
+        url: 'http://svc.test:8080/runs',
+        method: 'POST',
+        headers: { accept: 'application/json', 'content-type': 'application/json', authorization: 'Bearer key-123' },
+        body: { agent: 'file-clerk', input: { task: 'report' }, mode: 'queued', idempotencyKey: 'k-1' },
+      },
+    ]);
+    expect(output.text()).toMatch(/^run\s+r1$/m);
+    expect(output.text()).toMatch(/^status\s+QUEUED$/m);
+    expect(output.text()).toContain('agent-ledger events follow r1');
+  });
+
+  it('runs start -q prints the run id only, and sends no Authorization without a key', async () => {
+    const { fetch, calls } = fakeFetch(json(202, { runId: 'r2', mode: 'queued', status: 'QUEUED', replayed: true }));
+    const output = capture();
+    expect(await runCli(['runs', 'start', '--agent', 'a', '--input', 'plain text', '-q'], output, ENV, { fetch })).toBe(0);
+    expect(output.lines).toEqual(['r2']);
+    expect(calls[0]?.headers.authorization).toBeUndefined();
+    expect(calls[0]?.body).toEqual({ agent: 'a', input: 'plain text', mode: 'queued' });
+  });
+
+  it('runs start --mode interactive prints the settled run and its steps; exit 1 when it failed', async () => {
+    const run = (status: string, reason: string) => ({
+      runId: 'r3', mode: 'interactive', replayed: false, segment: 'settled',
+      run: {
+        runId: 'r3', agent: 'clock', mode: 'interactive', status, reason, deadLettered: false, attempts: 1, requeues: 0, cancelRequested: false, answer: status === 'COMPLETED' ? 'tick' : null,
+        steps: [{ stepId: 'r3/r0/t0', kind: 'tool', toolName: 'clock.now', effect: 'READ_ONLY', status: 'completed', starts: 1, outcome: 'succeeded' }],
+      },
+    });
+    const { fetch } = fakeFetch(json(200, run('COMPLETED', 'COMPLETED')), json(200, run('FAILED', 'PROVIDER_FAILED')));
+    const done = capture();
+    expect(await runCli(['runs', 'start', '--agent', 'clock', '--input', 'now?', '--mode', 'interactive'], done, ENV, { fetch })).toBe(0);
+    expect(done.text()).toMatch(/^answer\s+tick$/m);
+    expect(done.text()).toMatch(/r3\/r0\/t0\s+tool\s+clock\.now\s+READ_ONLY\s+completed\s+succeeded/);
+    const failed = capture();
+    expect(await runCli(['runs', 'start', '--agent', 'clock', '--input', 'now?', '--mode', 'interactive', '--json'], failed, ENV, { fetch })).toBe(1);
+    expect(JSON.parse(failed.text())).toMatchObject({ run: { status: 'FAILED', reason: 'PROVIDER_FAILED' } });
+  });
+
+  it('a refused request (4xx) is exit 4 with the code, field and message of the service', async () => {
+    const { fetch } = fakeFetch(
+      json(400, { statusCode: 400, error: 'Bad Request', code: 'INVALID_FIELD', field: 'agent', rule: 'invalid', message: 'agent must name a configured agent' }),
+      json(401, { statusCode: 401, code: 'UNAUTHORIZED', message: 'a valid API key is required' }),
+    );
+    const output = capture();
+    expect(await runCli(['runs', 'start', '--agent', 'nobody', '--input', 'x'], output, ENV, { fetch })).toBe(4);
+    expect(output.errText()).toBe('agent-ledger runs start: refused: 400 INVALID_FIELD: agent must name a configured agent (field: agent, rule: invalid)');
+    const unauthorised = capture();
+    expect(await runCli(['runs', 'list'], unauthorised, ENV, { fetch })).toBe(4);
+    expect(unauthorised.errText()).toContain('401 UNAUTHORIZED');
+  });
+
+  it('an unreachable service, a server error or an answer that is not JSON is exit 3', async () => {
+    const { fetch } = fakeFetch(refused(), json(503, { statusCode: 503, code: 'STORE_UNAVAILABLE', message: 'the store is unavailable' }), new Response('<html>proxy</html>', { status: 502 }));
+    const unreachable = capture();
+    expect(await runCli(['runs', 'get', 'r1'], unreachable, ENV, { fetch })).toBe(3);
+    expect(unreachable.errText()).toBe('agent-ledger runs get failed: cannot reach the service at http://svc.test:8080: connect ECONNREFUSED 127.0.0.1:3000');
+    const unavailable = capture();
+    expect(await runCli(['runs', 'get', 'r1'], unavailable, ENV, { fetch })).toBe(3);
+    expect(unavailable.errText()).toContain('503 STORE_UNAVAILABLE');
+    const proxy = capture();
+    expect(await runCli(['runs', 'get', 'r1'], proxy, ENV, { fetch })).toBe(3);
+    expect(proxy.errText()).toContain('not JSON');
+  });
+
+  it('runs get prints the read-model row as fields', async () => {
+    const row = {
+      runId: 'r1', agent: 'writer', mode: 'queued', status: 'FAILED', reason: 'WRITE_INTERRUPTED', failureClass: 'connection', failureCode: 'LEASE_EXPIRED', failureMessage: 'lease expired',
+      deadLettered: true, attempts: 2, requeues: 1, leaseOwner: null, currentStepId: null, inFlightStepId: 'r1/r0/t0', cancelRequested: false, cancelRequestedBy: null,
+      requestedAt: Date.UTC(2026, 10, 30), settledAt: Date.UTC(2026, 10, 30, 0, 1), stepsTotal: 2, auditGaps: 0,
+    };
+    const { fetch, calls } = fakeFetch(json(200, row));
+    const output = capture();
+    expect(await runCli(['runs', 'get', 'r1'], output, ENV, { fetch })).toBe(0);
+    expect(calls[0]?.url).toBe('http://svc.test:8080/runs/r1');
+    expect(output.text()).toMatch(/^status\s+FAILED$/m);
+    expect(output.text()).toMatch(/^failure\s+connection\/LEASE_EXPIRED: lease expired$/m);
+    expect(output.text()).toMatch(/^dead-lettered\s+yes$/m);
+    expect(output.text()).toMatch(/^write in flight\s+r1\/r0\/t0$/m);
+    expect(output.text()).toMatch(/^settled\s+2026-11-30T00:01:00.000Z$/m);
+  });
+
+  it('runs list passes the filters and prints a table and the next cursor', async () => {
+    const row = { runId: 'r1', agent: 'writer', mode: 'queued', status: 'COMPLETED', reason: 'COMPLETED', attempts: 1, stepsTotal: 5, requestedAt: Date.UTC(2026, 10, 30) };
+    const { fetch, calls } = fakeFetch(json(200, { runs: [row], nextCursor: 'c2' }), json(200, { runs: [], nextCursor: null }));
+    const output = capture();
+    expect(await runCli(['runs', 'list', '--status', 'completed', '--agent', 'writer', '--limit', '1'], output, ENV, { fetch })).toBe(0);
+    expect(calls[0]?.url).toBe('http://svc.test:8080/runs?status=COMPLETED&agent=writer&limit=1');
+    expect(output.lines[0]).toMatch(/^run\s+agent\s+mode\s+status\s+reason\s+attempts\s+steps\s+requested$/);
+    expect(output.lines[2]).toMatch(/^r1\s+writer\s+queued\s+COMPLETED\s+COMPLETED\s+1\s+5\s+2026-11-30T00:00:00.000Z$/);
+    expect(output.lines.at(-1)).toBe('More: --cursor c2');
+    const empty = capture();
+    expect(await runCli(['runs', 'list', '--cursor', 'c2'], empty, ENV, { fetch })).toBe(0);
+    expect(calls[1]?.url).toBe('http://svc.test:8080/runs?cursor=c2');
+    expect(empty.lines).toEqual(['No runs.']);
+  });
+
+  it('runs cancel: cancelled at once (200), requested (202), refused when settled (409, exit 4)', async () => {
+    const view = (status: string) => ({ runId: 'r1', cancelRequested: true, run: { runId: 'r1', status } });
+    const { fetch, calls } = fakeFetch(json(200, view('CANCELLED')), json(202, view('RUNNING')), json(409, { statusCode: 409, code: 'RUN_ALREADY_SETTLED', message: 'Run r1 is already settled (COMPLETED)', status: 'COMPLETED' }));
+    const queued = capture();
+    expect(await runCli(['runs', 'cancel', 'r1', '--reason', 'not needed'], queued, ENV, { fetch })).toBe(0);
+    expect(calls[0]).toMatchObject({ url: 'http://svc.test:8080/runs/r1/cancel', method: 'POST', body: { reason: 'not needed' } });
+    expect((calls[0]?.body as { requestedBy: string }).requestedBy).toMatch(/^cli/);
+    expect(queued.text()).toBe('Run r1 cancelled (status CANCELLED).');
+    const running = capture();
+    expect(await runCli(['runs', 'cancel', 'r1'], running, ENV, { fetch })).toBe(0);
+    expect(running.text()).toContain('cancel requested');
+    const settled = capture();
+    expect(await runCli(['runs', 'cancel', 'r1'], settled, ENV, { fetch })).toBe(4);
+    expect(settled.errText()).toContain('409 RUN_ALREADY_SETTLED: Run r1 is already settled (COMPLETED)');
+  });
+});
+
+describe('agent-ledger CLI: events follow', () => {
+  const requested = frame('1:1', 'RunRequested', { agent: 'clock', mode: 'queued', input: 'now?' });
+  const claimed = frame('2:2', 'RunClaimed', { owner: 'worker:host:42:a', attempt: 1 });
+  const step = frame('3:3', 'StepStarted', { stepId: 'r1/r0/t0', kind: 'tool', toolName: 'clock.now', effect: 'READ_ONLY' });
+  const completed = frame('5:5', 'RunCompleted', { reason: 'COMPLETED', finalAnswer: 'tick' });
+
+  it('prints one line per event and ends with exit 0 when the run completes', async () => {
+    const { fetch, calls } = fakeFetch(sse([': events of run r1\n\n', requested, claimed, step, completed, frame('6:6', 'AuditGapDetected', {})], { open: true }));
+    const output = capture();
+    expect(await runCli(['events', 'follow', 'r1'], output, { ...ENV, AGENT_LEDGER_API_KEY: 'k' }, { fetch, follow: FAST })).toBe(0);
+    expect(calls[0]).toMatchObject({ url: 'http://svc.test:8080/runs/r1/events', headers: { accept: 'text/event-stream', authorization: 'Bearer k' } });
+    expect(output.lines).toEqual([
+      '1:1 RunRequested agent=clock mode=queued input="now?"',
+      '2:2 RunClaimed owner=worker:host:42:a attempt=1',
+      '3:3 StepStarted step=r0/t0 tool=clock.now effect=READ_ONLY',
+      '5:5 RunCompleted answer="tick"',
+    ]);
+  });
+
+  it('--json prints each event as one line of JSON; a failed run is exit 1', async () => {
+    const failed = frame('4:4', 'RunFailed', { reason: 'NOT_RETRYABLE', deadLettered: true, failure: { failureClass: 'clientError', message: 'bad' } });
+    const { fetch } = fakeFetch(sse([requested, failed]));
+    const output = capture();
+    expect(await runCli(['events', 'follow', 'r1', '--json'], output, ENV, { fetch, follow: FAST })).toBe(1);
+    expect(output.lines.map((l) => (JSON.parse(l) as { type: string }).type)).toEqual(['RunRequested', 'RunFailed']);
+  });
+
+  it('resumes after a dropped connection with Last-Event-ID, printing nothing twice', async () => {
+    // The first stream ends after two events split across chunk boundaries; the second connection fails once; the third resumes.
+    const split = requested + claimed;
+    const { fetch, calls } = fakeFetch(sse([split.slice(0, 25), split.slice(25, 140), split.slice(140)]), refused(), sse([step, completed]));
+    const output = capture();
+    expect(await runCli(['events', 'follow', 'r1', '--after', '0:0'], output, ENV, { fetch, follow: FAST })).toBe(0);
+    expect(calls.map((c) => c.headers['last-event-id'])).toEqual(['0:0', '2:2', '2:2']);
+    expect(output.lines.map((l) => l.split(' ')[1])).toEqual(['RunRequested', 'RunClaimed', 'StepStarted', 'RunCompleted']);
+    expect(output.errText()).toContain('resuming after 2:2');
+    expect(output.errText()).toContain('ECONNREFUSED');
+  });
+
+  it('gives up with exit 3 when the service stays away after the connection was lost', async () => {
+    const { fetch } = fakeFetch(sse([requested]), ...Array.from({ length: 200 }, () => refused()));
+    const output = capture();
+    expect(await runCli(['events', 'follow', 'r1'], output, ENV, { fetch, follow: FAST })).toBe(3);
+    expect(output.errText()).toContain('gave up following run r1');
+  });
+
+  it('an unreachable service at the first connection is exit 3 at once; an unknown run is exit 4', async () => {
+    const { fetch, calls } = fakeFetch(refused(), json(404, { statusCode: 404, code: 'RUN_NOT_FOUND', message: 'Run nope was not found' }));
+    expect(await runCli(['events', 'follow', 'r1'], capture(), ENV, { fetch, follow: FAST })).toBe(3);
+    expect(calls).toHaveLength(1);
+    const output = capture();
+    expect(await runCli(['events', 'follow', 'nope'], output, ENV, { fetch, follow: FAST })).toBe(4);
+    expect(output.errText()).toContain('404 RUN_NOT_FOUND');
+  });
+
+  it('ends with exit 0 on stop (Ctrl-C) while the run goes on', async () => {
+    const stop = new AbortController();
+    const { fetch } = fakeFetch(sse([requested, claimed], { open: true }));
+    const output = capture();
+    const following = runCli(['events', 'follow', 'r1'], { ...output, out: (line) => (output.out(line), line.startsWith('2:2') && stop.abort('SIGINT')) }, ENV, { fetch, stop: stop.signal, follow: FAST });
+    expect(await following).toBe(0);
+    expect(output.lines).toHaveLength(2);
+  });
+});
+
+describe('event lines', () => {
+  it('SseParser: frames across chunks, CRLF line ends, comments and retry skipped, multi-line data joined', () => {
+    const parser = new SseParser();
+    expect(parser.push('retry: 1000\r\n: hello\r\n\r\nid: 1:1\r\nevent: A\r')).toEqual([]);
+    expect(parser.push('\ndata: {"a":\r\ndata: 1}\r\n\r\nid: 2:2\n')).toEqual([{ id: '1:1', event: 'A', data: '{"a":\n1}' }]);
+    expect(parser.push('data: x\n\n')).toEqual([{ id: '2:2', event: undefined, data: 'x' }]);
+  });
+
+  it('summaries name what happened: model answers, tool outcomes, failures, requeues, cancellation', () => {
+    const line = (type: string, data: Record<string, unknown>) => eventLine({ type, position: '9:9', data: { runId: 'r1', ...data } });
+    expect(line('ModelResponded', { stepId: 'r1/r0/llm', response: { type: 'toolCalls', calls: [{ toolName: 'files.read' }, { toolName: 'files.write' }] } })).toBe(
+      '9:9 ModelResponded step=r0/llm toolCalls=files.read,files.write',
+    );
+    expect(line('ToolExecuted', { stepId: 'r1/r0/t0', toolName: 'files.read', outcome: 'failed', error: { failureClass: 'clientError', code: 'WORKSPACE_ENTRY', message: 'no such file' } })).toBe(
+      '9:9 ToolExecuted step=r0/t0 tool=files.read outcome=failed failure=clientError/WORKSPACE_ENTRY: no such file',
+    );
+    expect(line('RunRequeued', { cause: 'failure', requeues: 1, notBefore: Date.UTC(2026, 10, 30), failure: { failureClass: 'rateLimit', message: 'slow down' } })).toBe(
+      '9:9 RunRequeued cause=failure requeues=1 notBefore=2026-11-30T00:00:00.000Z failure=rateLimit: slow down',
+    );
+    expect(line('CancelRequested', { requestedBy: 'cli:ops', reason: 'not needed' })).toBe('9:9 CancelRequested requestedBy=cli:ops reason="not needed"');
+    expect(line('RunCancelled', { requestedBy: 'cli:ops', inFlightWrite: { stepId: 'r1/r0/t0' } })).toBe('9:9 RunCancelled requestedBy=cli:ops inFlightWrite=r0/t0');
+    expect(line('SomethingNew', { runId: 'r1', x: 1 })).toBe('9:9 SomethingNew {"runId":"r1","x":1}');
+  });
+});

@@ -1,0 +1,135 @@
+/** Reading Server-Sent Events and printing run events in one line each. */
+
+/** An event as the service streams it (the `data:` line of a frame). */
+export interface StreamedEventJson {
+  readonly type: string;
+  readonly streamName?: string;
+  readonly revision?: number;
+  readonly position: string;
+  readonly data: unknown;
+  readonly metadata?: unknown;
+  readonly created?: string;
+}
+
+/** One frame with data. */
+export interface SseFrame {
+  readonly id: string | undefined;
+  readonly event: string | undefined;
+  readonly data: string;
+}
+
+/**
+ * An incremental Server-Sent Events parser: feed it chunks of text, it
+ * returns the complete frames with data (comments and `retry:` are skipped).
+ * Lines may end with `\n`, `\r\n` or `\r`.
+ */
+export class SseParser {
+  private buffer = '';
+
+  push(chunk: string): SseFrame[] {
+    this.buffer += chunk;
+    const frames: SseFrame[] = [];
+    // A lone \r at the end of the buffer may be the first half of \r\n: keep it for the next chunk.
+    const normalized = this.buffer.replace(/\r\n|\r(?!$)/g, '\n');
+    this.buffer = normalized;
+    let end: number;
+    while ((end = this.buffer.indexOf('\n\n')) >= 0) {
+      const block = this.buffer.slice(0, end);
+      this.buffer = this.buffer.slice(end + 2);
+      let id: string | undefined;
+      let event: string | undefined;
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line === '' || line.startsWith(':')) continue;
+        const colon = line.indexOf(':');
+        const field = colon < 0 ? line : line.slice(0, colon);
+        let value = colon < 0 ? '' : line.slice(colon + 1);
+        if (value.startsWith(' ')) value = value.slice(1);
+        if (field === 'id') id = value;
+        else if (field === 'event') event = value;
+        else if (field === 'data') data.push(value);
+      }
+      if (data.length > 0) frames.push({ id, event, data: data.join('\n') });
+    }
+    return frames;
+  }
+}
+
+/** The events after which a run is settled. */
+export const TERMINAL_EVENT_TYPES: ReadonlySet<string> = new Set(['RunCompleted', 'RunFailed', 'RunCancelled']);
+
+/** `<position> <type> <summary>`: one line for people. */
+export function eventLine(event: StreamedEventJson): string {
+  const summary = summaryOf(event.type, isRecord(event.data) ? event.data : {});
+  return `${event.position} ${event.type}${summary === '' ? '' : ` ${summary}`}`;
+}
+
+/** The few fields of an event's payload that say what happened, as `name=value` pairs. */
+export function summaryOf(type: string, data: Record<string, unknown>): string {
+  // A step id starts with its run's id: `step=r0/t1` says enough on a run's own stream.
+  const prefix = typeof data.runId === 'string' ? `${data.runId}/` : undefined;
+  const shortStep = (value: unknown) => (typeof value === 'string' && prefix !== undefined && value.startsWith(prefix) ? value.slice(prefix.length) : scalar(value));
+  const show = (name: string) => {
+    const value = data[name];
+    if (name === 'stepId') return `step=${shortStep(value)}`;
+    return `${name === 'stepId' ? 'step' : name === 'toolName' ? 'tool' : name}=${scalar(value)}`;
+  };
+  const pairs = (...names: string[]) =>
+    names
+      .filter((name) => data[name] !== undefined && data[name] !== null)
+      .map(show)
+      .join(' ');
+  switch (type) {
+    case 'RunRequested':
+      return `${pairs('agent', 'mode')} input=${clip(JSON.stringify(data.input ?? null), 60)}`;
+    case 'RunClaimed':
+      return pairs('owner', 'attempt');
+    case 'LeaseRenewed':
+      return pairs('owner', 'attempt');
+    case 'StepStarted':
+      return data.kind === 'tool' ? pairs('stepId', 'toolName', 'effect') : pairs('stepId', 'kind');
+    case 'ModelResponded': {
+      const response = isRecord(data.response) ? data.response : {};
+      if (response.type === 'final') return `${pairs('stepId')} final=${clip(JSON.stringify(response.content ?? ''), 80)}`;
+      const calls = Array.isArray(response.calls) ? response.calls.map((c) => (isRecord(c) ? String(c.toolName) : '?')) : [];
+      return `${pairs('stepId')} toolCalls=${calls.join(',')}`;
+    }
+    case 'ToolExecuted':
+      return [pairs('stepId', 'toolName', 'outcome'), failure(data.error)].filter((s) => s !== '').join(' ');
+    case 'RunRequeued':
+      return [pairs('cause', 'requeues'), typeof data.notBefore === 'number' ? `notBefore=${new Date(data.notBefore).toISOString()}` : '', failure(data.failure)].filter((s) => s !== '').join(' ');
+    case 'RunCompleted':
+      return `answer=${clip(JSON.stringify(data.finalAnswer ?? ''), 80)}`;
+    case 'RunFailed':
+      return [pairs('reason', 'deadLettered'), failure(data.failure)].filter((s) => s !== '').join(' ');
+    case 'CancelRequested':
+      return pairs('requestedBy', 'reason');
+    case 'RunCancelled':
+      return [pairs('requestedBy'), isRecord(data.inFlightWrite) ? `inFlightWrite=${shortStep(data.inFlightWrite.stepId)}` : ''].filter((s) => s !== '').join(' ');
+    case 'AuditGapDetected':
+      return pairs('stepId', 'toolName', 'effect', 'runAlreadySettled');
+    default:
+      return clip(JSON.stringify(data), 100);
+  }
+}
+
+function failure(value: unknown): string {
+  if (!isRecord(value)) return '';
+  const code = typeof value.code === 'string' ? `/${value.code}` : '';
+  return `failure=${scalar(value.failureClass)}${code}: ${clip(String(value.message ?? ''), 80)}`;
+}
+
+function scalar(value: unknown): string {
+  if (typeof value === 'string') return /\s/.test(value) || value === '' ? JSON.stringify(value) : value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return clip(JSON.stringify(value), 60);
+}
+
+/** Cuts a text to `max` characters, with an ellipsis. */
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

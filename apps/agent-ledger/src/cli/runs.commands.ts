@@ -1,0 +1,256 @@
+import { userInfo } from 'node:os';
+import type { CliOutput } from './cli-output';
+import { ExitCode, fields, table } from './cli-output';
+import { clip } from './event-format';
+import type { ApiClient } from './http-client';
+import { UsageError } from './http-client';
+
+/** The statuses a run can be listed by (the service checks them too). */
+export const RUN_STATUSES = ['QUEUED', 'RUNNING', 'WAITING_FOR_APPROVAL', 'WAITING_FOR_INPUT', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
+
+/** What `POST /runs` answers for a queued run. */
+interface QueuedAnswer {
+  readonly runId: string;
+  readonly mode: 'queued';
+  readonly status: string;
+  readonly replayed: boolean;
+}
+
+/** A step of a run view. */
+interface StepView {
+  readonly stepId: string;
+  readonly kind: string;
+  readonly toolName: string | null;
+  readonly effect: string | null;
+  readonly status: string;
+  readonly starts: number;
+  readonly outcome: string | null;
+}
+
+/** A run as its own stream tells it (`POST /runs` interactive, `POST /runs/{id}/cancel`). */
+interface RunView {
+  readonly runId: string;
+  readonly agent: string | null;
+  readonly mode: string | null;
+  readonly status: string | null;
+  readonly reason: string | null;
+  readonly deadLettered: boolean | null;
+  readonly attempts: number;
+  readonly requeues: number;
+  readonly cancelRequested: boolean;
+  readonly answer: string | null;
+  readonly steps: readonly StepView[];
+}
+
+/** What `POST /runs` answers for an interactive run. */
+interface InteractiveAnswer {
+  readonly runId: string;
+  readonly mode: 'interactive';
+  readonly replayed: boolean;
+  readonly segment: string | null;
+  readonly run: RunView;
+}
+
+/** A row of the run-status read model (`GET /runs/{id}`, `GET /runs`). Only the columns the CLI prints are named. */
+interface RunRow {
+  readonly runId: string;
+  readonly agent: string;
+  readonly mode: string;
+  readonly status: string;
+  readonly reason: string | null;
+  readonly failureClass: string | null;
+  readonly failureCode: string | null;
+  readonly failureMessage: string | null;
+  readonly deadLettered: boolean | null;
+  readonly attempts: number;
+  readonly requeues: number;
+  readonly leaseOwner: string | null;
+  readonly currentStepId: string | null;
+  readonly inFlightStepId: string | null;
+  readonly cancelRequested: boolean;
+  readonly cancelRequestedBy: string | null;
+  readonly requestedAt: number;
+  readonly settledAt: number | null;
+  readonly stepsTotal: number;
+  readonly auditGaps: number;
+}
+
+/** `runs start` options. */
+export interface StartOptions {
+  readonly agent: string;
+  readonly input: string;
+  readonly mode: 'queued' | 'interactive';
+  readonly idempotencyKey: string | undefined;
+  readonly json: boolean;
+  readonly quiet: boolean;
+}
+
+/**
+ * `--input`: JSON when the text is valid JSON (`{"task":"x"}`, `42`,
+ * `"quoted"`), otherwise the text itself.
+ */
+export function parseInput(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * `runs start`: `POST /runs`. Exit 0 for a queued run (recorded), and for an
+ * interactive run that completed; 1 for an interactive run that settled
+ * otherwise (failed, cancelled) or did not settle in its segment.
+ */
+export async function runsStart(client: ApiClient, options: StartOptions, output: CliOutput): Promise<ExitCode> {
+  const body: Record<string, unknown> = { agent: options.agent, input: parseInput(options.input), mode: options.mode };
+  if (options.idempotencyKey !== undefined) body.idempotencyKey = options.idempotencyKey;
+  const answer = await client.json<QueuedAnswer | InteractiveAnswer>('POST', '/runs', body);
+  const result = answer.body;
+  if (options.json) output.out(JSON.stringify(result, null, 2));
+  else if (options.quiet) output.out(result.runId);
+  if (result.mode === 'queued') {
+    if (!options.json && !options.quiet) {
+      for (const line of fields([
+        ['run', result.runId],
+        ['mode', 'queued'],
+        ['status', result.status],
+        ['replayed', result.replayed ? 'yes: this idempotency key started it before; nothing new was started' : 'no'],
+      ]))
+        output.out(line);
+      output.out('');
+      output.out(`Follow it: agent-ledger events follow ${result.runId}`);
+    }
+    return ExitCode.OK;
+  }
+  if (!options.json && !options.quiet) {
+    printRunView(result.run, output, [
+      ['segment', result.segment ?? '-'],
+      ['replayed', result.replayed ? 'yes' : 'no'],
+    ]);
+  }
+  return result.run.status === 'COMPLETED' ? ExitCode.OK : ExitCode.FINDINGS;
+}
+
+/** `runs get <runId>`: `GET /runs/{runId}` (the run-status read model). */
+export async function runsGet(client: ApiClient, runId: string, options: { json: boolean }, output: CliOutput): Promise<ExitCode> {
+  const { body: row } = await client.json<RunRow>('GET', `/runs/${encodeURIComponent(runId)}`);
+  if (options.json) {
+    output.out(JSON.stringify(row, null, 2));
+    return ExitCode.OK;
+  }
+  const failure = row.failureClass === null ? '-' : `${row.failureClass}${row.failureCode === null ? '' : `/${row.failureCode}`}: ${row.failureMessage ?? ''}`;
+  for (const line of fields([
+    ['run', row.runId],
+    ['agent', row.agent],
+    ['mode', row.mode],
+    ['status', row.status],
+    ['reason', row.reason ?? '-'],
+    ['dead-lettered', row.deadLettered === null ? '-' : yesNo(row.deadLettered)],
+    ['failure', failure],
+    ['attempts', String(row.attempts)],
+    ['requeues', String(row.requeues)],
+    ['steps', String(row.stepsTotal)],
+    ['current step', row.currentStepId ?? '-'],
+    ['write in flight', row.inFlightStepId ?? '-'],
+    ['lease owner', row.leaseOwner ?? '-'],
+    ['cancel requested', row.cancelRequested ? `yes (by ${row.cancelRequestedBy ?? '?'})` : 'no'],
+    ['audit gaps', String(row.auditGaps)],
+    ['requested', time(row.requestedAt)],
+    ['settled', row.settledAt === null ? '-' : time(row.settledAt)],
+  ]))
+    output.out(line);
+  return ExitCode.OK;
+}
+
+/** `runs list` options. */
+export interface ListOptions {
+  readonly status: string | undefined;
+  readonly agent: string | undefined;
+  readonly limit: string | undefined;
+  readonly cursor: string | undefined;
+  readonly json: boolean;
+}
+
+/** `runs list`: `GET /runs` with filters, one page; the next page's cursor is printed below the table. */
+export async function runsList(client: ApiClient, options: ListOptions, output: CliOutput): Promise<ExitCode> {
+  if (options.status !== undefined && !(RUN_STATUSES as readonly string[]).includes(options.status.toUpperCase())) {
+    throw new UsageError(`--status must be one of ${RUN_STATUSES.join(', ')} (got "${options.status}")`);
+  }
+  if (options.limit !== undefined && !/^\d+$/.test(options.limit)) throw new UsageError(`--limit must be a whole number (got "${options.limit}")`);
+  const query = new URLSearchParams();
+  if (options.status !== undefined) query.set('status', options.status.toUpperCase());
+  if (options.agent !== undefined) query.set('agent', options.agent);
+  if (options.limit !== undefined) query.set('limit', options.limit);
+  if (options.cursor !== undefined) query.set('cursor', options.cursor);
+  const search = query.toString();
+  const { body: page } = await client.json<{ runs: RunRow[]; nextCursor: string | null }>('GET', `/runs${search === '' ? '' : `?${search}`}`);
+  if (options.json) {
+    output.out(JSON.stringify(page, null, 2));
+    return ExitCode.OK;
+  }
+  if (page.runs.length === 0) {
+    output.out('No runs.');
+  } else {
+    const rows = page.runs.map((r) => [r.runId, r.agent, r.mode, r.status, r.reason ?? '-', String(r.attempts), String(r.stepsTotal), time(r.requestedAt)]);
+    for (const line of table(['run', 'agent', 'mode', 'status', 'reason', 'attempts', 'steps', 'requested'], rows)) output.out(line);
+  }
+  if (page.nextCursor !== null) {
+    output.out('');
+    output.out(`More: --cursor ${page.nextCursor}`);
+  }
+  return ExitCode.OK;
+}
+
+/** `runs cancel <runId> [--reason R]`: `POST /runs/{runId}/cancel`. A settled run is refused (409, exit 4). */
+export async function runsCancel(client: ApiClient, runId: string, options: { reason: string | undefined; json: boolean }, output: CliOutput): Promise<ExitCode> {
+  const body: Record<string, string> = { requestedBy: requester() };
+  if (options.reason !== undefined) body.reason = options.reason;
+  const answer = await client.json<{ runId: string; cancelRequested: boolean; run: RunView }>('POST', `/runs/${encodeURIComponent(runId)}/cancel`, body);
+  if (options.json) {
+    output.out(JSON.stringify(answer.body, null, 2));
+  } else if (answer.status === 200) {
+    output.out(`Run ${runId} cancelled (status ${answer.body.run.status ?? '-'}).`);
+  } else {
+    output.out(`Run ${runId}: cancel requested. It is running; it stops at its next step boundary (its model or tool call is aborted).`);
+    output.out(`Watch it: agent-ledger events follow ${runId}`);
+  }
+  return ExitCode.OK;
+}
+
+/** Who asks to cancel: `cli:<user>`, for the record. */
+function requester(): string {
+  try {
+    return clip(`cli:${userInfo().username}`, 128);
+  } catch {
+    return 'cli';
+  }
+}
+
+function printRunView(run: RunView, output: CliOutput, extra: readonly (readonly [string, string])[]): void {
+  for (const line of fields([
+    ['run', run.runId],
+    ['agent', run.agent ?? '-'],
+    ['mode', run.mode ?? '-'],
+    ['status', run.status ?? '-'],
+    ['reason', run.reason ?? '-'],
+    ['dead-lettered', run.deadLettered === null ? '-' : yesNo(run.deadLettered)],
+    ['attempts', String(run.attempts)],
+    ...extra,
+    ['answer', run.answer ?? '-'],
+  ]))
+    output.out(line);
+  if (run.steps.length > 0) {
+    output.out('');
+    const rows = run.steps.map((s) => [s.stepId, s.kind, s.toolName ?? '-', s.effect ?? '-', s.status, s.outcome ?? '-']);
+    for (const line of table(['step', 'kind', 'tool', 'effect', 'status', 'outcome'], rows)) output.out(line);
+  }
+}
+
+function yesNo(value: boolean): string {
+  return value ? 'yes' : 'no';
+}
+
+function time(ms: number): string {
+  return new Date(ms).toISOString();
+}

@@ -1,0 +1,60 @@
+import { mkdirSync } from 'node:fs';
+import { NestFactory } from '@nestjs/core';
+import { loadAgentsConfig } from '@agent-ledger/runtime';
+import type { ServiceConfig } from '../config/service-config';
+import type { CliOutput } from './cli-output';
+import { ExitCode } from './cli-output';
+import { UsageError } from './http-client';
+import { aborted } from './stop-signal';
+import { openStores } from './stores';
+import { WorkerModule } from './worker.module';
+
+/** `worker` options. */
+export interface WorkerCommandOptions {
+  /** `--concurrency`: overrides `WORKER_CONCURRENCY`. */
+  readonly concurrency: string | undefined;
+  /** `--no-saga`: leave the audit-gap saga to the other processes. */
+  readonly noSaga: boolean;
+}
+
+/**
+ * `agent-ledger worker`: the runtime without HTTP, for scale-out. Workers take
+ * queued runs from the configured stores (the same embedded files as a
+ * `serve` on this machine, or EventStoreDB), the reaper takes back expired
+ * leases, and the audit-gap saga runs unless `--no-saga`. Runs until `stop`
+ * (SIGINT or SIGTERM): then the Nest context is closed (workers finish or
+ * abandon their segments, the reaper and the saga stop) and the stores last.
+ */
+export async function worker(config: ServiceConfig, options: WorkerCommandOptions, output: CliOutput, stop: AbortSignal): Promise<ExitCode> {
+  const concurrency = options.concurrency === undefined ? config.workerConcurrency : Number(options.concurrency);
+  if (options.concurrency !== undefined && (!/^\d+$/.test(options.concurrency) || concurrency < 1 || concurrency > 256)) {
+    throw new UsageError(`--concurrency must be an integer from 1 to 256 (got "${options.concurrency}")`);
+  }
+  if (concurrency === 0) {
+    output.err('WORKER_CONCURRENCY is 0: a worker process with no worker would do nothing. Set WORKER_CONCURRENCY or --concurrency to 1 or more.');
+    return ExitCode.FAILURE;
+  }
+  mkdirSync(config.dataDir, { recursive: true });
+  mkdirSync(config.workspaceDir, { recursive: true });
+  const { agents } = await loadAgentsConfig(config.agentsConfigPath);
+  const stores = openStores(config);
+  try {
+    const app = await NestFactory.createApplicationContext(WorkerModule.forRoot({ config, stores, agents, concurrency, saga: !options.noSaga }), { abortOnError: false });
+    try {
+      const backend = config.eventStoreConnectionString === null ? `embedded store in ${config.dataDir}` : 'EventStoreDB';
+      const reaper = config.reaperIntervalMs === 0 ? 'off' : `every ${config.reaperIntervalMs} ms`;
+      output.out(
+        `agent-ledger worker started: pid ${process.pid}, ${concurrency} worker${concurrency === 1 ? '' : 's'}, reaper ${reaper}, audit-gap saga ${options.noSaga ? 'off' : 'on'} (${backend}; agents: ${agents.map((a) => a.name).join(', ')})`,
+      );
+      await aborted(stop);
+      output.out(`${typeof stop.reason === 'string' ? stop.reason : 'stop'}: shutting down`);
+    } finally {
+      // Workers, reaper and saga stop first (Nest's shutdown), then the stores they write to close.
+      await app.close();
+    }
+  } finally {
+    await stores.close();
+  }
+  output.out('agent-ledger worker stopped');
+  return ExitCode.OK;
+}

@@ -1,0 +1,46 @@
+import { join } from 'node:path';
+import type { DynamicModule } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import type { AgentDefinition } from '@agent-ledger/runtime';
+import { AgentLedgerModule } from '@agent-ledger/runtime';
+import type { ServiceConfig } from '../config/service-config';
+import type { OpenStores } from './stores';
+
+/** What a worker process is built from. */
+export interface WorkerDependencies {
+  readonly config: ServiceConfig;
+  readonly stores: OpenStores;
+  readonly agents: readonly AgentDefinition[];
+  /** Segments executed at once (`--concurrency`, else `WORKER_CONCURRENCY`). */
+  readonly concurrency: number;
+  /** Run the audit-gap saga in this process too (its decisions are idempotent across processes). */
+  readonly saga: boolean;
+}
+
+/**
+ * The runtime alone, for `agent-ledger worker`: the same `AgentLedgerModule`
+ * as the service's (`AppModule`), with the same tools, policy, reaper and
+ * saga settings, and no HTTP API and no read models.
+ */
+@Module({})
+export class WorkerModule {
+  static forRoot({ config, stores, agents, concurrency, saga }: WorkerDependencies): DynamicModule {
+    return {
+      module: WorkerModule,
+      imports: [
+        AgentLedgerModule.forRoot({
+          store: stores.runStore,
+          auditStore: stores.auditStore === stores.runStore ? undefined : stores.auditStore,
+          agents,
+          tools: { builtins: { files: { workspaceDir: config.workspaceDir }, clock: true } },
+          policy: config.leaseSeconds === undefined ? undefined : { leaseSeconds: config.leaseSeconds },
+          workers: { concurrency },
+          reaper: { intervalMs: config.reaperIntervalMs },
+          auditGapSaga: saga
+            ? { databasePath: join(config.dataDir, 'audit-gap-saga.sqlite'), gracePeriodMs: config.auditGapGraceMs }
+            : { enabled: false },
+        }),
+      ],
+    };
+  }
+}
