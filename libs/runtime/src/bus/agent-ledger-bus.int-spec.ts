@@ -248,7 +248,7 @@ describe.each<Variant>(['forRoot', 'forRootAsync'])('AgentLedgerModule.%s on the
     await expect(commands.execute(new StartRun({ agent: 'ghost', input: 'x' }))).rejects.toMatchObject({
       constructor: InvalidFieldError,
       field: 'agent',
-      message: 'agent must name a configured agent (known: shelver)',
+      message: 'agent must name a configured agent (known: shelver, waiter)',
     });
     expect(await countEvents(store)).toBe(before);
   });

@@ -1,5 +1,6 @@
 import type { CommandResult, QueryResult } from '@nestjs/cqrs';
 import { InvalidFieldError } from '@agent-ledger/domain';
+import { BUS_PROVIDERS, CancelRunHandler, GetRunStateHandler, StartRunHandler } from './bus-handlers';
 import { CancelRun } from './cancel-run.command';
 import type { CancelRunResult } from './cancel-run.command';
 import { GetRunState } from './get-run-state.query';
@@ -8,6 +9,7 @@ import { MessageValidationError } from './message-validation.error';
 import { StartRun } from './start-run.command';
 import type { StartRunFields, StartRunResult } from './start-run.command';
 import { validateMessage } from './validate-message';
+import { ValidatedCommandHandler, ValidatedQueryHandler } from './validated-handlers';
 
 /** The error `validateMessage` throws for a message, or null when it passes. */
 function refusal(message: object): MessageValidationError | null {
@@ -124,5 +126,24 @@ describe('typed results', () => {
     const state: RunStateAnswer = {} as QueryResult<GetRunState>;
     const narrowed = (result: StartRunResult): string | null => (result.mode === 'interactive' ? result.run.answer : result.runId);
     expect([start, cancel, state, typeof narrowed]).toHaveLength(4);
+  });
+});
+
+describe('the public handlers', () => {
+  it('validate before they delegate: a refused command never reaches the runtime', async () => {
+    const starter = { start: jest.fn() };
+    const runs = { cancel: jest.fn(), get: jest.fn() };
+    await expect(new StartRunHandler(starter as never).execute(startRun({ agent: '' }))).rejects.toBeInstanceOf(MessageValidationError);
+    await expect(new CancelRunHandler(runs as never).execute(new CancelRun({ runId: 'r 1', requestedBy: 'x' }))).rejects.toMatchObject({ field: 'runId' });
+    await expect(new GetRunStateHandler(runs as never).execute(new GetRunState({ runId: '' }))).rejects.toMatchObject({ field: 'runId' });
+    expect(starter.start).not.toHaveBeenCalled();
+    expect(runs.cancel).not.toHaveBeenCalled();
+    expect(runs.get).not.toHaveBeenCalled();
+  });
+
+  it('all extend the validating bases', () => {
+    for (const handler of BUS_PROVIDERS.filter((p) => p.name.endsWith('Handler'))) {
+      expect(handler.prototype instanceof ValidatedCommandHandler || handler.prototype instanceof ValidatedQueryHandler).toBe(true);
+    }
   });
 });
