@@ -1,0 +1,23 @@
+import type { AgentDefinition } from '@agent-ledger/runtime';
+
+/** The name of the example's agent. */
+export const TICKET_CLOSER = 'ticket-closer';
+
+/**
+ * The example's agent: a scripted model (no network) that closes ticket T-1
+ * with `tickets.close`, then answers. A real host would point `provider` at
+ * an OpenAI-compatible server, or load its agents with `loadAgentsConfig`.
+ */
+export const TICKET_AGENTS: readonly AgentDefinition[] = [
+  {
+    name: TICKET_CLOSER,
+    description: 'Closes a ticket with a note.',
+    instructions: 'Close the ticket you are given with a short note, then say so.',
+    tools: ['tickets.close'],
+    maxIterations: 3,
+    provider: {
+      type: 'scripted',
+      script: [{ toolCalls: [{ tool: 'tickets.close', arguments: { ticketId: 'T-1', note: 'Fixed in 1.2.0.' } }] }, { final: 'Ticket T-1 is closed.' }],
+    },
+  },
+];
