@@ -1,0 +1,84 @@
+import type { ArgumentMetadata } from '@nestjs/common';
+import { CancelRunDto, StartRunDto } from '../../apps/agent-ledger/src/http/runs/run-dtos';
+import { runIdForIdempotencyKey as httpRunIdForIdempotencyKey } from '../../apps/agent-ledger/src/http/runs/run-starter';
+import { RequestValidationError } from '../../apps/agent-ledger/src/http/validation/request-validation.error';
+import { ApiValidationPipe } from '../../apps/agent-ledger/src/http/validation/validation-pipe';
+import type { CancelRunFields, StartRunFields, ValidationIssue } from '@agent-ledger/runtime';
+import { CancelRun, MessageValidationError, runIdForIdempotencyKey, StartRun, validateMessage } from '@agent-ledger/runtime';
+
+/*
+ * The bus refuses a command with the same field, rule and message as the
+ * HTTP API refuses the same input: both are checked here, side by side, with
+ * the API's own ValidationPipe and DTOs.
+ */
+
+const pipe = new ApiValidationPipe();
+
+async function httpIssues(metatype: ArgumentMetadata['metatype'], body: Record<string, unknown>): Promise<readonly ValidationIssue[]> {
+  try {
+    await pipe.transform(body, { type: 'body', metatype, data: undefined });
+    return [];
+  } catch (error) {
+    if (error instanceof RequestValidationError) return error.issues;
+    throw error;
+  }
+}
+
+function busIssues(message: object): readonly ValidationIssue[] {
+  try {
+    validateMessage(message);
+    return [];
+  } catch (error) {
+    if (error instanceof MessageValidationError) return error.issues;
+    throw error;
+  }
+}
+
+const START_BODIES: Record<string, unknown>[] = [
+  { agent: 'clerk', input: 'x' },
+  { agent: 'clerk', input: null, mode: 'interactive', idempotencyKey: 'key 1' },
+  { input: 'x' },
+  { agent: 12, input: 'x' },
+  { agent: '', input: 'x' },
+  { agent: 'a'.repeat(129), input: 'x' },
+  { agent: 'clerk' },
+  { agent: 'clerk', input: 'x', mode: 'soon' },
+  { agent: 'clerk', input: 'x', mode: 3 },
+  { agent: 'clerk', input: 'x', runId: 7 },
+  { agent: 'clerk', input: 'x', runId: '' },
+  { agent: 'clerk', input: 'x', runId: '_x' },
+  { agent: 'clerk', input: 'x', runId: 'r'.repeat(129) },
+  { agent: 'clerk', input: 'x', idempotencyKey: '' },
+  { agent: 'clerk', input: 'x', idempotencyKey: ' k' },
+  { agent: 'clerk', input: 'x', idempotencyKey: 'é' },
+  { agent: 'clerk', input: 'x', idempotencyKey: false },
+  { agent: 'clerk', input: 'x', extra: 1 },
+  { agent: 1, mode: 'no', runId: '?', idempotencyKey: '', also: true },
+];
+
+describe('the bus and the HTTP API refuse the same input alike', () => {
+  it.each(START_BODIES)('StartRun %j', async (body) => {
+    const http = await httpIssues(StartRunDto, body);
+    expect(busIssues(new StartRun(body as unknown as StartRunFields))).toEqual(http);
+  });
+
+  it.each<Record<string, unknown>>([
+    { requestedBy: 'ops' },
+    { requestedBy: 'ops', reason: 'done' },
+    { requestedBy: '' },
+    { requestedBy: 5 },
+    { requestedBy: 'x'.repeat(129) },
+    { requestedBy: 'ops', reason: '' },
+    { requestedBy: 'ops', reason: 'x'.repeat(501) },
+    { requestedBy: 'ops', force: true },
+  ])('CancelRun %j (runId, a path parameter over HTTP, given)', async (body) => {
+    const http = await httpIssues(CancelRunDto, body);
+    expect(busIssues(new CancelRun({ runId: 'r1', ...body } as unknown as CancelRunFields))).toEqual(http);
+  });
+
+  it('derives the same run id from an idempotency key', () => {
+    for (const key of ['a', 'close-ticket:T-1', 'report-2026-11-30', '~'.repeat(255)]) {
+      expect(runIdForIdempotencyKey(key)).toBe(httpRunIdForIdempotencyKey(key));
+    }
+  });
+});
