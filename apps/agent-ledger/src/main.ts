@@ -1,31 +1,50 @@
 import 'reflect-metadata';
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { InvalidFieldError } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
 import { createEventStore, SqliteEventStore } from '@agent-ledger/event-store';
 import { loadAgentsConfig } from '@agent-ledger/runtime';
 import { AppModule } from './app.module';
+import type { ServiceConfig } from './config/service-config';
 import { readServiceConfig } from './config/service-config';
+import { authDisabledBanner } from './http/auth/auth-mode-warning';
+import { buildOpenApiDocument, OpenApiDocumentHolder } from './http/openapi/openapi-document';
+
+/** Reads the configuration, or ends the process with a message naming the bad setting (exit code 2). */
+function configurationOrExit(): ServiceConfig {
+  try {
+    return readServiceConfig();
+  } catch (error) {
+    if (!(error instanceof InvalidFieldError)) throw error;
+    process.stderr.write(`agent-ledger: invalid configuration: ${error.message}\n`);
+    process.exit(2);
+  }
+}
 
 /**
  * Starts the agent-ledger service: the runtime (workers, reaper) on the
  * embedded store under `./data` (or EventStoreDB when
  * `EVENTSTORE_CONNECTION_STRING` is set), the read models, and the HTTP API on
- * `HOST:PORT` (127.0.0.1:3000 by default).
+ * `HOST:PORT` (127.0.0.1:3000 by default), behind API keys (or, with none
+ * configured on a loopback address, in the development mode, announced loudly).
  */
 async function bootstrap(): Promise<void> {
-  const config = readServiceConfig();
+  const config = configurationOrExit();
   mkdirSync(config.dataDir, { recursive: true });
   mkdirSync(config.workspaceDir, { recursive: true });
   const { agents } = await loadAgentsConfig(config.agentsConfigPath);
-  const store = createEventStore({ sqlite: { path: join(config.dataDir, 'agent-ledger.sqlite') } });
+  const store = createEventStore({
+    env: { EVENTSTORE_CONNECTION_STRING: config.eventStoreConnectionString ?? '' },
+    sqlite: config.eventStorePath === null ? undefined : { path: config.eventStorePath },
+  });
   const auditStore: EventStore | undefined = config.auditStorePath === null ? undefined : SqliteEventStore.open({ path: config.auditStorePath });
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, store, auditStore, agents }));
   // JSON bodies only up to the limit: a larger one is refused with 413 before any handler runs.
   app.useBodyParser('json', { limit: config.httpBodyLimitBytes });
+  app.get(OpenApiDocumentHolder).set(buildOpenApiDocument(app));
   // Stop workers and the reaper first (Nest's shutdown), then close the stores they write to.
   const shutdown = async (signal: NodeJS.Signals) => {
     Logger.log(`${signal}: shutting down`, 'Bootstrap');
@@ -37,10 +56,16 @@ async function bootstrap(): Promise<void> {
   process.once('SIGTERM', (signal) => void shutdown(signal));
   process.once('SIGINT', (signal) => void shutdown(signal));
   await app.listen(config.port, config.host);
-  const backend = config.eventStoreConnectionString === null ? `embedded store in ${config.dataDir}` : 'EventStoreDB';
+  const backend = config.eventStoreConnectionString === null ? `embedded store ${config.eventStorePath}` : 'EventStoreDB';
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port; // PORT=0 picks a free port
+  if (config.auth.mode === 'disabled-on-loopback') {
+    for (const line of authDisabledBanner(config)) Logger.warn(line, 'Auth');
+  } else {
+    Logger.log(`API keys required (${config.auth.apiKeys.length} configured: ${config.auth.apiKeys.map((k) => k.id).join(', ')})`, 'Auth');
+  }
+  if (config.configFile !== null) Logger.log(`configuration file: ${config.configFile}`, 'Bootstrap');
   Logger.log(`agent-ledger listening on http://${host}:${port} (${backend}; agents: ${agents.map((a) => a.name).join(', ')})`, 'Bootstrap');
 }
 

@@ -1,4 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Public } from '../http/auth/auth.decorators';
 
 /** The body of `GET /health`. */
 export interface HealthReport {
@@ -6,9 +8,13 @@ export interface HealthReport {
 }
 
 /** Liveness: answers as soon as the service accepts requests. */
+@ApiTags('service')
 @Controller('health')
 export class HealthController {
   @Get()
+  @Public()
+  @ApiOperation({ summary: 'Liveness (no key needed)' })
+  @ApiOkResponse({ description: 'the process serves HTTP', schema: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } } } })
   check(): HealthReport {
     return { status: 'ok' };
   }

@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EventStore } from '@agent-ledger/event-store';
 import { isEventStoreError } from '@agent-ledger/event-store';
 import { AUDIT_EVENT_STORE, RUN_EVENT_STORE } from '@agent-ledger/runtime';
-import type { ServiceConfig } from '../config/service-config';
+import type { AuthMode, ServiceConfig } from '../config/service-config';
+import { authDisabledWarning } from '../http/auth/auth-mode-warning';
 import type { ProjectionStatusWithLag } from '../http/projections/projection-lag.service';
 import { ProjectionLagService } from '../http/projections/projection-lag.service';
 import { SERVICE_CONFIG } from '../http/service-config.token';
@@ -37,6 +38,8 @@ export interface ReadinessReport {
   readonly projections: readonly ProjectionReadiness[];
   /** `READY_MAX_PROJECTION_LAG`. */
   readonly maxLag: number;
+  /** How requests are authenticated; `warning` when authentication is disabled (it does not make the service unready). */
+  readonly auth: { readonly mode: AuthMode; readonly warning?: string };
 }
 
 /**
@@ -71,7 +74,9 @@ export class ReadinessService {
       projections = [{ projection: '*', source: '*', position: null, headPosition: null, lag: null, ...failure(error) }];
     }
     const ready = Object.values(stores).every((c) => c.ok) && projections.every((p) => p.ok);
-    return { status: ready ? 'ready' : 'not_ready', stores, projections, maxLag };
+    const { mode } = this.config.auth;
+    const auth = mode === 'disabled-on-loopback' ? { mode, warning: authDisabledWarning(this.config) } : { mode };
+    return { status: ready ? 'ready' : 'not_ready', stores, projections, maxLag, auth };
   }
 }
 

@@ -1,13 +1,19 @@
 import type { Provider, Type } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import type { ProjectionSource } from '@agent-ledger/projections';
 import type { ServiceConfig } from '../config/service-config';
 import { HealthController } from '../health/health.controller';
 import { ReadinessController } from '../health/readiness.controller';
 import { ReadinessService } from '../health/readiness.service';
+import { ApiKeyGuard } from './auth/api-key.guard';
+import { ApiKeyVerifier } from './auth/api-key-verifier';
 import { ApiExceptionFilter } from './errors/api-exception.filter';
 import { EventStreamService } from './events/event-stream.service';
 import { EventsController } from './events/events.controller';
+import { MetricsController } from './metrics/metrics.controller';
+import { MetricsService } from './metrics/metrics.service';
+import { OpenApiController } from './openapi/openapi.controller';
+import { OpenApiDocumentHolder } from './openapi/openapi-document';
 import { ProjectionLagService } from './projections/projection-lag.service';
 import { PROJECTION_SOURCES } from './projections/projection-sources.token';
 import { ReadModelsController } from './projections/read-models.controller';
@@ -17,12 +23,14 @@ import { SERVICE_CONFIG } from './service-config.token';
 import { createApiValidationPipe } from './validation/validation-pipe';
 
 /** The HTTP API's controllers. */
-export const HTTP_API_CONTROLLERS: readonly Type[] = [HealthController, ReadinessController, RunsController, EventsController, ReadModelsController];
+export const HTTP_API_CONTROLLERS: readonly Type[] = [HealthController, ReadinessController, RunsController, EventsController, ReadModelsController, MetricsController, OpenApiController];
 
 /**
- * The HTTP API's providers: its services, the one `ValidationPipe` and the
- * one exception filter (application-wide). They need `RunService` and the
- * run store (from `AgentLedgerModule`) and `ProjectionQueries` (from
+ * The HTTP API's providers: its services, the one `ValidationPipe`, the one
+ * exception filter and the API key guard (all three application-wide: they
+ * cover every controller of the application, those of other modules too).
+ * They need `RunService`, `RuntimeMetrics` and the run store (from
+ * `AgentLedgerModule`) and `ProjectionQueries` and `ProjectionStore` (from
  * `ProjectionsModule`) in the same module.
  */
 export function httpApiProviders(config: ServiceConfig, sources: readonly ProjectionSource[]): Provider[] {
@@ -31,6 +39,10 @@ export function httpApiProviders(config: ServiceConfig, sources: readonly Projec
     { provide: PROJECTION_SOURCES, useValue: sources },
     { provide: APP_PIPE, useFactory: createApiValidationPipe },
     { provide: APP_FILTER, useClass: ApiExceptionFilter },
+    { provide: APP_GUARD, useClass: ApiKeyGuard },
+    ApiKeyVerifier,
+    MetricsService,
+    OpenApiDocumentHolder,
     RunStarter,
     EventStreamService,
     ProjectionLagService,

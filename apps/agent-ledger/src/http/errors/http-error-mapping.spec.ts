@@ -2,6 +2,7 @@ import { BadRequestException, NotFoundException } from '@nestjs/common';
 import { ConfigurationError, InvalidFieldError, RunAlreadyExistsError, RunAlreadySettledError, RunNotClaimableError, RunNotFoundError } from '@agent-ledger/domain';
 import { StoreFailureError, StoreUnavailableError, WrongExpectedRevisionError } from '@agent-ledger/event-store';
 import { InvalidQueryError, ProjectionStoreClosedError } from '@agent-ledger/projections';
+import { AuthenticationRequiredError, NotEntitledError, ScopeMissingError } from '../auth/auth.errors';
 import { IdempotencyKeyReusedError } from '../runs/idempotency-key-reused.error';
 import { RequestValidationError } from '../validation/request-validation.error';
 import { httpErrorAnswerOf } from './http-error-mapping';
@@ -22,12 +23,19 @@ describe('httpErrorAnswerOf: the one mapping from errors to HTTP', () => {
     ['a body over the limit', Object.assign(new Error('request entity too large'), { type: 'entity.too.large', status: 413, expose: true, limit: 1024 }), 413, 'PAYLOAD_TOO_LARGE', { field: 'body', rule: 'maxBytes', limit: 1024 }],
     ['malformed JSON', new BadRequestException('Unexpected end of JSON input'), 400, 'MALFORMED_JSON', { field: 'body', rule: 'json' }],
     ['an unknown route', new NotFoundException('Cannot GET /x'), 404, 'ROUTE_NOT_FOUND', {}],
+    ['no API key', new AuthenticationRequiredError('missing'), 401, 'UNAUTHENTICATED', { reason: 'missing' }],
+    ['a key without the scope', new ScopeMissingError('k1', ['runs:read']), 403, 'SCOPE_MISSING', { keyId: 'k1', requiredScopes: ['runs:read'] }],
+    ['a key limited to other agents', new NotEntitledError('k1', 'agent', 'no'), 403, 'NOT_ENTITLED', { keyId: 'k1', field: 'agent', rule: 'entitled' }],
     ['ConfigurationError', new ConfigurationError('bad'), 500, 'CONFIGURATION', {}],
   ])('%s', (_what, error, status, code, fields) => {
     const answer = httpErrorAnswerOf(error);
     expect(answer.status).toBe(status);
     expect(answer.body).toMatchObject({ statusCode: status, code, ...fields });
     expect(typeof answer.body.error).toBe('string');
+  });
+
+  it('asks for a bearer token on 401', () => {
+    expect(httpErrorAnswerOf(new AuthenticationRequiredError('invalid')).headers).toEqual({ 'WWW-Authenticate': 'Bearer realm="agent-ledger"' });
   });
 
   it('answers 500 without the message or the stack of an unknown error, and marks it a server fault', () => {

@@ -11,6 +11,7 @@ import {
 import { isEventStoreError } from '@agent-ledger/event-store';
 import type { EventStoreError } from '@agent-ledger/event-store';
 import { InvalidQueryError, ProjectionError } from '@agent-ledger/projections';
+import { AuthenticationRequiredError, NotEntitledError, ScopeMissingError } from '../auth/auth.errors';
 import { IdempotencyKeyReusedError } from '../runs/idempotency-key-reused.error';
 import { RequestValidationError } from '../validation/request-validation.error';
 import type { ApiErrorBody } from './api-error-body';
@@ -32,6 +33,8 @@ export interface HttpErrorAnswer {
  *
  * | error | status |
  * | --- | --- |
+ * | `AuthenticationRequiredError` (no key, bad key) | 401, with `WWW-Authenticate: Bearer` |
+ * | `ScopeMissingError`, `NotEntitledError` | 403 |
  * | refused body / query (`RequestValidationError`), `InvalidFieldError`, `InvalidQueryError`, malformed JSON | 400 |
  * | `RunNotFoundError`, unknown route | 404 |
  * | `RunAlreadyExistsError`, `RunAlreadySettledError`, any other `RunRuleViolation`, `IdempotencyKeyReusedError`, `WRONG_EXPECTED_REVISION` | 409 |
@@ -41,6 +44,13 @@ export interface HttpErrorAnswer {
  * | anything else | 500, with a generic message |
  */
 export function httpErrorAnswerOf(error: unknown): HttpErrorAnswer {
+  if (error instanceof AuthenticationRequiredError) {
+    return answer(401, { code: error.code, message: error.message, reason: error.reason }, { headers: { 'WWW-Authenticate': 'Bearer realm="agent-ledger"' } });
+  }
+  if (error instanceof ScopeMissingError) return answer(403, { code: error.code, message: error.message, keyId: error.keyId, requiredScopes: error.requiredScopes });
+  if (error instanceof NotEntitledError) {
+    return answer(403, { code: error.code, message: error.message, keyId: error.keyId, ...(error.field === null ? {} : { field: error.field, rule: 'entitled' }) });
+  }
   if (error instanceof RequestValidationError) {
     const first = error.issues[0];
     return answer(400, { code: error.code, message: error.message, field: first?.field ?? 'body', rule: first?.rule ?? 'invalid', issues: error.issues });

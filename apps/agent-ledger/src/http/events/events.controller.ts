@@ -1,19 +1,33 @@
 import type { ServerResponse } from 'node:http';
 import { Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiHeader, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { assertRunId } from '@agent-ledger/domain';
+import { AcrossRuns, RequireScope } from '../auth/auth.decorators';
+import { ApiErrorBodyDoc } from '../openapi/api-error-body.doc';
 import { EventStreamQueryDto } from '../runs/run-dtos';
 import { EventStreamService } from './event-stream.service';
+
+const LAST_EVENT_ID = { name: 'Last-Event-ID', required: false, description: 'Resume right after this event (the id of the last frame received)' };
+const STREAM = { description: 'Server-Sent Events: history, then live', content: { 'text/event-stream': { schema: { type: 'string' } } } };
 
 /**
  * Live events as Server-Sent Events: `GET /runs/{runId}/events` (one run's
  * stream) and `GET /events` (every run's events). History first, then live;
  * resume with `Last-Event-ID` (or `?after=<position>`).
  */
+@ApiTags('events')
+@ApiProduces('text/event-stream')
 @Controller()
 export class EventsController {
   constructor(private readonly streams: EventStreamService) {}
 
   @Get('runs/:runId/events')
+  @RequireScope('runs:read')
+  @ApiOperation({ summary: "SSE: the run's stream, history then live" })
+  @ApiHeader(LAST_EVENT_ID)
+  @ApiOkResponse(STREAM)
+  @ApiBadRequestResponse({ description: 'a bad run id, Last-Event-ID or after (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
+  @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
   async runEvents(
     @Param('runId') runId: string,
     @Query() query: EventStreamQueryDto,
@@ -26,6 +40,12 @@ export class EventsController {
   }
 
   @Get('events')
+  @RequireScope('runs:read')
+  @AcrossRuns()
+  @ApiOperation({ summary: "SSE: every run's events, history then live (a key for every agent)" })
+  @ApiHeader(LAST_EVENT_ID)
+  @ApiOkResponse(STREAM)
+  @ApiBadRequestResponse({ description: 'a bad Last-Event-ID or after (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
   async allEvents(@Query() query: EventStreamQueryDto, @Headers('last-event-id') lastEventId: string | undefined, @Res() response: ServerResponse): Promise<void> {
     const after = this.streams.resumePoint({ lastEventId, after: query.after });
     await this.streams.streamAll(after, response);

@@ -1,6 +1,9 @@
 import { Controller, Get, Query } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuditReviewReport, ProjectionRunnerStats } from '@agent-ledger/projections';
 import { ProjectionQueries, ProjectionRunnerPool } from '@agent-ledger/projections';
+import { AcrossRuns, RequireScope } from '../auth/auth.decorators';
+import { ApiErrorBodyDoc } from '../openapi/api-error-body.doc';
 import { AuditReviewQueryDto } from '../runs/run-dtos';
 import type { ProjectionStatusWithLag } from './projection-lag.service';
 import { ProjectionLagService } from './projection-lag.service';
@@ -17,6 +20,7 @@ export interface ProjectionsAnswer {
 }
 
 /** The audit review and the projections' status. */
+@ApiTags('read models')
 @Controller()
 export class ReadModelsController {
   constructor(
@@ -27,12 +31,21 @@ export class ReadModelsController {
 
   /** The report of the audit-review read model: every write and its audit state, runs failed closed, gaps, interrupted writes. */
   @Get('audit/review')
+  @RequireScope('audit:read')
+  @AcrossRuns()
+  @ApiOperation({ summary: 'The audit-review report (a key limited to some agents must name one of their runs with runId)' })
+  @ApiOkResponse({ description: 'totals and lists of the audit review', schema: { type: 'object' } })
+  @ApiBadRequestResponse({ description: 'a refused query (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
+  @ApiNotFoundResponse({ description: 'runId names a run the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
   auditReview(@Query() query: AuditReviewQueryDto): AuditReviewReport {
     return this.queries.auditReview({ runId: query.runId, limit: query.limit });
   }
 
   /** Each projection's checkpoint, its source's head, and its lag. */
   @Get('projections')
+  @RequireScope('operate')
+  @ApiOperation({ summary: "Each projection's checkpoint, head and lag" })
+  @ApiOkResponse({ description: '`{ projections: [...], runners: {...} }`', schema: { type: 'object' } })
   async projections(): Promise<ProjectionsAnswer> {
     return { projections: await this.lag.status(PROJECTION_LAG_CAP), runners: this.runners.stats() };
   }

@@ -1,5 +1,6 @@
 import { Transform, Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { JsonValue } from '@agent-ledger/domain';
 import { RunStatus, TerminationReason } from '@agent-ledger/domain';
 import { IsPresent } from '../validation/is-present.decorator';
@@ -19,11 +20,18 @@ export type StartMode = (typeof START_MODES)[number];
 /** The body of `POST /runs`. */
 export class StartRunDto {
   /** The agent's name, as configured. */
+  @ApiProperty({ description: "The agent's name, as configured", minLength: 1, maxLength: 128, example: 'time-teller' })
   @Length(1, 128)
   @IsString()
   agent!: string;
 
   /** The task: any JSON value (a string is shown to the model as is). */
+  @ApiProperty({
+    description: 'The task: any JSON value, null included (a string is shown to the model as is)',
+    oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'object' }, { type: 'array', items: {} }],
+    nullable: true,
+    example: 'What time is it?',
+  })
   @IsPresent()
   input!: JsonValue;
 
@@ -32,11 +40,13 @@ export class StartRunDto {
    * run; `queued`: recorded, executed by a worker, answered 202 at once.
    * @default 'queued'
    */
+  @ApiPropertyOptional({ enum: START_MODES, default: 'queued', description: '`interactive`: executed during the request; `queued`: executed by a worker' })
   @IsOptional()
   @IsIn(START_MODES)
   mode?: StartMode;
 
   /** The run's id. @default a random UUID (or one derived from `idempotencyKey`) */
+  @ApiPropertyOptional({ pattern: RUN_ID_PATTERN.source, description: 'The run id; default a random UUID (or one derived from idempotencyKey)' })
   @IsOptional()
   @Matches(RUN_ID_PATTERN, { message: RUN_ID_MESSAGE })
   @IsString()
@@ -46,6 +56,7 @@ export class StartRunDto {
    * A client key that makes the request safe to repeat: the same key gives
    * the same run and starts nothing new. 1 to 255 printable characters.
    */
+  @ApiPropertyOptional({ minLength: 1, maxLength: 255, description: 'Makes the request safe to repeat: the same key gives the same run (not with runId)' })
   @IsOptional()
   @Matches(/^[\x21-\x7e][\x20-\x7e]{0,254}$/, { message: '$property must be 1 to 255 printable ASCII characters, not starting with a space' })
   @IsString()
@@ -55,12 +66,14 @@ export class StartRunDto {
 /** The body of `POST /runs/{runId}/cancel` (optional). */
 export class CancelRunDto {
   /** Why, for the record. */
+  @ApiPropertyOptional({ minLength: 1, maxLength: 500, description: 'Why, for the record' })
   @IsOptional()
   @Length(1, 500)
   @IsString()
   reason?: string;
 
   /** Who asks, for the record. @default 'http-api' */
+  @ApiPropertyOptional({ minLength: 1, maxLength: 128, default: 'http-api', description: 'Who asks, for the record' })
   @IsOptional()
   @Length(1, 128)
   @IsString()
@@ -78,32 +91,38 @@ const INSTANT_MESSAGE = '$property must be ms since the epoch or an ISO 8601 dat
 
 /** The query of `GET /runs`. */
 export class ListRunsQueryDto {
+  @ApiPropertyOptional({ enum: Object.values(RunStatus) })
   @IsOptional()
   @IsIn(Object.values(RunStatus))
   status?: RunStatus;
 
+  @ApiPropertyOptional({ enum: Object.values(TerminationReason) })
   @IsOptional()
   @IsIn(Object.values(TerminationReason))
   reason?: TerminationReason;
 
+  @ApiPropertyOptional({ minLength: 1, maxLength: 128, description: "An agent's name" })
   @IsOptional()
   @Length(1, 128)
   @IsString()
   agent?: string;
 
   /** Runs requested at or after this time. */
+  @ApiPropertyOptional({ type: String, description: 'Requested at or after: ms since the epoch or an ISO 8601 date-time' })
   @IsOptional()
   @Transform(toInstant)
   @IsInt({ message: INSTANT_MESSAGE })
   since?: number;
 
   /** Runs requested before this time. */
+  @ApiPropertyOptional({ type: String, description: 'Requested before: ms since the epoch or an ISO 8601 date-time' })
   @IsOptional()
   @Transform(toInstant)
   @IsInt({ message: INSTANT_MESSAGE })
   until?: number;
 
   /** @default 50 */
+  @ApiPropertyOptional({ type: Number, minimum: 1, maximum: 1000, default: 50 })
   @IsOptional()
   @Min(1)
   @Max(1000)
@@ -112,6 +131,7 @@ export class ListRunsQueryDto {
   limit?: number;
 
   /** The `nextCursor` of the previous page. */
+  @ApiPropertyOptional({ description: 'The nextCursor of the previous page' })
   @IsOptional()
   @Length(1, 1024)
   @IsString()
@@ -121,12 +141,14 @@ export class ListRunsQueryDto {
 /** The query of `GET /audit/review`. */
 export class AuditReviewQueryDto {
   /** Only this run. */
+  @ApiPropertyOptional({ pattern: RUN_ID_PATTERN.source, description: 'Only this run' })
   @IsOptional()
   @Matches(RUN_ID_PATTERN, { message: RUN_ID_MESSAGE })
   @IsString()
   runId?: string;
 
   /** Most rows in each list, 1 to 100000. @default 1000 */
+  @ApiPropertyOptional({ type: Number, minimum: 1, maximum: 100_000, default: 1000, description: 'Most rows in each list' })
   @IsOptional()
   @Min(1)
   @Max(100_000)
@@ -138,6 +160,7 @@ export class AuditReviewQueryDto {
 /** The query of the event streams (`GET /events`, `GET /runs/{runId}/events`). */
 export class EventStreamQueryDto {
   /** Resume after this position (an SSE `id`); the `Last-Event-ID` header wins over it. */
+  @ApiPropertyOptional({ description: 'Resume after this position (an SSE id); the Last-Event-ID header wins over it' })
   @IsOptional()
   @Length(1, 64)
   @IsString()

@@ -1,10 +1,17 @@
 import type { ServerResponse } from 'node:http';
 import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiTags } from '@nestjs/swagger';
 import { assertRunId, RunNotFoundError } from '@agent-ledger/domain';
 import type { RunPage, RunStatusRow, StepRow } from '@agent-ledger/projections';
 import { ProjectionQueries } from '@agent-ledger/projections';
 import { RunService } from '@agent-ledger/runtime';
+import type { ApiCaller } from '../auth/api-caller';
+import { Caller, mayUseAgent } from '../auth/api-caller';
+import { NotEntitledError } from '../auth/auth.errors';
+import { RequireScope } from '../auth/auth.decorators';
 import { replyJson } from '../json-reply';
+import { ApiErrorBodyDoc } from '../openapi/api-error-body.doc';
+import { listEntitledRuns } from './entitled-runs';
 import { CancelRunDto, ListRunsQueryDto, StartRunDto } from './run-dtos';
 import { RunStarter } from './run-starter';
 import { runViewOf } from './run-view';
@@ -15,11 +22,14 @@ export interface RunStepsAnswer {
   readonly steps: readonly StepRow[];
 }
 
+const OBJECT = { type: 'object' } as const;
+
 /**
  * `/runs`: start, list, read and cancel runs. Writes go through `RunService`
  * (and so the CommandBus and the run's decider); reads answer from the read
  * models, which follow the store a little behind.
  */
+@ApiTags('runs')
 @Controller('runs')
 export class RunsController {
   constructor(
@@ -30,7 +40,20 @@ export class RunsController {
 
   /** Starts a run: 202 with its id when queued, 200 with the settled run when interactive. */
   @Post()
-  async start(@Body() body: StartRunDto, @Res() response: ServerResponse): Promise<void> {
+  @RequireScope('runs:submit')
+  @ApiOperation({ summary: 'Start a run (queued: 202; interactive: 200 with the settled run)' })
+  @ApiAcceptedResponse({
+    description: 'queued: the run is recorded (also a replay of an idempotency key: `replayed: true`)',
+    schema: { type: 'object', properties: { runId: { type: 'string' }, mode: { type: 'string', enum: ['queued'] }, status: { type: 'string' }, replayed: { type: 'boolean' } } },
+  })
+  @ApiOkResponse({ description: 'interactive: the settled run, as its stream tells it', schema: OBJECT })
+  @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`, `MALFORMED_JSON`)', type: ApiErrorBodyDoc })
+  @ApiConflictResponse({ description: '`RUN_ALREADY_EXISTS`, `IDEMPOTENCY_KEY_REUSED`', type: ApiErrorBodyDoc })
+  @ApiPayloadTooLargeResponse({ description: 'a body over HTTP_BODY_LIMIT_BYTES (`PAYLOAD_TOO_LARGE`)', type: ApiErrorBodyDoc })
+  async start(@Body() body: StartRunDto, @Caller() caller: ApiCaller, @Res() response: ServerResponse): Promise<void> {
+    if (!mayUseAgent(caller, body.agent)) {
+      throw new NotEntitledError(caller.keyId, 'agent', `The API key "${caller.keyId}" may not start runs of agent "${body.agent}" (it is limited to ${caller.agents?.join(', ')})`);
+    }
     const outcome = await this.starter.start(body);
     const headers: Record<string, string> = { Location: `/runs/${encodeURIComponent(outcome.runId)}` };
     if (outcome.replayed) headers['Idempotent-Replayed'] = 'true';
@@ -42,14 +65,23 @@ export class RunsController {
     replyJson(response, 200, { runId: outcome.runId, mode: outcome.mode, replayed: outcome.replayed, segment: outcome.segment, run: runViewOf(outcome.runId, outcome.state) }, headers);
   }
 
-  /** Runs, newest first, filtered, a page at a time. */
+  /** Runs, newest first, filtered, a page at a time (a key limited to some agents sees their runs only). */
   @Get()
-  list(@Query() query: ListRunsQueryDto): RunPage {
-    return this.queries.listRuns(query);
+  @RequireScope('runs:read')
+  @ApiOperation({ summary: 'List runs: filters, cursor pages, newest first' })
+  @ApiOkResponse({ description: '`{ runs: RunStatusRow[], nextCursor: string | null }`', schema: OBJECT })
+  @ApiBadRequestResponse({ description: 'a refused query (`INVALID_FIELD`, `INVALID_QUERY`)', type: ApiErrorBodyDoc })
+  list(@Query() query: ListRunsQueryDto, @Caller() caller: ApiCaller): RunPage {
+    return caller.agents === null ? this.queries.listRuns(query) : listEntitledRuns(this.queries, query, caller.agents);
   }
 
   /** One run from the run-status read model. */
   @Get(':runId')
+  @RequireScope('runs:read')
+  @ApiOperation({ summary: 'One run (run-status read model)' })
+  @ApiOkResponse({ description: 'the run-status row', schema: OBJECT })
+  @ApiBadRequestResponse({ description: 'not a run id (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
+  @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
   get(@Param('runId') runId: string): RunStatusRow {
     assertRunId(runId);
     const row = this.queries.getRun(runId);
@@ -59,6 +91,11 @@ export class RunsController {
 
   /** A run's steps from the steps read model. */
   @Get(':runId/steps')
+  @RequireScope('runs:read')
+  @ApiOperation({ summary: "A run's steps (steps read model)" })
+  @ApiOkResponse({ description: '`{ runId, steps: StepRow[] }`', schema: OBJECT })
+  @ApiBadRequestResponse({ description: 'not a run id (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
+  @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
   steps(@Param('runId') runId: string): RunStepsAnswer {
     assertRunId(runId);
     const steps = this.queries.getSteps(runId);
@@ -68,6 +105,13 @@ export class RunsController {
 
   /** Asks to cancel a run: 200 when it is cancelled already (it was queued), 202 when a running segment will stop at its next step boundary. */
   @Post(':runId/cancel')
+  @RequireScope('operate')
+  @ApiOperation({ summary: 'Cancel a run' })
+  @ApiOkResponse({ description: 'cancelled (it was queued)', schema: OBJECT })
+  @ApiAcceptedResponse({ description: 'a running run stops at its next step boundary', schema: OBJECT })
+  @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
+  @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
+  @ApiConflictResponse({ description: 'the run is settled (`RUN_ALREADY_SETTLED`)', type: ApiErrorBodyDoc })
   async cancel(@Param('runId') runId: string, @Body() body: CancelRunDto, @Res() response: ServerResponse): Promise<void> {
     assertRunId(runId);
     const state = await this.runs.cancel(runId, body.requestedBy ?? 'http-api', body.reason);

@@ -1,0 +1,103 @@
+import { Injectable } from '@nestjs/common';
+import { RunStatus } from '@agent-ledger/domain';
+import { ProjectionQueries, ProjectionStore } from '@agent-ledger/projections';
+import type { RuntimeCounter } from '@agent-ledger/runtime';
+import { RUNTIME_COUNTERS, RuntimeMetrics } from '@agent-ledger/runtime';
+import { ProjectionLagService } from '../projections/projection-lag.service';
+import { PROJECTION_LAG_CAP } from '../projections/read-models.controller';
+import type { MetricFamily } from './prometheus-text';
+
+/** The reaper's actions, always exposed (zeros included). */
+const REAPER_ACTIONS = ['requeued', 'failed', 'cancelled'] as const;
+
+const RUNTIME_COUNTER_HELP: Readonly<Record<RuntimeCounter, string>> = {
+  runCommandConflicts: 'Run commands retried after a concurrency conflict, in this process',
+  auditAppendFailures: 'Audit records that could not be appended, in this process',
+  auditFailSoft: 'Audits not stored of steps that do not write (the run went on), in this process',
+  auditFailClosed: 'Audits not stored of writes (the run failed closed), in this process',
+  leaseLost: 'Segments that lost their lease and stopped, in this process',
+  segmentsStarted: 'Segments started, in this process',
+  segmentsStopped: 'Segments stopped, in this process',
+  toolExecutions: 'Tool executions, in this process',
+  modelCalls: 'Model calls, in this process',
+  reaperRuns: 'Reaper passes, in this process',
+  claimsLost: 'Claims lost to another worker, in this process',
+  auditGapsReported: 'Audit gaps reported by the audit-gap saga, in this process',
+};
+
+function snake(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+/**
+ * The metrics of `GET /metrics`: gauges read from the read models (runs by
+ * status, steps by kind and effect, executed writes without audit, projection
+ * lag; the same for every process on the same data) and this process's
+ * runtime counters (audit failures, lease losses, reaper actions, ...), and a
+ * few process gauges.
+ */
+@Injectable()
+export class MetricsService {
+  constructor(
+    private readonly runtime: RuntimeMetrics,
+    private readonly store: ProjectionStore,
+    private readonly queries: ProjectionQueries,
+    private readonly lag: ProjectionLagService,
+  ) {}
+
+  async collect(): Promise<MetricFamily[]> {
+    const db = this.store.database;
+    const byStatus = new Map<string, number>(Object.values(RunStatus).map((status) => [status, 0]));
+    for (const row of db.prepare('SELECT status, COUNT(*) AS n FROM runs GROUP BY status').all() as Array<{ status: string | null; n: number }>) {
+      byStatus.set(row.status ?? 'UNKNOWN', row.n);
+    }
+    const steps = db.prepare('SELECT kind, effect, COUNT(*) AS n FROM steps GROUP BY kind, effect ORDER BY kind, effect').all() as Array<{ kind: string | null; effect: string | null; n: number }>;
+    const { totals } = this.queries.auditReview({ limit: 1 });
+    const lag = await this.lag.status(PROJECTION_LAG_CAP);
+    const reaper = new Map<string, number>(REAPER_ACTIONS.map((action) => [action, 0]));
+    for (const series of this.runtime.labelled('reaperActions')) reaper.set(series.labels.action ?? 'unknown', series.value);
+    const memory = process.memoryUsage();
+    const cpu = process.cpuUsage();
+    return [
+      {
+        name: 'agent_ledger_runs',
+        help: 'Runs by status (run-status read model)',
+        type: 'gauge',
+        samples: [...byStatus].map(([status, value]) => ({ labels: { status }, value })),
+      },
+      {
+        name: 'agent_ledger_steps',
+        help: 'Steps by kind and declared effect (steps read model; effect NONE for model calls)',
+        type: 'gauge',
+        samples: steps.map((row) => ({ labels: { kind: row.kind ?? 'unknown', effect: row.effect ?? 'NONE' }, value: row.n })),
+      },
+      { name: 'agent_ledger_writes_without_audit', help: 'Executed writes without their audit record (audit-review read model)', type: 'gauge', samples: [{ value: totals.writesWithoutAudit }] },
+      { name: 'agent_ledger_audit_gaps_detected', help: 'Writes whose missing audit the audit-gap saga detected (audit-review read model)', type: 'gauge', samples: [{ value: totals.gapsDetected }] },
+      {
+        name: 'agent_ledger_audit_failures_total',
+        help: 'Audits that could not be stored, by the step effect and what the run did (fail_closed: failed the run; fail_soft: went on), in this process',
+        type: 'counter',
+        samples: this.runtime.labelled('auditFailures').map((series) => ({ labels: { effect: series.labels.effect ?? 'NONE', mode: series.labels.mode ?? 'unknown' }, value: series.value })),
+      },
+      {
+        name: 'agent_ledger_reaper_actions_total',
+        help: 'Runs the reaper settled or requeued after their lease expired, by action, in this process',
+        type: 'counter',
+        samples: [...reaper].map(([action, value]) => ({ labels: { action }, value })),
+      },
+      ...RUNTIME_COUNTERS.map(
+        (counter): MetricFamily => ({ name: `agent_ledger_${snake(counter)}_total`, help: RUNTIME_COUNTER_HELP[counter], type: 'counter', samples: [{ value: this.runtime.get(counter) }] }),
+      ),
+      {
+        name: 'agent_ledger_projection_lag_events',
+        help: `Projected events after a projection's checkpoint in its source, counted up to ${PROJECTION_LAG_CAP}`,
+        type: 'gauge',
+        samples: lag.filter((entry) => entry.lag !== null).map((entry) => ({ labels: { projection: entry.projection, source: entry.source }, value: entry.lag?.events ?? 0 })),
+      },
+      { name: 'process_resident_memory_bytes', help: 'Resident memory size in bytes', type: 'gauge', samples: [{ value: memory.rss }] },
+      { name: 'nodejs_heap_used_bytes', help: 'V8 heap used in bytes', type: 'gauge', samples: [{ value: memory.heapUsed }] },
+      { name: 'process_cpu_seconds_total', help: 'User and system CPU time spent in seconds', type: 'counter', samples: [{ value: (cpu.user + cpu.system) / 1e6 }] },
+      { name: 'process_start_time_seconds', help: 'Start time of the process since the epoch in seconds', type: 'gauge', samples: [{ value: Math.round(Date.now() / 1000 - process.uptime()) }] },
+    ];
+  }
+}

@@ -1,0 +1,30 @@
+import type { ListRunsQuery, ProjectionQueries, RunPage, RunStatusRow } from '@agent-ledger/projections';
+
+/**
+ * The cursor token of `GET /runs` for a row: the same token
+ * `libs/projections` makes (`queries/run-cursor.ts`, base64url of
+ * `[requestedAt, runId]`), which its `listRuns` decodes whatever the filter.
+ */
+function cursorOf(row: RunStatusRow): string {
+  return Buffer.from(JSON.stringify([row.requestedAt, row.runId]), 'utf8').toString('base64url');
+}
+
+/**
+ * `GET /runs` for a key limited to `agents`: the runs of those agents only,
+ * in the same order and with the same cursor as an unlimited listing. A
+ * filter on another agent gives an empty page (its runs do not exist for this
+ * key). Several agents: one page per agent, merged.
+ */
+export function listEntitledRuns(queries: ProjectionQueries, query: ListRunsQuery, agents: readonly string[]): RunPage {
+  if (query.agent !== undefined) return agents.includes(query.agent) ? queries.listRuns(query) : { runs: [], nextCursor: null };
+  if (agents.length === 1) return queries.listRuns({ ...query, agent: agents[0] });
+  const limit = query.limit ?? 50;
+  const pages = agents.map((agent) => queries.listRuns({ ...query, agent, limit }));
+  const merged = pages
+    .flatMap((page) => page.runs)
+    .sort((a, b) => b.requestedAt - a.requestedAt || (a.runId < b.runId ? 1 : a.runId > b.runId ? -1 : 0));
+  const runs = merged.slice(0, limit);
+  const more = merged.length > limit || pages.some((page) => page.nextCursor !== null);
+  const last = runs[runs.length - 1];
+  return { runs, nextCursor: more && last !== undefined ? cursorOf(last) : null };
+}
