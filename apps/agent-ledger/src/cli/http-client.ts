@@ -3,6 +3,7 @@
  * from the environment, JSON requests, and the two ways a request can go
  * wrong (refused by the service, or the service could not answer).
  */
+import { readServiceConfig } from '../config/service-config';
 
 /** What the client needs from the outside world: injected so that verbs can be tested without a service. */
 export interface HttpDeps {
@@ -16,18 +17,14 @@ export const API_KEY_ENV = 'AGENT_LEDGER_API_KEY';
 
 /**
  * The service's base URL: `--url`, else `AGENT_LEDGER_URL`, else
- * `http://127.0.0.1:<PORT>` (`PORT` as the service reads it; 3000 when unset,
- * 0 or not a port number).
+ * `http://127.0.0.1:<port>` with the port of the service's configuration
+ * (`PORT` or `AGENT_LEDGER_CONFIG`'s file; 3000 when unset, 0 or unreadable).
  *
  * @throws {@link UsageError} when the URL is not an http(s) URL.
  */
 export function baseUrlOf(option: string | undefined, env: NodeJS.ProcessEnv): string {
   const given = option ?? nonEmpty(env[URL_ENV]);
-  if (given === undefined) {
-    const port = nonEmpty(env.PORT);
-    const valid = port !== undefined && /^\d+$/.test(port) && Number(port) >= 1 && Number(port) <= 65_535;
-    return `http://127.0.0.1:${valid ? port : '3000'}`;
-  }
+  if (given === undefined) return `http://127.0.0.1:${configuredPort(env)}`;
   let url: URL;
   try {
     url = new URL(given);
@@ -36,6 +33,16 @@ export function baseUrlOf(option: string | undefined, env: NodeJS.ProcessEnv): s
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${option === undefined ? URL_ENV : '--url'} must be an http:// or https:// URL (got "${given}")`);
   return given.replace(/\/+$/, '');
+}
+
+/** The service's port as its configuration says (`PORT`, or the configuration file's), 3000 when it is 0 or cannot be read. */
+function configuredPort(env: NodeJS.ProcessEnv): number {
+  try {
+    const { port } = readServiceConfig(env);
+    return port === 0 ? 3000 : port;
+  } catch {
+    return 3000;
+  }
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

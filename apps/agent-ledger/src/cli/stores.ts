@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { EventStore } from '@agent-ledger/event-store';
 import { createEventStore, SqliteEventStore } from '@agent-ledger/event-store';
 import type { ServiceConfig } from '../config/service-config';
@@ -13,7 +12,11 @@ export interface OpenStores {
 
 /** Opens the stores the configuration names. */
 export function openStores(config: ServiceConfig): OpenStores {
-  const runStore = createEventStore({ sqlite: { path: join(config.dataDir, 'agent-ledger.sqlite') } });
+  // As the service opens it (src/main.ts): EventStoreDB when the configuration names one, else the embedded file.
+  const runStore = createEventStore({
+    env: { EVENTSTORE_CONNECTION_STRING: config.eventStoreConnectionString ?? '' },
+    sqlite: config.eventStorePath === null ? undefined : { path: config.eventStorePath },
+  });
   const auditStore = config.auditStorePath === null ? runStore : SqliteEventStore.open({ path: config.auditStorePath });
   return {
     runStore,

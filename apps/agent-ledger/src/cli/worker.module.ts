@@ -3,6 +3,7 @@ import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import type { AgentDefinition } from '@agent-ledger/runtime';
 import { AgentLedgerModule } from '@agent-ledger/runtime';
+import { runPolicyOf } from '../app.module';
 import type { ServiceConfig } from '../config/service-config';
 import type { OpenStores } from './stores';
 
@@ -33,7 +34,7 @@ export class WorkerModule {
           auditStore: stores.auditStore === stores.runStore ? undefined : stores.auditStore,
           agents,
           tools: { builtins: { files: { workspaceDir: config.workspaceDir }, clock: true } },
-          policy: config.leaseSeconds === undefined ? undefined : { leaseSeconds: config.leaseSeconds },
+          policy: runPolicyOf(config),
           workers: { concurrency },
           reaper: { intervalMs: config.reaperIntervalMs },
           auditGapSaga: saga
