@@ -40,7 +40,7 @@ export interface HttpErrorAnswer {
  * | `RunAlreadyExistsError`, `RunAlreadySettledError`, any other `RunRuleViolation`, `IdempotencyKeyReusedError`, `WRONG_EXPECTED_REVISION` | 409 |
  * | `STREAM_DELETED` | 410 |
  * | body over the limit, `EVENT_TOO_LARGE` | 413 |
- * | `STORE_UNAVAILABLE`, `STORE_CLOSED`, a closed read-model database, `CIRCUIT_OPEN` | 503 |
+ * | `STORE_UNAVAILABLE`, `STORE_CLOSED`, a closed read-model database, `CIRCUIT_OPEN`, a domain error of class `connection` (e.g. `AUDIT_STATEMENT_NOT_STORED`) | 503 |
  * | anything else | 500, with a generic message |
  */
 export function httpErrorAnswerOf(error: unknown): HttpErrorAnswer {
@@ -66,7 +66,8 @@ export function httpErrorAnswerOf(error: unknown): HttpErrorAnswer {
     return answer(409, { code: error.code, message: error.message, runId: error.runId, field: 'idempotencyKey', rule: 'sameRequest', differs: error.field });
   }
   if (error instanceof AgentLedgerError) {
-    if (error.failureClass === 'circuitOpen') return answer(503, { code: error.code, message: error.message });
+    // The target (a store, a provider) could not be reached: the request may succeed later.
+    if (error.failureClass === 'circuitOpen' || error.failureClass === 'connection') return answer(503, { code: error.code, message: error.message }, { headers: { 'Retry-After': '1' } });
     if (error.failureClass === 'clientError') return answer(400, { code: error.code, message: error.message });
     return answer(500, { code: error.code, message: error.message }, { serverFault: true });
   }

@@ -1,5 +1,5 @@
 import { Transform, Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { JsonValue } from '@agent-ledger/domain';
 import { RunStatus, TerminationReason } from '@agent-ledger/domain';
@@ -165,4 +165,42 @@ export class EventStreamQueryDto {
   @Length(1, 64)
   @IsString()
   after?: string;
+}
+
+/** An operator's statement of what became of a write that was in flight. */
+export class InFlightWriteResolutionDto {
+  /** `executed`: the write happened; `notExecuted`: it did not. */
+  @ApiProperty({ enum: ['executed', 'notExecuted'] })
+  @IsIn(['executed', 'notExecuted'])
+  outcome!: 'executed' | 'notExecuted';
+
+  /** How the operator knows. */
+  @ApiProperty({ minLength: 1, maxLength: 2000 })
+  @Length(1, 2000)
+  @IsString()
+  note!: string;
+}
+
+/** The body of `POST /runs/{runId}/requeue`. */
+export class RequeueRunDto {
+  /** Who requeues, for the record. @default 'http-api' */
+  @ApiPropertyOptional({ minLength: 1, maxLength: 128, default: 'http-api' })
+  @IsOptional()
+  @Length(1, 128)
+  @IsString()
+  requestedBy?: string;
+
+  /** Why, for the record. */
+  @ApiPropertyOptional({ minLength: 1, maxLength: 500 })
+  @IsOptional()
+  @Length(1, 500)
+  @IsString()
+  reason?: string;
+
+  /** Required when a NON_IDEMPOTENT_WRITE was in flight when the run was dead-lettered. */
+  @ApiPropertyOptional({ type: InFlightWriteResolutionDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => InFlightWriteResolutionDto)
+  resolution?: InFlightWriteResolutionDto;
 }

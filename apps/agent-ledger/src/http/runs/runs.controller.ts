@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { assertRunId, RunNotFoundError } from '@agent-ledger/domain';
 import type { RunPage, RunStatusRow, StepRow } from '@agent-ledger/projections';
 import { ProjectionQueries } from '@agent-ledger/projections';
@@ -12,7 +12,7 @@ import { RequireScope } from '../auth/auth.decorators';
 import { replyJson } from '../json-reply';
 import { ApiErrorBodyDoc } from '../openapi/api-error-body.doc';
 import { listEntitledRuns } from './entitled-runs';
-import { CancelRunDto, ListRunsQueryDto, StartRunDto } from './run-dtos';
+import { CancelRunDto, ListRunsQueryDto, RequeueRunDto, StartRunDto } from './run-dtos';
 import { RunStarter } from './run-starter';
 import { runViewOf } from './run-view';
 
@@ -116,5 +116,29 @@ export class RunsController {
     assertRunId(runId);
     const state = await this.runs.cancel(runId, body.requestedBy ?? 'http-api', body.reason);
     replyJson(response, state.settlement === null ? 202 : 200, { runId, cancelRequested: true, run: runViewOf(runId, state) });
+  }
+
+  /**
+   * An operator requeues a dead-lettered run: it stays FAILED, and a
+   * continuation run (202, its id) takes it over with its completed steps and
+   * idempotency keys. With a NON_IDEMPOTENT_WRITE in flight the body must
+   * state, in `resolution`, whether it was executed (recorded in the audit trail).
+   */
+  @Post(':runId/requeue')
+  @RequireScope('operate')
+  @ApiOperation({ summary: 'Requeue a dead-lettered run as a continuation run' })
+  @ApiAcceptedResponse({
+    description: 'the continuation run is queued',
+    schema: { type: 'object', properties: { runId: { type: 'string' }, continuationRunId: { type: 'string' } } },
+  })
+  @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
+  @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
+  @ApiConflictResponse({ description: '`RUN_NOT_DEAD_LETTERED`, `RUN_ALREADY_REQUEUED`, `IN_FLIGHT_WRITE_UNRESOLVED`', type: ApiErrorBodyDoc })
+  @ApiServiceUnavailableResponse({ description: 'the statement could not be stored in the audit trail (`AUDIT_STATEMENT_NOT_STORED`); nothing was requeued', type: ApiErrorBodyDoc })
+  async requeue(@Param('runId') runId: string, @Body() body: RequeueRunDto, @Res() response: ServerResponse): Promise<void> {
+    assertRunId(runId);
+    const resolution = body.resolution === undefined ? undefined : { outcome: body.resolution.outcome, note: body.resolution.note };
+    const { continuationRunId } = await this.runs.requeue(runId, { requestedBy: body.requestedBy ?? 'http-api', reason: body.reason, resolution });
+    replyJson(response, 202, { runId, continuationRunId });
   }
 }
