@@ -13,14 +13,14 @@ import { readServiceConfig } from './config/service-config';
 import { authDisabledBanner } from './http/auth/auth-mode-warning';
 import { buildOpenApiDocument, OpenApiDocumentHolder } from './http/openapi/openapi-document';
 
-/** Reads the configuration, or ends the process with a message naming the bad setting (exit code 2). */
+/** Reads the configuration, or ends the process with a message naming the bad setting (exit code 3, as the CLI answers a bad configuration). */
 function configurationOrExit(): ServiceConfig {
   try {
     return readServiceConfig();
   } catch (error) {
     if (!(error instanceof InvalidFieldError)) throw error;
     process.stderr.write(`agent-ledger: invalid configuration: ${error.message}\n`);
-    process.exit(2);
+    process.exit(3);
   }
 }
 
