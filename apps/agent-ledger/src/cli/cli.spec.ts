@@ -257,6 +257,25 @@ describe('agent-ledger CLI: runs', () => {
     expect(await runCli(['runs', 'cancel', 'r1'], settled, ENV, { fetch })).toBe(4);
     expect(settled.errText()).toContain('409 RUN_ALREADY_SETTLED: Run r1 is already settled (COMPLETED)');
   });
+
+  it('runs requeue: sends the stated resolution, prints the continuation; refusals are exit 4; both statements at once is a usage error', async () => {
+    const { fetch, calls } = fakeFetch(
+      json(202, { runId: 'r1', continuationRunId: 'c1' }),
+      json(409, { statusCode: 409, code: 'IN_FLIGHT_WRITE_UNRESOLVED', message: 'a requeue must state in "resolution" whether it was executed' }),
+    );
+    const done = capture();
+    expect(await runCli(['runs', 'requeue', 'r1', '--write-not-executed', 'no line in the log', '--reason', 'key rotated'], done, ENV, { fetch })).toBe(0);
+    expect(calls[0]).toMatchObject({
+      url: 'http://svc.test:8080/runs/r1/requeue',
+      method: 'POST',
+      body: { reason: 'key rotated', resolution: { outcome: 'notExecuted', note: 'no line in the log' } },
+    });
+    expect(done.text()).toContain('run c1 continues it');
+    const refused = capture();
+    expect(await runCli(['runs', 'requeue', 'r1'], refused, ENV, { fetch })).toBe(4);
+    expect(refused.errText()).toContain('409 IN_FLIGHT_WRITE_UNRESOLVED');
+    expect(await runCli(['runs', 'requeue', 'r1', '--write-executed', 'a', '--write-not-executed', 'b'], capture(), ENV, { fetch })).toBe(2);
+  });
 });
 
 describe('agent-ledger CLI: events follow', () => {

@@ -8,7 +8,7 @@ import { ExitCode, processOutput } from './cli-output';
 import { eventsFollow } from './events-follow.command';
 import type { HttpDeps } from './http-client';
 import { API_KEY_ENV, ApiClient, RequestRefusedError, ServiceFailureError, URL_ENV, UsageError } from './http-client';
-import { RUN_STATUSES, runsCancel, runsGet, runsList, runsStart } from './runs.commands';
+import { RUN_STATUSES, runsCancel, runsGet, runsList, runsRequeue, runsStart } from './runs.commands';
 import { serve } from './serve.command';
 import { stopSignalOf } from './stop-signal';
 
@@ -158,6 +158,26 @@ When there are more runs, the last line gives the --cursor of the next page.${HT
     options: { reason: { type: 'string' }, ...JSON_OPTION, ...URL_OPTION },
     run: ({ values, positionals, env, output, deps }) =>
       runsCancel(clientOf(values, env, deps), positionals[0] as string, { reason: str(values.reason), json: values.json === true }, output),
+  },
+  {
+    words: ['runs', 'requeue'],
+    args: ['<runId>'],
+    synopsis: '<runId> [--reason R] [--write-executed NOTE | --write-not-executed NOTE] [--json] [--url U]',
+    summary: 'requeue a dead-lettered run as a continuation run',
+    help: `The run stays FAILED; a continuation run takes it over with its completed steps and
+idempotency keys. When a NON_IDEMPOTENT_WRITE was in flight, say whether it happened and
+how you know: --write-executed "<note>" or --write-not-executed "<note>" (recorded in
+the audit trail). Refusals are exit 4: RUN_NOT_DEAD_LETTERED, RUN_ALREADY_REQUEUED,
+IN_FLIGHT_WRITE_UNRESOLVED.${HTTP_HELP}${TIMEOUT_HELP}`,
+    options: { reason: { type: 'string' }, 'write-executed': { type: 'string' }, 'write-not-executed': { type: 'string' }, ...JSON_OPTION, ...URL_OPTION },
+    run: ({ values, positionals, env, output, deps }) => {
+      const executed = str(values['write-executed']);
+      const notExecuted = str(values['write-not-executed']);
+      if (executed !== undefined && notExecuted !== undefined) throw new UsageError('give --write-executed or --write-not-executed, not both');
+      const resolution =
+        executed !== undefined ? { outcome: 'executed' as const, note: executed } : notExecuted !== undefined ? { outcome: 'notExecuted' as const, note: notExecuted } : undefined;
+      return runsRequeue(clientOf(values, env, deps), positionals[0] as string, { reason: str(values.reason), resolution, json: values.json === true }, output);
+    },
   },
   {
     words: ['events', 'follow'],

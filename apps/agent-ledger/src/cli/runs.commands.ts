@@ -218,6 +218,30 @@ export async function runsCancel(client: ApiClient, runId: string, options: { re
   return ExitCode.OK;
 }
 
+/**
+ * `runs requeue <runId> [--reason R] [--write-executed NOTE | --write-not-executed NOTE]`:
+ * `POST /runs/{runId}/requeue`. Refusals (not dead-lettered, requeued already,
+ * a non-idempotent write in flight without a statement) are exit 4.
+ */
+export async function runsRequeue(
+  client: ApiClient,
+  runId: string,
+  options: { reason: string | undefined; resolution: { outcome: 'executed' | 'notExecuted'; note: string } | undefined; json: boolean },
+  output: CliOutput,
+): Promise<ExitCode> {
+  const body: Record<string, unknown> = { requestedBy: requester() };
+  if (options.reason !== undefined) body.reason = options.reason;
+  if (options.resolution !== undefined) body.resolution = options.resolution;
+  const answer = await client.json<{ runId: string; continuationRunId: string }>('POST', `/runs/${encodeURIComponent(runId)}/requeue`, body);
+  if (options.json) {
+    output.out(JSON.stringify(answer.body, null, 2));
+  } else {
+    output.out(`Run ${runId} requeued: it stays FAILED; run ${answer.body.continuationRunId} continues it.`);
+    output.out(`Watch it: agent-ledger events follow ${answer.body.continuationRunId}`);
+  }
+  return ExitCode.OK;
+}
+
 /** Who asks to cancel: `cli:<user>`, for the record. */
 function requester(): string {
   try {
