@@ -1,6 +1,6 @@
 import type { ArgumentMetadata } from '@nestjs/common';
 import { CancelRunDto, StartRunDto } from '../../apps/agent-ledger/src/http/runs/run-dtos';
-import { runIdForIdempotencyKey as httpRunIdForIdempotencyKey } from '../../apps/agent-ledger/src/http/runs/run-starter';
+import { createHash } from 'node:crypto';
 import { RequestValidationError } from '../../apps/agent-ledger/src/http/validation/request-validation.error';
 import { ApiValidationPipe } from '../../apps/agent-ledger/src/http/validation/validation-pipe';
 import type { CancelRunFields, StartRunFields, ValidationIssue } from '@agent-ledger/runtime';
@@ -76,9 +76,10 @@ describe('the bus and the HTTP API refuse the same input alike', () => {
     expect(busIssues(new CancelRun({ runId: 'r1', ...body } as unknown as CancelRunFields))).toEqual(http);
   });
 
-  it('derives the same run id from an idempotency key', () => {
+  it('derives the run id of an idempotency key as the README tells clients (ik- and 32 hex digits of its SHA-256)', () => {
+    // The HTTP API uses this very function; the README computes it with `sha256sum | cut -c1-32`.
     for (const key of ['a', 'close-ticket:T-1', 'report-2026-11-30', '~'.repeat(255)]) {
-      expect(runIdForIdempotencyKey(key)).toBe(httpRunIdForIdempotencyKey(key));
+      expect(runIdForIdempotencyKey(key)).toBe(`ik-${createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 32)}`);
     }
   });
 });

@@ -3,7 +3,7 @@ import { ConfigurationError, InvalidFieldError, RunAlreadyExistsError, RunAlread
 import { StoreFailureError, StoreUnavailableError, WrongExpectedRevisionError } from '@agent-ledger/event-store';
 import { InvalidQueryError, ProjectionStoreClosedError } from '@agent-ledger/projections';
 import { AuthenticationRequiredError, NotEntitledError, ScopeMissingError } from '../auth/auth.errors';
-import { IdempotencyKeyReusedError } from '../runs/idempotency-key-reused.error';
+import { IdempotencyKeyReusedError } from '@agent-ledger/runtime';
 import { RequestValidationError } from '../validation/request-validation.error';
 import { httpErrorAnswerOf } from './http-error-mapping';
 

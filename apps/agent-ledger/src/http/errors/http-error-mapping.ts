@@ -12,7 +12,7 @@ import { isEventStoreError } from '@agent-ledger/event-store';
 import type { EventStoreError } from '@agent-ledger/event-store';
 import { InvalidQueryError, ProjectionError } from '@agent-ledger/projections';
 import { AuthenticationRequiredError, NotEntitledError, ScopeMissingError } from '../auth/auth.errors';
-import { IdempotencyKeyReusedError } from '../runs/idempotency-key-reused.error';
+import { IdempotencyKeyReusedError } from '@agent-ledger/runtime';
 import { RequestValidationError } from '../validation/request-validation.error';
 import type { ApiErrorBody } from './api-error-body';
 

@@ -3,7 +3,7 @@ import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, ValidateN
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { JsonValue } from '@agent-ledger/domain';
 import { RunStatus, TerminationReason } from '@agent-ledger/domain';
-import { IsPresent } from '../validation/is-present.decorator';
+import { IsPresent } from '@agent-ledger/runtime';
 
 /** A run id: 1 to 128 letters, digits, `.`, `_`, `:` or `-`, starting with a letter or digit (the domain's rule). */
 export const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
