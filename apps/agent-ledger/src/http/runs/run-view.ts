@@ -1,4 +1,6 @@
-import type { JsonValue, RunMode, RunState, RunStatus, StepKind, TerminationReason, ToolEffect } from '@agent-ledger/domain';
+import type { JsonValue, RunState, StepKind, ToolEffect } from '@agent-ledger/domain';
+import type { RunSummary } from '@agent-ledger/runtime';
+import { runSummaryOf } from '@agent-ledger/runtime';
 
 /** A step of a {@link RunView}. */
 export interface RunStepView {
@@ -17,47 +19,20 @@ export interface RunStepView {
 /**
  * A run as its own stream tells it (the runtime's state, not the read model):
  * what `POST /runs` answers for an interactive run and `POST /runs/{id}/cancel`
- * answers, so that a client need not wait for the read model.
+ * answers, so that a client need not wait for the read model. The runtime's
+ * {@link RunSummary}, with the input and the steps.
  */
-export interface RunView {
-  readonly runId: string;
-  readonly agent: string | null;
-  readonly mode: RunMode | null;
-  readonly status: RunStatus | null;
-  /** The termination reason once settled; null before. */
-  readonly reason: TerminationReason | null;
-  readonly deadLettered: boolean | null;
-  readonly attempts: number;
-  readonly requeues: number;
-  readonly cancelRequested: boolean;
-  readonly cancelRequestedBy: string | null;
-  /** The write in flight (the write fence), if any. */
-  readonly inFlightStepId: string | null;
+export interface RunView extends RunSummary {
   readonly input: JsonValue;
-  /** The model's final answer, once given. */
-  readonly answer: string | null;
   readonly steps: readonly RunStepView[];
 }
 
 /** Maps the runtime's state of a run to its JSON view. */
 export function runViewOf(runId: string, state: RunState): RunView {
   const steps = [...state.steps.values()].sort((a, b) => a.round - b.round || (a.callIndex ?? -1) - (b.callIndex ?? -1));
-  let answer: string | null = null;
-  for (const step of steps) if (step.response?.type === 'final') answer = step.response.content;
   return {
-    runId: state.runId ?? runId,
-    agent: state.agent,
-    mode: state.mode,
-    status: state.status,
-    reason: state.settlement?.reason ?? null,
-    deadLettered: state.settlement?.deadLettered ?? null,
-    attempts: state.attempt,
-    requeues: state.requeues,
-    cancelRequested: state.cancelRequested,
-    cancelRequestedBy: state.cancelRequestedBy,
-    inFlightStepId: state.inFlightWrite?.stepId ?? null,
+    ...runSummaryOf(runId, state),
     input: state.input,
-    answer,
     steps: steps.map((s) => ({
       stepId: s.stepId,
       kind: s.kind,
