@@ -63,6 +63,7 @@ export * from './bus/run-summary';
 export * from './bus/idempotency';
 export * from './bus/start-run.command';
 export * from './bus/cancel-run.command';
+export * from './bus/requeue-dead-lettered-run.command';
 export * from './bus/get-run-state.query';
 export * from './bus/bus-handlers';
 // The read models' queries, answered on the QueryBus when the runtime keeps read models.

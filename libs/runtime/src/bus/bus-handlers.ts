@@ -5,6 +5,8 @@ import { RunService } from '../execution/run-service';
 import { CancelRun } from './cancel-run.command';
 import type { CancelRunResult } from './cancel-run.command';
 import { GetRunState } from './get-run-state.query';
+import { RequeueDeadLetteredRun } from './requeue-dead-lettered-run.command';
+import type { RequeueDeadLetteredRunResult } from './requeue-dead-lettered-run.command';
 import type { RunStateAnswer } from './get-run-state.query';
 import { BusRunStarter } from './run-starter';
 import { runSummaryOf } from './run-summary';
@@ -37,6 +39,23 @@ export class CancelRunHandler extends ValidatedCommandHandler<CancelRun> impleme
   }
 }
 
+/** Handles {@link RequeueDeadLetteredRun} (validated first). */
+@CommandHandler(RequeueDeadLetteredRun)
+export class RequeueDeadLetteredRunHandler extends ValidatedCommandHandler<RequeueDeadLetteredRun> implements ICommandHandler<RequeueDeadLetteredRun> {
+  constructor(private readonly runs: RunService) {
+    super();
+  }
+
+  protected async handle({ runId, requestedBy, reason, resolution }: RequeueDeadLetteredRun): Promise<RequeueDeadLetteredRunResult> {
+    const requeued = await this.runs.requeue(runId, {
+      requestedBy,
+      reason,
+      resolution: resolution === undefined ? undefined : { outcome: resolution.outcome, note: resolution.note },
+    });
+    return { runId, continuationRunId: requeued.continuationRunId, state: requeued.state };
+  }
+}
+
 /** Answers {@link GetRunState} (validated first) from the run's stream. */
 @QueryHandler(GetRunState)
 export class GetRunStateHandler extends ValidatedQueryHandler<GetRunState> implements IQueryHandler<GetRunState> {
@@ -52,4 +71,4 @@ export class GetRunStateHandler extends ValidatedQueryHandler<GetRunState> imple
 }
 
 /** The handlers of the public commands and queries, and what they need. */
-export const BUS_PROVIDERS = [BusRunStarter, StartRunHandler, CancelRunHandler, GetRunStateHandler];
+export const BUS_PROVIDERS = [BusRunStarter, StartRunHandler, CancelRunHandler, RequeueDeadLetteredRunHandler, GetRunStateHandler];

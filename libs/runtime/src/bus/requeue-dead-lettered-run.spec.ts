@@ -1,0 +1,38 @@
+import type { RunService } from '../execution/run-service';
+import { RequeueDeadLetteredRunHandler } from './bus-handlers';
+import { MessageValidationError } from './message-validation.error';
+import { RequeueDeadLetteredRun } from './requeue-dead-lettered-run.command';
+import { validateMessage } from './validate-message';
+
+describe('RequeueDeadLetteredRun on the bus', () => {
+  it('accepts a requeue with or without a resolution', () => {
+    expect(() => validateMessage(new RequeueDeadLetteredRun({ runId: 'run-1', requestedBy: 'alice' }))).not.toThrow();
+    expect(() =>
+      validateMessage(new RequeueDeadLetteredRun({ runId: 'run-1', requestedBy: 'alice', reason: 'key rotated', resolution: { outcome: 'notExecuted', note: 'nothing in the log' } })),
+    ).not.toThrow();
+  });
+
+  it.each([
+    ['runId', { runId: 'a/b', requestedBy: 'alice' }],
+    ['requestedBy', { runId: 'run-1', requestedBy: '' }],
+    ['resolution.outcome', { runId: 'run-1', requestedBy: 'alice', resolution: { outcome: 'maybe', note: 'x' } }],
+    ['resolution.note', { runId: 'run-1', requestedBy: 'alice', resolution: { outcome: 'executed', note: '' } }],
+    ['resolution.extra', { runId: 'run-1', requestedBy: 'alice', resolution: { outcome: 'executed', note: 'x', extra: 1 } }],
+    ['colour', { runId: 'run-1', requestedBy: 'alice', colour: 'red' }],
+  ])('refuses a bad %s, naming it', (field, fields) => {
+    const validate = () => validateMessage(new RequeueDeadLetteredRun(fields as never));
+    expect(validate).toThrow(MessageValidationError);
+    expect(validate).toThrow(expect.objectContaining({ field }) as Error);
+  });
+
+  it('is handled by RunService.requeue, after validation, with the stated resolution', async () => {
+    const calls: unknown[] = [];
+    const runs = { requeue: (runId: string, request: unknown) => (calls.push([runId, request]), Promise.resolve({ continuationRunId: 'c1', state: {} })) };
+    const handler = new RequeueDeadLetteredRunHandler(runs as unknown as RunService);
+    const result = await handler.execute(new RequeueDeadLetteredRun({ runId: 'run-1', requestedBy: 'alice', resolution: { outcome: 'executed', note: 'seen' } }));
+    expect(result).toMatchObject({ runId: 'run-1', continuationRunId: 'c1' });
+    expect(calls).toEqual([['run-1', { requestedBy: 'alice', reason: undefined, resolution: { outcome: 'executed', note: 'seen' } }]]);
+    await expect(handler.execute(new RequeueDeadLetteredRun({ runId: 'run-1', requestedBy: '' }))).rejects.toBeInstanceOf(MessageValidationError);
+    expect(calls).toHaveLength(1);
+  });
+});
