@@ -3,12 +3,13 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { entryArgs } from './support/entry-point';
 
 const root = join(__dirname, '..', '..');
 
 /** Starts the service from its sources, as `npm start` would start the build. */
 function startService(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['-r', 'ts-node/register', '-r', 'tsconfig-paths/register', 'apps/agent-ledger/src/main.ts'], {
+  return spawn(process.execPath, [...entryArgs('service')], {
     cwd: root,
     env: { ...process.env, TS_NODE_TRANSPILE_ONLY: '1', TS_NODE_PROJECT: 'tsconfig.json', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { entryArgs } from './entry-point';
 
 const root = join(__dirname, '..', '..', '..');
 
@@ -32,7 +33,7 @@ export interface CliProcess {
 
 /** Starts `agent-ledger <args>` with `env` on top of this process's environment. */
 export function startCliProcess(args: readonly string[], env: Readonly<Record<string, string>> = {}): CliProcess {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register', '-r', 'tsconfig-paths/register', 'apps/agent-ledger/src/cli/main.ts', ...args], {
+  const child = spawn(process.execPath, [...entryArgs('cli'), ...args], {
     cwd: root,
     env: { ...process.env, TS_NODE_TRANSPILE_ONLY: '1', TS_NODE_PROJECT: 'tsconfig.json', EVENTSTORE_CONNECTION_STRING: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunStatusRow } from '@agent-ledger/projections';
 import type { StreamedEvent } from '../../../apps/agent-ledger/src/http/events/sse-frame';
+import { entryArgs } from './entry-point';
 
 const root = join(__dirname, '..', '..', '..');
 
@@ -36,7 +37,7 @@ export async function startHttpService(options: { readonly agentsYaml: string; r
   mkdirSync(workspaceDir, { recursive: true });
   const agentsPath = join(dataDir, 'agents.yaml');
   writeFileSync(agentsPath, options.agentsYaml);
-  const child: ChildProcess = spawn(process.execPath, ['-r', 'ts-node/register', '-r', 'tsconfig-paths/register', 'apps/agent-ledger/src/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [...entryArgs('service')], {
     cwd: root,
     env: {
       ...process.env,

@@ -1,0 +1,24 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = join(__dirname, '..', '..', '..');
+const BUILT = {
+  service: 'dist/apps/agent-ledger/apps/agent-ledger/src/main.js',
+  cli: 'dist/apps/agent-ledger/apps/agent-ledger/src/cli/main.js',
+} as const;
+const SOURCE = {
+  service: 'apps/agent-ledger/src/main.ts',
+  cli: 'apps/agent-ledger/src/cli/main.ts',
+} as const;
+
+/**
+ * The node arguments that start the service or the CLI. In CI (`CI=true`),
+ * where `.ci/run` builds before testing, the **built** program in `dist/` is
+ * started, as a user would; elsewhere the sources run through ts-node, so
+ * `npm test` on a fresh clone needs no build and never runs a stale one.
+ */
+export function entryArgs(program: keyof typeof BUILT): string[] {
+  const built = join(root, BUILT[program]);
+  if (process.env.CI === 'true' && existsSync(built)) return [built];
+  return ['-r', 'ts-node/register', '-r', 'tsconfig-paths/register', SOURCE[program]];
+}
