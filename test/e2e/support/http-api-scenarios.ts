@@ -92,7 +92,7 @@ export function describeHttpApi(storeName: string, backend: () => Promise<Backen
         const answer = await get<ReadinessReport>('/ready');
         return answer.status === 200 ? answer.body : undefined;
       }, '/ready');
-      expect(ready).toMatchObject({ status: 'ready', stores: { runs: { ok: true } } });
+      expect(ready).toMatchObject({ status: 'ok', stores: { runs: { ok: true } }, info: { 'store:runs': { status: 'up' } }, error: {} });
       const projections = await get<ProjectionsAnswer>('/projections');
       expect(projections.status).toBe(200);
       expect(projections.body.projections.map((p) => p.projection).sort()).toEqual(['auditReview', 'runStatus', 'steps']);

@@ -18,6 +18,6 @@ export class ReadinessController {
   @ApiServiceUnavailableResponse({ description: 'not ready: the body names the failed check', schema: { type: 'object' } })
   async check(@Res() response: ServerResponse): Promise<void> {
     const report = await this.readiness.check();
-    replyJson(response, report.status === 'ready' ? 200 : 503, report);
+    replyJson(response, report.status === 'ok' ? 200 : 503, report);
   }
 }

@@ -29,9 +29,22 @@ export interface ProjectionReadiness extends ReadinessCheck {
   readonly lag: ProjectionStatusWithLag['lag'];
 }
 
-/** The body of `GET /ready`. */
+/** One indicator in the `@nestjs/terminus` shape: `up` or `down`, with its details. */
+export type HealthIndicatorResult = Readonly<Record<string, { readonly status: 'up' | 'down'; readonly [detail: string]: unknown }>>;
+
+/**
+ * The body of `GET /ready`, in the `@nestjs/terminus` shape (`status`,
+ * `info`, `error`, `details`, keyed `store:<name>` and
+ * `projection:<name>@<source>`), with the same facts also grouped by kind.
+ */
 export interface ReadinessReport {
-  readonly status: 'ready' | 'not_ready';
+  readonly status: 'ok' | 'error';
+  /** The indicators that are up. */
+  readonly info: HealthIndicatorResult;
+  /** The indicators that are down. */
+  readonly error: HealthIndicatorResult;
+  /** Every indicator. */
+  readonly details: HealthIndicatorResult;
   /** Whether each store answered a cheap read (`runs`, and `audit` when the audit streams live apart). */
   readonly stores: Readonly<Record<string, ReadinessCheck>>;
   /** Whether each projection is less than `maxLag` events behind its source. */
@@ -76,8 +89,17 @@ export class ReadinessService {
     const ready = Object.values(stores).every((c) => c.ok) && projections.every((p) => p.ok);
     const { mode } = this.config.auth;
     const auth = mode === 'disabled-on-loopback' ? { mode, warning: authDisabledWarning(this.config) } : { mode };
-    return { status: ready ? 'ready' : 'not_ready', stores, projections, maxLag, auth };
+    const details: Record<string, { status: 'up' | 'down'; [detail: string]: unknown }> = {};
+    for (const [name, check] of Object.entries(stores)) details[`store:${name}`] = indicator(check);
+    for (const p of projections) details[`projection:${p.projection}@${p.source}`] = indicator(p);
+    const pick = (status: 'up' | 'down') => Object.fromEntries(Object.entries(details).filter(([, d]) => d.status === status));
+    return { status: ready ? 'ok' : 'error', info: pick('up'), error: pick('down'), details, stores, projections, maxLag, auth };
   }
+}
+
+function indicator(check: ReadinessCheck): { status: 'up' | 'down'; [detail: string]: unknown } {
+  const { ok, ...rest } = check;
+  return { status: ok ? 'up' : 'down', ...rest };
 }
 
 async function lastEvent(store: EventStore): Promise<void> {
