@@ -1,4 +1,7 @@
 import { userInfo } from 'node:os';
+import { RunStatus } from '@agent-ledger/domain';
+import type { RunStatusRow as RunRow } from '@agent-ledger/projections';
+import type { RunView } from '../http/runs/run-view';
 import type { CliOutput } from './cli-output';
 import { ExitCode, fields, table } from './cli-output';
 import { clip } from './event-format';
@@ -6,7 +9,7 @@ import type { ApiClient } from './http-client';
 import { UsageError } from './http-client';
 
 /** The statuses a run can be listed by (the service checks them too). */
-export const RUN_STATUSES = ['QUEUED', 'RUNNING', 'WAITING_FOR_APPROVAL', 'WAITING_FOR_INPUT', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
+export const RUN_STATUSES: readonly RunStatus[] = Object.values(RunStatus);
 
 /** What `POST /runs` answers for a queued run. */
 interface QueuedAnswer {
@@ -16,32 +19,6 @@ interface QueuedAnswer {
   readonly replayed: boolean;
 }
 
-/** A step of a run view. */
-interface StepView {
-  readonly stepId: string;
-  readonly kind: string;
-  readonly toolName: string | null;
-  readonly effect: string | null;
-  readonly status: string;
-  readonly starts: number;
-  readonly outcome: string | null;
-}
-
-/** A run as its own stream tells it (`POST /runs` interactive, `POST /runs/{id}/cancel`). */
-interface RunView {
-  readonly runId: string;
-  readonly agent: string | null;
-  readonly mode: string | null;
-  readonly status: string | null;
-  readonly reason: string | null;
-  readonly deadLettered: boolean | null;
-  readonly attempts: number;
-  readonly requeues: number;
-  readonly cancelRequested: boolean;
-  readonly answer: string | null;
-  readonly steps: readonly StepView[];
-}
-
 /** What `POST /runs` answers for an interactive run. */
 interface InteractiveAnswer {
   readonly runId: string;
@@ -49,30 +26,6 @@ interface InteractiveAnswer {
   readonly replayed: boolean;
   readonly segment: string | null;
   readonly run: RunView;
-}
-
-/** A row of the run-status read model (`GET /runs/{id}`, `GET /runs`). Only the columns the CLI prints are named. */
-interface RunRow {
-  readonly runId: string;
-  readonly agent: string;
-  readonly mode: string;
-  readonly status: string;
-  readonly reason: string | null;
-  readonly failureClass: string | null;
-  readonly failureCode: string | null;
-  readonly failureMessage: string | null;
-  readonly deadLettered: boolean | null;
-  readonly attempts: number;
-  readonly requeues: number;
-  readonly leaseOwner: string | null;
-  readonly currentStepId: string | null;
-  readonly inFlightStepId: string | null;
-  readonly cancelRequested: boolean;
-  readonly cancelRequestedBy: string | null;
-  readonly requestedAt: number;
-  readonly settledAt: number | null;
-  readonly stepsTotal: number;
-  readonly auditGaps: number;
 }
 
 /** `runs start` options. */
