@@ -70,7 +70,7 @@ export function auditReviewChanges(event: ProjectedEvent, writeOf: (stepId: stri
       const d = event.data;
       if (!isWriteEffect(d.effect)) return [];
       const row = writeOf(d.stepId) ?? emptyWrite(d.stepId, d.runId);
-      const runSideKnown = row.starts > 0 || row.executedAt !== null;
+      const runSideKnown = knownFromRunSide(row);
       return [
         write({
           ...row,
@@ -86,7 +86,7 @@ export function auditReviewChanges(event: ProjectedEvent, writeOf: (stepId: stri
     case 'AuditGapDetected': {
       const d = event.data;
       const row = writeOf(d.stepId) ?? emptyWrite(d.stepId, d.runId);
-      const runSideKnown = row.starts > 0 || row.executedAt !== null;
+      const runSideKnown = knownFromRunSide(row);
       return [
         write({
           ...row,
@@ -198,4 +198,13 @@ function emptyWrite(stepId: string, runId: string): AuditWriteRow {
     gapDetectedBy: null,
     gapRunAlreadySettled: null,
   };
+}
+
+/**
+ * Whether the run's own events already described this write: then their
+ * values win, and an audit-side event only fills what is still empty (the two
+ * stores may be read in any order).
+ */
+function knownFromRunSide(row: AuditWriteRow): boolean {
+  return row.starts > 0 || row.executedAt !== null;
 }
