@@ -4,10 +4,9 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { InvalidFieldError } from '@agent-ledger/domain';
-import type { EventStore } from '@agent-ledger/event-store';
-import { createEventStore, SqliteEventStore } from '@agent-ledger/event-store';
 import { loadAgentsConfig } from '@agent-ledger/runtime';
 import { AppModule } from './app.module';
+import { openStores } from './config/open-stores';
 import type { ServiceConfig } from './config/service-config';
 import { readServiceConfig } from './config/service-config';
 import { authDisabledBanner } from './http/auth/auth-mode-warning';
@@ -36,12 +35,9 @@ async function bootstrap(): Promise<void> {
   mkdirSync(config.dataDir, { recursive: true });
   mkdirSync(config.workspaceDir, { recursive: true });
   const { agents } = await loadAgentsConfig(config.agentsConfigPath);
-  const store = createEventStore({
-    env: { EVENTSTORE_CONNECTION_STRING: config.eventStoreConnectionString ?? '' },
-    sqlite: config.eventStorePath === null ? undefined : { path: config.eventStorePath },
-  });
-  const auditStore: EventStore | undefined = config.auditStorePath === null ? undefined : SqliteEventStore.open({ path: config.auditStorePath });
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, store, auditStore, agents }));
+  const stores = openStores(config);
+  const auditStore = stores.auditStore === stores.runStore ? undefined : stores.auditStore;
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, store: stores.runStore, auditStore, agents }));
   // JSON bodies only up to the limit: a larger one is refused with 413 before any handler runs.
   app.useBodyParser('json', { limit: config.httpBodyLimitBytes });
   app.get(OpenApiDocumentHolder).set(buildOpenApiDocument(app));
@@ -49,8 +45,7 @@ async function bootstrap(): Promise<void> {
   const shutdown = async (signal: NodeJS.Signals) => {
     Logger.log(`${signal}: shutting down`, 'Bootstrap');
     await app.close();
-    await store.close();
-    await auditStore?.close();
+    await stores.close();
     process.exit(0);
   };
   process.once('SIGTERM', (signal) => void shutdown(signal));

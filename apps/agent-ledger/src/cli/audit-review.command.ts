@@ -6,7 +6,7 @@ import type { ServiceConfig } from '../config/service-config';
 import type { CliOutput } from './cli-output';
 import { ExitCode, table } from './cli-output';
 import { openReadModels, projectionSources } from './read-models';
-import { openStores } from './stores';
+import { openStores } from '../config/open-stores';
 
 /** The audit review as the command reports it. */
 export interface AuditReviewOutput {

@@ -2,7 +2,7 @@ import { verifyAuditStore } from '@agent-ledger/runtime';
 import type { ServiceConfig } from '../config/service-config';
 import type { CliOutput } from './cli-output';
 import { ExitCode, table } from './cli-output';
-import { openStores } from './stores';
+import { openStores } from '../config/open-stores';
 
 /**
  * `agent-ledger audit verify [--json]`: verifies the hash chain of every

@@ -4,7 +4,7 @@ import type { ServiceConfig } from '../config/service-config';
 import type { CliOutput } from './cli-output';
 import { ExitCode } from './cli-output';
 import { openReadModels, projectionSources } from './read-models';
-import { openStores } from './stores';
+import { openStores } from '../config/open-stores';
 
 /**
  * `agent-ledger projections rebuild [name]`: rebuilds one projection (or all)

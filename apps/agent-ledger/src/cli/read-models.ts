@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { ProjectionSource } from '@agent-ledger/projections';
 import { ProjectionStore } from '@agent-ledger/projections';
 import type { ServiceConfig } from '../config/service-config';
-import type { OpenStores } from './stores';
+import type { OpenStores } from '../config/open-stores';
 
 /** The read-model file of the service. */
 export function readModelsPath(config: ServiceConfig): string {

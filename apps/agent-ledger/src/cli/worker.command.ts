@@ -6,7 +6,7 @@ import type { CliOutput } from './cli-output';
 import { ExitCode } from './cli-output';
 import { UsageError } from './http-client';
 import { aborted } from './stop-signal';
-import { openStores } from './stores';
+import { openStores } from '../config/open-stores';
 import { WorkerModule } from './worker.module';
 
 /** `worker` options. */

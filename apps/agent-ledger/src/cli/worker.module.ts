@@ -5,7 +5,7 @@ import type { AgentDefinition } from '@agent-ledger/runtime';
 import { AgentLedgerModule } from '@agent-ledger/runtime';
 import { runPolicyOf } from '../app.module';
 import type { ServiceConfig } from '../config/service-config';
-import type { OpenStores } from './stores';
+import type { OpenStores } from '../config/open-stores';
 
 /** What a worker process is built from. */
 export interface WorkerDependencies {

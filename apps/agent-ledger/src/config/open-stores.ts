@@ -1,6 +1,6 @@
 import type { EventStore } from '@agent-ledger/event-store';
 import { createEventStore, SqliteEventStore } from '@agent-ledger/event-store';
-import type { ServiceConfig } from '../config/service-config';
+import type { ServiceConfig } from './service-config';
 
 /** The service's stores, opened as the service opens them. */
 export interface OpenStores {
@@ -12,7 +12,7 @@ export interface OpenStores {
 
 /** Opens the stores the configuration names. */
 export function openStores(config: ServiceConfig): OpenStores {
-  // As the service opens it (src/main.ts): EventStoreDB when the configuration names one, else the embedded file.
+  // The service (src/main.ts), its worker and its CLI all open them here: EventStoreDB when the configuration names one, else the embedded file.
   const runStore = createEventStore({
     env: { EVENTSTORE_CONNECTION_STRING: config.eventStoreConnectionString ?? '' },
     sqlite: config.eventStorePath === null ? undefined : { path: config.eventStorePath },
