@@ -1,12 +1,11 @@
-import { join } from 'node:path';
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import type { RunPolicyOptions } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
-import type { ProjectionSource } from '@agent-ledger/projections';
 import { ProjectionsModule } from '@agent-ledger/projections';
 import type { AgentDefinition } from '@agent-ledger/runtime';
 import { AgentLedgerModule } from '@agent-ledger/runtime';
+import { auditGapSagaPath, projectionSources, readModelsPath } from './config/read-models';
 import type { ServiceConfig } from './config/service-config';
 import { HTTP_API_CONTROLLERS, httpApiProviders } from './http/http-api';
 
@@ -35,8 +34,7 @@ export interface AppDependencies {
 @Module({})
 export class AppModule {
   static forRoot({ config, store, auditStore, agents }: AppDependencies): DynamicModule {
-    const sources: ProjectionSource[] = [{ name: 'runs', store }];
-    if (auditStore !== undefined && auditStore !== store) sources.push({ name: 'audit', store: auditStore });
+    const sources = projectionSources({ runStore: store, auditStore: auditStore ?? store });
     return {
       module: AppModule,
       imports: [
@@ -48,9 +46,9 @@ export class AppModule {
           policy: runPolicyOf(config),
           workers: { concurrency: config.workerConcurrency },
           reaper: { intervalMs: config.reaperIntervalMs },
-          auditGapSaga: { databasePath: join(config.dataDir, 'audit-gap-saga.sqlite'), gracePeriodMs: config.auditGapGraceMs },
+          auditGapSaga: { databasePath: auditGapSagaPath(config), gracePeriodMs: config.auditGapGraceMs },
         }),
-        ProjectionsModule.forRoot({ databasePath: join(config.dataDir, 'read-models.sqlite'), sources }),
+        ProjectionsModule.forRoot({ databasePath: readModelsPath(config), sources }),
       ],
       controllers: [...HTTP_API_CONTROLLERS],
       providers: httpApiProviders(config, sources),

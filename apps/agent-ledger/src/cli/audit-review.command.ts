@@ -5,7 +5,7 @@ import { verifyAuditStore } from '@agent-ledger/runtime';
 import type { ServiceConfig } from '../config/service-config';
 import type { CliOutput } from './cli-output';
 import { ExitCode, table } from './cli-output';
-import { openReadModels, projectionSources } from './read-models';
+import { openReadModels, projectionSources } from '../config/read-models';
 import { openStores } from '../config/open-stores';
 
 /** The audit review as the command reports it. */

@@ -3,7 +3,7 @@ import { PROJECTION_NAMES, ProjectionRebuilder } from '@agent-ledger/projections
 import type { ServiceConfig } from '../config/service-config';
 import type { CliOutput } from './cli-output';
 import { ExitCode } from './cli-output';
-import { openReadModels, projectionSources } from './read-models';
+import { openReadModels, projectionSources } from '../config/read-models';
 import { openStores } from '../config/open-stores';
 
 /**

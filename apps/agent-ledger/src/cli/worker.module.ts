@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import type { AgentDefinition } from '@agent-ledger/runtime';
@@ -6,6 +5,7 @@ import { AgentLedgerModule } from '@agent-ledger/runtime';
 import { runPolicyOf } from '../app.module';
 import type { ServiceConfig } from '../config/service-config';
 import type { OpenStores } from '../config/open-stores';
+import { auditGapSagaPath } from '../config/read-models';
 
 /** What a worker process is built from. */
 export interface WorkerDependencies {
@@ -38,7 +38,7 @@ export class WorkerModule {
           workers: { concurrency },
           reaper: { intervalMs: config.reaperIntervalMs },
           auditGapSaga: saga
-            ? { databasePath: join(config.dataDir, 'audit-gap-saga.sqlite'), gracePeriodMs: config.auditGapGraceMs }
+            ? { databasePath: auditGapSagaPath(config), gracePeriodMs: config.auditGapGraceMs }
             : { enabled: false },
         }),
       ],
