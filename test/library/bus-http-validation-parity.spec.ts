@@ -1,10 +1,11 @@
 import type { ArgumentMetadata } from '@nestjs/common';
-import { CancelRunDto, StartRunDto } from '../../apps/agent-ledger/src/http/runs/run-dtos';
+import { AuditReviewQueryDto, CancelRunDto, ListRunsQueryDto, StartRunDto } from '../../apps/agent-ledger/src/http/runs/run-dtos';
 import { createHash } from 'node:crypto';
 import { RequestValidationError } from '../../apps/agent-ledger/src/http/validation/request-validation.error';
 import { ApiValidationPipe } from '../../apps/agent-ledger/src/http/validation/validation-pipe';
 import type { CancelRunFields, StartRunFields, ValidationIssue } from '@agent-ledger/runtime';
-import { CancelRun, MessageValidationError, runIdForIdempotencyKey, StartRun, validateMessage } from '@agent-ledger/runtime';
+import { CancelRun, GetAuditReview, ListRuns, MessageValidationError, runIdForIdempotencyKey, StartRun, validateMessage } from '@agent-ledger/runtime';
+import type { AuditReviewQuery, ListRunsQuery } from '@agent-ledger/projections';
 
 /*
  * The bus refuses a command with the same field, rule and message as the
@@ -14,9 +15,9 @@ import { CancelRun, MessageValidationError, runIdForIdempotencyKey, StartRun, va
 
 const pipe = new ApiValidationPipe();
 
-async function httpIssues(metatype: ArgumentMetadata['metatype'], body: Record<string, unknown>): Promise<readonly ValidationIssue[]> {
+async function httpIssues(metatype: ArgumentMetadata['metatype'], body: Record<string, unknown>, type: ArgumentMetadata['type'] = 'body'): Promise<readonly ValidationIssue[]> {
   try {
-    await pipe.transform(body, { type: 'body', metatype, data: undefined });
+    await pipe.transform(body, { type, metatype, data: undefined });
     return [];
   } catch (error) {
     if (error instanceof RequestValidationError) return error.issues;
@@ -75,6 +76,42 @@ describe('the bus and the HTTP API refuse the same input alike', () => {
     const http = await httpIssues(CancelRunDto, body);
     expect(busIssues(new CancelRun({ runId: 'r1', ...body } as unknown as CancelRunFields))).toEqual(http);
   });
+
+  /** A query's filters as an URL's query string carries them: every value a string. */
+  function asQueryString(filters: Record<string, unknown>): Record<string, unknown> {
+    return Object.fromEntries(Object.entries(filters).map(([key, value]) => [key, typeof value === 'number' ? String(value) : value]));
+  }
+
+  /** The bus names a filter inside the query's `query` field; the URL names it alone. */
+  function unnested(issues: readonly ValidationIssue[]): ValidationIssue[] {
+    return issues.map((issue) => ({ ...issue, field: issue.field.replace(/^query\./, '') }));
+  }
+
+  it.each<Record<string, unknown>>([
+    {},
+    { status: 'RUNNING', reason: 'COMPLETED', agent: 'clerk', since: 5, until: 10, limit: 1000, cursor: 'c' },
+    { status: 'DONE' },
+    { reason: 'BECAUSE' },
+    { agent: '' },
+    { agent: 'a'.repeat(129) },
+    { limit: 0 },
+    { limit: 1001 },
+    { limit: 2.5 },
+    { cursor: '' },
+    { offset: 3 },
+    { status: 'x', limit: 0, page: 2 },
+  ])('ListRuns %j (GET /runs, values as query-string text)', async (filters) => {
+    const http = await httpIssues(ListRunsQueryDto, asQueryString(filters), 'query');
+    expect(unnested(busIssues(new ListRuns(filters as ListRunsQuery)))).toEqual(http);
+  });
+
+  it.each<Record<string, unknown>>([{}, { runId: 'run-1', limit: 100_000 }, { runId: '' }, { runId: '-x' }, { limit: 0 }, { limit: 100_001 }, { all: 'yes' }])(
+    'GetAuditReview %j (GET /audit/review, values as query-string text)',
+    async (filters) => {
+      const http = await httpIssues(AuditReviewQueryDto, asQueryString(filters), 'query');
+      expect(unnested(busIssues(new GetAuditReview(filters as AuditReviewQuery)))).toEqual(http);
+    },
+  );
 
   it('derives the run id of an idempotency key as the README tells clients (ik- and 32 hex digits of its SHA-256)', () => {
     // The HTTP API uses this very function; the README computes it with `sha256sum | cut -c1-32`.

@@ -32,5 +32,7 @@ export * from './queries/projection-queries';
 export * from './nest/projections-module-options';
 export * from './nest/projection-runner-pool';
 export * from './nest/projections.module';
+export * from './bus/run-list-filter';
+export * from './bus/audit-review-filter';
 export * from './bus/read-model-queries';
 export * from './bus/read-model-query-handlers';

@@ -8,6 +8,8 @@ import { eventually, startRuntime, stateOf } from '@agent-ledger/runtime/testing
 import { ProjectionsModule } from './nest/projections.module';
 import { CqrsModule, QueryBus } from '@nestjs/cqrs';
 import { GetAuditReview, GetProjectionStatus, GetRun, GetRunSteps, ListRuns } from './bus/read-model-queries';
+import { MessageValidationError } from '@agent-ledger/validation';
+import type { AuditReviewQuery } from './queries/audit-review-report';
 import { ProjectionRunnerPool } from './nest/projection-runner-pool';
 import { ProjectionQueries } from './queries/projection-queries';
 import { ProjectionRebuilder } from './rebuild/projection-rebuilder';
@@ -338,6 +340,9 @@ describe('projections of a real mixed workload (embedded stores, run and audit a
         expect((await bus.execute(new ListRuns({ limit: 2 }))).runs).toHaveLength(2);
         expect((await bus.execute(new GetAuditReview())).totals).toEqual(queries.auditReview().totals);
         expect(await bus.execute(new GetProjectionStatus())).toHaveLength((await queries.projectionStatus()).length);
+        await expect(bus.execute(new ListRuns({ limit: 0 }))).rejects.toMatchObject({ code: 'INVALID_FIELD', field: 'query.limit', rule: 'min' });
+        await expect(bus.execute(new GetRun('../etc/passwd'))).rejects.toBeInstanceOf(MessageValidationError);
+        await expect(bus.execute(new GetAuditReview({ runId: 'x', everything: true } as AuditReviewQuery))).rejects.toMatchObject({ field: 'query.everything', rule: 'unknownField' });
       } finally {
         await app.close();
       }

@@ -54,11 +54,7 @@ export * from './saga/audit-gap-saga';
 export * from './saga/audit-gap-saga.options';
 export * from './audit/verify-audit-store';
 // The public commands and queries of the bus, validated before their handlers run.
-export * from './bus/is-present.decorator';
-export * from './bus/message-validation.error';
-export * from './bus/validate-message';
-export * from './bus/validated-handlers';
-export * from './bus/run-id-rules';
+export * from '@agent-ledger/validation';
 export * from './bus/run-summary';
 export * from './bus/idempotency';
 export * from './bus/start-run.command';

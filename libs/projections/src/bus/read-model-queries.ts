@@ -1,43 +1,95 @@
 import { Query } from '@nestjs/cqrs';
+import { IsString, Matches, ValidateNested } from 'class-validator';
+import { assignFields, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
 import type { AuditReviewQuery, AuditReviewReport } from '../queries/audit-review-report';
 import type { ProjectionStatusEntry } from '../queries/projection-status';
 import type { ListRunsQuery, RunPage } from '../queries/run-list-query';
 import type { RunStatusRow } from '../run-status/run-status-row';
 import type { StepRow } from '../steps/step-row';
+import { AuditReviewFilter } from './audit-review-filter';
+import { RunListFilter } from './run-list-filter';
 
 /*
  * The read models' queries, for the QueryBus. Each answers from the read
  * models (which lag the store by the projection's delay; see
- * `GetProjectionStatus`), never from the event streams.
+ * `GetProjectionStatus`), never from the event streams. Each is checked with
+ * its class-validator rules before its handler runs, as the commands are:
+ * a refused query rejects with `MessageValidationError`, naming the field
+ * (`runId`, `query.limit`...) as the HTTP API does.
  */
 
-/** One run's status row; null when the read model does not know the run (yet). */
+/**
+ * One run's status row; null when the read model does not know the run (yet).
+ *
+ * @throws MessageValidationError for a bad `runId`
+ */
 export class GetRun extends Query<RunStatusRow | null> {
-  constructor(readonly runId: string) {
+  @Matches(RUN_ID_RULE, { message: RUN_ID_RULE_MESSAGE })
+  @IsString()
+  readonly runId: string;
+
+  constructor(runId: string) {
     super();
+    this.runId = runId;
   }
 }
 
-/** A page of runs, newest first, filtered. */
+/**
+ * A page of runs, newest first, filtered.
+ *
+ * @throws MessageValidationError for a filter that breaks its rule, or an unknown one
+ */
 export class ListRuns extends Query<RunPage> {
-  constructor(readonly query: ListRunsQuery = {}) {
+  @ValidateNested()
+  readonly query: ListRunsQuery;
+
+  constructor(query: ListRunsQuery = {}) {
     super();
+    this.query = nested(query, new RunListFilter());
   }
 }
 
-/** The steps of a run, in order. */
+/**
+ * The steps of a run, in order.
+ *
+ * @throws MessageValidationError for a bad `runId`
+ */
 export class GetRunSteps extends Query<StepRow[]> {
-  constructor(readonly runId: string) {
+  @Matches(RUN_ID_RULE, { message: RUN_ID_RULE_MESSAGE })
+  @IsString()
+  readonly runId: string;
+
+  constructor(runId: string) {
     super();
+    this.runId = runId;
   }
 }
 
-/** The audit-review report: totals, writes without audit, gaps, runs failed closed, interrupted writes. */
+/**
+ * The audit-review report: totals, writes without audit, gaps, runs failed closed, interrupted writes.
+ *
+ * @throws MessageValidationError for an option that breaks its rule, or an unknown one
+ */
 export class GetAuditReview extends Query<AuditReviewReport> {
-  constructor(readonly query: AuditReviewQuery = {}) {
+  @ValidateNested()
+  readonly query: AuditReviewQuery;
+
+  constructor(query: AuditReviewQuery = {}) {
     super();
+    this.query = nested(query, new AuditReviewFilter());
   }
 }
 
 /** Each projection's checkpoint, events applied and lag behind its store. */
 export class GetProjectionStatus extends Query<ProjectionStatusEntry[]> {}
+
+/**
+ * A plain object's fields copied onto an instance of the class that carries
+ * its rules, so that `ValidateNested` checks them (and refuses unknown ones);
+ * anything else is kept as it is, for `ValidateNested` to refuse.
+ */
+function nested<T extends object>(fields: T, rules: T): T {
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) return fields;
+  assignFields(rules, fields);
+  return rules;
+}

@@ -1,5 +1,6 @@
 import type { IQueryHandler } from '@nestjs/cqrs';
 import { QueryHandler } from '@nestjs/cqrs';
+import { ValidatedQueryHandler } from '@agent-ledger/validation';
 import type { AuditReviewReport } from '../queries/audit-review-report';
 import { ProjectionQueries } from '../queries/projection-queries';
 import type { ProjectionStatusEntry } from '../queries/projection-status';
@@ -10,41 +11,53 @@ import { GetAuditReview, GetProjectionStatus, GetRun, GetRunSteps, ListRuns } fr
 
 /** Answers {@link GetRun}. */
 @QueryHandler(GetRun)
-export class GetRunHandler implements IQueryHandler<GetRun, RunStatusRow | null> {
-  constructor(private readonly queries: ProjectionQueries) {}
-  execute({ runId }: GetRun): Promise<RunStatusRow | null> {
+export class GetRunHandler extends ValidatedQueryHandler<GetRun> implements IQueryHandler<GetRun, RunStatusRow | null> {
+  constructor(private readonly queries: ProjectionQueries) {
+    super();
+  }
+  protected handle({ runId }: GetRun): Promise<RunStatusRow | null> {
     return Promise.resolve(this.queries.getRun(runId));
   }
 }
 
 /** Answers {@link ListRuns}. */
 @QueryHandler(ListRuns)
-export class ListRunsHandler implements IQueryHandler<ListRuns, RunPage> {
-  constructor(private readonly queries: ProjectionQueries) {}
-  execute({ query }: ListRuns): Promise<RunPage> {
+export class ListRunsHandler extends ValidatedQueryHandler<ListRuns> implements IQueryHandler<ListRuns, RunPage> {
+  constructor(private readonly queries: ProjectionQueries) {
+    super();
+  }
+  protected handle({ query }: ListRuns): Promise<RunPage> {
     return Promise.resolve(this.queries.listRuns(query));
   }
 }
 
 /** Answers {@link GetRunSteps}. */
 @QueryHandler(GetRunSteps)
-export class GetRunStepsHandler implements IQueryHandler<GetRunSteps, StepRow[]> {
-  constructor(private readonly queries: ProjectionQueries) {}
-  execute({ runId }: GetRunSteps): Promise<StepRow[]> {
+export class GetRunStepsHandler extends ValidatedQueryHandler<GetRunSteps> implements IQueryHandler<GetRunSteps, StepRow[]> {
+  constructor(private readonly queries: ProjectionQueries) {
+    super();
+  }
+  protected handle({ runId }: GetRunSteps): Promise<StepRow[]> {
     return Promise.resolve(this.queries.getSteps(runId));
   }
 }
 
 /** Answers {@link GetAuditReview}. */
 @QueryHandler(GetAuditReview)
-export class GetAuditReviewHandler implements IQueryHandler<GetAuditReview, AuditReviewReport> {
-  constructor(private readonly queries: ProjectionQueries) {}
-  execute({ query }: GetAuditReview): Promise<AuditReviewReport> {
+export class GetAuditReviewHandler extends ValidatedQueryHandler<GetAuditReview> implements IQueryHandler<GetAuditReview, AuditReviewReport> {
+  constructor(private readonly queries: ProjectionQueries) {
+    super();
+  }
+  protected handle({ query }: GetAuditReview): Promise<AuditReviewReport> {
     return Promise.resolve(this.queries.auditReview(query));
   }
 }
 
-/** Answers {@link GetProjectionStatus}. */
+/**
+ * Answers {@link GetProjectionStatus}. It has no fields, hence no rules to
+ * check: class-validator refuses a class without rules, so this handler does
+ * not extend {@link ValidatedQueryHandler}.
+ */
 @QueryHandler(GetProjectionStatus)
 export class GetProjectionStatusHandler implements IQueryHandler<GetProjectionStatus, ProjectionStatusEntry[]> {
   constructor(private readonly queries: ProjectionQueries) {}

@@ -20,7 +20,7 @@ import { ToolRegistry } from '../tools/tool-registry';
 import { CancelRun } from './cancel-run.command';
 import { GetRunState } from './get-run-state.query';
 import { IdempotencyKeyReusedError, runIdForIdempotencyKey } from './idempotency';
-import { MessageValidationError } from './message-validation.error';
+import { MessageValidationError } from '@agent-ledger/validation';
 import { StartRun } from './start-run.command';
 import type { StartRunFields } from './start-run.command';
 

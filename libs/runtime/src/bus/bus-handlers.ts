@@ -12,7 +12,7 @@ import { BusRunStarter } from './run-starter';
 import { runSummaryOf } from './run-summary';
 import { StartRun } from './start-run.command';
 import type { StartRunResult } from './start-run.command';
-import { ValidatedCommandHandler, ValidatedQueryHandler } from './validated-handlers';
+import { ValidatedCommandHandler, ValidatedQueryHandler } from '@agent-ledger/validation';
 
 /** Handles {@link StartRun} (validated first). */
 @CommandHandler(StartRun)

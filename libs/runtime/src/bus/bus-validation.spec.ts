@@ -5,11 +5,9 @@ import { CancelRun } from './cancel-run.command';
 import type { CancelRunResult } from './cancel-run.command';
 import { GetRunState } from './get-run-state.query';
 import type { RunStateAnswer } from './get-run-state.query';
-import { MessageValidationError } from './message-validation.error';
+import { MessageValidationError, ValidatedCommandHandler, ValidatedQueryHandler, validateMessage } from '@agent-ledger/validation';
 import { StartRun } from './start-run.command';
 import type { StartRunFields, StartRunResult } from './start-run.command';
-import { validateMessage } from './validate-message';
-import { ValidatedCommandHandler, ValidatedQueryHandler } from './validated-handlers';
 
 /** The error `validateMessage` throws for a message, or null when it passes. */
 function refusal(message: object): MessageValidationError | null {

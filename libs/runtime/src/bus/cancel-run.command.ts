@@ -1,9 +1,8 @@
 import { Command } from '@nestjs/cqrs';
 import { IsOptional, IsString, Length, Matches } from 'class-validator';
 import type { RunState, RunStatus } from '@agent-ledger/domain';
-import { RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from './run-id-rules';
+import { assignFields, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
 import type { RunSummary } from './run-summary';
-import { assignFields } from './validate-message';
 
 /** The fields of {@link CancelRun}. */
 export interface CancelRunFields {

@@ -1,9 +1,8 @@
 import { Query } from '@nestjs/cqrs';
 import { IsString, Matches } from 'class-validator';
 import type { RunState } from '@agent-ledger/domain';
-import { RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from './run-id-rules';
+import { assignFields, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
 import type { RunSummary } from './run-summary';
-import { assignFields } from './validate-message';
 
 /** What {@link GetRunState} resolves to. */
 export interface RunStateAnswer {

@@ -1,8 +1,7 @@
 import { Command } from '@nestjs/cqrs';
 import { IsIn, IsOptional, IsString, Length, Matches, ValidateNested } from 'class-validator';
 import type { RunState } from '@agent-ledger/domain';
-import { RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from './run-id-rules';
-import { assignFields } from './validate-message';
+import { assignFields, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
 
 /** An operator's statement of what became of a write that was in flight. */
 export class InFlightWriteResolutionFields {

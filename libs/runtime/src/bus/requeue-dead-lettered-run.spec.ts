@@ -1,8 +1,7 @@
 import type { RunService } from '../execution/run-service';
 import { RequeueDeadLetteredRunHandler } from './bus-handlers';
-import { MessageValidationError } from './message-validation.error';
+import { MessageValidationError, validateMessage } from '@agent-ledger/validation';
 import { RequeueDeadLetteredRun } from './requeue-dead-lettered-run.command';
-import { validateMessage } from './validate-message';
 
 describe('RequeueDeadLetteredRun on the bus', () => {
   it('accepts a requeue with or without a resolution', () => {
@@ -19,6 +18,7 @@ describe('RequeueDeadLetteredRun on the bus', () => {
     ['resolution.note', { runId: 'run-1', requestedBy: 'alice', resolution: { outcome: 'executed', note: '' } }],
     ['resolution.extra', { runId: 'run-1', requestedBy: 'alice', resolution: { outcome: 'executed', note: 'x', extra: 1 } }],
     ['colour', { runId: 'run-1', requestedBy: 'alice', colour: 'red' }],
+    ['resolution.__proto__', { runId: 'run-1', requestedBy: 'alice', resolution: JSON.parse('{"outcome":"executed","note":"x","__proto__":{"a":1}}') as unknown }],
   ])('refuses a bad %s, naming it', (field, fields) => {
     const validate = () => validateMessage(new RequeueDeadLetteredRun(fields as never));
     expect(validate).toThrow(MessageValidationError);

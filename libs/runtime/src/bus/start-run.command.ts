@@ -2,10 +2,8 @@ import { Command } from '@nestjs/cqrs';
 import { IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
 import type { JsonValue, RunState, RunStatus } from '@agent-ledger/domain';
 import type { SegmentOutcome } from '../execution/segment-runner';
-import { IsJsonValue, IsPresent } from './is-present.decorator';
-import { IDEMPOTENCY_KEY_RULE, IDEMPOTENCY_KEY_RULE_MESSAGE, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from './run-id-rules';
+import { assignFields, IDEMPOTENCY_KEY_RULE, IDEMPOTENCY_KEY_RULE_MESSAGE, IsJsonValue, IsPresent, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
 import type { RunSummary } from './run-summary';
-import { assignFields } from './validate-message';
 
 /** How a run is started. */
 export const START_MODES = ['interactive', 'queued'] as const;

@@ -28,14 +28,33 @@ const RENAMED_RULES: Readonly<Record<string, string>> = { whitelistValidation: '
 export function validateMessage(message: object): void {
   // class-validator's whitelist looks fields up in a plain object, so it lets
   // `__proto__`, `constructor`, `toString`... through: those are refused here.
-  const inherited: ValidationIssue[] = Object.keys(message)
-    .filter((key) => OBJECT_PROTOTYPE_KEYS.has(key))
-    .map((key) => ({ field: key, rule: 'unknownField', message: `property ${key} should not exist` }));
-  const issues = [...inherited, ...validationIssuesOf(validateSync(message, { ...MESSAGE_VALIDATOR_OPTIONS }))];
+  const issues = [...inheritedKeyIssues(message, ''), ...validationIssuesOf(validateSync(message, { ...MESSAGE_VALIDATOR_OPTIONS }))];
   if (issues.length > 0) throw new MessageValidationError(message.constructor.name, issues);
 }
 
 const OBJECT_PROTOTYPE_KEYS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/**
+ * The own fields of a message, and of the nested messages it holds (instances
+ * of a class with rules, like a `ListRuns` filter), named as `Object.prototype`'s
+ * members. Plain JSON values (a run's `input`) are data, not checked.
+ */
+function inheritedKeyIssues(message: object, parent: string): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  for (const key of Object.keys(message)) {
+    const field = parent === '' ? key : `${parent}.${key}`;
+    const value: unknown = (message as Record<string, unknown>)[key];
+    if (OBJECT_PROTOTYPE_KEYS.has(key)) issues.push({ field, rule: 'unknownField', message: `property ${key} should not exist` });
+    else if (isNestedMessage(value)) issues.push(...inheritedKeyIssues(value, field));
+  }
+  return issues;
+}
+
+function isNestedMessage(value: unknown): value is object {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype !== Object.prototype && prototype !== null;
+}
 
 /**
  * Flattens class-validator's error tree into issues with dotted field paths,

@@ -1,0 +1,17 @@
+import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
+import type { AuditReviewQuery } from '../queries/audit-review-report';
+
+/** The options of {@link GetAuditReview} on the bus, with the rules of `GET /audit/review`'s query. */
+export class AuditReviewFilter implements AuditReviewQuery {
+  @IsOptional()
+  @Matches(RUN_ID_RULE, { message: RUN_ID_RULE_MESSAGE })
+  @IsString()
+  readonly runId?: string;
+
+  @IsOptional()
+  @Min(1)
+  @Max(100_000)
+  @IsInt()
+  readonly limit?: number;
+}

@@ -1,0 +1,74 @@
+import { MessageValidationError, validateMessage } from '@agent-ledger/validation';
+import type { AuditReviewQuery, ListRunsQuery } from '@agent-ledger/projections';
+import { GetAuditReview, GetRun, GetRunSteps, ListRuns } from './read-model-queries';
+
+function refusal(message: object): { field: string; rule: string; message: string } | null {
+  try {
+    validateMessage(message);
+    return null;
+  } catch (error) {
+    if (!(error instanceof MessageValidationError)) throw error;
+    return { field: error.field, rule: error.rule, message: error.message };
+  }
+}
+
+describe('the read-model queries carry the HTTP API rules on the bus', () => {
+  it.each([
+    ['GetRun', (id: unknown) => new GetRun(id as string)],
+    ['GetRunSteps', (id: unknown) => new GetRunSteps(id as string)],
+  ])('%s accepts a run id and refuses a bad one, naming runId', (_name, make) => {
+    expect(refusal(make('run-1'))).toBeNull();
+    expect(refusal(make('ik-0123456789abcdef:x.y_z'))).toBeNull();
+    expect(refusal(make(7))).toEqual({ field: 'runId', rule: 'isString', message: 'runId must be a string' });
+    expect(refusal(make(''))).toMatchObject({ field: 'runId', rule: 'matches' });
+    expect(refusal(make('../etc'))).toMatchObject({ field: 'runId', rule: 'matches' });
+    expect(refusal(make('r'.repeat(129)))).toMatchObject({ field: 'runId', rule: 'matches' });
+  });
+
+  it('ListRuns accepts every filter within its rule, and no filter at all', () => {
+    expect(refusal(new ListRuns())).toBeNull();
+    const all: ListRunsQuery = { status: 'FAILED', reason: 'AUDIT_PERSISTENCE_FAILED', agent: 'clerk', since: 0, until: 1_700_000_000_000, limit: 1000, cursor: 'c' };
+    expect(refusal(new ListRuns(all))).toBeNull();
+    expect(new ListRuns(all).query).toMatchObject(all);
+  });
+
+  it.each<[Record<string, unknown>, string, string]>([
+    [{ status: 'DONE' }, 'query.status', 'isIn'],
+    [{ reason: 'BECAUSE' }, 'query.reason', 'isIn'],
+    [{ agent: '' }, 'query.agent', 'isLength'],
+    [{ agent: 3 }, 'query.agent', 'isString'],
+    [{ since: '2026-11-30' }, 'query.since', 'isInt'],
+    [{ until: 1.5 }, 'query.until', 'isInt'],
+    [{ limit: 0 }, 'query.limit', 'min'],
+    [{ limit: 1001 }, 'query.limit', 'max'],
+    [{ limit: '10' }, 'query.limit', 'isInt'],
+    [{ cursor: '' }, 'query.cursor', 'isLength'],
+    [{ offset: 10 }, 'query.offset', 'unknownField'],
+  ])('ListRuns refuses %j naming %s (%s)', (query, field, rule) => {
+    expect(refusal(new ListRuns(query as ListRunsQuery))).toMatchObject({ field, rule });
+  });
+
+  it('ListRuns refuses a query that is not an object', () => {
+    expect(refusal(new ListRuns('status=FAILED' as unknown as ListRunsQuery))).toMatchObject({ field: 'query', rule: 'nestedValidation' });
+    expect(refusal(new ListRuns(null as unknown as ListRunsQuery))).toMatchObject({ field: 'query' });
+  });
+
+  it('a __proto__ key in a filter becomes a refused field, not the prototype of the filter', () => {
+    const query = JSON.parse('{"__proto__": {"limit": 5}}') as ListRunsQuery;
+    expect(refusal(new ListRuns(query))).toMatchObject({ field: 'query.__proto__', rule: 'unknownField' });
+  });
+
+  it.each<[Record<string, unknown>, string | null, string | null]>([
+    [{}, null, null],
+    [{ runId: 'run-1', limit: 100_000 }, null, null],
+    [{ runId: '' }, 'query.runId', 'matches'],
+    [{ runId: 5 }, 'query.runId', 'isString'],
+    [{ limit: 100_001 }, 'query.limit', 'max'],
+    [{ limit: 0 }, 'query.limit', 'min'],
+    [{ verbose: true }, 'query.verbose', 'unknownField'],
+  ])('GetAuditReview %j', (query, field, rule) => {
+    const result = refusal(new GetAuditReview(query as AuditReviewQuery));
+    if (field === null) expect(result).toBeNull();
+    else expect(result).toMatchObject({ field, rule });
+  });
+});

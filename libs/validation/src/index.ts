@@ -1,0 +1,10 @@
+/**
+ * The validation of the bus's commands and queries, shared by the runtime's
+ * and the read models' messages: class-validator's rules checked before a
+ * handler runs, with the HTTP API's field-level messages.
+ */
+export * from './is-present.decorator';
+export * from './message-validation.error';
+export * from './validate-message';
+export * from './validated-handlers';
+export * from './run-id-rules';
