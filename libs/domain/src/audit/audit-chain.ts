@@ -48,7 +48,7 @@ export class AuditChainChecker {
   add(record: AuditRecord): AuditChainBreak[] {
     const index = this.index++;
     const breaks: AuditChainBreak[] = [];
-    const stepId = typeof record.stepId === 'string' ? record.stepId : null;
+    const stepId = 'stepId' in record && typeof record.stepId === 'string' ? record.stepId : null;
     const { hash, ...content } = record;
     if (auditRecordHash(content) !== hash) breaks.push({ index, stepId, problem: 'hashMismatch' });
     if (record.previousHash !== (this.previous?.hash ?? null)) breaks.push({ index, stepId, problem: 'brokenLink' });

@@ -1,5 +1,5 @@
 import type { DomainCommand } from '../decider';
-import type { AuditRecorded, WriteResolutionRecorded } from './audit-events';
+import type { ApprovalDecisionRecorded, AuditRecorded, WriteResolutionRecorded } from './audit-events';
 
 /** Record a step's audit event. Repeating it for the same step records nothing more. */
 export type RecordAudit = DomainCommand<'RecordAudit', Omit<AuditRecorded['data'], 'sequence' | 'recordedAt' | 'previousHash' | 'hash'>>;
@@ -10,5 +10,11 @@ export type RecordWriteResolution = DomainCommand<
   Omit<WriteResolutionRecorded['data'], 'sequence' | 'recordedAt' | 'previousHash' | 'hash'>
 >;
 
+/** Record a person's decision on calls waiting for approval. */
+export type RecordApprovalDecision = DomainCommand<
+  'RecordApprovalDecision',
+  Omit<ApprovalDecisionRecorded['data'], 'sequence' | 'recordedAt' | 'previousHash' | 'hash'>
+>;
+
 /** Every command of an audit stream. */
-export type AuditCommand = RecordAudit | RecordWriteResolution;
+export type AuditCommand = RecordAudit | RecordWriteResolution | RecordApprovalDecision;

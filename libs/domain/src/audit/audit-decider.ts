@@ -2,7 +2,7 @@ import type { Decider } from '../decider';
 import { InvalidFieldError } from '../errors/invalid-field.error';
 import { isToolEffect } from '../tool-effect/tool-effect';
 import { assertRunId } from '../run/step-id';
-import type { AuditCommand, RecordWriteResolution } from './audit-commands';
+import type { AuditCommand, RecordApprovalDecision, RecordWriteResolution } from './audit-commands';
 import { auditRecordHash } from './audit-chain';
 import type { AuditEvent, AuditRecorded } from './audit-events';
 
@@ -28,7 +28,9 @@ export function evolveAudit(state: AuditState, event: AuditEvent): AuditState {
   if (event.type === 'AuditRecorded') {
     return { sequence: event.data.sequence, lastHash: event.data.hash, recordedSteps: new Set([...state.recordedSteps, event.data.stepId]) };
   }
-  if (event.type === 'WriteResolutionRecorded') return { ...state, sequence: event.data.sequence, lastHash: event.data.hash };
+  if (event.type === 'WriteResolutionRecorded' || event.type === 'ApprovalDecisionRecorded') {
+    return { ...state, sequence: event.data.sequence, lastHash: event.data.hash };
+  }
   return state;
 }
 
@@ -40,6 +42,7 @@ export function evolveAudit(state: AuditState, event: AuditEvent): AuditState {
  */
 export function decideAudit(command: AuditCommand, state: AuditState): readonly AuditEvent[] {
   if (command.type === 'RecordWriteResolution') return decideWriteResolution(command, state);
+  if (command.type === 'RecordApprovalDecision') return decideApprovalDecision(command, state);
   const { data, metadata } = command;
   assertRunId(data.runId, 'data.runId');
   if (typeof data.stepId !== 'string' || !data.stepId.startsWith(`${data.runId}/`)) {
@@ -63,6 +66,19 @@ function decideWriteResolution({ data, metadata }: RecordWriteResolution, state:
   if (typeof data.note !== 'string' || data.note.trim().length === 0) throw new InvalidFieldError('data.note', 'must say how the outcome is known');
   const content = { ...data, sequence: state.sequence + 1, recordedAt: metadata.now, previousHash: state.lastHash };
   return [{ type: 'WriteResolutionRecorded', data: { ...content, hash: auditRecordHash(content) } }];
+}
+
+function decideApprovalDecision({ data, metadata }: RecordApprovalDecision, state: AuditState): readonly AuditEvent[] {
+  assertRunId(data.runId, 'data.runId');
+  if (data.decision !== 'approved' && data.decision !== 'denied') throw new InvalidFieldError('data.decision', 'must be "approved" or "denied"');
+  if (!Array.isArray(data.calls) || data.calls.length === 0) throw new InvalidFieldError('data.calls', 'must list the calls decided on');
+  data.calls.forEach((call, i) => {
+    if (typeof call.stepId !== 'string' || !call.stepId.startsWith(`${data.runId}/`)) throw new InvalidFieldError(`data.calls[${i}].stepId`, 'must be a step id of the run');
+    if (!isToolEffect(call.effect)) throw new InvalidFieldError(`data.calls[${i}].effect`, 'must be a tool effect');
+  });
+  if (typeof data.decidedBy !== 'string' || data.decidedBy.length === 0) throw new InvalidFieldError('data.decidedBy', 'must name who decided');
+  const content = { ...data, sequence: state.sequence + 1, recordedAt: metadata.now, previousHash: state.lastHash };
+  return [{ type: 'ApprovalDecisionRecorded', data: { ...content, hash: auditRecordHash(content) } }];
 }
 
 /** The audit stream's decider. */

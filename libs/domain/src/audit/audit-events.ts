@@ -53,13 +53,44 @@ export type WriteResolutionRecorded = DomainEvent<
   }
 >;
 
+/** One call a person decided on, as the audit trail keeps it. */
+export interface DecidedCall {
+  readonly stepId: string;
+  readonly toolName: string;
+  readonly effect: ToolEffect;
+  /** SHA-256 (hex) of the call's arguments in canonical JSON: what exactly was approved, without copying the data. */
+  readonly argumentsHash: string;
+}
+
+/**
+ * A person's decision on tool calls a run waited to have approved, recorded
+ * before the decision takes effect on the run: a decision whose audit record
+ * cannot be stored is refused. Part of the run's audit chain.
+ */
+export type ApprovalDecisionRecorded = DomainEvent<
+  'ApprovalDecisionRecorded',
+  {
+    readonly runId: string;
+    readonly round: number;
+    readonly sequence: number;
+    readonly decision: 'approved' | 'denied';
+    readonly calls: readonly DecidedCall[];
+    readonly decidedBy: string;
+    readonly reason: string | null;
+    readonly recordedAt: number;
+    readonly previousHash: string | null;
+    readonly hash: string;
+  }
+>;
+
 /** Every event of an audit stream. */
-export type AuditEvent = AuditRecorded | WriteResolutionRecorded;
+export type AuditEvent = AuditRecorded | WriteResolutionRecorded | ApprovalDecisionRecorded;
 
 /** The schema version of each audit event's payload. */
 export const AUDIT_EVENT_SCHEMA_VERSIONS: Readonly<Record<AuditEvent['type'], number>> = Object.freeze({
   AuditRecorded: 1,
   WriteResolutionRecorded: 1,
+  ApprovalDecisionRecorded: 1,
 });
 
 /** Whether `type` is an audit event type this version knows. */

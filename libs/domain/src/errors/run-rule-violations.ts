@@ -155,3 +155,45 @@ export class InFlightWriteUnresolvedError extends RunRuleViolation {
     );
   }
 }
+
+/** What a waiting run waits for. */
+export type RunWait = 'approval' | 'input';
+
+/**
+ * The run does not wait for this: a decision on a run that is not waiting for
+ * approval (a second decision included), or input for a run that asks none.
+ */
+export class RunNotWaitingError extends RunRuleViolation {
+  readonly code: 'RUN_NOT_WAITING_FOR_APPROVAL' | 'RUN_NOT_WAITING_FOR_INPUT';
+  constructor(
+    runId: string,
+    readonly waitingFor: RunWait,
+    readonly status: RunStatus,
+  ) {
+    super(runId, `Run ${runId} is not waiting for ${waitingFor} (status ${status})`);
+    this.code = waitingFor === 'approval' ? 'RUN_NOT_WAITING_FOR_APPROVAL' : 'RUN_NOT_WAITING_FOR_INPUT';
+  }
+}
+
+/** A decision names another approval request than the one the run waits for. */
+export class ApprovalRoundMismatchError extends RunRuleViolation {
+  readonly code = 'APPROVAL_ROUND_MISMATCH' as const;
+  constructor(
+    runId: string,
+    readonly expectedRound: number,
+    readonly waitingRound: number,
+  ) {
+    super(runId, `Run ${runId} waits for approval of round ${waitingRound}, not of round ${expectedRound}`);
+  }
+}
+
+/** A write step may start only once approved, by a person or by the agent's pre-approval. */
+export class ApprovalRequiredError extends RunRuleViolation {
+  readonly code = 'APPROVAL_REQUIRED' as const;
+  constructor(
+    runId: string,
+    readonly stepId: string,
+  ) {
+    super(runId, `Step ${stepId} of run ${runId} is a write that was not approved`);
+  }
+}

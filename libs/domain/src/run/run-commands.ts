@@ -1,7 +1,7 @@
 import type { DomainCommand } from '../decider';
 import type { JsonValue } from '../json';
 import type { ToolEffect } from '../tool-effect/tool-effect';
-import type { FailureInfo, InFlightWriteResolution, ModelResponse, RunContinuation } from './run-events';
+import type { ApprovalRequirement, FailureInfo, InFlightWriteResolution, ModelResponse, OnDenial, RunContinuation } from './run-events';
 import type { RunMode } from './run-mode';
 import type { TerminationReason } from './termination-reason';
 
@@ -45,6 +45,13 @@ export interface StepTool {
   readonly effect: ToolEffect;
   /** How long one call may take, in seconds; a write without one gets the default deadline. */
   readonly operationDeadlineSeconds?: number;
+  /**
+   * True for a call that will not execute (a tool not offered to the agent,
+   * or unknown): it is recorded as a failed execution, and needs no approval.
+   * Any other write starts only once approved (by a person or by the agent's
+   * pre-approval).
+   */
+  readonly refused?: boolean;
 }
 
 /** Begin a step: a model call (no `callIndex`) or a tool call (`callIndex` and `tool`). */
@@ -125,6 +132,62 @@ export type ReportAuditGap = DomainCommand<
   { readonly runId: string; readonly stepId: string; readonly detectedBy: string }
 >;
 
+/** One call of a round that needs approval, as the segment found it. */
+export interface ApprovalCallRequest {
+  readonly callIndex: number;
+  /** The effect the tool's code declares. The tool's name and arguments are the ones the round's `ModelResponded` recorded. */
+  readonly effect: ToolEffect;
+  readonly requirement: ApprovalRequirement;
+}
+
+/**
+ * Pause the run until a person decides on the round's calls that need
+ * approval. Sent after the round's `ModelResponded` and before any of its calls
+ * executes; the segment gives up its lease.
+ */
+export type RequestApproval = DomainCommand<
+  'RequestApproval',
+  { readonly runId: string; readonly round: number; readonly calls: readonly ApprovalCallRequest[]; readonly onDenial: OnDenial } & SegmentLease
+>;
+
+/** Record that the agent's configuration pre-approves a write about to execute. Repeating it records nothing more. */
+export type RecordPreApproval = DomainCommand<
+  'RecordPreApproval',
+  {
+    readonly runId: string;
+    readonly round: number;
+    readonly callIndex: number;
+    readonly toolName: string;
+    readonly effect: ToolEffect;
+    readonly agent: string;
+  } & SegmentLease
+>;
+
+/** A person approves or denies the calls a run waits for. */
+export type DecideApproval = DomainCommand<
+  'DecideApproval',
+  {
+    readonly runId: string;
+    readonly decision: 'approve' | 'deny';
+    readonly decidedBy: string;
+    readonly reason?: string;
+    /** When given, the round the decider saw: a decision on another (later) request is refused. */
+    readonly round?: number;
+  }
+>;
+
+/** A tool asked the user for input: pause the run until it is submitted; the segment gives up its lease. */
+export type RequestInput = DomainCommand<
+  'RequestInput',
+  { readonly runId: string; readonly round: number; readonly callIndex: number; readonly prompt: string } & SegmentLease
+>;
+
+/** Someone submits the input a waiting run's tool asked for. */
+export type SubmitInput = DomainCommand<
+  'SubmitInput',
+  { readonly runId: string; readonly input: JsonValue; readonly submittedBy: string }
+>;
+
 /** Every command of a run. */
 export type RunCommand =
   | RequestRun
@@ -138,7 +201,12 @@ export type RunCommand =
   | RequestCancel
   | ReapRun
   | ReportAuditGap
-  | RequeueRun;
+  | RequeueRun
+  | RequestApproval
+  | RecordPreApproval
+  | DecideApproval
+  | RequestInput
+  | SubmitInput;
 
 /** The `type` strings of run commands. */
 export type RunCommandType = RunCommand['type'];

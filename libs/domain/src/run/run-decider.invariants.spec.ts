@@ -67,9 +67,32 @@ function randomWalk(seed: number, length: number): RunEvent[] {
     }),
     () => ({ type: 'ReapRun', data: { runId, reaper: 'reaper:h:1' }, metadata: { now } }),
     () => ({ type: 'RequestCancel', data: { runId, requestedBy: 'op' }, metadata: { now } }),
+    () => {
+      const tool = pick(TOOLS.filter((t) => t.effect !== 'READ_ONLY'));
+      const at = { round: Math.floor(random() * 3), callIndex: Math.floor(random() * 2) };
+      return { type: 'RecordPreApproval', data: { runId, ...segment(), ...at, toolName: tool.name, effect: tool.effect, agent: 'demo-agent' }, metadata: { now } };
+    },
+    () => ({
+      type: 'RecordModelResponse',
+      data: {
+        runId,
+        ...segment(),
+        round: Math.floor(random() * 3),
+        response: { type: 'toolCalls', calls: [{ toolName: 'files.append', arguments: {} }, { toolName: 'files.write', arguments: {} }] },
+      },
+      metadata: { now },
+    }),
+    () => ({
+      type: 'RequestApproval',
+      data: { runId, ...segment(), round: Math.floor(random() * 3), calls: [{ callIndex: Math.floor(random() * 2), effect: 'NON_IDEMPOTENT_WRITE', requirement: 'write' }], onDenial: pick(['tellModel', 'endRun'] as const) },
+      metadata: { now },
+    }),
+    () => ({ type: 'DecideApproval', data: { runId, decision: pick(['approve', 'deny'] as const), decidedBy: 'alice' }, metadata: { now } }),
+    () => ({ type: 'RequestInput', data: { runId, ...segment(), round: Math.floor(random() * 3), callIndex: Math.floor(random() * 2), prompt: 'which?' }, metadata: { now } }),
+    () => ({ type: 'SubmitInput', data: { runId, input: 'this one', submittedBy: 'bob' }, metadata: { now } }),
   ];
  // Indexes into `commands`, repeated by weight: settling commands are rarer, so walks reach retries.
-  const WEIGHTED = [0, 0, 0, 1, 2, 2, 3, 3, 3, 4, 4, 5, 5, 5, 6, 7, 7, 7, 8, 8, 8, 9].map((i) => commands[i] as () => RunCommand);
+  const WEIGHTED = [0, 0, 0, 1, 2, 2, 3, 3, 3, 4, 4, 5, 5, 5, 6, 7, 7, 7, 8, 8, 8, 9, 10, 10, 10, 11, 11, 12, 12, 13, 13, 14, 15].map((i) => commands[i] as () => RunCommand);
   events.push(...new RunHistory(decider, runId).request(now).events);
   state = foldEvents(decider, events);
   for (let i = 0; i < length; i++) {

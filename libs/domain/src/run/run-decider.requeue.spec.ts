@@ -118,7 +118,7 @@ describe('the continuation run', () => {
 
   it('retries an interrupted idempotent write with the idempotency key of the original run', () => {
     const { decision } = spec
-      .given(continued(exhaustedMidIdempotentWrite()).events)
+      .given(continued(exhaustedMidIdempotentWrite()).preApprove(C, 0, 1, IDEMPOTENT, T0 + 9001 * SECOND).events)
       .when({ type: 'StartStep', data: { runId: 'run-1-c1', ...C, round: 0, callIndex: 1, tool: IDEMPOTENT }, metadata: { now: T0 + 9002 * SECOND } });
     expect(decision).toMatchObject({ kind: 'accepted', events: [{ data: { stepId: 'run-1-c1/r0/t1', idempotencyKey: 'agent-ledger:run-1/r0/t1' } }] });
   });
@@ -134,7 +134,7 @@ describe('the continuation run', () => {
 
   it('executes a non-idempotent write the operator declared not executed, once, under the original key', () => {
     const { decision } = spec
-      .given(continued(reapedMidWrite(NON_IDEMPOTENT), { outcome: 'notExecuted', note: 'nothing in the log' }).events)
+      .given(continued(reapedMidWrite(NON_IDEMPOTENT), { outcome: 'notExecuted', note: 'nothing in the log' }).preApprove(C, 0, 1, NON_IDEMPOTENT, T0 + 9001 * SECOND).events)
       .when({ type: 'StartStep', data: { runId: 'run-1-c1', ...C, round: 0, callIndex: 1, tool: NON_IDEMPOTENT }, metadata: { now: T0 + 9002 * SECOND } });
     expect(decision).toMatchObject({ kind: 'accepted', events: [{ data: { idempotencyKey: 'agent-ledger:run-1/r0/t1' } }] });
   });

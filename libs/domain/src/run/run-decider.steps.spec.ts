@@ -112,7 +112,7 @@ describe('run decider: starting steps', () => {
 
   it('fences a write: the in-flight record, with a lease covering the default operation deadline', () => {
     const { decision, stateAfter } = spec
-      .given(claimed().startLlm(LEASE, 0, T0).respond(LEASE, 0, toolCalls, T0).events)
+      .given(claimed().startLlm(LEASE, 0, T0).respond(LEASE, 0, toolCalls, T0).preApprove(LEASE, 0, 0, IDEMPOTENT, T0).events)
       .when({ type: 'StartStep', data: { runId: 'run-1', ...LEASE, round: 0, callIndex: 0, tool: IDEMPOTENT }, metadata: { now: T0 + SECOND } });
     expect(decision).toMatchObject({
       kind: 'accepted',
@@ -130,7 +130,7 @@ describe('run decider: starting steps', () => {
 
   it('extends the lease past a long write deadline plus the margin, so the write is not reaped mid-call', () => {
     const { decision } = spec
-      .given(claimed().startLlm(LEASE, 0, T0).respond(LEASE, 0, toolCalls, T0).events)
+      .given(claimed().startLlm(LEASE, 0, T0).respond(LEASE, 0, toolCalls, T0).preApprove(LEASE, 0, 0, NON_IDEMPOTENT, T0).events)
       .when({
         type: 'StartStep',
         data: { runId: 'run-1', ...LEASE, round: 0, callIndex: 0, tool: { ...NON_IDEMPOTENT, operationDeadlineSeconds: 3600 } },

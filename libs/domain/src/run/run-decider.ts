@@ -1,6 +1,8 @@
 import type { Decider } from '../decider';
 import { InvalidFieldError } from '../errors/invalid-field.error';
 import {
+  ApprovalRequiredError,
+  ApprovalRoundMismatchError,
   InFlightWriteUnresolvedError,
   NonIdempotentWriteReplayError,
   RunAlreadyRequeuedError,
@@ -10,6 +12,7 @@ import {
   RunNotClaimableError,
   RunNotFoundError,
   RunNotReapableError,
+  RunNotWaitingError,
   StepAlreadyCompletedError,
   StepNotStartedError,
   WriteInFlightError,
@@ -19,30 +22,36 @@ import { MAX_ITERATIONS } from '../limits';
 import { isToolEffect, isWrite, ToolEffect } from '../tool-effect/tool-effect';
 import { retryBackoffMs } from './retry-backoff';
 import type {
+  ApprovalCallRequest,
   ClaimRun,
   CompleteRun,
+  DecideApproval,
   FailRun,
   ReapRun,
   RecordModelResponse,
+  RecordPreApproval,
   RecordToolExecution,
   RenewLease,
   ReportAuditGap,
+  RequestApproval,
   RequestCancel,
+  RequestInput,
   RequestRun,
   RequeueRun,
   RunCommand,
   SegmentLease,
   StartStep,
+  SubmitInput,
 } from './run-commands';
 import type { RunDecision } from './run-decision';
 import { accepted, rejected } from './run-decision';
-import type { FailureInfo, RunContinuation, RunEvent } from './run-events';
+import type { ApprovalCall, FailureInfo, RunContinuation, RunEvent, ToolCallRequest } from './run-events';
 import type { RunPolicy, RunPolicyOptions } from './run-policy';
 import { resolveRunPolicy } from './run-policy';
 import type { RunState } from './run-state';
 import { evolveRun, initialRunState } from './run-state';
 import { isTerminalStatus } from './run-status';
-import { parseSegmentOwner, segmentKindFor } from './segment-owner';
+import { parseSegmentOwner, SegmentKind, segmentKindFor } from './segment-owner';
 import { assertRunId, assertStepIndex, idempotencyKeyFor, stepIdFor } from './step-id';
 import type { TerminationReason } from './termination-reason';
 import { DEAD_LETTER_REASONS, DELIBERATE_FAILURE_REASONS } from './termination-reason';
@@ -59,6 +68,11 @@ export type RunDecider = Decider<RunCommand, RunState, RunEvent, RunDecision>;
  *                 ▲                 │ ├──FailRun / ReapRun──▶ FAILED (deliberate, dead letter)
  *                 └──── RunRequeued ◀┘ └──RequestCancel + next boundary──▶ CANCELLED
  * ```
+ *
+ * A running run may pause for a person (`RequestApproval`, `RequestInput`:
+ * `WAITING_FOR_APPROVAL` / `WAITING_FOR_INPUT`, no lease); a decision or
+ * input queues it again (`DecideApproval`, `SubmitInput`), and a worker
+ * resumes it.
  *
  * Every segment command names its lease; a segment that lost it gets
  * `leaseLost` and must stop. Once a cancel is requested, the next terminal
@@ -103,6 +117,16 @@ export function decideRun(command: RunCommand, state: RunState, policy: RunPolic
         return reportAuditGap(command, state);
       case 'RequeueRun':
         return requeueRun(command, state);
+      case 'RequestApproval':
+        return requestApproval(command, state);
+      case 'RecordPreApproval':
+        return recordPreApproval(command, state);
+      case 'DecideApproval':
+        return decideApproval(command, state);
+      case 'RequestInput':
+        return requestInput(command, state);
+      case 'SubmitInput':
+        return submitInput(command, state);
     }
   } catch (error) {
     if (error instanceof InvalidFieldError) {
@@ -142,11 +166,16 @@ function requestRun({ data, metadata }: RequestRun, state: RunState): RunDecisio
   });
 }
 
-/** Claim only when queued and due, and only by the kind of segment the run's mode names. */
+/**
+ * Claim only when queued and due, and only by the kind of segment the run's
+ * mode names (a worker, for a run resumed after waiting for a person).
+ */
 function claimRun({ data, metadata }: ClaimRun, state: RunState, policy: RunPolicy): RunDecision {
   const owner = parseSegmentOwner(data.owner, 'data.owner');
   if (state.status === null || state.mode === null) return rejected(new RunNotFoundError(data.runId));
-  if (owner.kind !== segmentKindFor(state.mode)) {
+  // After a pause for a person the caller of an interactive run is gone: a worker resumes it (never retried all the same).
+  const kind = state.resumedAfterPause ? SegmentKind.WORKER : segmentKindFor(state.mode);
+  if (owner.kind !== kind) {
     return rejected(new RunNotClaimableError(data.runId, 'wrongSegmentKind', state.status, state.notBefore));
   }
   if (state.status !== 'QUEUED') {
@@ -241,6 +270,9 @@ function startStep({ data, metadata }: StartStep, state: RunState, policy: RunPo
     return rejected(new NonIdempotentWriteReplayError(data.runId, stepId));
   }
   const deadline = isWrite(effect) ? operationDeadline(data.tool.operationDeadlineSeconds, policy) : null;
+  if (isWrite(effect) && data.tool.refused !== true && !state.approvals.has(stepId)) {
+    return rejected(new ApprovalRequiredError(data.runId, stepId));
+  }
   const leaseExpiresAt =
     deadline === null ? leaseFloor : Math.max(leaseFloor, metadata.now + (deadline + policy.writeLeaseMarginSeconds) * 1000);
   return accepted({
@@ -472,6 +504,148 @@ function requeueRun({ data, metadata }: RequeueRun, state: RunState): RunDecisio
       requeuedAt: metadata.now,
     },
   });
+}
+
+// ── Waiting for a person ────────────────────────────────────────────────────
+
+/**
+ * Pause for approval of a round's calls, before any of them executes. The
+ * calls' names and arguments are the ones the model's recorded answer gave.
+ * The run gives up its lease: nobody executes it while it waits.
+ */
+function requestApproval({ data, metadata }: RequestApproval, state: RunState): RunDecision {
+  const lost = leaseCheck(state, data);
+  if (lost !== null) return lost;
+  if (state.cancelRequested) return accepted(cancelled(state, metadata.now));
+  const asked = roundCalls(state, data.runId, data.round);
+  if (data.onDenial !== 'tellModel' && data.onDenial !== 'endRun') throw new InvalidFieldError('data.onDenial', 'must be "tellModel" or "endRun"');
+  if (!Array.isArray(data.calls) || data.calls.length === 0) throw new InvalidFieldError('data.calls', 'must list at least one call');
+  if (state.inFlightWrite !== null) return rejected(new WriteInFlightError(data.runId, state.inFlightWrite.stepId));
+  const seen = new Set<number>();
+  const calls: ApprovalCall[] = data.calls.map((call: ApprovalCallRequest, i) => {
+    const field = `data.calls[${i}]`;
+    assertStepIndex(call.callIndex, `${field}.callIndex`);
+    const request = asked[call.callIndex];
+    if (request === undefined) throw new InvalidFieldError(`${field}.callIndex`, `must name one of the round's ${asked.length} calls`);
+    if (seen.has(call.callIndex)) throw new InvalidFieldError(`${field}.callIndex`, 'must not repeat a call');
+    seen.add(call.callIndex);
+    if (!isToolEffect(call.effect)) throw new InvalidFieldError(`${field}.effect`, 'must be READ_ONLY, IDEMPOTENT_WRITE or NON_IDEMPOTENT_WRITE');
+    if (call.requirement !== 'write' && call.requirement !== 'tool') throw new InvalidFieldError(`${field}.requirement`, 'must be "write" or "tool"');
+    if (call.requirement === 'write' && !isWrite(call.effect)) throw new InvalidFieldError(`${field}.requirement`, 'is "write" only for a write');
+    const stepId = stepIdFor({ runId: data.runId, round: data.round, callIndex: call.callIndex });
+    if (state.steps.has(stepId)) throw new InvalidFieldError(`${field}.callIndex`, 'must name a call that has not started');
+    if (state.approvals.has(stepId)) throw new InvalidFieldError(`${field}.callIndex`, 'must name a call that is not approved yet');
+    return { stepId, callIndex: call.callIndex, toolName: request.toolName, effect: call.effect, arguments: request.arguments, requirement: call.requirement };
+  });
+  return accepted({
+    type: 'ApprovalRequested',
+    data: { runId: data.runId, round: data.round, calls, onDenial: data.onDenial, owner: data.owner, attempt: data.attempt, requestedAt: metadata.now },
+  });
+}
+
+/**
+ * The agent's configuration pre-approves a write about to execute; recorded
+ * once per step. Like `StartStep`, it trusts the segment for the tool's name.
+ */
+function recordPreApproval({ data, metadata }: RecordPreApproval, state: RunState): RunDecision {
+  const lost = leaseCheck(state, data);
+  if (lost !== null) return lost;
+  if (state.cancelRequested) return accepted(cancelled(state, metadata.now));
+  assertStepIndex(data.round, 'data.round');
+  assertStepIndex(data.callIndex, 'data.callIndex');
+  if (typeof data.toolName !== 'string' || data.toolName.length === 0) throw new InvalidFieldError('data.toolName', 'must be a non-empty string');
+  if (!isToolEffect(data.effect) || !isWrite(data.effect)) throw new InvalidFieldError('data.effect', 'must be a write effect: only writes are pre-approved');
+  if (typeof data.agent !== 'string' || data.agent !== state.agent) throw new InvalidFieldError('data.agent', "must be the run's agent");
+  const stepId = stepIdFor({ runId: data.runId, round: data.round, callIndex: data.callIndex });
+  if (state.approvals.has(stepId)) return accepted();
+  return accepted({
+    type: 'ToolCallPreApproved',
+    data: { runId: data.runId, stepId, round: data.round, callIndex: data.callIndex, toolName: data.toolName, effect: data.effect, agent: data.agent, approvedAt: metadata.now },
+  });
+}
+
+/**
+ * A person's decision on the calls a run waits for. One decision per request:
+ * a second one finds the run no longer waiting and is refused. A denial with
+ * `endRun` fails the run `APPROVAL_DENIED` in the same append.
+ */
+function decideApproval({ data, metadata }: DecideApproval, state: RunState): RunDecision {
+  if (state.status === null) return rejected(new RunNotFoundError(data.runId));
+  if (isTerminalStatus(state.status)) return rejected(new RunAlreadySettledError(data.runId, state.status));
+  const pending = state.pendingApproval;
+  if (state.status !== 'WAITING_FOR_APPROVAL' || pending === null) return rejected(new RunNotWaitingError(data.runId, 'approval', state.status));
+  if (data.decision !== 'approve' && data.decision !== 'deny') throw new InvalidFieldError('data.decision', 'must be "approve" or "deny"');
+  assertPerson(data.decidedBy, 'data.decidedBy');
+  if (data.reason !== undefined && typeof data.reason !== 'string') throw new InvalidFieldError('data.reason', 'must be a string');
+  if (data.round !== undefined) {
+    assertStepIndex(data.round, 'data.round');
+    if (data.round !== pending.round) return rejected(new ApprovalRoundMismatchError(data.runId, data.round, pending.round));
+  }
+  const decision = { runId: data.runId, round: pending.round, stepIds: pending.calls.map((c) => c.stepId), decidedBy: data.decidedBy, reason: data.reason ?? null, decidedAt: metadata.now };
+  if (data.decision === 'approve') return accepted({ type: 'ApprovalGranted', data: decision });
+  const denial: RunEvent = { type: 'ApprovalDenied', data: { ...decision, onDenial: pending.onDenial } };
+  if (pending.onDenial === 'tellModel') return accepted(denial);
+  const failure: FailureInfo = {
+    failureClass: 'clientError',
+    code: 'APPROVAL_DENIED',
+    message: `${data.decidedBy} denied ${pending.calls.map((c) => c.toolName).join(', ')}${data.reason === undefined ? '' : `: ${data.reason}`}`,
+  };
+  return accepted(denial, failed(state, 'APPROVAL_DENIED', failure, metadata.now));
+}
+
+/** A read-only tool asks the user for input; the run waits, holding no lease, and the tool runs again with it. */
+function requestInput({ data, metadata }: RequestInput, state: RunState): RunDecision {
+  const lost = leaseCheck(state, data);
+  if (lost !== null) return lost;
+  if (state.cancelRequested) return accepted(cancelled(state, metadata.now));
+  assertStepIndex(data.round, 'data.round');
+  assertStepIndex(data.callIndex, 'data.callIndex');
+  const stepId = stepIdFor({ runId: data.runId, round: data.round, callIndex: data.callIndex });
+  const step = state.steps.get(stepId);
+  if (step === undefined || step.kind !== 'tool' || step.toolName === null) return rejected(new StepNotStartedError(data.runId, stepId));
+  if (step.status === 'completed') return rejected(new StepAlreadyCompletedError(data.runId, stepId));
+  if (step.effect !== ToolEffect.READ_ONLY) throw new InvalidFieldError('data.callIndex', 'must name a read-only tool: a write never waits in flight');
+  if (typeof data.prompt !== 'string' || data.prompt.trim().length === 0) throw new InvalidFieldError('data.prompt', 'must be a non-empty string');
+  return accepted({
+    type: 'InputRequested',
+    data: {
+      runId: data.runId,
+      stepId,
+      round: data.round,
+      callIndex: data.callIndex,
+      toolName: step.toolName,
+      prompt: data.prompt,
+      owner: data.owner,
+      attempt: data.attempt,
+      requestedAt: metadata.now,
+    },
+  });
+}
+
+/** The input a waiting run's tool asked for; the run is queued again. */
+function submitInput({ data, metadata }: SubmitInput, state: RunState): RunDecision {
+  if (state.status === null) return rejected(new RunNotFoundError(data.runId));
+  if (isTerminalStatus(state.status)) return rejected(new RunAlreadySettledError(data.runId, state.status));
+  const pending = state.pendingInput;
+  if (state.status !== 'WAITING_FOR_INPUT' || pending === null) return rejected(new RunNotWaitingError(data.runId, 'input', state.status));
+  if (data.input === undefined) throw new InvalidFieldError('data.input', 'must be JSON data');
+  assertPerson(data.submittedBy, 'data.submittedBy');
+  return accepted({
+    type: 'InputSubmitted',
+    data: { runId: data.runId, stepId: pending.stepId, input: data.input, submittedBy: data.submittedBy, submittedAt: metadata.now },
+  });
+}
+
+/** The tool calls the model asked for in `round`, as recorded. */
+function roundCalls(state: RunState, runId: string, round: number): readonly ToolCallRequest[] {
+  assertStepIndex(round, 'data.round');
+  const response = state.steps.get(stepIdFor({ runId, round }))?.response;
+  if (response?.type !== 'toolCalls') throw new InvalidFieldError('data.round', 'must be a round whose model answer asked for tool calls');
+  return response.calls;
+}
+
+function assertPerson(who: unknown, field: string): void {
+  if (typeof who !== 'string' || who.length === 0) throw new InvalidFieldError(field, 'must be a non-empty string');
 }
 
 // ── Shared rules ────────────────────────────────────────────────────────────

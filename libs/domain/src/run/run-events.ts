@@ -275,6 +275,120 @@ export type AuditGapDetected = DomainEvent<
   }
 >;
 
+/** Why a tool call needs a person's approval. */
+export type ApprovalRequirement =
+  /** Its declared effect is a write and the agent does not pre-approve it. */
+  | 'write'
+  /** The tool's code asks for approval whatever its effect. */
+  | 'tool';
+
+/** What happens to a denied call: the model is told, or the run ends `APPROVAL_DENIED`. */
+export type OnDenial = 'tellModel' | 'endRun';
+
+/** One tool call that waits for approval: what it would do, exactly as the model asked for it. */
+export interface ApprovalCall {
+  readonly stepId: string;
+  readonly callIndex: number;
+  readonly toolName: string;
+  readonly effect: ToolEffect;
+  readonly arguments: JsonObject;
+  readonly requirement: ApprovalRequirement;
+}
+
+/**
+ * A model round asked for tool calls that need approval: the run waits
+ * (`WAITING_FOR_APPROVAL`), holding no lease, before any call of the round
+ * executes. One decision covers every call listed. `onDenial` is the agent's
+ * configuration at the time of the request.
+ */
+export type ApprovalRequested = DomainEvent<
+  'ApprovalRequested',
+  {
+    readonly runId: string;
+    readonly round: number;
+    readonly calls: readonly ApprovalCall[];
+    readonly onDenial: OnDenial;
+    readonly owner: string;
+    readonly attempt: number;
+    readonly requestedAt: number;
+  }
+>;
+
+/** A write the agent's configuration pre-approves (an operator's decision) is about to execute without asking. */
+export type ToolCallPreApproved = DomainEvent<
+  'ToolCallPreApproved',
+  {
+    readonly runId: string;
+    readonly stepId: string;
+    readonly round: number;
+    readonly callIndex: number;
+    readonly toolName: string;
+    readonly effect: ToolEffect;
+    readonly agent: string;
+    readonly approvedAt: number;
+  }
+>;
+
+/** A person approved the calls waiting for approval; the run is queued again, due at once, to execute them. */
+export type ApprovalGranted = DomainEvent<
+  'ApprovalGranted',
+  {
+    readonly runId: string;
+    readonly round: number;
+    readonly stepIds: readonly string[];
+    readonly decidedBy: string;
+    readonly reason: string | null;
+    readonly decidedAt: number;
+  }
+>;
+
+/**
+ * A person denied the calls waiting for approval; none of them executes.
+ * With `onDenial: 'tellModel'` each call's result tells the model it was
+ * denied and the run is queued again; with `'endRun'` a `RunFailed`
+ * (`APPROVAL_DENIED`) follows.
+ */
+export type ApprovalDenied = DomainEvent<
+  'ApprovalDenied',
+  {
+    readonly runId: string;
+    readonly round: number;
+    readonly stepIds: readonly string[];
+    readonly decidedBy: string;
+    readonly reason: string | null;
+    readonly onDenial: OnDenial;
+    readonly decidedAt: number;
+  }
+>;
+
+/** A tool asked the user for input: the run waits (`WAITING_FOR_INPUT`), holding no lease; the tool runs again with the input. */
+export type InputRequested = DomainEvent<
+  'InputRequested',
+  {
+    readonly runId: string;
+    readonly stepId: string;
+    readonly round: number;
+    readonly callIndex: number;
+    readonly toolName: string;
+    readonly prompt: string;
+    readonly owner: string;
+    readonly attempt: number;
+    readonly requestedAt: number;
+  }
+>;
+
+/** Someone submitted the input a tool asked for; the run is queued again, due at once. */
+export type InputSubmitted = DomainEvent<
+  'InputSubmitted',
+  {
+    readonly runId: string;
+    readonly stepId: string;
+    readonly input: JsonValue;
+    readonly submittedBy: string;
+    readonly submittedAt: number;
+  }
+>;
+
 /** Every event of a run's stream. */
 export type RunEvent =
   | RunRequested
@@ -289,7 +403,13 @@ export type RunEvent =
   | CancelRequested
   | RunCancelled
   | AuditGapDetected
-  | RunRequeuedByOperator;
+  | RunRequeuedByOperator
+  | ApprovalRequested
+  | ToolCallPreApproved
+  | ApprovalGranted
+  | ApprovalDenied
+  | InputRequested
+  | InputSubmitted;
 
 /** The `type` strings of run events. */
 export type RunEventType = RunEvent['type'];
@@ -309,6 +429,12 @@ export const RUN_EVENT_SCHEMA_VERSIONS: Readonly<Record<RunEventType, number>> =
   RunCancelled: 1,
   AuditGapDetected: 1,
   RunRequeuedByOperator: 1,
+  ApprovalRequested: 1,
+  ToolCallPreApproved: 1,
+  ApprovalGranted: 1,
+  ApprovalDenied: 1,
+  InputRequested: 1,
+  InputSubmitted: 1,
 });
 
 /** Every run event type. */

@@ -1,7 +1,7 @@
 import type { JsonValue } from '../json';
 import type { ToolEffect } from '../tool-effect/tool-effect';
 import { isWrite } from '../tool-effect/tool-effect';
-import type { CarriedStep, FailureInfo, InFlightWrite, ModelResponse, RunEvent } from './run-events';
+import type { ApprovalCall, CarriedStep, FailureInfo, InFlightWrite, ModelResponse, OnDenial, RunEvent } from './run-events';
 import { idempotencyKeyFor, stepIdFor } from './step-id';
 import type { RunMode } from './run-mode';
 import type { RunStatus } from './run-status';
@@ -33,7 +33,30 @@ export interface StepRecord {
   readonly outcome?: 'succeeded' | 'failed';
   readonly result?: JsonValue;
   readonly error?: FailureInfo | null;
+  /** True for a call a person denied: it never executed, its result tells the model so. */
+  readonly denied?: true;
 }
+
+/** The calls a run waits to have approved. */
+export interface PendingApproval {
+  readonly round: number;
+  readonly calls: readonly ApprovalCall[];
+  readonly onDenial: OnDenial;
+  readonly requestedAt: number;
+}
+
+/** The input a tool of a waiting run asked for. */
+export interface PendingInput {
+  readonly stepId: string;
+  readonly round: number;
+  readonly callIndex: number;
+  readonly toolName: string;
+  readonly prompt: string;
+  readonly requestedAt: number;
+}
+
+/** How a tool call was approved: by a person, or by the agent's configuration. */
+export type ApprovalGrant = 'granted' | 'preApproved';
 
 /** How a settled run ended. */
 export interface Settlement {
@@ -70,6 +93,16 @@ export interface RunState {
   readonly idempotencyRoot: string | null;
   /** The run an operator requeued this one as, once requeued. */
   readonly continuedAs: string | null;
+  /** The calls waiting for a decision, while `WAITING_FOR_APPROVAL`. */
+  readonly pendingApproval: PendingApproval | null;
+  /** Tool calls approved so far, by step id: they execute without asking again. */
+  readonly approvals: ReadonlyMap<string, ApprovalGrant>;
+  /** The input a tool asked for, while `WAITING_FOR_INPUT`. */
+  readonly pendingInput: PendingInput | null;
+  /** Input submitted so far, by the step id of the tool that asked. */
+  readonly inputs: ReadonlyMap<string, JsonValue>;
+  /** True once the run waited for a person: any worker may then resume it, whatever its mode. */
+  readonly resumedAfterPause: boolean;
 }
 
 /** The state of a run that was never requested. */
@@ -93,6 +126,11 @@ export function initialRunState(): RunState {
     auditGaps: new Set(),
     idempotencyRoot: null,
     continuedAs: null,
+    pendingApproval: null,
+    approvals: new Map(),
+    pendingInput: null,
+    inputs: new Map(),
+    resumedAfterPause: false,
   };
 }
 
@@ -170,6 +208,32 @@ export function evolveRun(state: RunState, event: RunEvent): RunState {
       return { ...state, continuedAs: event.data.continuationRunId };
     case 'AuditGapDetected':
       return { ...state, auditGaps: new Set([...state.auditGaps, event.data.stepId]) };
+    case 'ApprovalRequested': {
+      const { round, calls, onDenial, requestedAt } = event.data;
+      return { ...state, status: 'WAITING_FOR_APPROVAL', lease: null, pendingApproval: { round, calls, onDenial, requestedAt } };
+    }
+    case 'ToolCallPreApproved':
+      return { ...state, approvals: withEntry(state.approvals, event.data.stepId, 'preApproved') };
+    case 'ApprovalGranted': {
+      let approvals = state.approvals;
+      for (const stepId of event.data.stepIds) approvals = withEntry(approvals, stepId, 'granted');
+      return { ...resumed(state, event.data.decidedAt), approvals };
+    }
+    case 'ApprovalDenied': {
+      const calls = state.pendingApproval?.calls ?? [];
+      let steps = state.steps;
+      for (const call of calls.filter((c) => event.data.stepIds.includes(c.stepId))) {
+        steps = withStep(steps, deniedStepRecord(state, call, event.data.reason));
+      }
+      // With `endRun`, the RunFailed appended with it settles the run.
+      return { ...resumed(state, event.data.decidedAt), steps };
+    }
+    case 'InputRequested': {
+      const { stepId, round, callIndex, toolName, prompt, requestedAt } = event.data;
+      return { ...state, status: 'WAITING_FOR_INPUT', lease: null, pendingInput: { stepId, round, callIndex, toolName, prompt, requestedAt } };
+    }
+    case 'InputSubmitted':
+      return { ...resumed(state, event.data.submittedAt), inputs: withEntry(state.inputs, event.data.stepId, event.data.input) };
     default:
       return state;
   }
@@ -194,6 +258,42 @@ function carriedStepRecord(runId: string, root: string, carried: CarriedStep): S
   };
 }
 
+/** A waiting run queued again after a person's decision or input, due at once. */
+function resumed(state: RunState, at: number): RunState {
+  return { ...state, status: 'QUEUED', notBefore: at, pendingApproval: null, pendingInput: null, resumedAfterPause: true };
+}
+
+/** A denied call: completed without executing, its result telling the model it was denied. */
+function deniedStepRecord(state: RunState, call: ApprovalCall, reason: string | null): StepRecord {
+  const root = state.idempotencyRoot ?? state.runId ?? '';
+  const round = state.pendingApproval?.round ?? 0;
+  return {
+    stepId: call.stepId,
+    kind: 'tool',
+    round,
+    callIndex: call.callIndex,
+    toolName: call.toolName,
+    effect: call.effect,
+    idempotencyKey: idempotencyKeyFor(stepIdFor({ runId: root, round, callIndex: call.callIndex })),
+    status: 'completed',
+    starts: 0,
+    outcome: 'failed',
+    result: null,
+    error: {
+      failureClass: 'clientError',
+      code: 'APPROVAL_DENIED',
+      message: `The call of ${call.toolName} was denied by a person${reason === null ? '' : `: ${reason}`}; it was not executed`,
+    },
+    denied: true,
+  };
+}
+
+function withEntry<V>(map: ReadonlyMap<string, V>, key: string, value: V): ReadonlyMap<string, V> {
+  const next = new Map(map);
+  next.set(key, value);
+  return next;
+}
+
 function withStep(steps: ReadonlyMap<string, StepRecord>, step: StepRecord): ReadonlyMap<string, StepRecord> {
   const next = new Map(steps);
   next.set(step.stepId, step);
@@ -201,5 +301,5 @@ function withStep(steps: ReadonlyMap<string, StepRecord>, step: StepRecord): Rea
 }
 
 function settle(state: RunState, settlement: Settlement): RunState {
-  return { ...state, status: settlement.status, settlement, lease: null, notBefore: null };
+  return { ...state, status: settlement.status, settlement, lease: null, notBefore: null, pendingApproval: null, pendingInput: null };
 }

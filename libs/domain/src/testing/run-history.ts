@@ -4,6 +4,9 @@ import type { RunCommand, StepTool } from '../run/run-commands';
 import type { RunDecider } from '../run/run-decider';
 import type { FailureInfo, ModelResponse, RunEvent } from '../run/run-events';
 import type { RunMode } from '../run/run-mode';
+import type { RunState } from '../run/run-state';
+import { stepIdFor } from '../run/step-id';
+import { isToolEffect, isWrite } from '../tool-effect/tool-effect';
 
 /**
  * Builds a run's event history for specs by sending commands through the
@@ -39,8 +42,23 @@ export class RunHistory {
     return this.send({ type: 'RecordModelResponse', data: { runId: this.runId, ...lease, round, response }, metadata: { now } });
   }
 
-  startTool(lease: Lease, round: number, callIndex: number, tool: StepTool, now: number): this {
+  /** Starts a tool step; a write is pre-approved first (as the agent's configuration would), unless `approve` is false. */
+  startTool(lease: Lease, round: number, callIndex: number, tool: StepTool, now: number, approve = true): this {
+    const stepId = stepIdFor({ runId: this.runId, round, callIndex });
+    if (approve && isToolEffect(tool.effect) && isWrite(tool.effect) && tool.refused !== true && !this.state.approvals.has(stepId)) {
+      this.preApprove(lease, round, callIndex, tool, now);
+    }
     return this.send({ type: 'StartStep', data: { runId: this.runId, ...lease, round, callIndex, tool }, metadata: { now } });
+  }
+
+  preApprove(lease: Lease, round: number, callIndex: number, tool: StepTool, now: number): this {
+    const agent = this.state.agent ?? 'demo-agent';
+    return this.send({ type: 'RecordPreApproval', data: { runId: this.runId, ...lease, round, callIndex, toolName: tool.name, effect: tool.effect, agent }, metadata: { now } });
+  }
+
+  /** The run's state after the events so far. */
+  get state(): RunState {
+    return foldEvents(this.decider, this.recorded);
   }
 
   executed(lease: Lease, round: number, callIndex: number, result: JsonValue, now: number): this {
