@@ -1,7 +1,7 @@
 import { foldEvents } from '../decider';
 import { InvalidFieldError } from '../errors/invalid-field.error';
-import type { RecordAudit } from './audit-commands';
-import { auditRecordHash } from './audit-chain';
+import type { RecordApprovalDecision, RecordAudit } from './audit-commands';
+import { auditRecordHash, verifyAuditChain } from './audit-chain';
 import { auditDecider } from './audit-decider';
 import type { AuditEvent } from './audit-events';
 
@@ -50,5 +50,50 @@ describe('audit decider', () => {
     const stepId = (overrides as { stepId?: string }).stepId ?? 'run-1/r0/t0';
     expect(() => decide([], record(stepId, overrides))).toThrow(InvalidFieldError);
     expect(() => decide([], record(stepId, overrides))).toThrow(expect.objectContaining({ field }) as Error);
+  });
+});
+
+describe('audit decider: approval decisions', () => {
+  const decision = (overrides: Partial<RecordApprovalDecision['data']> = {}): RecordApprovalDecision => ({
+    type: 'RecordApprovalDecision',
+    data: {
+      runId: 'run-1',
+      round: 0,
+      decision: 'approved',
+      calls: [{ stepId: 'run-1/r0/t1', toolName: 'files.append', effect: 'NON_IDEMPOTENT_WRITE', argumentsHash: 'a'.repeat(64) }],
+      decidedBy: 'alice',
+      reason: null,
+      ...overrides,
+    },
+    metadata: { now: T0 },
+  });
+  const decideAny = (given: readonly AuditEvent[], command: RecordApprovalDecision | RecordAudit) => auditDecider.decide(command, foldEvents(auditDecider, given));
+
+  it('chains a decision after the step records, and the chain verifies', () => {
+    const first = decideAny([], record('run-1/r0/llm', { kind: 'llm', toolName: null, effect: null, idempotencyKey: null, outcome: 'responded' }));
+    const approved = decideAny(first, decision());
+    expect(approved).toMatchObject([{ type: 'ApprovalDecisionRecorded', data: { sequence: 2, previousHash: first[0]?.data.hash, decision: 'approved', decidedBy: 'alice' } }]);
+    const after = decideAny([...first, ...approved], record('run-1/r0/t1'));
+    expect(after).toMatchObject([{ data: { sequence: 3, previousHash: approved[0]?.data.hash } }]);
+    expect(verifyAuditChain([...first, ...approved, ...after].map((e) => e.data))).toEqual([]);
+  });
+
+  it('records every decision (each is a fact of its own), and a tampered one breaks the chain', () => {
+    const one = decideAny([], decision());
+    const two = decideAny(one, decision({ decision: 'denied', round: 1, calls: [{ stepId: 'run-1/r1/t0', toolName: 'files.append', effect: 'NON_IDEMPOTENT_WRITE', argumentsHash: 'b'.repeat(64) }] }));
+    expect(two).toHaveLength(1);
+    const tampered = [{ ...one[0]!.data, decidedBy: 'mallory' }, two[0]!.data];
+    expect(verifyAuditChain(tampered)).toMatchObject([{ index: 0, problem: 'hashMismatch' }]);
+  });
+
+  it.each<[string, Partial<RecordApprovalDecision['data']>]>([
+    ['data.decision', { decision: 'maybe' as never }],
+    ['data.calls', { calls: [] }],
+    ['data.calls[0].stepId', { calls: [{ stepId: 'run-2/r0/t0', toolName: 'x', effect: 'NON_IDEMPOTENT_WRITE', argumentsHash: '' }] }],
+    ['data.calls[0].effect', { calls: [{ stepId: 'run-1/r0/t0', toolName: 'x', effect: 'SOME' as never, argumentsHash: '' }] }],
+    ['data.decidedBy', { decidedBy: '' }],
+  ])('refuses a decision whose %s is malformed', (field, overrides) => {
+    expect(() => decideAny([], decision(overrides))).toThrow(expect.objectContaining({ field }) as Error);
+    expect(() => decideAny([], decision(overrides))).toThrow(InvalidFieldError);
   });
 });

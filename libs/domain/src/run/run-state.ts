@@ -225,7 +225,7 @@ export function evolveRun(state: RunState, event: RunEvent): RunState {
       for (const call of calls.filter((c) => event.data.stepIds.includes(c.stepId))) {
         steps = withStep(steps, deniedStepRecord(state, call, event.data.reason));
       }
-      // With `endRun`, the RunFailed appended with it settles the run.
+      // The denied calls are completed, never executed. With `endRun`, the RunFailed appended with it settles the run.
       return { ...resumed(state, event.data.decidedAt), steps };
     }
     case 'InputRequested': {
