@@ -1,3 +1,5 @@
+import type { AgentApprovals } from './agent-approvals';
+
 /** How an agent reaches its model. */
 export type ModelProviderConfig =
   | {
@@ -36,4 +38,12 @@ export interface AgentDefinition {
   readonly tools: readonly string[];
   /** At most 20 (MAX_ITERATIONS). @default 20 */
   readonly maxIterations: number;
+  /**
+   * Which of its write tools execute without a person's approval, and what a
+   * denial does. A definition loaded from the configuration file always has
+   * it (with the defaults applied); one built in code may omit it: see
+   * `approvalsOf`.
+   * @default DEFAULT_AGENT_APPROVALS (every write asks; a denial ends the run)
+   */
+  readonly approvals?: AgentApprovals;
 }

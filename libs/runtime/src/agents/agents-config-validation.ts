@@ -1,4 +1,6 @@
 import { MAX_ITERATIONS } from '@agent-ledger/domain';
+import type { AgentApprovals } from './agent-approvals';
+import { DEFAULT_AGENT_APPROVALS, ON_DENIAL_VALUES } from './agent-approvals';
 import type { AgentDefinition } from './agent-definition';
 import { AGENT_NAME_PATTERN } from './agent-limits';
 import type { AgentsConfig } from './agents-config';
@@ -7,7 +9,8 @@ import type { ConfigReader } from './config-reader';
 import { EFFECT_KEY_MESSAGE, EFFECT_KEYS, joinPath } from './config-reader';
 import { validateModelProviderConfig } from './model-provider-config-validation';
 
-const AGENT_KEYS = ['name', 'description', 'instructions', 'provider', 'tools', 'maxIterations'] as const;
+const AGENT_KEYS = ['name', 'description', 'instructions', 'provider', 'tools', 'maxIterations', 'approvals'] as const;
+const APPROVALS_KEYS = ['preApproved', 'onDenial'] as const;
 
 /** What the validation knows besides the document. */
 export interface AgentsConfigValidationOptions {
@@ -83,13 +86,15 @@ function validateAgent(
       ? MAX_ITERATIONS
       : reader.number(agent['maxIterations'], joinPath(path, 'maxIterations'), { min: 1, max: MAX_ITERATIONS, integer: true });
   const provider = validateModelProviderConfig(agent['provider'], joinPath(path, 'provider'), reader, tools);
+  const approvals = validateApprovals(agent['approvals'], joinPath(path, 'approvals'), reader, tools);
   if (
     name === undefined ||
     (agent['description'] !== undefined && description === undefined) ||
     instructions === undefined ||
     tools === undefined ||
     maxIterations === undefined ||
-    provider === undefined
+    provider === undefined ||
+    approvals === undefined
   ) {
     return undefined;
   }
@@ -100,7 +105,79 @@ function validateAgent(
     provider,
     tools: Object.freeze([...tools]),
     maxIterations,
+    approvals,
   });
+}
+
+/**
+ * An agent's `approvals` (optional): `preApproved`, a list of the agent's
+ * own tools, each at most once (@default `[]`), and `onDenial`, `tellModel` or
+ * `endRun` (@default `endRun`). Returns them with the defaults applied, frozen.
+ * `tools` is `undefined` when the agent's tools are invalid: the entries'
+ * membership is then not checked (the agent is refused anyway).
+ */
+function validateApprovals(
+  value: unknown,
+  path: string,
+  reader: ConfigReader,
+  tools: readonly string[] | undefined,
+): AgentApprovals | undefined {
+  if (value === undefined) return DEFAULT_AGENT_APPROVALS;
+  const approvals = reader.object(value, path, 'the approvals of an agent', APPROVALS_KEYS);
+  if (approvals === undefined) return undefined;
+  const preApproved =
+    approvals['preApproved'] === undefined
+      ? DEFAULT_AGENT_APPROVALS.preApproved
+      : validatePreApproved(approvals['preApproved'], joinPath(path, 'preApproved'), reader, tools);
+  const onDenialPath = joinPath(path, 'onDenial');
+  const onDenialValue = approvals['onDenial'];
+  let onDenial: AgentApprovals['onDenial'] | undefined = DEFAULT_AGENT_APPROVALS.onDenial;
+  if (onDenialValue !== undefined) {
+    onDenial = ON_DENIAL_VALUES.find((candidate) => candidate === onDenialValue);
+    if (onDenial === undefined) {
+      reader.add(
+        onDenialPath,
+        `must be ${ON_DENIAL_VALUES.map((candidate) => JSON.stringify(candidate)).join(' or ')} (tellModel shows the model the call was denied; endRun ends the run APPROVAL_DENIED), not ${typeof onDenialValue === 'string' ? JSON.stringify(onDenialValue) : String(onDenialValue)}`,
+      );
+    }
+  }
+  if (preApproved === undefined || onDenial === undefined) return undefined;
+  return Object.freeze({ preApproved: Object.freeze([...preApproved]), onDenial });
+}
+
+function validatePreApproved(
+  value: unknown,
+  path: string,
+  reader: ConfigReader,
+  tools: readonly string[] | undefined,
+): readonly string[] | undefined {
+  const entries = reader.array(value, path);
+  if (entries === undefined) return undefined;
+  const preApproved: string[] = [];
+  const firstIndexByTool = new Map<string, number>();
+  let valid = true;
+  entries.forEach((entry, index) => {
+    const at = joinPath(path, index);
+    const tool = reader.string(entry, at);
+    if (tool === undefined) {
+      valid = false;
+      return;
+    }
+    const first = firstIndexByTool.get(tool);
+    if (first !== undefined) {
+      reader.add(at, `${JSON.stringify(tool)} is listed twice (first at ${joinPath(path, first)})`);
+      valid = false;
+      return;
+    }
+    firstIndexByTool.set(tool, index);
+    if (tools !== undefined && !tools.includes(tool)) {
+      reader.add(at, `must be one of the agent's tools (${tools.join(', ') || 'none'}), not ${JSON.stringify(tool)}`);
+      valid = false;
+      return;
+    }
+    preApproved.push(tool);
+  });
+  return valid ? preApproved : undefined;
 }
 
 function validateTools(

@@ -5,12 +5,12 @@ import { parseAgentsConfig } from './agents-config';
 
 const EXAMPLE = join(__dirname, '../../../../config/agents.example.yaml');
 /** The built-in tools (libs/runtime/src/tools/builtin). */
-const BUILT_IN_TOOLS = ['files.read', 'files.write', 'files.append', 'files.list', 'clock.now'];
+const BUILT_IN_TOOLS = ['files.read', 'files.write', 'files.append', 'files.list', 'clock.now', 'user.ask'];
 
 describe('config/agents.example.yaml', () => {
   it('is valid and uses only built-in tools', async () => {
     const config = await loadAgentsConfig(EXAMPLE, { knownTools: BUILT_IN_TOOLS });
-    expect(config.agents.map((agent) => agent.name)).toEqual(['file-clerk', 'time-teller']);
+    expect(config.agents.map((agent) => agent.name)).toEqual(['file-clerk', 'time-teller', 'ticket-asker']);
   });
 
   it('has a file-clerk that reads, writes, appends, then answers', async () => {
@@ -23,6 +23,25 @@ describe('config/agents.example.yaml', () => {
       'files.append',
       'final',
     ]);
+  });
+
+  it('pre-approves the file-clerk\'s files.write only (files.append waits for approval), and tells the model of a denial', async () => {
+    const config = await loadAgentsConfig(EXAMPLE);
+    const clerk = config.agents.find((agent) => agent.name === 'file-clerk');
+    expect(clerk?.approvals).toEqual({ preApproved: ['files.write'], onDenial: 'tellModel' });
+  });
+
+  it('has a time-teller with the default approvals, and a ticket-asker that asks the user, reads, then answers', async () => {
+    const config = await loadAgentsConfig(EXAMPLE);
+    expect(config.agents.find((agent) => agent.name === 'time-teller')?.approvals).toEqual({ preApproved: [], onDenial: 'endRun' });
+    const asker = config.agents.find((agent) => agent.name === 'ticket-asker');
+    expect(asker?.tools).toEqual(['user.ask', 'files.read']);
+    const script = asker?.provider.type === 'scripted' ? asker.provider.script : [];
+    expect(script.slice(0, 2)).toEqual([
+      { toolCalls: [{ tool: 'user.ask', arguments: { question: 'Which file should I read?' } }] },
+      { toolCalls: [{ tool: 'files.read', arguments: { path: 'notes.txt' } }] },
+    ]);
+    expect(script[2]).toEqual({ final: expect.any(String) as string });
   });
 
   it('has a commented local-llm example that is valid once uncommented', async () => {

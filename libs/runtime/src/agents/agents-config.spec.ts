@@ -1,4 +1,5 @@
 import { ConfigurationError, MAX_ITERATIONS, classifyFailure } from '@agent-ledger/domain';
+import { approvalsOf, DEFAULT_AGENT_APPROVALS } from './agent-approvals';
 import { parseAgentsConfig } from './agents-config';
 import type { ConfigIssue } from './agents-config.error';
 import { AgentsConfigError } from './agents-config.error';
@@ -77,6 +78,7 @@ describe('parseAgentsConfig', () => {
             { final: 'Report written.' },
           ],
         },
+        approvals: { preApproved: [], onDenial: 'endRun' },
       });
       expect(config.agents[1]?.provider).toEqual({
         type: 'openai',
@@ -263,6 +265,152 @@ describe('parseAgentsConfig', () => {
       const document = validDocument();
       const issues = issuesOf(document, { knownTools: ['files.read', 'files.write'] });
       expect(issues).toEqual([{ path: 'agents[1].tools[0]', message: '"clock.now" is not a known tool (known: files.read, files.write)' }]);
+    });
+  });
+
+  describe('approvals', () => {
+    it('defaults to no pre-approved tool and endRun, on every loaded definition', () => {
+      const config = parseAgentsConfig(JSON.stringify(validDocument()), 'agents.json');
+      for (const loaded of config.agents) {
+        expect(loaded.approvals).toEqual({ preApproved: [], onDenial: 'endRun' });
+        expect(loaded.approvals).toEqual(DEFAULT_AGENT_APPROVALS);
+        expect(approvalsOf(loaded)).toBe(loaded.approvals);
+      }
+    });
+
+    it('reads preApproved and onDenial, frozen', () => {
+      const document = validDocument();
+      agent(document, 0)['approvals'] = { preApproved: ['files.write'], onDenial: 'tellModel' };
+      const [clerk] = parseAgentsConfig(JSON.stringify(document), 'agents.json').agents;
+      expect(clerk?.approvals).toEqual({ preApproved: ['files.write'], onDenial: 'tellModel' });
+      expect(Object.isFrozen(clerk?.approvals)).toBe(true);
+      expect(Object.isFrozen(clerk?.approvals?.preApproved)).toBe(true);
+    });
+
+    it('applies the default of each key left out', () => {
+      const document = validDocument();
+      agent(document, 0)['approvals'] = { onDenial: 'tellModel' };
+      agent(document, 1)['approvals'] = { preApproved: ['clock.now'] };
+      const [clerk, llm] = parseAgentsConfig(JSON.stringify(document), 'agents.json').agents;
+      expect(clerk?.approvals).toEqual({ preApproved: [], onDenial: 'tellModel' });
+      expect(llm?.approvals).toEqual({ preApproved: ['clock.now'], onDenial: 'endRun' });
+    });
+
+    it('reads YAML flow and block forms alike', () => {
+      const yaml = [
+        'agents:',
+        '  - name: clerk',
+        '    instructions: Write.',
+        '    tools: [files.write, files.append]',
+        '    approvals:',
+        '      preApproved:',
+        '        - files.write',
+        '      onDenial: tellModel',
+        '    provider: { type: scripted, script: [{ final: done }] }',
+      ].join('\n');
+      expect(parseAgentsConfig(yaml, 'agents.yaml').agents[0]?.approvals).toEqual({ preApproved: ['files.write'], onDenial: 'tellModel' });
+    });
+
+    it("refuses a pre-approved tool that is not one of the agent's tools, naming the entry", () => {
+      const document = validDocument();
+      agent(document, 0)['approvals'] = { preApproved: ['files.write', 'files.append'] };
+      expect(issuesOf(document)).toEqual([
+        {
+          path: 'agents[0].approvals.preApproved[1]',
+          message: `must be one of the agent's tools (files.read, files.write), not "files.append"`,
+        },
+      ]);
+    });
+
+    it('refuses a pre-approved tool for an agent without tools', () => {
+      const document = validDocument();
+      delete agent(document, 1)['tools'];
+      agent(document, 1)['approvals'] = { preApproved: ['clock.now'] };
+      expectIssue(document, 'agents[1].approvals.preApproved[0]', `must be one of the agent's tools (none), not "clock.now"`);
+    });
+
+    it('refuses a pre-approved tool listed twice, naming the first', () => {
+      const document = validDocument();
+      agent(document, 0)['approvals'] = { preApproved: ['files.write', 'files.read', 'files.write'] };
+      expect(issuesOf(document)).toEqual([
+        { path: 'agents[0].approvals.preApproved[2]', message: '"files.write" is listed twice (first at agents[0].approvals.preApproved[0])' },
+      ]);
+    });
+
+    it.each([
+      [42, 'must be a string, not number 42'],
+      [null, 'must be a string, not null'],
+      [{ tool: 'files.write' }, 'must be a string, not a mapping'],
+    ])('refuses the pre-approved entry %j', (entry, message) => {
+      const document = validDocument();
+      agent(document, 0)['approvals'] = { preApproved: ['files.write', entry] };
+      expectIssue(document, 'agents[0].approvals.preApproved[1]', message);
+    });
+
+    it('refuses preApproved that is not a list', () => {
+      const document = validDocument();
+      agent(document, 0)['approvals'] = { preApproved: 'files.write' };
+      expectIssue(document, 'agents[0].approvals.preApproved', 'must be a list, not the string "files.write"');
+    });
+
+    it.each(['tellmodel', 'ignore', '', 1, true, null])('refuses onDenial %j', (onDenial) => {
+      const document = validDocument();
+      agent(document, 0)['approvals'] = { onDenial };
+      expectIssue(document, 'agents[0].approvals.onDenial', /^must be "tellModel" or "endRun" \(tellModel shows the model .*\), not /);
+    });
+
+    it('refuses approvals that are not a mapping', () => {
+      const document = validDocument();
+      agent(document, 0)['approvals'] = ['files.write'];
+      expectIssue(document, 'agents[0].approvals', 'must be the approvals of an agent (a mapping), not a list');
+    });
+
+    it('refuses an unknown key, suggesting the right one, and an effect key', () => {
+      const document = validDocument();
+      agent(document, 0)['approvals'] = { preAproved: ['files.write'], effect: 'READ_ONLY', requiresApproval: false };
+      const issues = issuesOf(document);
+      expect(issues).toContainEqual({
+        path: 'agents[0].approvals.preAproved',
+        message: expect.stringMatching(/is not a known key of the approvals of an agent \(did you mean preApproved\?\); known keys: preApproved, onDenial/),
+      });
+      expect(issues).toContainEqual({ path: 'agents[0].approvals.effect', message: EFFECT_KEY_MESSAGE });
+      expect(issues).toContainEqual({ path: 'agents[0].approvals.requiresApproval', message: expect.stringMatching(/is not a known key/) });
+      expect(issues).toHaveLength(3);
+    });
+
+    it('reports every problem of the block at once', () => {
+      const document = validDocument();
+      agent(document, 0)['approvals'] = { preApproved: ['web.fetch'], onDenial: 'retry' };
+      expect(issuesOf(document).map((issue) => issue.path)).toEqual(['agents[0].approvals.preApproved[0]', 'agents[0].approvals.onDenial']);
+    });
+  });
+
+  describe('approvalsOf', () => {
+    it('gives the default to a definition built in code without approvals', () => {
+      const definition = {
+        name: 'coded',
+        instructions: 'x',
+        tools: ['files.write'],
+        maxIterations: 3,
+        provider: { type: 'scripted' as const, script: [{ final: 'done' }] },
+      };
+      expect(approvalsOf(definition)).toBe(DEFAULT_AGENT_APPROVALS);
+      expect(DEFAULT_AGENT_APPROVALS).toEqual({ preApproved: [], onDenial: 'endRun' });
+      expect(Object.isFrozen(DEFAULT_AGENT_APPROVALS)).toBe(true);
+      expect(Object.isFrozen(DEFAULT_AGENT_APPROVALS.preApproved)).toBe(true);
+    });
+
+    it("gives a definition's own approvals", () => {
+      const approvals = { preApproved: ['files.write'], onDenial: 'tellModel' as const };
+      const definition = {
+        name: 'coded',
+        instructions: 'x',
+        tools: ['files.write'],
+        maxIterations: 3,
+        provider: { type: 'scripted' as const, script: [{ final: 'done' }] },
+        approvals,
+      };
+      expect(approvalsOf(definition)).toBe(approvals);
     });
   });
 

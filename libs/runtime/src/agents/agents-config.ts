@@ -30,7 +30,10 @@ export const AGENTS_CONFIG_MAX_ALIAS_COUNT = 100;
  * integer from 1 to MAX_ITERATIONS (@default 20); `provider` chosen by `type`
  * (`scripted`: a non-empty `script` whose rounds each have exactly one of
  * `toolCalls` or `final`, calling only the agent's tools; `openai`: an http(s)
- * `baseUrl`, a `model`, optional `apiKeyEnv`, `timeoutSeconds`, `temperature`).
+ * `baseUrl`, a `model`, optional `apiKeyEnv`, `timeoutSeconds`, `temperature`);
+ * `approvals` optional (`preApproved`: a list of the agent's own tools, each at
+ * most once, @default `[]`; `onDenial`: `tellModel` or `endRun`, @default
+ * `endRun`), always present, with its defaults, in the returned definitions.
  * Unknown keys are refused everywhere, except inside a scripted call's
  * `arguments` (data for the tool); `effect`, `effects` and `toolEffects` are
  * refused with the reason: a tool's effect is declared in code. Duplicate keys

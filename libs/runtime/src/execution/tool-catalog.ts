@@ -8,6 +8,8 @@ export interface CatalogTool {
   readonly effect: ToolEffect;
   /** The operation deadline in seconds: the declared one, the write default, or null for a read without one. */
   readonly operationDeadlineSeconds: number | null;
+  /** Whether the tool's code asks a person's approval before every call, whatever its effect (no configuration waives it). */
+  readonly requiresApproval: boolean;
   readonly tool: AgentTool;
 }
 

@@ -19,6 +19,12 @@ export interface ToolContext {
    * operation deadline passed. A tool should stop as soon as it can.
    */
   readonly signal: AbortSignal;
+  /**
+   * The input a person submitted for this step after the tool asked for it
+   * (by throwing `UserInputRequired`); undefined until then. Only a
+   * READ_ONLY tool may ask.
+   */
+  readonly userInput?: JsonValue;
 }
 
 /**

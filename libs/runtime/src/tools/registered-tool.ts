@@ -22,6 +22,13 @@ export interface RegisteredTool {
    * @default 'internal' (DEFAULT_TOOL_DATA_CLASS)
    */
   readonly dataClass: ToolDataClass;
+  /**
+   * Whether the tool's code asks a person's approval before every call,
+   * whatever its effect (`@Tool({ requiresApproval: true })`); no
+   * configuration can waive it.
+   * @default false
+   */
+  readonly requiresApproval: boolean;
   /** The tool instance (the Nest provider). */
   readonly tool: AgentTool;
 }

@@ -5,7 +5,7 @@ import { createArgumentSchemaAjv } from './argument-schema';
 import { TOOL_DATA_CLASSES, TOOL_NAME_PATTERN } from './tool-metadata';
 import type { ToolDataClass, ToolMetadata } from './tool-metadata';
 
-const KNOWN_FIELDS: readonly string[] = ['name', 'description', 'parameters', 'operationDeadlineSeconds', 'dataClass'];
+const KNOWN_FIELDS: readonly string[] = ['name', 'description', 'parameters', 'operationDeadlineSeconds', 'dataClass', 'requiresApproval'];
 
 /** Why a key that looks like an effect is refused, wherever an effect might be slipped in as data. */
 export const EFFECT_IS_CODE =
@@ -36,7 +36,7 @@ let metaSchemaAjv: Ajv2020 | undefined;
  */
 export function validateToolMetadata(metadata: unknown): ToolMetadata {
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
-    throw new InvalidFieldError('@Tool', 'takes one metadata object: { name, description, parameters, operationDeadlineSeconds?, dataClass? }');
+    throw new InvalidFieldError('@Tool', 'takes one metadata object: { name, description, parameters, operationDeadlineSeconds?, dataClass?, requiresApproval? }');
   }
   const label = toolLabel(metadata);
   const fields = metadata as Record<string, unknown>;
@@ -49,7 +49,7 @@ export function validateToolMetadata(metadata: unknown): ToolMetadata {
     }
   }
 
-  const { name, description, parameters, operationDeadlineSeconds, dataClass } = fields;
+  const { name, description, parameters, operationDeadlineSeconds, dataClass, requiresApproval } = fields;
   if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
     throw new InvalidFieldError(
       `${label}.name`,
@@ -69,6 +69,9 @@ export function validateToolMetadata(metadata: unknown): ToolMetadata {
   if (dataClass !== undefined && !(TOOL_DATA_CLASSES as readonly unknown[]).includes(dataClass)) {
     throw new InvalidFieldError(`${label}.dataClass`, `must be one of ${TOOL_DATA_CLASSES.join(', ')} (got ${String(dataClass)})`);
   }
+  if (requiresApproval !== undefined && typeof requiresApproval !== 'boolean') {
+    throw new InvalidFieldError(`${label}.requiresApproval`, `must be a boolean (got ${JSON.stringify(requiresApproval) ?? String(requiresApproval)})`);
+  }
 
   return Object.freeze({
     name,
@@ -76,6 +79,7 @@ export function validateToolMetadata(metadata: unknown): ToolMetadata {
     parameters: schema,
     ...(operationDeadlineSeconds === undefined ? {} : { operationDeadlineSeconds: operationDeadlineSeconds as number }),
     ...(dataClass === undefined ? {} : { dataClass: dataClass as ToolDataClass }),
+    ...(requiresApproval === undefined ? {} : { requiresApproval }),
   });
 }
 

@@ -31,6 +31,14 @@ export interface ToolMetadata {
   readonly operationDeadlineSeconds?: number;
   /** @default 'internal' (see {@link DEFAULT_TOOL_DATA_CLASS}) */
   readonly dataClass?: ToolDataClass;
+  /**
+   * The tool's code asks a person's approval before every call, whatever its
+   * effect; no configuration can waive it (an agent's
+   * `approvals.preApproved` waives only the approval a write needs for its
+   * effect).
+   * @default false
+   */
+  readonly requiresApproval?: boolean;
 }
 
 /** A description of a tool as offered to a model. */

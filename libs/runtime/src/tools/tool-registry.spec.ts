@@ -181,6 +181,21 @@ describe('ToolRegistry', () => {
       expect(registry.get('notes.append')?.dataClass).toBe('personal');
     });
 
+    it('reads requiresApproval from the metadata: false unless the tool declares it, whatever its effect', () => {
+      @Tool({ name: 'notes.peek', description: 'Peeks at a note.', parameters: { type: 'object' }, requiresApproval: true })
+      class PeekNoteTool implements AgentTool {
+        async execute(): Promise<JsonValue> {
+          return null;
+        }
+      }
+      const registry = registryWith(new ReadNoteTool(), new PutNoteTool(), new PeekNoteTool());
+      expect(registry.get('notes.read')?.requiresApproval).toBe(false);
+      expect(registry.get('notes.put')?.requiresApproval).toBe(false);
+      expect(registry.get('notes.peek')?.requiresApproval).toBe(true);
+      expect(registry.get('notes.peek')?.effect).toBe('READ_ONLY');
+      expect(Object.isFrozen(registry.get('notes.peek'))).toBe(true);
+    });
+
     it('lists the names sorted, whatever the registration order', () => {
       expect(registryWith(new PutNoteTool(), new AppendNoteTool(), new ReadNoteTool()).names()).toEqual([
         'notes.append',

@@ -81,6 +81,7 @@ export class ToolRegistry {
       effect,
       operationDeadlineSeconds: metadata.operationDeadlineSeconds ?? (isWrite(effect) ? DEFAULT_WRITE_OPERATION_DEADLINE_SECONDS : null),
       dataClass: metadata.dataClass ?? DEFAULT_TOOL_DATA_CLASS,
+      requiresApproval: metadata.requiresApproval ?? false,
       tool,
     });
     this.entries.set(metadata.name, { registered, validate });

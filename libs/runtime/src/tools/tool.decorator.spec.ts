@@ -57,6 +57,12 @@ describe('@Tool', () => {
     expect(getToolMetadata(decorated)).toMatchObject({ operationDeadlineSeconds: 0.5, dataClass: 'personal' });
   });
 
+  it('accepts requiresApproval, true or false, and keeps it', () => {
+    expect(getToolMetadata(decorate({ ...valid, requiresApproval: true }))).toMatchObject({ requiresApproval: true });
+    expect(getToolMetadata(decorate({ ...valid, requiresApproval: false }))).toMatchObject({ requiresApproval: false });
+    expect(getToolMetadata(decorate(valid))).not.toHaveProperty('requiresApproval');
+  });
+
   it('returns undefined for a class without @Tool', () => {
     expect(getToolMetadata(class Plain {})).toBeUndefined();
     expect(getToolMetadata(42)).toBeUndefined();
@@ -79,6 +85,10 @@ describe('@Tool', () => {
       ['a deadline given as text', { ...valid, operationDeadlineSeconds: '30' }, '@Tool(notes.read).operationDeadlineSeconds'],
       ['an unknown data class', { ...valid, dataClass: 'secret' }, '@Tool(notes.read).dataClass'],
       ['a misspelt field', { ...valid, operationDeadline: 30 }, '@Tool(notes.read).operationDeadline'],
+      ['requiresApproval given as text', { ...valid, requiresApproval: 'yes' }, '@Tool(notes.read).requiresApproval'],
+      ['requiresApproval given as a number', { ...valid, requiresApproval: 1 }, '@Tool(notes.read).requiresApproval'],
+      ['requiresApproval given as null', { ...valid, requiresApproval: null }, '@Tool(notes.read).requiresApproval'],
+      ['a misspelt requiresApproval', { ...valid, requireApproval: true }, '@Tool(notes.read).requireApproval'],
     ])('%s', (_case, metadata, field) => {
       const error = refusal(metadata);
       expect(error.field).toBe(field);

@@ -21,9 +21,13 @@ function fieldRefused(options: unknown): InvalidFieldError {
 }
 
 describe('ToolsModule.forRoot options', () => {
-  it('defaults: no extra tools, no file tools (they need a folder), the clock', () => {
-    expect(resolveToolsModuleOptions(undefined)).toEqual({ tools: [], files: false, clock: true });
-    expect(resolveToolsModuleOptions({ builtins: {} })).toEqual({ tools: [], files: false, clock: true });
+  it('defaults: no extra tools, no file tools (they need a folder), the clock, user.ask', () => {
+    expect(resolveToolsModuleOptions(undefined)).toEqual({ tools: [], files: false, clock: true, user: true });
+    expect(resolveToolsModuleOptions({ builtins: {} })).toEqual({ tools: [], files: false, clock: true, user: true });
+  });
+
+  it('turns user.ask off', () => {
+    expect(resolveToolsModuleOptions({ builtins: { user: false } })).toEqual({ tools: [], files: false, clock: true, user: false });
   });
 
   it('applies the file size default of 1 MiB', () => {
@@ -31,6 +35,7 @@ describe('ToolsModule.forRoot options', () => {
       tools: [CustomTool],
       files: { workspaceDir: '/srv/ws', maxFileBytes: 1048576 },
       clock: false,
+      user: true,
     });
   });
 
@@ -40,6 +45,7 @@ describe('ToolsModule.forRoot options', () => {
     ['a class without @Tool', { tools: [CustomTool, class Plain {}] }, 'ToolsModule.forRoot.tools[1]'],
     ['a tool given as an instance', { tools: [new CustomTool()] }, 'ToolsModule.forRoot.tools[0]'],
     ['a clock flag that is not a boolean', { builtins: { clock: 'yes' } }, 'ToolsModule.forRoot.builtins.clock'],
+    ['a user flag that is not a boolean', { builtins: { user: 'no' } }, 'ToolsModule.forRoot.builtins.user'],
     ['files: true', { builtins: { files: true } }, 'ToolsModule.forRoot.builtins.files'],
     ['no workspace folder', { builtins: { files: {} } }, 'ToolsModule.forRoot.builtins.files.workspaceDir'],
     ['an empty workspace folder', { builtins: { files: { workspaceDir: ' ' } } }, 'ToolsModule.forRoot.builtins.files.workspaceDir'],

@@ -34,6 +34,12 @@ export interface BuiltinToolsOptions {
    * @default true
    */
   readonly clock?: boolean;
+  /**
+   * `user.ask` (READ_ONLY): asks the user a question; the run waits
+   * (`WAITING_FOR_INPUT`) until a person submits the answer.
+   * @default true
+   */
+  readonly user?: boolean;
 }
 
 /** {@link ToolsModuleOptions} checked, with every default applied. */
@@ -41,6 +47,7 @@ export interface ResolvedToolsModuleOptions {
   readonly tools: readonly Type<AgentTool>[];
   readonly files: Required<FilesToolOptions> | false;
   readonly clock: boolean;
+  readonly user: boolean;
 }
 
 const PREFIX = 'ToolsModule.forRoot';
@@ -67,17 +74,22 @@ export function resolveToolsModuleOptions(options: unknown): ResolvedToolsModule
   });
 
   const builtins = record(root['builtins'] ?? {}, `${PREFIX}.builtins`);
-  onlyKeys(builtins, `${PREFIX}.builtins`, ['files', 'clock']);
+  onlyKeys(builtins, `${PREFIX}.builtins`, ['files', 'clock', 'user']);
 
   const clock = builtins['clock'] ?? true;
   if (typeof clock !== 'boolean') {
     throw new InvalidFieldError(`${PREFIX}.builtins.clock`, 'must be a boolean');
+  }
+  const user = builtins['user'] ?? true;
+  if (typeof user !== 'boolean') {
+    throw new InvalidFieldError(`${PREFIX}.builtins.user`, 'must be a boolean');
   }
 
   return Object.freeze({
     tools: Object.freeze([...(tools as Type<AgentTool>[])]),
     files: resolveFiles(builtins['files'] ?? false),
     clock,
+    user,
   });
 }
 

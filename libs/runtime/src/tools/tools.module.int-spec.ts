@@ -12,6 +12,7 @@ import type { AgentTool, ToolContext } from './agent-tool';
 import { Tool } from './tool.decorator';
 import { ToolRegistry } from './tool-registry';
 import { ToolsModule } from './tools.module';
+import { UserInputRequired } from './user-input-required';
 
 /** A configuration object a tool reads; what it says about effects must not matter. */
 const TICKETS_CONFIG = Symbol('TicketsConfig');
@@ -102,13 +103,13 @@ describe('ToolsModule (Nest)', () => {
     expect(registered?.operationDeadlineSeconds).toBe(300);
     expect(registered?.dataClass).toBe('confidential');
     expect(registered?.tool).toBe(app?.get(CloseTicketTool));
-    expect(registry.names()).toEqual(['clock.now', 'tickets.close']);
+    expect(registry.names()).toEqual(['clock.now', 'tickets.close', 'user.ask']);
     await expect(registered?.tool.execute({ id: 'T-1' }, context)).resolves.toEqual({ closed: 'T-1' });
     expect(app?.get(CloseTicketTool).calls).toEqual(['T-1@key-1']);
   });
 
   it('provides the tool classes listed in the options', async () => {
-    const registry = await start([ToolsModule.forRoot({ tools: [SearchTicketsTool], builtins: { clock: false } })]);
+    const registry = await start([ToolsModule.forRoot({ tools: [SearchTicketsTool], builtins: { clock: false, user: false } })]);
     expect(registry.names()).toEqual(['tickets.search']);
     expect(registry.effectFor('tickets.search')).toBe('READ_ONLY');
     expect(registry.get('tickets.search')?.operationDeadlineSeconds).toBeNull();
@@ -122,6 +123,7 @@ describe('ToolsModule (Nest)', () => {
       'files.list': 'READ_ONLY',
       'files.read': 'READ_ONLY',
       'files.write': 'IDEMPOTENT_WRITE',
+      'user.ask': 'READ_ONLY',
     });
     expect(registry.get('files.write')?.operationDeadlineSeconds).toBe(60);
     const write = registry.get('files.write')?.tool;
@@ -138,10 +140,50 @@ describe('ToolsModule (Nest)', () => {
     expect(registry.describe(['files.read', 'tickets.close']).map((description) => description.name)).toEqual(['files.read', 'tickets.close']);
   });
 
-  it('offers no tools beyond the clock by default, and none when the clock is off too', async () => {
-    expect((await start([ToolsModule.forRoot()])).names()).toEqual(['clock.now']);
+  it('offers no tools beyond the clock and user.ask by default, and none when both are off', async () => {
+    expect((await start([ToolsModule.forRoot()])).names()).toEqual(['clock.now', 'user.ask']);
     await app?.close();
-    expect((await start([ToolsModule.forRoot({ builtins: { clock: false } })])).names()).toEqual([]);
+    expect((await start([ToolsModule.forRoot({ builtins: { clock: false } })])).names()).toEqual(['user.ask']);
+    await app?.close();
+    expect((await start([ToolsModule.forRoot({ builtins: { clock: false, user: false } })])).names()).toEqual([]);
+  });
+
+  describe('user.ask', () => {
+    it('is READ_ONLY, personal, without deadline nor a code-declared approval', async () => {
+      const registry = await start([ToolsModule.forRoot()]);
+      expect(registry.get('user.ask')).toMatchObject({ effect: 'READ_ONLY', dataClass: 'personal', operationDeadlineSeconds: null, requiresApproval: false });
+      expect(registry.describe(['user.ask'])).toEqual([
+        {
+          name: 'user.ask',
+          description: 'Asks the user a question and returns the answer they submit',
+          parameters: {
+            type: 'object',
+            properties: { question: { type: 'string', minLength: 1, maxLength: 2000 } },
+            required: ['question'],
+            additionalProperties: false,
+          },
+        },
+      ]);
+    });
+
+    it('asks (UserInputRequired) until input is submitted, then returns the question and the answer', async () => {
+      const registry = await start([ToolsModule.forRoot()]);
+      const tool = registry.get('user.ask')?.tool;
+      await expect(tool?.execute({ question: 'Which file?' }, context)).rejects.toEqual(new UserInputRequired('Which file?'));
+      await expect(tool?.execute({ question: 'Which file?' }, { ...context, userInput: 'notes.txt' })).resolves.toEqual({
+        question: 'Which file?',
+        answer: 'notes.txt',
+      });
+    });
+
+    it('refuses a question that is missing, empty or too long, as an error result', async () => {
+      const registry = await start([ToolsModule.forRoot()]);
+      expect(registry.validateArguments('user.ask', {})).toEqual({ ok: false, errors: ['arguments.question is required'] });
+      expect(registry.validateArguments('user.ask', { question: '' }).ok).toBe(false);
+      expect(registry.validateArguments('user.ask', { question: 'x'.repeat(2001) }).ok).toBe(false);
+      expect(registry.validateArguments('user.ask', { question: 'Which?', answer: 'x' }).ok).toBe(false);
+      expect(registry.validateArguments('user.ask', { question: 'x'.repeat(2000) })).toEqual({ ok: true, args: { question: 'x'.repeat(2000) } });
+    });
   });
 
   describe('clock.now', () => {

@@ -7,6 +7,7 @@ import { FilesListTool } from './builtin/files/files-list.tool';
 import { FilesReadTool } from './builtin/files/files-read.tool';
 import { FilesWriteTool } from './builtin/files/files-write.tool';
 import { Workspace } from './builtin/files/workspace';
+import { UserAskTool } from './builtin/user-ask.tool';
 import { ToolDiscovery } from './tool-discovery';
 import { ToolRegistry } from './tool-registry';
 import { resolveToolsModuleOptions } from './tools-module-options';
@@ -31,6 +32,9 @@ export class ToolsModule {
     const providers: Provider[] = [ToolRegistry, ToolDiscovery, ...resolved.tools];
     if (resolved.clock) {
       providers.push(ClockNowTool);
+    }
+    if (resolved.user) {
+      providers.push(UserAskTool);
     }
     const files = resolved.files;
     if (files !== false) {
