@@ -14,6 +14,9 @@ export const TICKET_AGENTS: readonly AgentDefinition[] = [
     description: 'Closes a ticket with a note.',
     instructions: 'Close the ticket you are given with a short note, then say so.',
     tools: ['tickets.close'],
+    // Closing a ticket is a write: pre-approved here (an operator's decision, recorded as ToolCallPreApproved
+    // in the run), so the example runs through. Without it the run would wait for a person's approval.
+    approvals: { preApproved: ['tickets.close'], onDenial: 'endRun' },
     maxIterations: 3,
     provider: {
       type: 'scripted',

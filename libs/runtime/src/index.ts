@@ -46,6 +46,7 @@ export * from './execution/queue-index';
 export * from './execution/reaper';
 export * from './execution/run-command-processor';
 export * from './execution/run-service';
+export * from './execution/approval-decision-not-stored.error';
 export * from './execution/run-streams';
 export * from './execution/runtime-metrics';
 export * from './execution/runtime-options';
@@ -63,6 +64,8 @@ export * from './bus/idempotency';
 export * from './bus/start-run.command';
 export * from './bus/cancel-run.command';
 export * from './bus/requeue-dead-lettered-run.command';
+export * from './bus/decide-run-approval.command';
+export * from './bus/submit-run-input.command';
 export * from './bus/get-run-state.query';
 export * from './bus/bus-handlers';
 // The read models' queries, answered on the QueryBus when the runtime keeps read models.

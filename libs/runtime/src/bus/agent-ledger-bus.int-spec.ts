@@ -99,6 +99,8 @@ const AGENTS: AgentDefinition[] = [
     name: 'shelver',
     instructions: 'Put the value on the shelf.',
     tools: ['shelf.put', 'shelf.count'],
+    // The host's operator pre-approves the write: no person is asked.
+    approvals: { preApproved: ['shelf.put'], onDenial: 'endRun' },
     maxIterations: 5,
     provider: { type: 'scripted', script: [{ toolCalls: [{ tool: 'shelf.put', arguments: { key: 'k1', value: 42 } }] }, { toolCalls: [{ tool: 'shelf.count', arguments: {} }] }, { final: 'shelved' }] },
   },

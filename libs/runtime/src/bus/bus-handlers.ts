@@ -4,7 +4,11 @@ import { RunNotFoundError } from '@agent-ledger/domain';
 import { RunService } from '../execution/run-service';
 import { CancelRun } from './cancel-run.command';
 import type { CancelRunResult } from './cancel-run.command';
+import { DecideRunApproval } from './decide-run-approval.command';
+import type { DecideRunApprovalResult } from './decide-run-approval.command';
 import { GetRunState } from './get-run-state.query';
+import { SubmitRunInput } from './submit-run-input.command';
+import type { SubmitRunInputResult } from './submit-run-input.command';
 import { RequeueDeadLetteredRun } from './requeue-dead-lettered-run.command';
 import type { RequeueDeadLetteredRunResult } from './requeue-dead-lettered-run.command';
 import type { RunStateAnswer } from './get-run-state.query';
@@ -56,6 +60,32 @@ export class RequeueDeadLetteredRunHandler extends ValidatedCommandHandler<Reque
   }
 }
 
+/** Handles {@link DecideRunApproval} (validated first). */
+@CommandHandler(DecideRunApproval)
+export class DecideRunApprovalHandler extends ValidatedCommandHandler<DecideRunApproval> implements ICommandHandler<DecideRunApproval> {
+  constructor(private readonly runs: RunService) {
+    super();
+  }
+
+  protected async handle({ runId, decision, decidedBy, reason, round }: DecideRunApproval): Promise<DecideRunApprovalResult> {
+    const state = await this.runs.decideApproval(runId, { decision, decidedBy, reason, round });
+    return { runId, status: state.status ?? 'QUEUED', run: runSummaryOf(runId, state), state };
+  }
+}
+
+/** Handles {@link SubmitRunInput} (validated first). */
+@CommandHandler(SubmitRunInput)
+export class SubmitRunInputHandler extends ValidatedCommandHandler<SubmitRunInput> implements ICommandHandler<SubmitRunInput> {
+  constructor(private readonly runs: RunService) {
+    super();
+  }
+
+  protected async handle({ runId, input, submittedBy }: SubmitRunInput): Promise<SubmitRunInputResult> {
+    const state = await this.runs.submitInput(runId, { input, submittedBy });
+    return { runId, status: state.status ?? 'QUEUED', run: runSummaryOf(runId, state), state };
+  }
+}
+
 /** Answers {@link GetRunState} (validated first) from the run's stream. */
 @QueryHandler(GetRunState)
 export class GetRunStateHandler extends ValidatedQueryHandler<GetRunState> implements IQueryHandler<GetRunState> {
@@ -71,4 +101,12 @@ export class GetRunStateHandler extends ValidatedQueryHandler<GetRunState> imple
 }
 
 /** The handlers of the public commands and queries, and what they need. */
-export const BUS_PROVIDERS = [BusRunStarter, StartRunHandler, CancelRunHandler, RequeueDeadLetteredRunHandler, GetRunStateHandler];
+export const BUS_PROVIDERS = [
+  BusRunStarter,
+  StartRunHandler,
+  CancelRunHandler,
+  RequeueDeadLetteredRunHandler,
+  DecideRunApprovalHandler,
+  SubmitRunInputHandler,
+  GetRunStateHandler,
+];

@@ -1,4 +1,4 @@
-import type { RunMode, RunState, RunStatus, TerminationReason } from '@agent-ledger/domain';
+import type { PendingApproval, PendingInput, RunMode, RunState, RunStatus, TerminationReason } from '@agent-ledger/domain';
 
 /**
  * A run at a glance, from its state as its own stream tells it: what the
@@ -22,6 +22,10 @@ export interface RunSummary {
   readonly inFlightStepId: string | null;
   /** The model's final answer, once given. */
   readonly answer: string | null;
+  /** What the run waits to have approved, while `WAITING_FOR_APPROVAL`. */
+  readonly pendingApproval: PendingApproval | null;
+  /** The input a tool asked for, while `WAITING_FOR_INPUT`. */
+  readonly pendingInput: PendingInput | null;
 }
 
 /** Summarises a run's state. */
@@ -47,5 +51,7 @@ export function runSummaryOf(runId: string, state: RunState): RunSummary {
     cancelRequestedBy: state.cancelRequestedBy,
     inFlightStepId: state.inFlightWrite?.stepId ?? null,
     answer,
+    pendingApproval: state.pendingApproval,
+    pendingInput: state.pendingInput,
   };
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { AuditCommand, AuditEvent, RecordAudit, RecordWriteResolution } from '@agent-ledger/domain';
+import type { AuditCommand, AuditEvent, RecordApprovalDecision, RecordAudit, RecordWriteResolution } from '@agent-ledger/domain';
 import { AUDIT_EVENT_SCHEMA_VERSIONS, auditDecider, foldEvents, isAuditEventType } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
 import { ExpectedRevision, WrongExpectedRevisionError } from '@agent-ledger/event-store';
@@ -31,15 +31,21 @@ export class AuditRecorder {
 
   /** @returns true when the audit event is stored (now, or already before). */
   record(entry: AuditEntry, now: number): Promise<boolean> {
-    return this.append(entry.runId, entry.stepId, (at) => ({ type: 'RecordAudit', data: entry, metadata: { now: at } }), now);
+    return this.append(entry.runId, `step ${entry.stepId}`, (at) => ({ type: 'RecordAudit', data: entry, metadata: { now: at } }), now);
   }
 
   /** Records an operator's statement about a write that was in flight. @returns whether it is stored. */
   recordWriteResolution(resolution: RecordWriteResolution['data'], now: number): Promise<boolean> {
-    return this.append(resolution.runId, resolution.stepId, (at) => ({ type: 'RecordWriteResolution', data: resolution, metadata: { now: at } }), now);
+    return this.append(resolution.runId, `the resolution of step ${resolution.stepId}`, (at) => ({ type: 'RecordWriteResolution', data: resolution, metadata: { now: at } }), now);
   }
 
-  private async append(runId: string, stepId: string, command: (now: number) => AuditCommand, now: number): Promise<boolean> {
+  /** Records a person's decision on calls waiting for approval. @returns whether it is stored. */
+  recordApprovalDecision(decision: RecordApprovalDecision['data'], now: number): Promise<boolean> {
+    const what = `approval decision of round ${decision.round}`;
+    return this.append(decision.runId, what, (at) => ({ type: 'RecordApprovalDecision', data: decision, metadata: { now: at } }), now);
+  }
+
+  private async append(runId: string, subject: string, command: (now: number) => AuditCommand, now: number): Promise<boolean> {
     const stream = auditStreamName(runId);
     try {
       for (let attempt = 0; ; attempt++) {
@@ -60,7 +66,7 @@ export class AuditRecorder {
       }
     } catch (error) {
       this.metrics.increment('auditAppendFailures');
-      this.logger.warn(`Audit event of step ${stepId} was not stored: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(`Audit event of ${subject} was not stored: ${error instanceof Error ? error.message : String(error)}`);
       return false;
     }
   }

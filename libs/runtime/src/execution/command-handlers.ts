@@ -1,7 +1,7 @@
 import type { ICommandHandler } from '@nestjs/cqrs';
 import { CommandHandler } from '@nestjs/cqrs';
 import { AuditRecorder } from './audit-recorder';
-import { DispatchRunCommand, RecordAuditCommand, RecordWriteResolutionCommand } from './commands';
+import { DispatchRunCommand, RecordApprovalDecisionCommand, RecordAuditCommand, RecordWriteResolutionCommand } from './commands';
 import type { RunCommandOutcome } from './run-command-processor';
 import { RunCommandProcessor } from './run-command-processor';
 
@@ -32,5 +32,15 @@ export class RecordWriteResolutionCommandHandler implements ICommandHandler<Reco
 
   execute({ resolution, now }: RecordWriteResolutionCommand): Promise<boolean> {
     return this.recorder.recordWriteResolution(resolution, now);
+  }
+}
+
+/** Records a person's approval decision in the audit trail; resolves to whether it persisted. */
+@CommandHandler(RecordApprovalDecisionCommand)
+export class RecordApprovalDecisionCommandHandler implements ICommandHandler<RecordApprovalDecisionCommand, boolean> {
+  constructor(private readonly recorder: AuditRecorder) {}
+
+  execute({ decision, now }: RecordApprovalDecisionCommand): Promise<boolean> {
+    return this.recorder.recordApprovalDecision(decision, now);
   }
 }

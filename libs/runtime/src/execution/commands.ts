@@ -1,5 +1,5 @@
 import { Command } from '@nestjs/cqrs';
-import type { RecordWriteResolution, RunCommand } from '@agent-ledger/domain';
+import type { RecordApprovalDecision, RecordWriteResolution, RunCommand } from '@agent-ledger/domain';
 import type { AuditEntry } from './audit-recorder';
 import type { CausationContext } from './domain-event-codec';
 import type { RunCommandOutcome, RunSnapshot } from './run-command-processor';
@@ -34,6 +34,16 @@ export class RecordAuditCommand extends Command<boolean> {
 export class RecordWriteResolutionCommand extends Command<boolean> {
   constructor(
     readonly resolution: RecordWriteResolution['data'],
+    readonly now: number,
+  ) {
+    super();
+  }
+}
+
+/** Records a person's decision on calls waiting for approval in the run's audit trail; resolves to whether it persisted. */
+export class RecordApprovalDecisionCommand extends Command<boolean> {
+  constructor(
+    readonly decision: RecordApprovalDecision['data'],
     readonly now: number,
   ) {
     super();

@@ -47,6 +47,8 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
         'ModelResponded',
         'StepStarted',
         'ToolExecuted',
+        // The test agent pre-approves its write (an operator's decision), recorded right before its fence.
+        'ToolCallPreApproved',
         'StepStarted',
         'ToolExecuted',
         'StepStarted',

@@ -11,7 +11,7 @@ import { AuditGapSaga } from '../saga/audit-gap-saga';
 import { AUDIT_GAP_SAGA_OPTIONS } from '../saga/audit-gap-saga.options';
 import { AgentToolsCheck } from './agent-tools-check';
 import { AuditRecorder } from './audit-recorder';
-import { DispatchRunCommandHandler, RecordAuditCommandHandler, RecordWriteResolutionCommandHandler } from './command-handlers';
+import { DispatchRunCommandHandler, RecordApprovalDecisionCommandHandler, RecordAuditCommandHandler, RecordWriteResolutionCommandHandler } from './command-handlers';
 import { AUDIT_EVENT_STORE, RUN_EVENT_STORE } from './event-store.tokens';
 import { QueueIndex } from './queue-index';
 import { Reaper } from './reaper';
@@ -72,6 +72,7 @@ export class ExecutionModule {
         DispatchRunCommandHandler,
         RecordAuditCommandHandler,
         RecordWriteResolutionCommandHandler,
+        RecordApprovalDecisionCommandHandler,
         SegmentRunner,
         QueueIndex,
         WorkerPool,

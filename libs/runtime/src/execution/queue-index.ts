@@ -11,13 +11,13 @@ import { RUN_EVENT_STORE } from './event-store.tokens';
 interface IndexedRun {
   readonly runId: string;
   mode: RunMode;
-  status: 'QUEUED' | 'RUNNING';
+  status: 'QUEUED' | 'RUNNING' | 'WAITING';
   notBefore: number;
   leaseExpiresAt: number | null;
 }
 
 /**
- * An in-memory index of queued and running runs, fed by a catch-up
+ * An in-memory index of queued, running and waiting runs, fed by a catch-up
  * subscription to the runs' events (so it also sees other processes'
  * appends). It only proposes: the claim and the reap are decided on the run's
  * stream, so a stale index costs a refused command, never a wrong write.
@@ -97,10 +97,10 @@ export class QueueIndex implements OnModuleDestroy {
   }
 
   /** How many unsettled runs the index knows in each state (for diagnostics). */
-  counts(): { queued: number; running: number } {
-    let queued = 0;
-    for (const run of this.runs.values()) if (run.status === 'QUEUED') queued++;
-    return { queued, running: this.runs.size - queued };
+  counts(): { queued: number; running: number; waiting: number } {
+    const counts = { queued: 0, running: 0, waiting: 0 };
+    for (const run of this.runs.values()) counts[run.status === 'QUEUED' ? 'queued' : run.status === 'RUNNING' ? 'running' : 'waiting']++;
+    return counts;
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -133,6 +133,23 @@ export class QueueIndex implements OnModuleDestroy {
         if (run === undefined) return;
         run.status = 'RUNNING';
         run.leaseExpiresAt = Number(data.leaseExpiresAt);
+        return;
+      case 'ApprovalRequested':
+      case 'InputRequested':
+        // Waiting for a person: neither claimable nor reapable (no lease).
+        if (run === undefined) return;
+        run.status = 'WAITING';
+        run.leaseExpiresAt = null;
+        return;
+      case 'ApprovalGranted':
+      case 'ApprovalDenied':
+      case 'InputSubmitted':
+        if (run === undefined) return;
+        run.status = 'QUEUED';
+        run.notBefore = Number(event.type === 'InputSubmitted' ? data.submittedAt : data.decidedAt);
+        // After a pause a worker resumes the run, whatever its mode (its interactive caller is gone).
+        run.mode = 'queued';
+        this.changes.notify();
         return;
       case 'CancelRequested':
         for (const listener of [...(this.cancelListeners.get(runId) ?? [])]) listener();

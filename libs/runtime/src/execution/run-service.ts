@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import type { InFlightWriteResolution, JsonValue, RunDecider, RunMode, RunState } from '@agent-ledger/domain';
-import { assertRunId, continuationOf, InvalidFieldError, MAX_ITERATIONS } from '@agent-ledger/domain';
+import type { DecideApproval, InFlightWriteResolution, JsonValue, RunDecider, RunMode, RunState } from '@agent-ledger/domain';
+import { assertRunId, canonicalJson, continuationOf, InvalidFieldError, MAX_ITERATIONS } from '@agent-ledger/domain';
+import { createHash } from 'node:crypto';
 import { AuditStatementNotStoredError } from './audit-statement-not-stored.error';
 import type { Clock } from '../clock/clock';
 import { CLOCK } from '../clock/clock';
 import type { AgentCatalog } from './agent-catalog';
 import { AGENT_CATALOG } from './agent-catalog';
-import { DispatchRunCommand, RecordWriteResolutionCommand } from './commands';
+import { ApprovalDecisionNotStoredError } from './approval-decision-not-stored.error';
+import { DispatchRunCommand, RecordApprovalDecisionCommand, RecordWriteResolutionCommand } from './commands';
 import { RUN_DECIDER } from './run-decider.token';
 import { QueueIndex } from './queue-index';
 import type { RunCommandOutcome } from './run-command-processor';
@@ -36,6 +38,23 @@ export interface RequeueRequest {
   readonly resolution?: InFlightWriteResolution;
 }
 
+/** A person's decision on the calls a run waits to have approved. */
+export interface ApprovalDecisionRequest {
+  readonly decision: 'approve' | 'deny';
+  /** Who decides (recorded, and in the audit trail). */
+  readonly decidedBy: string;
+  readonly reason?: string;
+  /** The round the person saw: a decision on another (later) request is refused. */
+  readonly round?: number;
+}
+
+/** Input a person submits to a run whose tool asked for it. */
+export interface InputSubmission {
+  readonly input: JsonValue;
+  /** Who submits (recorded). */
+  readonly submittedBy: string;
+}
+
 /** The result of an interactive run: the run as settled, and how its segment ended. */
 export interface InteractiveRunResult {
   readonly runId: string;
@@ -61,8 +80,9 @@ export class RunService {
 
   /**
    * Runs an agent interactively: records the request, claims it with a lease
-   * of this caller's own, executes it here, and returns it settled. A failure
-   * settles it `FAILED`; it is never retried.
+   * of this caller's own, executes it here, and returns it settled, or
+   * waiting for a person (approval or input: a worker resumes it after the
+   * decision). A failure settles it `FAILED`; it is never retried.
    */
   async runInteractive(request: RunRequest): Promise<InteractiveRunResult> {
     const runId = await this.request(request, 'interactive');
@@ -72,7 +92,7 @@ export class RunService {
       throw claim.decision.kind === 'rejected' ? claim.decision.error : new Error(`Run ${runId} could not be claimed`);
     }
     const segment = await this.segments.run(claim, { owner, attempt: claim.state.attempt });
-    const settled = segment.kind === 'settled' || segment.kind === 'requeued' ? segment.state : (await this.processor.load(runId)).state;
+    const settled = segment.kind === 'leaseLost' || segment.kind === 'abandoned' ? (await this.processor.load(runId)).state : segment.state;
     return { runId, state: settled, segment };
   }
 
@@ -154,6 +174,72 @@ export class RunService {
     if (outcome.decision.kind === 'rejected' && outcome.decision.error.code !== 'RUN_ALREADY_EXISTS') throw outcome.decision.error;
     this.index.changes.notify();
     return { continuationRunId, state: outcome.state };
+  }
+
+  /**
+   * A person approves or denies the calls a run waits for. The decision is
+   * stored in the run's audit trail first (its hash chain), and refused if it
+   * cannot be; then it takes effect on the run: approved, the run is queued
+   * again and a worker resumes it; denied, the calls never execute and the
+   * model is told, or the run ends `APPROVAL_DENIED`, as the agent says.
+   *
+   * @throws RunNotFoundError, RunAlreadySettledError, RunNotWaitingError (not waiting, or already decided), ApprovalRoundMismatchError, InvalidFieldError, ApprovalDecisionNotStoredError
+   */
+  async decideApproval(runId: string, request: ApprovalDecisionRequest): Promise<RunState> {
+    const snapshot = await this.processor.load(runId);
+    const command: DecideApproval = {
+      type: 'DecideApproval',
+      data: { runId, decision: request.decision, decidedBy: request.decidedBy, reason: request.reason, round: request.round },
+      metadata: { now: this.clock.now() },
+    };
+    // Decide before writing anything, so a refused decision leaves no statement in the audit trail.
+    const preview = this.decider.decide(command, snapshot.state);
+    if (preview.kind === 'rejected') throw preview.error;
+    const pending = snapshot.state.pendingApproval;
+    if (pending === null) throw new Error(`Run ${runId} was accepted for a decision without a pending approval`);
+    const stored = await this.commandBus.execute(
+      new RecordApprovalDecisionCommand(
+        {
+          runId,
+          round: pending.round,
+          decision: request.decision === 'approve' ? 'approved' : 'denied',
+          calls: pending.calls.map((call) => ({
+            stepId: call.stepId,
+            toolName: call.toolName,
+            effect: call.effect,
+            argumentsHash: createHash('sha256').update(canonicalJson(call.arguments)).digest('hex'),
+          })),
+          decidedBy: request.decidedBy,
+          reason: request.reason ?? null,
+        },
+        this.clock.now(),
+      ),
+    );
+    if (!stored) throw new ApprovalDecisionNotStoredError(runId, pending.round);
+    const outcome = await this.dispatch(new DispatchRunCommand(command, snapshot));
+    // A concurrent decision won the race after the preview: the audit trail then holds both statements, the run only the first.
+    if (outcome.decision.kind === 'rejected') throw outcome.decision.error;
+    this.index.changes.notify();
+    return outcome.state;
+  }
+
+  /**
+   * Submits the input a waiting run's tool asked for; the run is queued
+   * again and a worker resumes it, calling the tool with the input.
+   *
+   * @throws RunNotFoundError, RunAlreadySettledError, RunNotWaitingError, InvalidFieldError
+   */
+  async submitInput(runId: string, submission: InputSubmission): Promise<RunState> {
+    const outcome = await this.dispatch(
+      new DispatchRunCommand({
+        type: 'SubmitInput',
+        data: { runId, input: submission.input, submittedBy: submission.submittedBy },
+        metadata: { now: this.clock.now() },
+      }),
+    );
+    if (outcome.decision.kind === 'rejected') throw outcome.decision.error;
+    this.index.changes.notify();
+    return outcome.state;
   }
 
   /** The run as its stream tells it now. */

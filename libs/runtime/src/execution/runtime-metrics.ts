@@ -14,6 +14,10 @@ export const RUNTIME_COUNTERS = [
   'reaperRuns',
   'claimsLost',
   'auditGapsReported',
+  'approvalsRequested',
+  'approvalDecisions',
+  'inputsRequested',
+  'inputsSubmitted',
 ] as const;
 
 /** One of {@link RUNTIME_COUNTERS}. */

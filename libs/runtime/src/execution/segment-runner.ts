@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type {
+  ApprovalCallRequest,
   FailureInfo,
   JsonValue,
   ModelResponse,
@@ -11,10 +12,12 @@ import type {
   TerminationReason,
   ToolCallRequest,
 } from '@agent-ledger/domain';
-import { AuditPersistenceFailedException, classifyFailure, isWrite, stepIdFor } from '@agent-ledger/domain';
+import { AuditPersistenceFailedException, classifyFailure, isWrite, stepIdFor, ToolEffect } from '@agent-ledger/domain';
 import { isEventStoreError } from '@agent-ledger/event-store';
 import type { Clock } from '../clock/clock';
 import { CLOCK } from '../clock/clock';
+import { approvalsOf } from '../agents/agent-approvals';
+import { UserInputRequired } from '../tools/user-input-required';
 import type { AgentCatalog, CatalogAgent } from './agent-catalog';
 import { AGENT_CATALOG } from './agent-catalog';
 import { DispatchRunCommand, RecordAuditCommand } from './commands';
@@ -31,6 +34,8 @@ export type SegmentOutcome =
   | { readonly kind: 'settled'; readonly state: RunState }
   /** The run went back to the queue (a retryable failure). */
   | { readonly kind: 'requeued'; readonly state: RunState }
+  /** The run waits for a person (`WAITING_FOR_APPROVAL` or `WAITING_FOR_INPUT`); the segment gave up its lease. */
+  | { readonly kind: 'waiting'; readonly state: RunState }
   /** The segment lost its lease: it stopped without settling and recorded nothing more. */
   | { readonly kind: 'leaseLost' }
   /** The store failed and not even the failure could be recorded: the reaper will take the run back. */
@@ -69,6 +74,12 @@ class SegmentStop {
  * - After a tool call: `ToolExecuted`, then `AuditRecorded` on the audit
  *   stream. A write whose audit did not persist fails the run closed
  *   (`AUDIT_PERSISTENCE_FAILED`); for anything else the run goes on.
+ * - Before any call of a round executes, the calls that need a person's
+ *   approval (a write the agent does not pre-approve, or a tool whose code
+ *   asks for it) are recorded and the run waits (`WAITING_FOR_APPROVAL`),
+ *   giving up its lease; a pre-approved write records `ToolCallPreApproved`
+ *   right before its fence. A read-only tool may ask for input
+ *   (`UserInputRequired`): the run waits (`WAITING_FOR_INPUT`) the same way.
  * - A lost lease stops the segment at once: nothing more is recorded.
  */
 @Injectable()
@@ -151,6 +162,7 @@ class Segment {
       if (response.type === 'final') {
         return this.settleWith({ type: 'CompleteRun', data: { runId: this.runId, ...this.lease, finalAnswer: response.content }, metadata: this.now() });
       }
+      await this.awaitApprovals(agent, round, response.calls);
       for (const [callIndex, call] of response.calls.entries()) {
         await this.toolCall(agent, round, callIndex, call);
       }
@@ -191,6 +203,37 @@ class Segment {
     return response;
   }
 
+  /**
+   * Asks a person's approval for the round's calls that need it and were
+   * neither approved nor executed yet: the run waits, and this segment stops.
+   * A call that is not offered (or unknown) needs none: it is refused.
+   */
+  private async awaitApprovals(agent: CatalogAgent, round: number, calls: readonly ToolCallRequest[]): Promise<void> {
+    const needed: ApprovalCallRequest[] = [];
+    for (const [callIndex, call] of calls.entries()) {
+      const stepId = stepIdFor({ runId: this.runId, round, callIndex });
+      if (this.state.steps.has(stepId) || this.state.approvals.has(stepId)) continue;
+      const requirement = this.approvalRequirement(agent, call.toolName);
+      if (requirement !== null) needed.push({ callIndex, effect: this.runner.context.tools.get(call.toolName)?.effect ?? ToolEffect.NON_IDEMPOTENT_WRITE, requirement });
+    }
+    if (needed.length === 0) return;
+    this.runner.context.metrics.increment('approvalsRequested');
+    await this.send({
+      type: 'RequestApproval',
+      data: { runId: this.runId, ...this.lease, round, calls: needed, onDenial: approvalsOf(agent.definition).onDenial },
+      metadata: this.now(),
+    });
+  }
+
+  /** Why a call of this tool needs a person's approval; null when it needs none (or is refused). */
+  private approvalRequirement(agent: CatalogAgent, toolName: string): 'write' | 'tool' | null {
+    const registered = this.runner.context.tools.get(toolName);
+    if (registered === undefined || !agent.definition.tools.includes(toolName)) return null;
+    if (registered.requiresApproval) return 'tool';
+    if (isWrite(registered.effect) && !approvalsOf(agent.definition).preApproved.includes(toolName)) return 'write';
+    return null;
+  }
+
   /** A tool call: reused if recorded (its audit ensured), else fenced, executed, recorded and audited. */
   private async toolCall(agent: CatalogAgent, round: number, callIndex: number, call: ToolCallRequest): Promise<void> {
     const stepId = stepIdFor({ runId: this.runId, round, callIndex });
@@ -203,6 +246,15 @@ class Segment {
     const offered = agent.definition.tools.includes(call.toolName);
     const registered = tools.get(call.toolName);
     const effect = registered?.effect ?? tools.effectFor(call.toolName);
+    const refused = !offered || registered === undefined;
+    if (!refused && isWrite(effect) && !this.state.approvals.has(stepId)) {
+      // Reached only for a write the agent pre-approves: a person's approval was asked for before this round's calls.
+      await this.send({
+        type: 'RecordPreApproval',
+        data: { runId: this.runId, ...this.lease, round, callIndex, toolName: call.toolName, effect, agent: agent.definition.name },
+        metadata: this.now(),
+      });
+    }
     await this.send({
       type: 'StartStep',
       data: {
@@ -210,7 +262,7 @@ class Segment {
         ...this.lease,
         round,
         callIndex,
-        tool: { name: call.toolName, effect, operationDeadlineSeconds: registered?.operationDeadlineSeconds ?? undefined },
+        tool: { name: call.toolName, effect, operationDeadlineSeconds: registered?.operationDeadlineSeconds ?? undefined, ...(refused ? { refused: true } : {}) },
       },
       metadata: this.now(),
     });
@@ -218,7 +270,7 @@ class Segment {
 
     let outcome: { outcome: 'succeeded'; result: JsonValue } | { outcome: 'failed'; error: FailureInfo };
     const check = tools.validateArguments(call.toolName, call.arguments);
-    if (!offered || registered === undefined) {
+    if (refused) {
       outcome = { outcome: 'failed', error: { failureClass: 'clientError', code: 'TOOL_NOT_OFFERED', message: `Tool "${call.toolName}" is not offered to agent "${agent.definition.name}"` } };
     } else if (!check.ok) {
       outcome = { outcome: 'failed', error: { failureClass: 'clientError', code: 'INVALID_ARGUMENTS', message: check.errors.join('; ') } };
@@ -227,15 +279,21 @@ class Segment {
       const deadline = registered.operationDeadlineSeconds;
       const signal = deadline === null ? this.controller.signal : AbortSignal.any([this.controller.signal, AbortSignal.timeout(deadline * 1000)]);
       try {
+        const userInput = this.state.inputs.get(stepId);
         const result = await registered.tool.execute(check.args, {
           runId: this.runId,
           stepId,
           idempotencyKey: step.idempotencyKey ?? '',
           attempt: this.lease.attempt,
           signal,
+          ...(userInput === undefined ? {} : { userInput }),
         });
         outcome = { outcome: 'succeeded', result: result ?? null };
       } catch (error) {
+        if (error instanceof UserInputRequired && effect === ToolEffect.READ_ONLY) {
+          this.runner.context.metrics.increment('inputsRequested');
+          await this.send({ type: 'RequestInput', data: { runId: this.runId, ...this.lease, round, callIndex, prompt: error.prompt }, metadata: this.now() });
+        }
         outcome = { outcome: 'failed', error: describeFailure(error) };
       }
     }
@@ -288,8 +346,8 @@ class Segment {
 
   /**
    * Sends a command under the segment's lease. Stops the segment when the
-   * lease is lost or the answer settled or requeued the run (a cancel noticed
-   * at this boundary, say). A refused command is a bug here: it is thrown.
+   * lease is lost or the answer settled, requeued or paused the run (a cancel
+   * noticed at this boundary, say). A refused command is a bug here: it is thrown.
    */
   private async send(command: RunCommand): Promise<void> {
     const outcome = await this.runner.dispatch(command, this.snapshot);
@@ -305,6 +363,7 @@ class Segment {
     const status = this.state.status;
     if (this.state.settlement !== null) throw new SegmentStop({ kind: 'settled', state: this.state });
     if (status === 'QUEUED') throw new SegmentStop({ kind: 'requeued', state: this.state });
+    if (status === 'WAITING_FOR_APPROVAL' || status === 'WAITING_FOR_INPUT') throw new SegmentStop({ kind: 'waiting', state: this.state });
   }
 
   /** An error nobody expected (a store failure, a refused command): report it if the store lets us. */

@@ -1,11 +1,12 @@
 import type { StepTool } from '@agent-ledger/domain';
+import { isWrite } from '@agent-ledger/domain';
 import type { RuntimeHarness } from './runtime-harness';
 
 /**
  * Writes, through the real command processor, the history a segment leaves
  * when its process dies between `ToolExecuted` and `AuditRecorded` of a
  * write: the run is claimed, its model asked for the tool, the write was
- * fenced and executed and its result recorded, and no audit follows.
+ * pre-approved, fenced and executed and its result recorded, and no audit follows.
  *
  * @returns the run id and the write's step id.
  */
@@ -27,6 +28,10 @@ export async function writeExecutedWithoutAudit(
     },
     outcome,
   );
+  if (isWrite(options.tool.effect)) {
+    const preApproval = { runId, ...lease, round: 0, callIndex: 0, toolName: options.tool.name, effect: options.tool.effect, agent: options.agent };
+    outcome = await rt.processor.process({ type: 'RecordPreApproval', data: preApproval, metadata: now() }, outcome);
+  }
   outcome = await rt.processor.process({ type: 'StartStep', data: { runId, ...lease, round: 0, callIndex: 0, tool: options.tool }, metadata: now() }, outcome);
   outcome = await rt.processor.process(
     { type: 'RecordToolExecution', data: { runId, ...lease, round: 0, callIndex: 0, outcome: 'succeeded', result: { ok: true } }, metadata: now() },

@@ -14,6 +14,8 @@ import type { ModelProvider } from '../models/model-provider';
 import { ScriptedModelProvider } from '../models/scripted/scripted-model-provider';
 import type { AgentTool, ToolContext } from '../tools/agent-tool';
 import { Tool } from '../tools/tool.decorator';
+import { UserInputRequired } from '../tools/user-input-required';
+import type { AgentApprovals } from '../agents/agent-approvals';
 import { ToolRegistry } from '../tools/tool-registry';
 import { agentCatalogOf } from '../execution/agent-catalog';
 import { ExecutionModule } from '../execution/execution.module';
@@ -102,7 +104,11 @@ export class ToolBehaviour {
 
 const argumentsSchema = { type: 'object', properties: { value: { type: 'string' } }, additionalProperties: false };
 
-/** Builds the three test tools (one per effect class) over one behaviour. */
+/**
+ * Builds the test tools over one behaviour: one per effect class
+ * (`test.read`, `test.put`, `test.append`), `test.ask` (asks the user for
+ * input) and `test.guarded` (its code requires approval).
+ */
 export function testTools(behaviour: ToolBehaviour): AgentTool[] {
   @Tool({ name: 'test.read', description: 'Reads (READ_ONLY).', parameters: argumentsSchema })
   class ReadTool implements AgentTool {
@@ -128,10 +134,26 @@ export function testTools(behaviour: ToolBehaviour): AgentTool[] {
       return behaviour.run('test.append', context, { appended: args.value ?? null });
     }
   }
-  return [new ReadTool(), new PutTool(), new AppendTool()];
+  @Tool({ name: 'test.ask', description: 'Asks the user (READ_ONLY): the run waits for input.', parameters: argumentsSchema })
+  class AskTool implements AgentTool {
+    async execute(args: JsonObject, context: ToolContext) {
+      if (context.userInput === undefined) {
+        behaviour.executions.push({ tool: 'test.ask', runId: context.runId, stepId: context.stepId, idempotencyKey: context.idempotencyKey, attempt: context.attempt });
+        throw new UserInputRequired(typeof args.value === 'string' ? args.value : 'Your answer?');
+      }
+      return behaviour.run('test.ask', context, { answer: context.userInput });
+    }
+  }
+  @Tool({ name: 'test.guarded', description: 'Reads, but its code asks approval for every call (READ_ONLY).', parameters: argumentsSchema, requiresApproval: true })
+  class GuardedTool implements AgentTool {
+    execute(args: JsonObject, context: ToolContext) {
+      return behaviour.run('test.guarded', context, { guarded: args.value ?? null });
+    }
+  }
+  return [new ReadTool(), new PutTool(), new AppendTool(), new AskTool(), new GuardedTool()];
 }
 
-/** A scripted agent offering the three test tools. */
+/** A scripted agent offering the test tools (by default the three of each effect class). */
 export interface TestAgent {
   readonly name: string;
   readonly script: readonly ScriptedRound[];
@@ -139,6 +161,13 @@ export interface TestAgent {
   readonly maxIterations?: number;
   /** A provider to use instead of the scripted one (e.g. one that fails). */
   readonly provider?: ModelProvider;
+  /**
+   * The agent's approvals. Unlike a configured agent's default (nothing
+   * pre-approved), a test agent pre-approves all its tools unless it says
+   * otherwise, so that tests about other things run their writes at once.
+   * @default { preApproved: its tools, onDenial: 'endRun' }
+   */
+  readonly approvals?: Partial<AgentApprovals>;
 }
 
 /** Options of {@link startRuntime}. */
@@ -201,6 +230,10 @@ export async function startRuntime(options: RuntimeHarnessOptions): Promise<Runt
         provider: { type: 'scripted', script: agent.script },
         tools: agent.tools ?? ['test.read', 'test.put', 'test.append'],
         maxIterations: agent.maxIterations ?? 20,
+        approvals: {
+          preApproved: agent.approvals?.preApproved ?? agent.tools ?? ['test.read', 'test.put', 'test.append'],
+          onDenial: agent.approvals?.onDenial ?? 'endRun',
+        },
       },
       provider: agent.provider ?? new ScriptedModelProvider(agent.script),
     })),

@@ -1,0 +1,70 @@
+import { Command } from '@nestjs/cqrs';
+import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import type { RunState, RunStatus } from '@agent-ledger/domain';
+import { MAX_ITERATIONS } from '@agent-ledger/domain';
+import { assignFields, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
+import type { RunSummary } from './run-summary';
+
+/** The two decisions on calls that wait for approval. */
+export const APPROVAL_DECISIONS = ['approve', 'deny'] as const;
+
+/** The fields of {@link DecideRunApproval}. */
+export interface DecideRunApprovalFields {
+  readonly runId: string;
+  /** `approve`: the calls execute (a worker resumes the run); `deny`: they never do. */
+  readonly decision: (typeof APPROVAL_DECISIONS)[number];
+  /** Who decides, for the record and the audit trail: 1 to 128 characters. */
+  readonly decidedBy: string;
+  /** Why, for the record: 1 to 500 characters. */
+  readonly reason?: string;
+  /** The round whose request the person saw (0 to 19): a decision on another request is refused. */
+  readonly round?: number;
+}
+
+/** What {@link DecideRunApproval} resolves to: the run after the decision. */
+export interface DecideRunApprovalResult {
+  readonly runId: string;
+  /** `QUEUED` once approved (or denied with `tellModel`), `FAILED` when a denial ended it. */
+  readonly status: RunStatus;
+  readonly run: RunSummary;
+  readonly state: RunState;
+}
+
+/**
+ * A person approves or denies the calls a run waits for
+ * (`WAITING_FOR_APPROVAL`). The decision is stored in the run's audit trail
+ * first; then an approval queues the run for a worker, and a denial tells
+ * the model or ends the run `APPROVAL_DENIED`, as the agent's configuration says.
+ *
+ * @throws MessageValidationError for a field that breaks its rule
+ * @throws RunNotFoundError, RunAlreadySettledError, RunNotWaitingError (not waiting, or decided already), ApprovalRoundMismatchError, ApprovalDecisionNotStoredError
+ */
+export class DecideRunApproval extends Command<DecideRunApprovalResult> implements DecideRunApprovalFields {
+  @Matches(RUN_ID_RULE, { message: RUN_ID_RULE_MESSAGE })
+  @IsString()
+  readonly runId!: string;
+
+  @IsIn(APPROVAL_DECISIONS)
+  readonly decision!: (typeof APPROVAL_DECISIONS)[number];
+
+  @Length(1, 128)
+  @IsString()
+  readonly decidedBy!: string;
+
+  @IsOptional()
+  @Length(1, 500)
+  @IsString()
+  readonly reason?: string;
+
+  @IsOptional()
+  @Min(0)
+  @Max(MAX_ITERATIONS - 1)
+  @IsInt()
+  readonly round?: number;
+
+  /** Any other own field of `fields` is refused on the bus (`unknownField`). */
+  constructor(fields: DecideRunApprovalFields) {
+    super();
+    assignFields(this, fields);
+  }
+}

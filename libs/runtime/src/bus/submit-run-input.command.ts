@@ -1,0 +1,49 @@
+import { Command } from '@nestjs/cqrs';
+import { IsString, Length, Matches } from 'class-validator';
+import type { JsonValue, RunState, RunStatus } from '@agent-ledger/domain';
+import { assignFields, IsJsonValue, IsPresent, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
+import type { RunSummary } from './run-summary';
+
+/** The fields of {@link SubmitRunInput}. */
+export interface SubmitRunInputFields {
+  readonly runId: string;
+  /** The answer, any JSON value: the tool that asked is called again with it (`context.userInput`). */
+  readonly input: JsonValue;
+  /** Who submits, for the record: 1 to 128 characters. */
+  readonly submittedBy: string;
+}
+
+/** What {@link SubmitRunInput} resolves to: the run, queued again. */
+export interface SubmitRunInputResult {
+  readonly runId: string;
+  readonly status: RunStatus;
+  readonly run: RunSummary;
+  readonly state: RunState;
+}
+
+/**
+ * Submits the input a waiting run's tool asked for (`WAITING_FOR_INPUT`);
+ * the run is queued again and a worker resumes it.
+ *
+ * @throws MessageValidationError for a field that breaks its rule
+ * @throws RunNotFoundError, RunAlreadySettledError, RunNotWaitingError
+ */
+export class SubmitRunInput extends Command<SubmitRunInputResult> implements SubmitRunInputFields {
+  @Matches(RUN_ID_RULE, { message: RUN_ID_RULE_MESSAGE })
+  @IsString()
+  readonly runId!: string;
+
+  @IsJsonValue()
+  @IsPresent()
+  readonly input!: JsonValue;
+
+  @Length(1, 128)
+  @IsString()
+  readonly submittedBy!: string;
+
+  /** Any other own field of `fields` is refused on the bus (`unknownField`). */
+  constructor(fields: SubmitRunInputFields) {
+    super();
+    assignFields(this, fields);
+  }
+}
