@@ -15,9 +15,7 @@ export const RUNTIME_COUNTERS = [
   'claimsLost',
   'auditGapsReported',
   'approvalsRequested',
-  'approvalDecisions',
   'inputsRequested',
-  'inputsSubmitted',
 ] as const;
 
 /** One of {@link RUNTIME_COUNTERS}. */
