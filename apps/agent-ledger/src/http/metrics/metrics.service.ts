@@ -23,6 +23,8 @@ const RUNTIME_COUNTER_HELP: Readonly<Record<RuntimeCounter, string>> = {
   reaperRuns: 'Reaper passes, in this process',
   claimsLost: 'Claims lost to another worker, in this process',
   auditGapsReported: 'Audit gaps reported by the audit-gap saga, in this process',
+  approvalsRequested: "Rounds that paused their run for a person's approval, in this process",
+  inputsRequested: 'Tool calls that paused their run for input, in this process',
 };
 
 function snake(name: string): string {
