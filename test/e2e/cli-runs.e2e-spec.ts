@@ -13,16 +13,18 @@ import { eventually, request, settledRun, startHoldingModelServer, startHttpServ
 
 jest.setTimeout(120_000);
 
-/** The events of the `writer` agent's run (files.write, then files.append, then the answer), in order. */
+/** The events of the `writer` agent's run (files.write, then files.append, both pre-approved, then the answer), in order. */
 const WRITER_EVENTS = [
   'RunRequested',
   'RunClaimed',
   'StepStarted',
   'ModelResponded',
+  'ToolCallPreApproved',
   'StepStarted',
   'ToolExecuted',
   'StepStarted',
   'ModelResponded',
+  'ToolCallPreApproved',
   'StepStarted',
   'ToolExecuted',
   'StepStarted',

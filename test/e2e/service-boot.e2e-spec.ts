@@ -51,7 +51,7 @@ describe('the service (e2e)', () => {
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     expect(await waitForHealth(port, child, () => output)).toEqual({ status: 'ok' });
-    expect(output).toContain('agents: file-clerk, time-teller');
+    expect(output).toContain('agents: file-clerk, time-teller, ticket-asker');
     expect(existsSync(join(dir, 'agent-ledger.sqlite'))).toBe(true);
     const exited = new Promise<number | null>((resolve) => child?.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');

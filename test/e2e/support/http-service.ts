@@ -270,6 +270,7 @@ export function testAgentsYaml(modelBaseUrl: string): string {
   - name: writer
     instructions: Write a report and log it.
     tools: [files.write, files.append]
+    approvals: { preApproved: [files.write, files.append] }
     maxIterations: 4
     provider:
       type: scripted
@@ -284,6 +285,7 @@ export function testAgentsYaml(modelBaseUrl: string): string {
   - name: idem-writer
     instructions: Log once.
     tools: [files.append]
+    approvals: { preApproved: [files.append] }
     maxIterations: 3
     provider:
       type: scripted
