@@ -25,6 +25,12 @@ describe('README: a quick tour of the domain', () => {
       data: { runId: 'r1', ...lease, round: 0, response: { type: 'toolCalls', calls: [{ toolName: 'files.append', arguments: {} }] } },
       metadata: { now },
     });
+    // A write starts only once approved: here the agent's configuration pre-approves it (a person could, too).
+    send({
+      type: 'RecordPreApproval',
+      data: { runId: 'r1', ...lease, round: 0, callIndex: 0, toolName: 'files.append', effect: ToolEffect.NON_IDEMPOTENT_WRITE, agent: 'demo' },
+      metadata: { now },
+    });
     send({
       type: 'StartStep',
       data: { runId: 'r1', ...lease, round: 0, callIndex: 0, tool: { name: 'files.append', effect: ToolEffect.NON_IDEMPOTENT_WRITE } },
@@ -33,7 +39,7 @@ describe('README: a quick tour of the domain', () => {
     const reaped = send({ type: 'ReapRun', data: { runId: 'r1', reaper: 'reaper:host:7' }, metadata: { now: now + 901_000 } });
 
     expect(reaped).toMatchObject({ kind: 'accepted', events: [{ type: 'RunFailed', data: { reason: 'WRITE_INTERRUPTED', deadLettered: true } }] });
-    expect(events.map((e) => e.type)).toEqual(['RunRequested', 'RunClaimed', 'StepStarted', 'ModelResponded', 'StepStarted', 'RunFailed']);
+    expect(events.map((e) => e.type)).toEqual(['RunRequested', 'RunClaimed', 'StepStarted', 'ModelResponded', 'ToolCallPreApproved', 'StepStarted', 'RunFailed']);
     const stale = send({ type: 'RenewLease', data: { runId: 'r1', ...lease }, metadata: { now: now + 902_000 } });
     expect(stale.kind).toBe('leaseLost');
   });

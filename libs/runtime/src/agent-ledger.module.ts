@@ -157,7 +157,7 @@ export class AgentLedgerModule {
       optionsModule,
       DEFERRED_EXECUTION_PROVIDERS,
     );
-    const imports: NonNullable<ModuleMetadata['imports']> = [optionsModule, ToolsModule.forRoot({ builtins: { clock: false } }), execution];
+    const imports: NonNullable<ModuleMetadata['imports']> = [optionsModule, ToolsModule.forRoot({ builtins: { clock: false, user: false } }), execution];
     if (withReadModels) {
       imports.push(
         deferProviders<AgentLedgerModuleOptions>(

@@ -3,6 +3,7 @@ import { systemClock } from '../clock/clock';
 import type { Clock } from '../clock/clock';
 import type { AgentTool } from '../tools/agent-tool';
 import { ClockNowTool } from '../tools/builtin/clock-now.tool';
+import { UserAskTool } from '../tools/builtin/user-ask.tool';
 import { FilesAppendTool } from '../tools/builtin/files/files-append.tool';
 import { FilesListTool } from '../tools/builtin/files/files-list.tool';
 import { FilesReadTool } from '../tools/builtin/files/files-read.tool';
@@ -32,6 +33,7 @@ export async function registerConfiguredTools(
   const resolved = resolveToolsModuleOptions(options ?? {});
   const tools: (AgentTool & object)[] = [];
   if (resolved.clock) tools.push(new ClockNowTool(clock ?? systemClock));
+  if (resolved.user) tools.push(new UserAskTool());
   if (resolved.files !== false) {
     const workspace = await Workspace.open(resolved.files, 'AgentLedgerModule.forRootAsync.tools.builtins.files.workspaceDir');
     tools.push(new FilesReadTool(workspace), new FilesListTool(workspace), new FilesWriteTool(workspace), new FilesAppendTool(workspace));
