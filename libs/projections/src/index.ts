@@ -1,7 +1,7 @@
 /**
- * The read models of agent-ledger (run status, steps, audit review), fed by
- * checkpointed subscriptions of the event stores, stored in their own SQLite
- * file, rebuildable from the event history.
+ * The read models of agent-ledger (run status, steps, audit review,
+ * approvals), fed by checkpointed subscriptions of the event stores, stored
+ * in their own SQLite file, rebuildable from the event history.
  */
 export * from './errors';
 export * from './core/projection-name';
@@ -16,6 +16,8 @@ export * from './steps/step-row';
 export * from './steps/steps.projection';
 export * from './audit-review/audit-review-rows';
 export * from './audit-review/audit-review.projection';
+export * from './approvals/approval-rows';
+export * from './approvals/approvals.projection';
 export * from './store/checkpoint';
 export * from './store/projection-store-options';
 export * from './store/projection-store';
@@ -27,6 +29,7 @@ export * from './rebuild/rebuild-progress';
 export * from './rebuild/projection-rebuilder';
 export * from './queries/run-list-query';
 export * from './queries/audit-review-report';
+export * from './queries/approval-list-query';
 export * from './queries/projection-status';
 export * from './queries/projection-queries';
 export * from './nest/projections-module-options';
@@ -34,5 +37,6 @@ export * from './nest/projection-runner-pool';
 export * from './nest/projections.module';
 export * from './bus/run-list-filter';
 export * from './bus/audit-review-filter';
+export * from './bus/approval-list-filter';
 export * from './bus/read-model-queries';
 export * from './bus/read-model-query-handlers';

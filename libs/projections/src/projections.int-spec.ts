@@ -181,6 +181,8 @@ describe('projections of a real mixed workload (embedded stores, run and audit a
         runsFailedAuditMissing: 1,
         runsWriteInterrupted: 1,
         interruptedWrites: 2,
+        approvalsGranted: 0,
+        approvalsDenied: 0,
       });
       expect(review.writes.map((x) => x.runId).sort()).toEqual([w.auditMissing, w.completed, w.failedClosed, w.reapedMidWrite, w.retriedAfterReap].sort());
       expect(review.writesWithoutAudit.map((x) => [x.runId, x.effect, x.failedRunReason, x.gapRunAlreadySettled])).toEqual([
@@ -204,7 +206,7 @@ describe('projections of a real mixed workload (embedded stores, run and audit a
     it('keeps one checkpoint per projection and source, at the head', async () => {
       const status = await queries.projectionStatus();
       expect(status.map((s) => `${s.projection}@${s.source}`).sort()).toEqual(
-        ['auditReview@audit', 'auditReview@runs', 'runStatus@audit', 'runStatus@runs', 'steps@audit', 'steps@runs'].sort(),
+        ['approvals@audit', 'approvals@runs', 'auditReview@audit', 'auditReview@runs', 'runStatus@audit', 'runStatus@runs', 'steps@audit', 'steps@runs'].sort(),
       );
       expect(status.every((s) => s.caughtUp === true && s.rebuilding === false)).toBe(true);
       const runs = await allEvents(sources[0] as ProjectionSource);
@@ -242,7 +244,7 @@ describe('projections of a real mixed workload (embedded stores, run and audit a
       expect(model(store)).toEqual(before);
       expect(checkpoints(store)).toEqual(checkpointsBefore);
       const total = (await allEvents(sources[0] as ProjectionSource)).length + (await allEvents(sources[1] as ProjectionSource)).length;
-      expect(result).toMatchObject({ projections: ['runStatus', 'steps', 'auditReview'], eventsDone: total });
+      expect(result).toMatchObject({ projections: ['runStatus', 'steps', 'auditReview', 'approvals'], eventsDone: total });
       expect(progress[0]).toMatchObject({ phase: 'started', eventsDone: 0 });
       expect(progress.at(-1)).toMatchObject({ phase: 'swapped', eventsDone: total, fractionDone: 1, etaMs: 0 });
       const replaying = progress.filter((p) => p.phase === 'replaying');

@@ -126,3 +126,36 @@ export const AUDIT_INTERRUPTIONS_TABLE: TableSpec<AuditInterruptionRow> = {
   },
   indexes: [['runId']],
 };
+
+/**
+ * A person's decision on the calls a run waited to have approved, as its
+ * audit record states it (`ApprovalDecisionRecorded`; table
+ * `audit_approval_decisions`).
+ */
+export type AuditApprovalDecisionRow = {
+  /** `<runId>@<sequence of the audit record>`. */
+  readonly decisionId: string;
+  readonly runId: string;
+  readonly round: number;
+  readonly decision: 'approved' | 'denied';
+  /** How many calls the decision covered. */
+  readonly calls: number;
+  readonly decidedBy: string;
+  readonly recordedAt: number;
+};
+
+/** The approval decisions table. */
+export const AUDIT_APPROVAL_DECISIONS_TABLE: TableSpec<AuditApprovalDecisionRow> = {
+  name: 'audit_approval_decisions',
+  key: 'decisionId',
+  columns: {
+    decisionId: ColumnType.TEXT,
+    runId: ColumnType.TEXT,
+    round: ColumnType.INTEGER,
+    decision: ColumnType.TEXT,
+    calls: ColumnType.INTEGER,
+    decidedBy: ColumnType.TEXT,
+    recordedAt: ColumnType.INTEGER,
+  },
+  indexes: [['runId']],
+};

@@ -3,19 +3,20 @@ import { isWrite } from '@agent-ledger/domain';
 import type { ProjectionDefinition } from '../core/projection-definition';
 import type { ProjectedEvent } from '../core/projected-event';
 import { ProjectionName } from '../core/projection-name';
-import type { AuditInterruptionRow, AuditRunRow, AuditWriteRow } from './audit-review-rows';
-import { AUDIT_INTERRUPTIONS_TABLE, AUDIT_RUNS_TABLE, AUDIT_WRITES_TABLE } from './audit-review-rows';
+import type { AuditApprovalDecisionRow, AuditInterruptionRow, AuditRunRow, AuditWriteRow } from './audit-review-rows';
+import { AUDIT_APPROVAL_DECISIONS_TABLE, AUDIT_INTERRUPTIONS_TABLE, AUDIT_RUNS_TABLE, AUDIT_WRITES_TABLE } from './audit-review-rows';
 
 /**
  * The audit-review read model: every write with its audit state
  * (`audit_writes`), how runs ended (`audit_runs`) and writes interrupted in
- * flight (`audit_interruptions`). Whether a run failed because of a write is
+ * flight (`audit_interruptions`), and people's approval decisions
+ * (`audit_approval_decisions`). Whether a run failed because of a write is
  * derived when queried, from rows that do not depend on the order in which
  * the run store and the audit store were projected.
  */
 export const auditReviewProjection: ProjectionDefinition = {
   name: ProjectionName.AUDIT_REVIEW,
-  tables: [AUDIT_WRITES_TABLE, AUDIT_RUNS_TABLE, AUDIT_INTERRUPTIONS_TABLE],
+  tables: [AUDIT_WRITES_TABLE, AUDIT_RUNS_TABLE, AUDIT_INTERRUPTIONS_TABLE, AUDIT_APPROVAL_DECISIONS_TABLE],
   apply(event, rows) {
     for (const change of auditReviewChanges(event, (stepId) => rows.get(AUDIT_WRITES_TABLE, stepId))) {
       switch (change.table) {
@@ -28,6 +29,9 @@ export const auditReviewProjection: ProjectionDefinition = {
         case 'audit_interruptions':
           rows.put(AUDIT_INTERRUPTIONS_TABLE, change.row);
           break;
+        case 'audit_approval_decisions':
+          rows.put(AUDIT_APPROVAL_DECISIONS_TABLE, change.row);
+          break;
       }
     }
   },
@@ -37,7 +41,8 @@ export const auditReviewProjection: ProjectionDefinition = {
 export type AuditReviewChange =
   | { readonly table: 'audit_writes'; readonly row: AuditWriteRow }
   | { readonly table: 'audit_runs'; readonly row: AuditRunRow }
-  | { readonly table: 'audit_interruptions'; readonly row: AuditInterruptionRow };
+  | { readonly table: 'audit_interruptions'; readonly row: AuditInterruptionRow }
+  | { readonly table: 'audit_approval_decisions'; readonly row: AuditApprovalDecisionRow };
 
 /**
  * The pure mapping of the audit review: the rows to upsert for `event`,
@@ -136,6 +141,15 @@ export function auditReviewChanges(event: ProjectedEvent, writeOf: (stepId: stri
           inFlightStepId: d.inFlightWrite?.stepId ?? null,
         }),
         ...interruption(event, d.inFlightWrite, { eventType: 'RunCancelled', cause: null, reason: 'CANCELLED', at: d.cancelledAt }),
+      ];
+    }
+    case 'ApprovalDecisionRecorded': {
+      const d = event.data;
+      return [
+        {
+          table: 'audit_approval_decisions',
+          row: { decisionId: `${d.runId}@${d.sequence}`, runId: d.runId, round: d.round, decision: d.decision, calls: d.calls.length, decidedBy: d.decidedBy, recordedAt: d.recordedAt },
+        },
       ];
     }
     default:

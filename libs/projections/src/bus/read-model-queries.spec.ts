@@ -1,6 +1,6 @@
 import { MessageValidationError, validateMessage } from '@agent-ledger/validation';
-import type { AuditReviewQuery, ListRunsQuery } from '@agent-ledger/projections';
-import { GetAuditReview, GetRun, GetRunSteps, ListRuns } from './read-model-queries';
+import type { AuditReviewQuery, ListApprovalsQuery, ListRunsQuery } from '@agent-ledger/projections';
+import { GetAuditReview, GetRun, GetRunSteps, ListApprovals, ListRuns } from './read-model-queries';
 
 function refusal(message: object): { field: string; rule: string; message: string } | null {
   try {
@@ -70,5 +70,49 @@ describe('the read-model queries carry the HTTP API rules on the bus', () => {
     const result = refusal(new GetAuditReview(query as AuditReviewQuery));
     if (field === null) expect(result).toBeNull();
     else expect(result).toMatchObject({ field, rule });
+  });
+
+  it('ListApprovals accepts every filter within its rule, and no filter at all', () => {
+    expect(refusal(new ListApprovals())).toBeNull();
+    for (const state of ['pending', 'approved', 'denied', 'cancelled'] as const) expect(refusal(new ListApprovals({ state }))).toBeNull();
+    const all: ListApprovalsQuery = { state: 'pending', agent: 'clerk', runId: 'ik-0123:x.y_z', since: 0, until: 1_700_000_000_000, limit: 1000, cursor: 'c' };
+    expect(refusal(new ListApprovals(all))).toBeNull();
+    expect(new ListApprovals(all).query).toMatchObject(all);
+    expect(refusal(new ListApprovals({ limit: 1 }))).toBeNull();
+  });
+
+  it.each<[Record<string, unknown>, string, string]>([
+    [{ state: 'open' }, 'query.state', 'isIn'],
+    [{ state: 'PENDING' }, 'query.state', 'isIn'],
+    [{ agent: '' }, 'query.agent', 'isLength'],
+    [{ agent: 'a'.repeat(129) }, 'query.agent', 'isLength'],
+    [{ agent: 3 }, 'query.agent', 'isString'],
+    [{ runId: '' }, 'query.runId', 'matches'],
+    [{ runId: '../etc' }, 'query.runId', 'matches'],
+    [{ runId: 7 }, 'query.runId', 'isString'],
+    [{ since: '2026-11-30' }, 'query.since', 'isInt'],
+    [{ until: 1.5 }, 'query.until', 'isInt'],
+    [{ limit: 0 }, 'query.limit', 'min'],
+    [{ limit: 1001 }, 'query.limit', 'max'],
+    [{ limit: '10' }, 'query.limit', 'isInt'],
+    [{ cursor: '' }, 'query.cursor', 'isLength'],
+    [{ cursor: 'c'.repeat(1025) }, 'query.cursor', 'isLength'],
+    [{ status: 'WAITING_FOR_APPROVAL' }, 'query.status', 'unknownField'],
+  ])('ListApprovals refuses %j naming %s (%s)', (query, field, rule) => {
+    expect(refusal(new ListApprovals(query as ListApprovalsQuery))).toMatchObject({ field, rule });
+  });
+
+  it('ListApprovals refuses a query that is not an object, and a __proto__ key', () => {
+    expect(refusal(new ListApprovals('state=pending' as unknown as ListApprovalsQuery))).toMatchObject({ field: 'query', rule: 'nestedValidation' });
+    expect(refusal(new ListApprovals(null as unknown as ListApprovalsQuery))).toMatchObject({ field: 'query' });
+    expect(refusal(new ListApprovals(JSON.parse('{"__proto__": {"state": "pending"}}') as ListApprovalsQuery))).toMatchObject({ field: 'query.__proto__', rule: 'unknownField' });
+  });
+
+  it('ListApprovals names the refused field with the message of its rule', () => {
+    expect(refusal(new ListApprovals({ since: 'yesterday' } as unknown as ListApprovalsQuery))).toEqual({
+      field: 'query.since',
+      rule: 'isInt',
+      message: 'since must be ms since the epoch (an integer)',
+    });
   });
 });

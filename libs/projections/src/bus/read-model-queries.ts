@@ -1,11 +1,13 @@
 import { Query } from '@nestjs/cqrs';
 import { IsString, Matches, ValidateNested } from 'class-validator';
 import { assignFields, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
+import type { ApprovalPage, ListApprovalsQuery } from '../queries/approval-list-query';
 import type { AuditReviewQuery, AuditReviewReport } from '../queries/audit-review-report';
 import type { ProjectionStatusEntry } from '../queries/projection-status';
 import type { ListRunsQuery, RunPage } from '../queries/run-list-query';
 import type { RunStatusRow } from '../run-status/run-status-row';
 import type { StepRow } from '../steps/step-row';
+import { ApprovalListFilter } from './approval-list-filter';
 import { AuditReviewFilter } from './audit-review-filter';
 import { RunListFilter } from './run-list-filter';
 
@@ -77,6 +79,23 @@ export class GetAuditReview extends Query<AuditReviewReport> {
   constructor(query: AuditReviewQuery = {}) {
     super();
     this.query = nested(query, new AuditReviewFilter());
+  }
+}
+
+/**
+ * A page of requests for approval (one per run and model round), newest
+ * first, filtered: `new ListApprovals({ state: 'pending' })` lists the runs
+ * waiting for a decision now. Answered from the approvals read model.
+ *
+ * @throws MessageValidationError for a filter that breaks its rule, or an unknown one
+ */
+export class ListApprovals extends Query<ApprovalPage> {
+  @ValidateNested()
+  readonly query: ListApprovalsQuery;
+
+  constructor(query: ListApprovalsQuery = {}) {
+    super();
+    this.query = nested(query, new ApprovalListFilter());
   }
 }
 

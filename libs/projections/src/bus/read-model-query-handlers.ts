@@ -1,13 +1,14 @@
 import type { IQueryHandler } from '@nestjs/cqrs';
 import { QueryHandler } from '@nestjs/cqrs';
 import { ValidatedQueryHandler } from '@agent-ledger/validation';
+import type { ApprovalPage } from '../queries/approval-list-query';
 import type { AuditReviewReport } from '../queries/audit-review-report';
 import { ProjectionQueries } from '../queries/projection-queries';
 import type { ProjectionStatusEntry } from '../queries/projection-status';
 import type { RunPage } from '../queries/run-list-query';
 import type { RunStatusRow } from '../run-status/run-status-row';
 import type { StepRow } from '../steps/step-row';
-import { GetAuditReview, GetProjectionStatus, GetRun, GetRunSteps, ListRuns } from './read-model-queries';
+import { GetAuditReview, GetProjectionStatus, GetRun, GetRunSteps, ListApprovals, ListRuns } from './read-model-queries';
 
 /** Answers {@link GetRun}. */
 @QueryHandler(GetRun)
@@ -53,6 +54,17 @@ export class GetAuditReviewHandler extends ValidatedQueryHandler<GetAuditReview>
   }
 }
 
+/** Answers {@link ListApprovals}. */
+@QueryHandler(ListApprovals)
+export class ListApprovalsHandler extends ValidatedQueryHandler<ListApprovals> implements IQueryHandler<ListApprovals, ApprovalPage> {
+  constructor(private readonly queries: ProjectionQueries) {
+    super();
+  }
+  protected handle({ query }: ListApprovals): Promise<ApprovalPage> {
+    return Promise.resolve(this.queries.listApprovals(query));
+  }
+}
+
 /**
  * Answers {@link GetProjectionStatus}. It has no fields, hence no rules to
  * check: class-validator refuses a class without rules, so this handler does
@@ -67,4 +79,4 @@ export class GetProjectionStatusHandler implements IQueryHandler<GetProjectionSt
 }
 
 /** Every read-model query handler. */
-export const READ_MODEL_QUERY_HANDLERS = [GetRunHandler, ListRunsHandler, GetRunStepsHandler, GetAuditReviewHandler, GetProjectionStatusHandler];
+export const READ_MODEL_QUERY_HANDLERS = [GetRunHandler, ListRunsHandler, GetRunStepsHandler, GetAuditReviewHandler, ListApprovalsHandler, GetProjectionStatusHandler];

@@ -7,7 +7,7 @@ import type { Position, RecordedEvent } from '@agent-ledger/event-store';
  * event (`type` and `data`) with where it was stored. Projections read nothing
  * else: no wall clock, no arrival order across stores.
  */
-export type ProjectedEvent = (RunEvent | AuditEvent) & {
+export type ProjectedEvent = (RunEvent | ProjectedAuditEvent) & {
   /** `run-<runId>` or `audit-<runId>`. */
   readonly streamName: string;
   /** The 0-based revision of the event in its stream. */
@@ -16,7 +16,16 @@ export type ProjectedEvent = (RunEvent | AuditEvent) & {
   readonly position: Position;
 };
 
-const AUDIT_EVENT_TYPES: ReadonlySet<string> = new Set<AuditEvent['type']>(['AuditRecorded']);
+/** The audit events the projections read (a step's audit record, a person's approval decision). */
+const AUDIT_EVENT_TYPES: ReadonlySet<string> = new Set<AuditEvent['type']>(['AuditRecorded', 'ApprovalDecisionRecorded']);
+
+/** The audit events this version projects; other audit events (`WriteResolutionRecorded`) are skipped. */
+export type ProjectedAuditEvent = Extract<AuditEvent, { readonly type: 'AuditRecorded' | 'ApprovalDecisionRecorded' }>;
+
+/** Whether the event is one of an audit stream (`audit-<runId>`), not of the run's own stream. */
+export function isAuditSideEvent(event: ProjectedEvent): event is ProjectedEvent & ProjectedAuditEvent {
+  return AUDIT_EVENT_TYPES.has(event.type);
+}
 
 /** Whether this version of the projections knows the event type (readers ignore the others). */
 export function isProjectedEventType(type: string): type is ProjectedEvent['type'] {

@@ -6,6 +6,8 @@ export const ProjectionName = {
   STEPS: 'steps',
   /** Every write with its audit state, fail-closed runs, gaps, writes interrupted in flight. */
   AUDIT_REVIEW: 'auditReview',
+  /** One row per request for approval: the calls, where it stands, who decided and when. */
+  APPROVALS: 'approvals',
 } as const;
 
 /** One of the {@link ProjectionName} values. */

@@ -1,3 +1,4 @@
+import { approvalsProjection } from '../approvals/approvals.projection';
 import { auditReviewProjection } from '../audit-review/audit-review.projection';
 import { UnknownProjectionError } from '../errors/unknown-projection.error';
 import { runStatusProjection } from '../run-status/run-status.projection';
@@ -5,7 +6,7 @@ import { stepsProjection } from '../steps/steps.projection';
 import type { ProjectionDefinition } from './projection-definition';
 
 /** Every projection of this library, in a fixed order. */
-export const ALL_PROJECTIONS: readonly ProjectionDefinition[] = Object.freeze([runStatusProjection, stepsProjection, auditReviewProjection]);
+export const ALL_PROJECTIONS: readonly ProjectionDefinition[] = Object.freeze([runStatusProjection, stepsProjection, auditReviewProjection, approvalsProjection]);
 
 /**
  * The definitions of the named projections, in the order given.

@@ -13,7 +13,7 @@ import { PROJECTIONS_MODULE_OPTIONS, validateProjectionsModuleOptions } from './
  * runner per event-store source (started at bootstrap by default), the
  * {@link ProjectionQueries} read service and the {@link ProjectionRebuilder}.
  * Its queries also answer on the QueryBus (`GetRun`, `ListRuns`,
- * `GetRunSteps`, `GetAuditReview`, `GetProjectionStatus`) of the
+ * `GetRunSteps`, `GetAuditReview`, `ListApprovals`, `GetProjectionStatus`) of the
  * application's `CqrsModule.forRoot()` (the runtime's modules import it). It
  * sends no command: projecting and rebuilding only write read-model tables.
  */

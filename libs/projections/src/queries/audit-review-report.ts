@@ -32,6 +32,10 @@ export interface AuditReviewTotals {
   readonly runsWriteInterrupted: number;
   /** `RunRequeued` / `RunFailed` / `RunCancelled` events that carried an in-flight write. */
   readonly interruptedWrites: number;
+  /** Approval decisions recorded in the audit trail (`ApprovalDecisionRecorded`) that approved the calls. */
+  readonly approvalsGranted: number;
+  /** Approval decisions recorded in the audit trail that denied the calls. */
+  readonly approvalsDenied: number;
 }
 
 /** The audit review: every write and its audit state, and the runs and writes that need a look. */

@@ -1,5 +1,7 @@
 import type { EventStore, Position } from '@agent-ledger/event-store';
 import { comparePositions, Direction } from '@agent-ledger/event-store';
+import type { ApprovalCall } from '@agent-ledger/domain';
+import { APPROVAL_STATES, APPROVALS_TABLE } from '../approvals/approval-rows';
 import type { AuditInterruptionRow, AuditRunRow } from '../audit-review/audit-review-rows';
 import { AUDIT_INTERRUPTIONS_TABLE, AUDIT_RUNS_TABLE, AUDIT_WRITES_TABLE } from '../audit-review/audit-review-rows';
 import type { Row, TableSpec } from '../core/table-spec';
@@ -13,6 +15,8 @@ import { STEPS_TABLE } from '../steps/step-row';
 import type { ProjectionStore } from '../store/projection-store';
 import { fromSqlRecord } from '../store/sql-table';
 import type { AuditReviewQuery, AuditReviewReport, AuditReviewTotals, AuditWriteView } from './audit-review-report';
+import { decodeApprovalCursor, encodeApprovalCursor } from './approval-cursor';
+import type { ApprovalPage, ApprovalRow, ListApprovalsQuery } from './approval-list-query';
 import type { ProjectionStatusEntry } from './projection-status';
 import { decodeRunCursor, encodeRunCursor } from './run-cursor';
 import type { ListRunsQuery, RunPage } from './run-list-query';
@@ -69,6 +73,40 @@ export class ProjectionQueries {
     const runs = records.slice(0, limit).map((r) => fromSqlRecord(RUNS_TABLE, r));
     const last = runs[runs.length - 1];
     return { runs, nextCursor: records.length > limit && last !== undefined ? encodeRunCursor(last) : null };
+  }
+
+  /**
+   * Requests for approval, newest first (`requestedAt` descending, then
+   * `approvalId`), filtered, a page at a time. `{ state: 'pending' }` lists
+   * the runs waiting for a decision now.
+   * @throws InvalidQueryError for a bad state, time, limit or cursor
+   */
+  listApprovals(query: ListApprovalsQuery = {}): ApprovalPage {
+    const limit = query.limit ?? 50;
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) throw new InvalidQueryError('limit', 'expected an integer from 1 to 1000');
+    const where: string[] = [];
+    const params: Array<string | number> = [];
+    const add = (sql: string, ...values: Array<string | number>): void => {
+      where.push(sql);
+      params.push(...values);
+    };
+    if (query.state !== undefined) {
+      if (!(APPROVAL_STATES as readonly unknown[]).includes(query.state)) throw new InvalidQueryError('state', `expected one of ${APPROVAL_STATES.join(', ')}`);
+      add('state = ?', query.state);
+    }
+    if (query.agent !== undefined) add('agent = ?', query.agent);
+    if (query.runId !== undefined) add('run_id = ?', query.runId);
+    if (query.since !== undefined) add('requested_at >= ?', timeOption(query.since, 'since'));
+    if (query.until !== undefined) add('requested_at < ?', timeOption(query.until, 'until'));
+    if (query.cursor !== undefined) {
+      const cursor = decodeApprovalCursor(query.cursor);
+      add('(requested_at < ? OR (requested_at = ? AND approval_id < ?))', cursor.requestedAt, cursor.requestedAt, cursor.approvalId);
+    }
+    const sql = `SELECT * FROM approvals ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY requested_at DESC, approval_id DESC LIMIT ?`;
+    const records = this.db.prepare(sql).all(...params, limit + 1) as Record<string, unknown>[];
+    const approvals = records.slice(0, limit).map(toApprovalRow);
+    const last = approvals[approvals.length - 1];
+    return { approvals, nextCursor: records.length > limit && last !== undefined ? encodeApprovalCursor(last) : null };
   }
 
   /** The steps of a run, by round then call (the model call of a round first). */
@@ -167,6 +205,13 @@ export class ProjectionQueries {
       )
       .get(...runParams) as Record<string, number>;
     const i = this.db.prepare(`SELECT count(*) AS n FROM audit_interruptions ${where}`).get(...runParams) as { n: number };
+    const a = this.db
+      .prepare(
+        `SELECT coalesce(sum(decision = 'approved'), 0) AS granted,
+           coalesce(sum(decision = 'denied'), 0) AS denied
+         FROM audit_approval_decisions ${where}`,
+      )
+      .get(...runParams) as Record<string, number>;
     return {
       writes: w.writes ?? 0,
       writesExecuted: w.writes_executed ?? 0,
@@ -177,6 +222,8 @@ export class ProjectionQueries {
       runsFailedAuditMissing: r.missing ?? 0,
       runsWriteInterrupted: r.interrupted ?? 0,
       interruptedWrites: i.n,
+      approvalsGranted: a.granted ?? 0,
+      approvalsDenied: a.denied ?? 0,
     };
   }
 
@@ -187,6 +234,11 @@ export class ProjectionQueries {
 
 function toWriteView(record: Record<string, unknown>): AuditWriteView {
   return { ...fromSqlRecord(AUDIT_WRITES_TABLE, record), failedRunReason: (record.failed_run_reason ?? null) as AuditWriteView['failedRunReason'] };
+}
+
+function toApprovalRow(record: Record<string, unknown>): ApprovalRow {
+  const stored = fromSqlRecord(APPROVALS_TABLE, record);
+  return { ...stored, calls: JSON.parse(stored.calls) as ApprovalCall[] };
 }
 
 function rowsOf<R extends Row>(table: TableSpec<R>, records: readonly Record<string, unknown>[]): R[] {

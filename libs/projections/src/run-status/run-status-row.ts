@@ -7,6 +7,7 @@ export type RunStatusRow = {
   readonly runId: string;
   readonly agent: string;
   readonly mode: RunMode;
+  /** As the domain's fold: `QUEUED`, `RUNNING`, `WAITING_FOR_APPROVAL`, `WAITING_FOR_INPUT`, `COMPLETED`, `FAILED`, `CANCELLED`. */
   readonly status: RunStatus;
   /** The termination reason once settled; null before. */
   readonly reason: TerminationReason | null;
@@ -47,6 +48,15 @@ export type RunStatusRow = {
   readonly auditGaps: number;
   /** The last revision of `run-<runId>` applied (diagnostics). */
   readonly streamRevision: number;
+  /**
+   * While `WAITING_FOR_APPROVAL` or `WAITING_FOR_INPUT`: when the run started
+   * to wait (the request's time). Null otherwise.
+   */
+  readonly waitingSince: number | null;
+  /** While `WAITING_FOR_APPROVAL`: the model round whose calls wait for a decision. Null otherwise. */
+  readonly approvalRound: number | null;
+  /** While `WAITING_FOR_INPUT`: the step of the tool that asked for input. Null otherwise. */
+  readonly inputStepId: string | null;
 };
 
 /** The run-status table. */
@@ -82,6 +92,9 @@ export const RUNS_TABLE: TableSpec<RunStatusRow> = {
     nonIdempotentWriteSteps: ColumnType.INTEGER,
     auditGaps: ColumnType.INTEGER,
     streamRevision: ColumnType.INTEGER,
+    waitingSince: ColumnType.INTEGER,
+    approvalRound: ColumnType.INTEGER,
+    inputStepId: ColumnType.TEXT,
   },
   indexes: [['requestedAt', 'runId'], ['status', 'requestedAt'], ['agent', 'requestedAt']],
 };

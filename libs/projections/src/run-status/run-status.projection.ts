@@ -1,6 +1,7 @@
 import type { FailureInfo, ToolEffect } from '@agent-ledger/domain';
 import type { ProjectionDefinition } from '../core/projection-definition';
 import type { ProjectedEvent } from '../core/projected-event';
+import { isAuditSideEvent } from '../core/projected-event';
 import { ProjectionName } from '../core/projection-name';
 import type { RunStatusRow } from './run-status-row';
 import { RUN_STATUS_STEPS_TABLE, RUNS_TABLE } from './run-status-row';
@@ -13,7 +14,7 @@ export const runStatusProjection: ProjectionDefinition = {
   name: ProjectionName.RUN_STATUS,
   tables: [RUNS_TABLE, RUN_STATUS_STEPS_TABLE],
   apply(event, rows) {
-    if (event.type === 'AuditRecorded') return;
+    if (isAuditSideEvent(event)) return;
     const runId = event.data.runId;
     const current = rows.get(RUNS_TABLE, runId);
     let isNewStep = false;
@@ -32,6 +33,7 @@ export const runStatusProjection: ProjectionDefinition = {
  * ignored). `isNewStep` tells whether a `StepStarted` names a step not counted yet.
  */
 export function evolveRunStatus(row: RunStatusRow | undefined, event: ProjectedEvent, isNewStep: boolean): RunStatusRow | undefined {
+  if (isAuditSideEvent(event)) return row;
   if (event.type === 'RunRequested') {
     if (row !== undefined) return row;
     const { runId, agent, mode, requestedAt } = event.data;
@@ -64,6 +66,7 @@ export function evolveRunStatus(row: RunStatusRow | undefined, event: ProjectedE
       nonIdempotentWriteSteps: 0,
       auditGaps: 0,
       streamRevision: event.revision,
+      ...notWaiting(),
     };
   }
   if (row === undefined) return undefined;
@@ -106,19 +109,19 @@ export function evolveRunStatus(row: RunStatusRow | undefined, event: ProjectedE
     case 'RunRequeued': {
       const { requeues, failure, inFlightWrite, requeuedAt } = event.data;
       return touched(
-        { ...base, ...released(), ...failureOf(failure), status: 'QUEUED', requeues, inFlightStepId: inFlightWrite?.stepId ?? null },
+        { ...base, ...released(), ...notWaiting(), ...failureOf(failure), status: 'QUEUED', requeues, inFlightStepId: inFlightWrite?.stepId ?? null },
         requeuedAt,
       );
     }
     case 'RunCompleted':
       return touched(
-        { ...base, ...released(), status: 'COMPLETED', reason: 'COMPLETED', deadLettered: false, settledAt: event.data.completedAt },
+        { ...base, ...released(), ...notWaiting(), status: 'COMPLETED', reason: 'COMPLETED', deadLettered: false, settledAt: event.data.completedAt },
         event.data.completedAt,
       );
     case 'RunFailed': {
       const { reason, failure, deadLettered, inFlightWrite, failedAt } = event.data;
       return touched(
-        { ...base, ...released(), ...failureOf(failure), status: 'FAILED', reason, deadLettered, settledAt: failedAt, inFlightStepId: inFlightWrite?.stepId ?? null },
+        { ...base, ...released(), ...notWaiting(), ...failureOf(failure), status: 'FAILED', reason, deadLettered, settledAt: failedAt, inFlightStepId: inFlightWrite?.stepId ?? null },
         failedAt,
       );
     }
@@ -129,6 +132,7 @@ export function evolveRunStatus(row: RunStatusRow | undefined, event: ProjectedE
         {
           ...base,
           ...released(),
+          ...notWaiting(),
           status: 'CANCELLED',
           reason: 'CANCELLED',
           deadLettered: false,
@@ -139,6 +143,30 @@ export function evolveRunStatus(row: RunStatusRow | undefined, event: ProjectedE
       );
     case 'AuditGapDetected':
       return touched({ ...base, auditGaps: row.auditGaps + 1 }, event.data.detectedAt);
+    case 'ApprovalRequested': {
+      // The run gives up its lease and waits; none of the round's calls has started.
+      const { round, requestedAt } = event.data;
+      return touched(
+        { ...base, status: 'WAITING_FOR_APPROVAL', leaseOwner: null, leaseExpiresAt: null, waitingSince: requestedAt, approvalRound: round, inputStepId: null },
+        requestedAt,
+      );
+    }
+    case 'InputRequested': {
+      // The asking step stays started (it runs again with the input): it remains the current step.
+      const { stepId, requestedAt } = event.data;
+      return touched(
+        { ...base, status: 'WAITING_FOR_INPUT', leaseOwner: null, leaseExpiresAt: null, waitingSince: requestedAt, approvalRound: null, inputStepId: stepId },
+        requestedAt,
+      );
+    }
+    case 'ApprovalGranted':
+    case 'ApprovalDenied':
+      // Queued again, due at once; an `endRun` denial is settled by the RunFailed appended with it.
+      return touched({ ...base, ...notWaiting(), status: 'QUEUED' }, event.data.decidedAt);
+    case 'InputSubmitted':
+      return touched({ ...base, ...notWaiting(), status: 'QUEUED' }, event.data.submittedAt);
+    case 'ToolCallPreApproved':
+      return touched(base, event.data.approvedAt);
     default:
       return base;
   }
@@ -150,6 +178,10 @@ function touched(row: RunStatusRow, at: number): RunStatusRow {
 
 function released(): Pick<RunStatusRow, 'leaseOwner' | 'leaseExpiresAt' | 'currentStepId' | 'inFlightStepId'> {
   return { leaseOwner: null, leaseExpiresAt: null, currentStepId: null, inFlightStepId: null };
+}
+
+function notWaiting(): Pick<RunStatusRow, 'waitingSince' | 'approvalRound' | 'inputStepId'> {
+  return { waitingSince: null, approvalRound: null, inputStepId: null };
 }
 
 function failureOf(failure: FailureInfo): Pick<RunStatusRow, 'failureClass' | 'failureCode' | 'failureMessage'> {

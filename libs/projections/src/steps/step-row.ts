@@ -15,6 +15,22 @@ export const StepAuditState = {
 /** One of the {@link StepAuditState} values. */
 export type StepAuditState = (typeof StepAuditState)[keyof typeof StepAuditState];
 
+/** How a tool call was approved, or that it was denied (the `approval` of a step). */
+export const StepApproval = {
+  /** The agent's configuration pre-approved the write (`ToolCallPreApproved`). */
+  PRE_APPROVED: 'preApproved',
+  /** A person approved it (`ApprovalGranted`). */
+  GRANTED: 'granted',
+  /** A person denied it (`ApprovalDenied`): it never executed. */
+  DENIED: 'denied',
+} as const;
+
+/** One of the {@link StepApproval} values. */
+export type StepApproval = (typeof StepApproval)[keyof typeof StepApproval];
+
+/** How a completed step ended: `succeeded` / `failed` (a tool), `responded` (a model call), `denied` (a call a person denied, never executed). */
+export type StepOutcome = 'succeeded' | 'failed' | 'responded' | 'denied';
+
 /**
  * One step of a run (table `steps`). A row may be created by its audit event
  * before its run events are projected (a separate audit store): the run-side
@@ -32,8 +48,11 @@ export type StepRow = {
   readonly idempotencyKey: string | null;
   /** `started` until `ModelResponded` / `ToolExecuted`; null if only its audit event is known. */
   readonly status: 'started' | 'completed' | null;
-  /** `succeeded` / `failed` for a tool, `responded` for a model call; null until completed. */
-  readonly outcome: 'succeeded' | 'failed' | 'responded' | null;
+  /**
+   * `succeeded` / `failed` for a tool, `responded` for a model call, `denied`
+   * for a call a person denied (it never started: `starts` 0); null until completed.
+   */
+  readonly outcome: StepOutcome | null;
   /** How many times it was started (more than once after a retry of an in-flight write). */
   readonly starts: number;
   /** The attempt (claim) of its last start. */
@@ -46,9 +65,16 @@ export type StepRow = {
   /** Derived from the three facts below, whatever the order they arrived in. */
   readonly auditState: StepAuditState;
   readonly auditSequence: number | null;
-  readonly auditOutcome: 'succeeded' | 'failed' | 'responded' | null;
+  /** The outcome its audit record states; `denied` when the record is the person's denial (`ApprovalDecisionRecorded`). */
+  readonly auditOutcome: StepOutcome | null;
   readonly auditRecordedAt: number | null;
   readonly gapDetectedAt: number | null;
+  /**
+   * For a tool call that needed approval: `preApproved` (by the agent's
+   * configuration), `granted` (by a person) or `denied`; null for a call that
+   * needed none, a model call, or one still waiting for the decision.
+   */
+  readonly approval: StepApproval | null;
 };
 
 /** The steps table. */
@@ -78,6 +104,39 @@ export const STEPS_TABLE: TableSpec<StepRow> = {
     auditOutcome: ColumnType.TEXT,
     auditRecordedAt: ColumnType.INTEGER,
     gapDetectedAt: ColumnType.INTEGER,
+    approval: ColumnType.TEXT,
   },
   indexes: [['runId', 'round', 'callIndex']],
+};
+
+/**
+ * A tool call the steps model knows from its approval events before (or
+ * instead of) its `StepStarted` (table `step_approvals`): what the call is,
+ * and where its approval stands. It lets a denied call, which never starts,
+ * become a step row, and a started call carry how it was approved.
+ */
+export type StepApprovalFactsRow = {
+  readonly stepId: string;
+  readonly runId: string;
+  readonly round: number;
+  readonly callIndex: number;
+  readonly toolName: string;
+  readonly effect: ToolEffect;
+  /** `pending` until a decision; then one of the {@link StepApproval} values. */
+  readonly approval: StepApproval | 'pending';
+};
+
+/** The approval facts of tool calls, by step. */
+export const STEP_APPROVALS_TABLE: TableSpec<StepApprovalFactsRow> = {
+  name: 'step_approvals',
+  key: 'stepId',
+  columns: {
+    stepId: ColumnType.TEXT,
+    runId: ColumnType.TEXT,
+    round: ColumnType.INTEGER,
+    callIndex: ColumnType.INTEGER,
+    toolName: ColumnType.TEXT,
+    effect: ColumnType.TEXT,
+    approval: ColumnType.TEXT,
+  },
 };

@@ -1,20 +1,119 @@
 import type { ProjectionDefinition } from '../core/projection-definition';
 import type { ProjectedEvent } from '../core/projected-event';
 import { ProjectionName } from '../core/projection-name';
-import type { StepAuditState, StepRow } from './step-row';
-import { STEPS_TABLE } from './step-row';
+import type { RowStore } from '../core/row-store';
+import type { StepApproval, StepApprovalFactsRow, StepAuditState, StepRow } from './step-row';
+import { STEP_APPROVALS_TABLE, STEPS_TABLE } from './step-row';
 
-/** The steps read model: one row per step (`steps`), fed by run and audit streams. */
+/**
+ * The steps read model: one row per step (`steps`), fed by run and audit
+ * streams. The approval events of a tool call are kept by step
+ * (`step_approvals`) until the call starts or is denied.
+ */
 export const stepsProjection: ProjectionDefinition = {
   name: ProjectionName.STEPS,
-  tables: [STEPS_TABLE],
+  tables: [STEPS_TABLE, STEP_APPROVALS_TABLE],
   apply(event, rows) {
-    const stepId = stepIdOf(event);
-    if (stepId === null) return;
-    const next = evolveStep(rows.get(STEPS_TABLE, stepId), event);
-    if (next !== undefined) rows.put(STEPS_TABLE, next);
+    switch (event.type) {
+      case 'ApprovalRequested':
+        for (const call of event.data.calls) {
+          const { stepId, callIndex, toolName, effect } = call;
+          rows.put(STEP_APPROVALS_TABLE, { stepId, runId: event.data.runId, round: event.data.round, callIndex, toolName, effect, approval: 'pending' });
+        }
+        return;
+      case 'ToolCallPreApproved': {
+        const { stepId, runId, round, callIndex, toolName, effect } = event.data;
+        rows.put(STEP_APPROVALS_TABLE, { stepId, runId, round, callIndex, toolName, effect, approval: 'preApproved' });
+        approve(rows, stepId, 'preApproved');
+        return;
+      }
+      case 'ApprovalGranted':
+        for (const stepId of event.data.stepIds) {
+          const known = rows.get(STEP_APPROVALS_TABLE, stepId);
+          if (known !== undefined) rows.put(STEP_APPROVALS_TABLE, { ...known, approval: 'granted' });
+          approve(rows, stepId, 'granted');
+        }
+        return;
+      case 'ApprovalDenied':
+        for (const stepId of event.data.stepIds) {
+          const known = rows.get(STEP_APPROVALS_TABLE, stepId);
+          if (known === undefined) continue;
+          rows.put(STEP_APPROVALS_TABLE, { ...known, approval: 'denied' });
+          rows.put(STEPS_TABLE, deniedStep(rows.get(STEPS_TABLE, stepId), known, event.data.decidedAt));
+        }
+        return;
+      case 'ApprovalDecisionRecorded': {
+        const d = event.data;
+        if (d.decision !== 'denied') return; // an approved call gets its own audit record once it executes
+        for (const call of d.calls) {
+          rows.put(STEPS_TABLE, deniedStepAudit(rows.get(STEPS_TABLE, call.stepId), { ...call, runId: d.runId, round: d.round, sequence: d.sequence, recordedAt: d.recordedAt }));
+        }
+        return;
+      }
+      default: {
+        const stepId = stepIdOf(event);
+        if (stepId === null) return;
+        let next = evolveStep(rows.get(STEPS_TABLE, stepId), event);
+        if (next === undefined) return;
+        if (event.type === 'StepStarted') {
+          const known = rows.get(STEP_APPROVALS_TABLE, stepId);
+          if (known !== undefined && known.approval !== 'pending') next = { ...next, approval: known.approval };
+        }
+        rows.put(STEPS_TABLE, next);
+      }
+    }
   },
 };
+
+/** Marks an existing step row approved (a row created first by its audit event, when the audit store is projected first). */
+function approve(rows: RowStore, stepId: string, approval: StepApproval): void {
+  const row = rows.get(STEPS_TABLE, stepId);
+  if (row !== undefined && row.approval !== approval) rows.put(STEPS_TABLE, { ...row, approval });
+}
+
+/**
+ * A call a person denied (run side, `ApprovalDenied`): completed without ever
+ * starting. The run side's values win over its audit record's.
+ */
+export function deniedStep(row: StepRow | undefined, call: StepApprovalFactsRow, decidedAt: number): StepRow {
+  const current = row ?? emptyStep(call.stepId, call.runId);
+  return withAuditState({
+    ...current,
+    round: call.round,
+    callIndex: call.callIndex,
+    kind: 'tool',
+    toolName: call.toolName,
+    effect: call.effect,
+    status: 'completed',
+    outcome: 'denied',
+    completedAt: decidedAt,
+    approval: 'denied',
+  });
+}
+
+/**
+ * A denied call's audit record (audit side, `ApprovalDecisionRecorded` with
+ * `decision: 'denied'`): the person's decision is the call's audit record,
+ * unless the step has one of its own (`AuditRecorded`, which the runtime
+ * writes when a `tellModel` run resumes past the denied call; it comes later
+ * in the same audit stream and wins). It only fills run-side fields still null.
+ */
+export function deniedStepAudit(
+  row: StepRow | undefined,
+  call: { readonly stepId: string; readonly runId: string; readonly round: number; readonly toolName: string; readonly effect: StepRow['effect']; readonly sequence: number; readonly recordedAt: number },
+): StepRow {
+  const current = row ?? emptyStep(call.stepId, call.runId);
+  const runSideKnown = current.kind !== null;
+  return withAuditState({
+    ...current,
+    round: current.round ?? call.round,
+    callIndex: runSideKnown ? current.callIndex : parseStepId(call.stepId).callIndex,
+    kind: current.kind ?? 'tool',
+    toolName: runSideKnown ? current.toolName : call.toolName,
+    effect: runSideKnown ? current.effect : call.effect,
+    ...(current.auditSequence === null ? { auditSequence: call.sequence, auditOutcome: 'denied' as const, auditRecordedAt: call.recordedAt } : {}),
+  });
+}
 
 /** The step an event is about, or null for run-level events. */
 export function stepIdOf(event: ProjectedEvent): string | null {
@@ -123,6 +222,7 @@ function emptyStep(stepId: string, runId: string): StepRow {
     auditOutcome: null,
     auditRecordedAt: null,
     gapDetectedAt: null,
+    approval: null,
   };
 }
 

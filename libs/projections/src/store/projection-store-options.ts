@@ -13,7 +13,7 @@ export interface ProjectionStoreOptions {
   readonly path?: string;
   /**
    * The projections whose tables the store holds.
-   * @default every projection of this library (run status, steps, audit review)
+   * @default every projection of this library (run status, steps, audit review, approvals)
    */
   readonly projections?: readonly ProjectionDefinition[];
   /**

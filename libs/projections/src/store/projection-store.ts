@@ -17,7 +17,7 @@ import { checkpointName } from './checkpoint';
 import type { ProjectionStoreOptions } from './projection-store-options';
 import { DEFAULT_READ_MODEL_PATH } from './projection-store-options';
 import type { TableSlot } from './sql-table';
-import { createTableSql, physicalName, TableSlot as Slot } from './sql-table';
+import { addMissingColumnsSql, createTableSql, physicalName, TableSlot as Slot } from './sql-table';
 import { SqliteRowStore } from './sqlite-row-store';
 
 /** What {@link ProjectionStore.applyBatch} did. */
@@ -312,7 +312,11 @@ export class ProjectionStore {
       this.db.exec(`CREATE TABLE IF NOT EXISTS ${checkpointTable(Slot.LIVE)} (${CHECKPOINT_COLUMNS})`);
       this.db.exec(`CREATE TABLE IF NOT EXISTS ${checkpointTable(Slot.REBUILD)} (${CHECKPOINT_COLUMNS})`);
       for (const table of this.tables.values()) {
-        if (this.tableExists(physicalName(table, Slot.LIVE))) continue;
+        if (this.tableExists(physicalName(table, Slot.LIVE))) {
+          // A file written by an earlier version: add the (nullable) columns it lacks.
+          for (const sql of addMissingColumnsSql(table, Slot.LIVE, this.columnsOf(physicalName(table, Slot.LIVE)))) this.db.exec(sql);
+          continue;
+        }
         for (const sql of createTableSql(table, Slot.LIVE, 0)) this.db.exec(sql);
       }
     }).immediate();
@@ -323,6 +327,10 @@ export class ProjectionStore {
     const generation = Number(row?.value ?? '0') + 1;
     this.db.prepare(`INSERT OR REPLACE INTO projection_meta (key, value) VALUES ('generation', ?)`).run(String(generation));
     return generation;
+  }
+
+  private columnsOf(table: string): Set<string> {
+    return new Set((this.db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as Array<{ name: string }>).map((c) => c.name));
   }
 
   private tableExists(name: string): boolean {

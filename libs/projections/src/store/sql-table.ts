@@ -34,6 +34,17 @@ export function createTableSql(table: TableSpec<Row>, slot: TableSlot, generatio
   return statements;
 }
 
+/**
+ * `ALTER TABLE ... ADD COLUMN` statements for the columns of `table` missing
+ * from `existing` (a read-model file written before a column was added; the
+ * new column is null in its old rows).
+ */
+export function addMissingColumnsSql(table: TableSpec<Row>, slot: TableSlot, existing: ReadonlySet<string>): string[] {
+  return Object.entries(table.columns)
+    .filter(([field]) => !existing.has(columnName(field)))
+    .map(([field, type]) => `ALTER TABLE ${physicalName(table, slot)} ADD COLUMN ${columnName(field)} ${SQL_TYPES[type as ColumnType]}`);
+}
+
 /** A row as SQL parameters, in column order. */
 export function toSqlValues(table: TableSpec<Row>, row: Row): Array<string | number | null> {
   return Object.entries(table.columns).map(([field, type]) => {

@@ -1,7 +1,7 @@
-import type { AuditRecorded, RunEvent } from '@agent-ledger/domain';
-import type { Position } from '@agent-ledger/event-store';
+import type { RunEvent } from '@agent-ledger/domain';
+import type { Position, RecordedEvent } from '@agent-ledger/event-store';
 import { positionFromParts } from '@agent-ledger/event-store';
-import type { ProjectedEvent } from '../core/projected-event';
+import type { ProjectedAuditEvent, ProjectedEvent } from '../core/projected-event';
 
 /**
  * Numbers domain events as a store would: per-stream revisions from 0 and one
@@ -19,12 +19,26 @@ export class EventLog {
   }
 
   /** Appends audit events to `audit-<runId>`. */
-  audit(...events: AuditRecorded[]): this {
+  audit(...events: ProjectedAuditEvent[]): this {
     for (const event of events) this.push(`audit-${event.data.runId}`, event);
     return this;
   }
 
-  private push(streamName: string, event: RunEvent | AuditRecorded): void {
+  /** The events as a store would return them (for specs that feed a {@link ProjectionStore}). */
+  recorded(): RecordedEvent[] {
+    return this.events.map((e, i) => ({
+      streamName: e.streamName,
+      id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      type: e.type,
+      revision: BigInt(e.revision),
+      position: e.position,
+      data: e.data as unknown as Record<string, unknown>,
+      metadata: {},
+      created: new Date(0),
+    }));
+  }
+
+  private push(streamName: string, event: RunEvent | ProjectedAuditEvent): void {
     const revision = (this.revisions.get(streamName) ?? -1) + 1;
     this.revisions.set(streamName, revision);
     this.sequence++;

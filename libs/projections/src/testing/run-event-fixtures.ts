@@ -1,4 +1,13 @@
-import type { AuditRecorded, FailureInfo, InFlightWrite, RunEvent, TerminationReason, ToolEffect } from '@agent-ledger/domain';
+import type { ApprovalDecisionRecorded, ApprovalRequirement, AuditRecorded, FailureInfo, InFlightWrite, JsonValue, OnDenial, RunEvent, TerminationReason, ToolEffect } from '@agent-ledger/domain';
+
+/** A call put up for approval, in {@link runEvents}' `approvalRequested`. */
+export interface FixtureCall {
+  readonly callIndex: number;
+  readonly toolName: string;
+  readonly effect: ToolEffect;
+  /** @default 'write' */
+  readonly requirement?: ApprovalRequirement;
+}
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -140,6 +149,60 @@ export function runEvents(runId: string, owner = 'worker:host:1') {
     gap: (round: number, callIndex: number, toolName: string, effect: ToolEffect, runAlreadySettled: boolean, at = T0 + 19_000): RunEvent => ({
       type: 'AuditGapDetected',
       data: { runId, stepId: step(round, callIndex), toolName, effect, detectedBy: 'saga:host:1', runAlreadySettled, detectedAt: at },
+    }),
+    approvalRequested: (round: number, calls: readonly FixtureCall[], onDenial: OnDenial = 'endRun', at = T0 + 7000): RunEvent => ({
+      type: 'ApprovalRequested',
+      data: {
+        runId,
+        round,
+        calls: calls.map((c) => ({
+          stepId: step(round, c.callIndex),
+          callIndex: c.callIndex,
+          toolName: c.toolName,
+          effect: c.effect,
+          arguments: { value: `v${c.callIndex}` },
+          requirement: c.requirement ?? 'write',
+        })),
+        onDenial,
+        owner,
+        attempt: 1,
+        requestedAt: at,
+      },
+    }),
+    preApproved: (round: number, callIndex: number, toolName: string, effect: ToolEffect, at = T0 + 3500): RunEvent => ({
+      type: 'ToolCallPreApproved',
+      data: { runId, stepId: step(round, callIndex), round, callIndex, toolName, effect, agent: 'putter', approvedAt: at },
+    }),
+    granted: (round: number, callIndexes: readonly number[], decidedBy = 'alice', reason: string | null = 'fine', at = T0 + 8000): RunEvent => ({
+      type: 'ApprovalGranted',
+      data: { runId, round, stepIds: callIndexes.map((i) => step(round, i)), decidedBy, reason, decidedAt: at },
+    }),
+    denied: (round: number, callIndexes: readonly number[], onDenial: OnDenial = 'endRun', decidedBy = 'bob', reason: string | null = 'no', at = T0 + 8000): RunEvent => ({
+      type: 'ApprovalDenied',
+      data: { runId, round, stepIds: callIndexes.map((i) => step(round, i)), decidedBy, reason, onDenial, decidedAt: at },
+    }),
+    inputRequested: (round: number, callIndex: number, toolName = 'test.ask', at = T0 + 7000): RunEvent => ({
+      type: 'InputRequested',
+      data: { runId, stepId: step(round, callIndex), round, callIndex, toolName, prompt: 'Which ticket?', owner, attempt: 1, requestedAt: at },
+    }),
+    inputSubmitted: (round: number, callIndex: number, input: JsonValue = { ticket: 'T-7' }, at = T0 + 8000): RunEvent => ({
+      type: 'InputSubmitted',
+      data: { runId, stepId: step(round, callIndex), input, submittedBy: 'dave', submittedAt: at },
+    }),
+    decisionRecorded: (sequence: number, round: number, decision: 'approved' | 'denied', calls: readonly FixtureCall[], at = T0 + 7900): ApprovalDecisionRecorded => ({
+      type: 'ApprovalDecisionRecorded',
+      data: {
+        runId,
+        round,
+        sequence,
+        decision,
+        calls: calls.map((c) => ({ stepId: step(round, c.callIndex), toolName: c.toolName, effect: c.effect, argumentsHash: 'fixture' })),
+        decidedBy: decision === 'approved' ? 'alice' : 'bob',
+        reason: null,
+        recordedAt: at,
+        previousHash: null,
+        hash: 'fixture',
+      },
     }),
   };
 }

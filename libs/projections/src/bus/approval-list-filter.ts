@@ -1,0 +1,44 @@
+import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
+import { APPROVAL_STATES, ApprovalState } from '../approvals/approval-rows';
+import type { ListApprovalsQuery } from '../queries/approval-list-query';
+
+/**
+ * The filters and page of {@link ListApprovals} on the bus, with the rules of
+ * `GET /approvals`'s query (the same as `GET /runs`'s for `agent`, times,
+ * `limit` and `cursor`; times are ms since the epoch here).
+ */
+export class ApprovalListFilter implements ListApprovalsQuery {
+  @IsOptional()
+  @IsIn(APPROVAL_STATES)
+  readonly state?: ApprovalState;
+
+  @IsOptional()
+  @Length(1, 128)
+  @IsString()
+  readonly agent?: string;
+
+  @IsOptional()
+  @Matches(RUN_ID_RULE, { message: RUN_ID_RULE_MESSAGE })
+  @IsString()
+  readonly runId?: string;
+
+  @IsOptional()
+  @IsInt({ message: '$property must be ms since the epoch (an integer)' })
+  readonly since?: number;
+
+  @IsOptional()
+  @IsInt({ message: '$property must be ms since the epoch (an integer)' })
+  readonly until?: number;
+
+  @IsOptional()
+  @Min(1)
+  @Max(1000)
+  @IsInt()
+  readonly limit?: number;
+
+  @IsOptional()
+  @Length(1, 1024)
+  @IsString()
+  readonly cursor?: string;
+}
