@@ -95,7 +95,7 @@ export function describeHttpApi(storeName: string, backend: () => Promise<Backen
       expect(ready).toMatchObject({ status: 'ok', stores: { runs: { ok: true } }, info: { 'store:runs': { status: 'up' } }, error: {} });
       const projections = await get<ProjectionsAnswer>('/projections');
       expect(projections.status).toBe(200);
-      expect(projections.body.projections.map((p) => p.projection).sort()).toEqual(['auditReview', 'runStatus', 'steps']);
+      expect(projections.body.projections.map((p) => p.projection).sort()).toEqual(['approvals', 'auditReview', 'runStatus', 'steps']);
       for (const p of projections.body.projections) expect(p.lag).toEqual({ events: 0, atLeast: false });
       expect(projections.body.runners.runs).toMatchObject({ running: true });
     });

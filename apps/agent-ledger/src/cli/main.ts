@@ -203,7 +203,7 @@ it failed or was cancelled; Ctrl-C ends it with exit 0.${HTTP_HELP}`,
   {
     words: ['projections', 'rebuild'],
     args: ['[name]'],
-    synopsis: '[runStatus|steps|auditReview]',
+    synopsis: '[runStatus|steps|auditReview|approvals]',
     summary: 'rebuild one read model, or all, then swap it in',
     help: 'Works on the stores and read models of the configuration; may run while the service runs.',
     options: {},

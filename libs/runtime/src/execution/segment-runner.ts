@@ -307,7 +307,8 @@ class Segment {
    */
   private async audit(stepId: string): Promise<void> {
     const step = this.state.steps.get(stepId);
-    if (step === undefined || step.status !== 'completed') return;
+    // A denied call never executed: its audit record is the decision (ApprovalDecisionRecorded).
+    if (step === undefined || step.status !== 'completed' || step.denied === true) return;
     const persisted = await this.runner.recordAudit({
       runId: this.runId,
       stepId,
