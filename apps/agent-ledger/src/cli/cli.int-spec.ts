@@ -116,7 +116,7 @@ describe('agent-ledger CLI', () => {
 
       const output = capture();
       expect(await runCli(['projections', 'rebuild'], output, env)).toBe(0);
-      expect(output.lines.at(-1)).toMatch(/^Rebuilt runStatus, steps, auditReview: \d+ events \(\d+ applied\) in [\d.]+ s; swapped in$/);
+      expect(output.lines.at(-1)).toMatch(/^Rebuilt runStatus, steps, auditReview, approvals: \d+ events \(\d+ applied\) in [\d.]+ s; swapped in$/);
       expect(output.lines.some((l) => / events\/s/.test(l))).toBe(true);
 
       const after = ProjectionStore.open({ path: join(dataDir, 'read-models.sqlite') });
