@@ -1,6 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../http/auth/auth.decorators';
+import { HealthReportDoc } from '../http/openapi/health-report.doc';
 
 /** The body of `GET /health`. */
 export interface HealthReport {
@@ -14,7 +15,7 @@ export class HealthController {
   @Get()
   @Public()
   @ApiOperation({ summary: 'Liveness (no key needed)' })
-  @ApiOkResponse({ description: 'the process serves HTTP', schema: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } } } })
+  @ApiOkResponse({ description: 'the process serves HTTP', type: HealthReportDoc })
   check(): HealthReport {
     return { status: 'ok' };
   }

@@ -1,8 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import { Controller, Get, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { Public } from '../http/auth/auth.decorators';
 import { replyJson } from '../http/json-reply';
+import { HealthIndicatorDoc } from '../http/openapi/health-indicator.doc';
+import { ReadinessCheckDoc } from '../http/openapi/readiness-check.doc';
+import { ReadinessReportDoc } from '../http/openapi/readiness-report.doc';
 import { ReadinessService } from './readiness.service';
 
 /** Readiness: 200 when the stores answer and the projections are caught up (within the threshold), 503 otherwise, with the details. */
@@ -14,8 +17,9 @@ export class ReadinessController {
   @Get()
   @Public()
   @ApiOperation({ summary: 'Readiness: stores answer, projections caught up (no key needed)' })
-  @ApiOkResponse({ description: 'ready', schema: { type: 'object' } })
-  @ApiServiceUnavailableResponse({ description: 'not ready: the body names the failed check', schema: { type: 'object' } })
+  @ApiOkResponse({ description: 'ready', type: ReadinessReportDoc })
+  @ApiServiceUnavailableResponse({ description: 'not ready: the body names the failed check', type: ReadinessReportDoc })
+  @ApiExtraModels(HealthIndicatorDoc, ReadinessCheckDoc)
   async check(@Res() response: ServerResponse): Promise<void> {
     const report = await this.readiness.check();
     replyJson(response, report.status === 'ok' ? 200 : 503, report);

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { Controller, Get, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequireScope } from '../auth/auth.decorators';
 import { MetricsService } from './metrics.service';
 import { PROMETHEUS_CONTENT_TYPE, renderPrometheusText } from './prometheus-text';
@@ -14,8 +14,8 @@ export class MetricsController {
   @Get()
   @RequireScope('metrics:read', 'operate')
   @ApiOperation({ summary: 'Metrics in the Prometheus text format' })
-  @ApiProduces('text/plain')
-  @ApiOkResponse({ description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } })
+  // The 200 names its own content type (text/plain); the errors (401, 403) are JSON, like every error of the API.
+  @ApiOkResponse({ description: 'Prometheus text exposition format 0.0.4 (`text/plain; version=0.0.4`)', content: { 'text/plain': { schema: { type: 'string' } } } })
   async scrape(@Res() response: ServerResponse): Promise<void> {
     const text = renderPrometheusText(await this.metrics.collect());
     response.statusCode = 200;

@@ -1,9 +1,12 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiExtraModels, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { AuditReviewReport, ProjectionRunnerStats } from '@agent-ledger/projections';
 import { ProjectionQueries, ProjectionRunnerPool } from '@agent-ledger/projections';
 import { AcrossRuns, RequireScope } from '../auth/auth.decorators';
 import { ApiErrorBodyDoc } from '../openapi/api-error-body.doc';
+import { AuditReviewReportDoc } from '../openapi/audit-review-report.doc';
+import { ProjectionRunnerStatsDoc } from '../openapi/projection-runner-stats.doc';
+import { ProjectionsAnswerDoc } from '../openapi/projections-answer.doc';
 import { AuditReviewQueryDto } from '../runs/run-dtos';
 import type { ProjectionStatusWithLag } from './projection-lag.service';
 import { ProjectionLagService } from './projection-lag.service';
@@ -34,7 +37,7 @@ export class ReadModelsController {
   @RequireScope('audit:read')
   @AcrossRuns()
   @ApiOperation({ summary: 'The audit-review report (a key limited to some agents must name one of their runs with runId)' })
-  @ApiOkResponse({ description: 'totals and lists of the audit review', schema: { type: 'object' } })
+  @ApiOkResponse({ description: 'totals and lists of the audit review', type: AuditReviewReportDoc })
   @ApiBadRequestResponse({ description: 'a refused query (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
   @ApiNotFoundResponse({ description: 'runId names a run the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
   auditReview(@Query() query: AuditReviewQueryDto): AuditReviewReport {
@@ -45,7 +48,8 @@ export class ReadModelsController {
   @Get('projections')
   @RequireScope('operate')
   @ApiOperation({ summary: "Each projection's checkpoint, head and lag" })
-  @ApiOkResponse({ description: '`{ projections: [...], runners: {...} }`', schema: { type: 'object' } })
+  @ApiOkResponse({ description: "each projection's checkpoint, head and lag, and this process's runners", type: ProjectionsAnswerDoc })
+  @ApiExtraModels(ProjectionRunnerStatsDoc)
   async projections(): Promise<ProjectionsAnswer> {
     return { projections: await this.lag.status(PROJECTION_LAG_CAP), runners: this.runners.stats() };
   }

@@ -11,7 +11,15 @@ import { NotEntitledError } from '../auth/auth.errors';
 import { RequireScope } from '../auth/auth.decorators';
 import { replyJson } from '../json-reply';
 import { ApiErrorBodyDoc } from '../openapi/api-error-body.doc';
+import { CancelRunAnswerDoc } from '../openapi/cancel-run-answer.doc';
+import { RequeueRunAcceptedDoc } from '../openapi/requeue-run-accepted.doc';
+import { RunPageDoc } from '../openapi/run-page.doc';
+import { RunStatusRowDoc } from '../openapi/run-status-row.doc';
+import { RunStepsAnswerDoc } from '../openapi/run-steps-answer.doc';
+import { StartRunAcceptedDoc } from '../openapi/start-run-accepted.doc';
+import { StartRunInteractiveDoc } from '../openapi/start-run-interactive.doc';
 import { listEntitledRuns } from './entitled-runs';
+import type { CancelRunAnswer, RequeueRunAccepted, StartRunAccepted, StartRunInteractive } from './run-answers';
 import { CancelRunDto, ListRunsQueryDto, RequeueRunDto, StartRunDto } from './run-dtos';
 import { RunStarter } from './run-starter';
 import { runViewOf } from './run-view';
@@ -21,8 +29,6 @@ export interface RunStepsAnswer {
   readonly runId: string;
   readonly steps: readonly StepRow[];
 }
-
-const OBJECT = { type: 'object' } as const;
 
 /**
  * `/runs`: start, list, read and cancel runs. Writes go through `RunService`
@@ -42,11 +48,8 @@ export class RunsController {
   @Post()
   @RequireScope('runs:submit')
   @ApiOperation({ summary: 'Start a run (queued: 202; interactive: 200 with the settled run)' })
-  @ApiAcceptedResponse({
-    description: 'queued: the run is recorded (also a replay of an idempotency key: `replayed: true`)',
-    schema: { type: 'object', properties: { runId: { type: 'string' }, mode: { type: 'string', enum: ['queued'] }, status: { type: 'string' }, replayed: { type: 'boolean' } } },
-  })
-  @ApiOkResponse({ description: 'interactive: the settled run, as its stream tells it', schema: OBJECT })
+  @ApiAcceptedResponse({ description: 'queued: the run is recorded (also a replay of an idempotency key: `replayed: true`)', type: StartRunAcceptedDoc })
+  @ApiOkResponse({ description: 'interactive: the settled run, as its stream tells it', type: StartRunInteractiveDoc })
   @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`, `MALFORMED_JSON`)', type: ApiErrorBodyDoc })
   @ApiConflictResponse({ description: '`RUN_ALREADY_EXISTS`, `IDEMPOTENCY_KEY_REUSED`', type: ApiErrorBodyDoc })
   @ApiPayloadTooLargeResponse({ description: 'a body over HTTP_BODY_LIMIT_BYTES (`PAYLOAD_TOO_LARGE`)', type: ApiErrorBodyDoc })
@@ -58,18 +61,19 @@ export class RunsController {
     const headers: Record<string, string> = { Location: `/runs/${encodeURIComponent(outcome.runId)}` };
     if (outcome.replayed) headers['Idempotent-Replayed'] = 'true';
     if (outcome.mode === 'queued') {
-      const status = outcome.state?.status ?? 'QUEUED';
-      replyJson(response, 202, { runId: outcome.runId, mode: outcome.mode, status, replayed: outcome.replayed }, headers);
+      const accepted: StartRunAccepted = { runId: outcome.runId, mode: outcome.mode, status: outcome.state?.status ?? 'QUEUED', replayed: outcome.replayed };
+      replyJson(response, 202, accepted, headers);
       return;
     }
-    replyJson(response, 200, { runId: outcome.runId, mode: outcome.mode, replayed: outcome.replayed, segment: outcome.segment, run: runViewOf(outcome.runId, outcome.state) }, headers);
+    const answer: StartRunInteractive = { runId: outcome.runId, mode: outcome.mode, replayed: outcome.replayed, segment: outcome.segment, run: runViewOf(outcome.runId, outcome.state) };
+    replyJson(response, 200, answer, headers);
   }
 
   /** Runs, newest first, filtered, a page at a time (a key limited to some agents sees their runs only). */
   @Get()
   @RequireScope('runs:read')
   @ApiOperation({ summary: 'List runs: filters, cursor pages, newest first' })
-  @ApiOkResponse({ description: '`{ runs: RunStatusRow[], nextCursor: string | null }`', schema: OBJECT })
+  @ApiOkResponse({ description: 'a page of runs; `nextCursor` is null on the last page', type: RunPageDoc })
   @ApiBadRequestResponse({ description: 'a refused query (`INVALID_FIELD`, `INVALID_QUERY`)', type: ApiErrorBodyDoc })
   list(@Query() query: ListRunsQueryDto, @Caller() caller: ApiCaller): RunPage {
     return caller.agents === null ? this.queries.listRuns(query) : listEntitledRuns(this.queries, query, caller.agents);
@@ -79,7 +83,7 @@ export class RunsController {
   @Get(':runId')
   @RequireScope('runs:read')
   @ApiOperation({ summary: 'One run (run-status read model)' })
-  @ApiOkResponse({ description: 'the run-status row', schema: OBJECT })
+  @ApiOkResponse({ description: 'the run-status row', type: RunStatusRowDoc })
   @ApiBadRequestResponse({ description: 'not a run id (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
   @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
   get(@Param('runId') runId: string): RunStatusRow {
@@ -93,7 +97,7 @@ export class RunsController {
   @Get(':runId/steps')
   @RequireScope('runs:read')
   @ApiOperation({ summary: "A run's steps (steps read model)" })
-  @ApiOkResponse({ description: '`{ runId, steps: StepRow[] }`', schema: OBJECT })
+  @ApiOkResponse({ description: "the run's steps (steps read model)", type: RunStepsAnswerDoc })
   @ApiBadRequestResponse({ description: 'not a run id (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
   @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
   steps(@Param('runId') runId: string): RunStepsAnswer {
@@ -107,15 +111,16 @@ export class RunsController {
   @Post(':runId/cancel')
   @RequireScope('operate')
   @ApiOperation({ summary: 'Cancel a run' })
-  @ApiOkResponse({ description: 'cancelled (it was queued)', schema: OBJECT })
-  @ApiAcceptedResponse({ description: 'a running run stops at its next step boundary', schema: OBJECT })
+  @ApiOkResponse({ description: 'cancelled (it was queued)', type: CancelRunAnswerDoc })
+  @ApiAcceptedResponse({ description: 'a running run stops at its next step boundary', type: CancelRunAnswerDoc })
   @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
   @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
   @ApiConflictResponse({ description: 'the run is settled (`RUN_ALREADY_SETTLED`)', type: ApiErrorBodyDoc })
   async cancel(@Param('runId') runId: string, @Body() body: CancelRunDto, @Res() response: ServerResponse): Promise<void> {
     assertRunId(runId);
     const state = await this.runs.cancel(runId, body.requestedBy ?? 'http-api', body.reason);
-    replyJson(response, state.settlement === null ? 202 : 200, { runId, cancelRequested: true, run: runViewOf(runId, state) });
+    const answer: CancelRunAnswer = { runId, cancelRequested: true, run: runViewOf(runId, state) };
+    replyJson(response, state.settlement === null ? 202 : 200, answer);
   }
 
   /**
@@ -127,10 +132,7 @@ export class RunsController {
   @Post(':runId/requeue')
   @RequireScope('operate')
   @ApiOperation({ summary: 'Requeue a dead-lettered run as a continuation run' })
-  @ApiAcceptedResponse({
-    description: 'the continuation run is queued',
-    schema: { type: 'object', properties: { runId: { type: 'string' }, continuationRunId: { type: 'string' } } },
-  })
+  @ApiAcceptedResponse({ description: 'the continuation run is queued', type: RequeueRunAcceptedDoc })
   @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
   @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
   @ApiConflictResponse({ description: '`RUN_NOT_DEAD_LETTERED`, `RUN_ALREADY_REQUEUED`, `IN_FLIGHT_WRITE_UNRESOLVED`', type: ApiErrorBodyDoc })
@@ -139,6 +141,7 @@ export class RunsController {
     assertRunId(runId);
     const resolution = body.resolution === undefined ? undefined : { outcome: body.resolution.outcome, note: body.resolution.note };
     const { continuationRunId } = await this.runs.requeue(runId, { requestedBy: body.requestedBy ?? 'http-api', reason: body.reason, resolution });
-    replyJson(response, 202, { runId, continuationRunId });
+    const accepted: RequeueRunAccepted = { runId, continuationRunId };
+    replyJson(response, 202, accepted);
   }
 }

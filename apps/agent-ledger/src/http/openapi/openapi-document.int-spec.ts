@@ -1,0 +1,158 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { OpenAPIObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
+import { RunStatus } from '@agent-ledger/domain';
+import { loadAgentsConfig } from '@agent-ledger/runtime';
+import { AppModule } from '../../app.module';
+import { openStores } from '../../config/open-stores';
+import { readServiceConfig } from '../../config/service-config';
+import { buildOpenApiDocument } from './openapi-document';
+
+const repoRoot = join(__dirname, '..', '..', '..', '..', '..');
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'] as const;
+
+/**
+ * The OpenAPI document of the real application, built as `src/main.ts` builds
+ * it (configuration, stores on a temp data folder, `AppModule.forRoot`,
+ * `buildOpenApiDocument`), without listening nor starting workers.
+ */
+async function generateDocument(): Promise<OpenAPIObject> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'agent-ledger-openapi-'));
+  try {
+    const config = readServiceConfig({ AGENT_LEDGER_DATA_DIR: dataDir, EVENTSTORE_CONNECTION_STRING: '', WORKER_CONCURRENCY: '0', REAPER_INTERVAL_MS: '0' }, repoRoot);
+    mkdirSync(config.dataDir, { recursive: true });
+    mkdirSync(config.workspaceDir, { recursive: true });
+    const { agents } = await loadAgentsConfig(config.agentsConfigPath);
+    const stores = openStores(config);
+    try {
+      const auditStore = stores.auditStore === stores.runStore ? undefined : stores.auditStore;
+      const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, store: stores.runStore, auditStore, agents }), { logger: false });
+      try {
+        return buildOpenApiDocument(app);
+      } finally {
+        await app.close();
+      }
+    } finally {
+      await stores.close();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+describe('the OpenAPI document', () => {
+  let document: OpenAPIObject;
+
+  beforeAll(async () => {
+    document = await generateDocument();
+  });
+
+  /** Follows a `$ref` to `#/components/schemas/<name>`. */
+  function resolve(schema: SchemaObject | ReferenceObject): SchemaObject {
+    if (!('$ref' in schema)) return schema;
+    const name = schema.$ref.replace('#/components/schemas/', '');
+    const target = document.components?.schemas?.[name];
+    if (target === undefined) throw new Error(`dangling $ref ${schema.$ref}`);
+    return resolve(target);
+  }
+
+  /** A property of an object schema, resolved. */
+  function property(schema: SchemaObject, name: string): SchemaObject {
+    const found = schema.properties?.[name];
+    if (found === undefined) throw new Error(`no property ${name} in ${JSON.stringify(schema)}`);
+    return resolve(found);
+  }
+
+  function responseOf(path: string, method: (typeof METHODS)[number], status: string): ResponseObject {
+    const response = document.paths[path]?.[method]?.responses?.[status];
+    if (response === undefined) throw new Error(`no ${status} response for ${method.toUpperCase()} ${path}`);
+    return response as ResponseObject;
+  }
+
+  function jsonSchemaOf(path: string, method: (typeof METHODS)[number], status: string): SchemaObject {
+    const schema = responseOf(path, method, status).content?.['application/json']?.schema;
+    if (schema === undefined) throw new Error(`no application/json schema for ${status} of ${method.toUpperCase()} ${path}`);
+    return resolve(schema);
+  }
+
+  /** Every success response of every route. */
+  function successResponses(): { route: string; status: string; response: ResponseObject }[] {
+    const found: { route: string; status: string; response: ResponseObject }[] = [];
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const method of METHODS) {
+        for (const [status, response] of Object.entries(item[method]?.responses ?? {})) {
+          if (/^2\d\d$/.test(status)) found.push({ route: `${method.toUpperCase()} ${path}`, status, response: response as ResponseObject });
+        }
+      }
+    }
+    return found;
+  }
+
+  it('types every JSON success body: a $ref or an object with properties, never a bare { type: "object" }', () => {
+    const successes = successResponses();
+    expect(successes.length).toBeGreaterThanOrEqual(15);
+    const untyped: string[] = [];
+    for (const { route, status, response } of successes) {
+      const schema = response.content?.['application/json']?.schema;
+      if (schema === undefined) continue;
+      const typed = '$ref' in schema || (schema.properties !== undefined && Object.keys(schema.properties).length > 0);
+      if (!typed) untyped.push(`${route} ${status}: ${JSON.stringify(schema)}`);
+    }
+    expect(untyped).toEqual([]);
+  });
+
+  it('gives every success response a content type, and every $ref a schema', () => {
+    const withoutContent = successResponses()
+      .filter(({ response }) => response.content === undefined || Object.keys(response.content).length === 0)
+      .map(({ route, status }) => `${route} ${status}`);
+    expect(withoutContent).toEqual([]);
+    const refs = [...JSON.stringify(document).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1] ?? '');
+    expect(refs.length).toBeGreaterThan(0);
+    expect(refs.filter((name) => document.components?.schemas?.[name] === undefined)).toEqual([]);
+  });
+
+  it('GET /runs/{runId}: the status enum is every RunStatus', () => {
+    const row = jsonSchemaOf('/runs/{runId}', 'get', '200');
+    expect(property(row, 'status').enum).toEqual(Object.values(RunStatus));
+  });
+
+  it('GET /runs: a runs array of run-status rows and a nullable nextCursor', () => {
+    const page = jsonSchemaOf('/runs', 'get', '200');
+    const runs = property(page, 'runs');
+    expect(runs.type).toBe('array');
+    expect(resolve(runs.items ?? {}).properties).toHaveProperty('runId');
+    expect(property(page, 'nextCursor')).toMatchObject({ type: 'string', nullable: true });
+    expect(page.required).toEqual(expect.arrayContaining(['runs', 'nextCursor']));
+  });
+
+  it('GET /audit/review: totals and the lists of the report', () => {
+    const report = jsonSchemaOf('/audit/review', 'get', '200');
+    expect(property(report, 'totals').properties).toHaveProperty('writesWithoutAudit');
+    expect(property(report, 'writes').type).toBe('array');
+  });
+
+  it('POST /runs: 202 queued and 200 interactive, each typed; GET /ready 503 typed like its 200', () => {
+    expect(jsonSchemaOf('/runs', 'post', '202').properties).toHaveProperty('replayed');
+    expect(jsonSchemaOf('/runs', 'post', '200').properties).toHaveProperty('run');
+    expect(jsonSchemaOf('/ready', 'get', '503')).toEqual(jsonSchemaOf('/ready', 'get', '200'));
+  });
+
+  it('the SSE routes answer text/event-stream, described frame by frame; /metrics answers text/plain', () => {
+    for (const path of ['/events', '/runs/{runId}/events']) {
+      const ok = responseOf(path, 'get', '200');
+      expect(Object.keys(ok.content ?? {})).toEqual(['text/event-stream']);
+      expect(ok.description).toMatch(/`id:`.*position/);
+      expect(ok.description).toMatch(/`event:`.*type/);
+      expect(ok.description).toMatch(/`data:`.*JSON/);
+    }
+    expect(Object.keys(responseOf('/metrics', 'get', '200').content ?? {})).toEqual(['text/plain']);
+  });
+
+  it('keeps the JSON error bodies', () => {
+    expect(responseOf('/runs/{runId}', 'get', '404').content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/ApiErrorBodyDoc' });
+    expect(responseOf('/events', 'get', '400').content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/ApiErrorBodyDoc' });
+  });
+});

@@ -1,0 +1,36 @@
+import type { RunStatus } from '@agent-ledger/domain';
+import type { SegmentOutcome } from '@agent-ledger/runtime';
+import type { RunView } from './run-view';
+
+/** The body of `POST /runs` for a queued run (202). */
+export interface StartRunAccepted {
+  readonly runId: string;
+  readonly mode: 'queued';
+  /** `QUEUED` for a new run; a replay gives the run's current status. */
+  readonly status: RunStatus;
+  /** The idempotency key named an existing run: nothing new was started. */
+  readonly replayed: boolean;
+}
+
+/** The body of `POST /runs` for an interactive run (200): the run as its own stream tells it. */
+export interface StartRunInteractive {
+  readonly runId: string;
+  readonly mode: 'interactive';
+  readonly replayed: boolean;
+  /** How the request's segment ended; null for a replay. */
+  readonly segment: SegmentOutcome['kind'] | null;
+  readonly run: RunView;
+}
+
+/** The body of `POST /runs/{runId}/cancel` (200 cancelled, 202 stopping at the next step boundary). */
+export interface CancelRunAnswer {
+  readonly runId: string;
+  readonly cancelRequested: true;
+  readonly run: RunView;
+}
+
+/** The body of `POST /runs/{runId}/requeue` (202). */
+export interface RequeueRunAccepted {
+  readonly runId: string;
+  readonly continuationRunId: string;
+}
