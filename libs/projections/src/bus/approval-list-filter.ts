@@ -1,4 +1,5 @@
-import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { PageFilter } from './page-filter';
 import { RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
 import { APPROVAL_STATES, ApprovalState } from '../approvals/approval-rows';
 import type { ListApprovalsQuery } from '../queries/approval-list-query';
@@ -8,7 +9,7 @@ import type { ListApprovalsQuery } from '../queries/approval-list-query';
  * `GET /approvals`'s query (the same as `GET /runs`'s for `agent`, times,
  * `limit` and `cursor`; times are ms since the epoch here).
  */
-export class ApprovalListFilter implements ListApprovalsQuery {
+export class ApprovalListFilter extends PageFilter implements ListApprovalsQuery {
   @IsOptional()
   @IsIn(APPROVAL_STATES)
   readonly state?: ApprovalState;
@@ -22,23 +23,4 @@ export class ApprovalListFilter implements ListApprovalsQuery {
   @Matches(RUN_ID_RULE, { message: RUN_ID_RULE_MESSAGE })
   @IsString()
   readonly runId?: string;
-
-  @IsOptional()
-  @IsInt({ message: '$property must be ms since the epoch (an integer)' })
-  readonly since?: number;
-
-  @IsOptional()
-  @IsInt({ message: '$property must be ms since the epoch (an integer)' })
-  readonly until?: number;
-
-  @IsOptional()
-  @Min(1)
-  @Max(1000)
-  @IsInt()
-  readonly limit?: number;
-
-  @IsOptional()
-  @Length(1, 1024)
-  @IsString()
-  readonly cursor?: string;
 }

@@ -15,11 +15,14 @@ import { STEPS_TABLE } from '../steps/step-row';
 import type { ProjectionStore } from '../store/projection-store';
 import { fromSqlRecord } from '../store/sql-table';
 import type { AuditReviewQuery, AuditReviewReport, AuditReviewTotals, AuditWriteView } from './audit-review-report';
-import { decodeApprovalCursor, encodeApprovalCursor } from './approval-cursor';
 import type { ApprovalPage, ApprovalRow, ListApprovalsQuery } from './approval-list-query';
 import type { ProjectionStatusEntry } from './projection-status';
-import { decodeRunCursor, encodeRunCursor } from './run-cursor';
+import type { PageCursor, PagedList } from './page-cursor';
+import { decodePageCursor, encodePageCursor } from './page-cursor';
 import type { ListRunsQuery, RunPage } from './run-list-query';
+
+/** A SQL condition with its `?` values. */
+type SqlFilter = readonly [sql: string, ...values: Array<string | number>];
 
 const WRITE_VIEW_SQL = `
   SELECT w.*, CASE
@@ -51,28 +54,13 @@ export class ProjectionQueries {
    * @throws InvalidQueryError for a bad limit or cursor
    */
   listRuns(query: ListRunsQuery = {}): RunPage {
-    const limit = query.limit ?? 50;
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) throw new InvalidQueryError('limit', 'expected an integer from 1 to 1000');
-    const where: string[] = [];
-    const params: Array<string | number> = [];
-    const add = (sql: string, ...values: Array<string | number>): void => {
-      where.push(sql);
-      params.push(...values);
-    };
-    if (query.status !== undefined) add('status = ?', query.status);
-    if (query.reason !== undefined) add('reason = ?', query.reason);
-    if (query.agent !== undefined) add('agent = ?', query.agent);
-    if (query.since !== undefined) add('requested_at >= ?', timeOption(query.since, 'since'));
-    if (query.until !== undefined) add('requested_at < ?', timeOption(query.until, 'until'));
-    if (query.cursor !== undefined) {
-      const cursor = decodeRunCursor(query.cursor);
-      add('(requested_at < ? OR (requested_at = ? AND run_id < ?))', cursor.requestedAt, cursor.requestedAt, cursor.runId);
-    }
-    const sql = `SELECT * FROM runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY requested_at DESC, run_id DESC LIMIT ?`;
-    const records = this.db.prepare(sql).all(...params, limit + 1) as Record<string, unknown>[];
-    const runs = records.slice(0, limit).map((r) => fromSqlRecord(RUNS_TABLE, r));
-    const last = runs[runs.length - 1];
-    return { runs, nextCursor: records.length > limit && last !== undefined ? encodeRunCursor(last) : null };
+    const filters: SqlFilter[] = [];
+    if (query.status !== undefined) filters.push(['status = ?', query.status]);
+    if (query.reason !== undefined) filters.push(['reason = ?', query.reason]);
+    if (query.agent !== undefined) filters.push(['agent = ?', query.agent]);
+    const page = this.newestFirst({ list: 'listRuns', table: 'runs', idColumn: 'run_id' }, filters, query);
+    const runs = page.records.map((r) => fromSqlRecord(RUNS_TABLE, r));
+    return { runs, nextCursor: page.cursorAfter(runs.at(-1), (run) => ({ requestedAt: run.requestedAt, id: run.runId })) };
   }
 
   /**
@@ -82,31 +70,45 @@ export class ProjectionQueries {
    * @throws InvalidQueryError for a bad state, time, limit or cursor
    */
   listApprovals(query: ListApprovalsQuery = {}): ApprovalPage {
-    const limit = query.limit ?? 50;
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) throw new InvalidQueryError('limit', 'expected an integer from 1 to 1000');
-    const where: string[] = [];
-    const params: Array<string | number> = [];
-    const add = (sql: string, ...values: Array<string | number>): void => {
-      where.push(sql);
-      params.push(...values);
-    };
+    const filters: SqlFilter[] = [];
     if (query.state !== undefined) {
       if (!(APPROVAL_STATES as readonly unknown[]).includes(query.state)) throw new InvalidQueryError('state', `expected one of ${APPROVAL_STATES.join(', ')}`);
-      add('state = ?', query.state);
+      filters.push(['state = ?', query.state]);
     }
-    if (query.agent !== undefined) add('agent = ?', query.agent);
-    if (query.runId !== undefined) add('run_id = ?', query.runId);
-    if (query.since !== undefined) add('requested_at >= ?', timeOption(query.since, 'since'));
-    if (query.until !== undefined) add('requested_at < ?', timeOption(query.until, 'until'));
+    if (query.agent !== undefined) filters.push(['agent = ?', query.agent]);
+    if (query.runId !== undefined) filters.push(['run_id = ?', query.runId]);
+    const page = this.newestFirst({ list: 'listApprovals', table: 'approvals', idColumn: 'approval_id' }, filters, query);
+    const approvals = page.records.map(toApprovalRow);
+    return { approvals, nextCursor: page.cursorAfter(approvals.at(-1), (row) => ({ requestedAt: row.requestedAt, id: row.approvalId })) };
+  }
+
+  /**
+   * One page of a table listed newest first (`requested_at` descending, then
+   * its id column), with the filters, the time window and the cursor of
+   * `query`; `limit` rows at most (1 to 1000, default 50).
+   */
+  private newestFirst(
+    from: { readonly list: PagedList; readonly table: string; readonly idColumn: string },
+    filters: readonly SqlFilter[],
+    query: { readonly since?: number; readonly until?: number; readonly limit?: number; readonly cursor?: string },
+  ): { records: Record<string, unknown>[]; cursorAfter<R>(last: R | undefined, keyOf: (row: R) => PageCursor): string | null } {
+    const limit = query.limit ?? 50;
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) throw new InvalidQueryError('limit', 'expected an integer from 1 to 1000');
+    const all: SqlFilter[] = [...filters];
+    if (query.since !== undefined) all.push(['requested_at >= ?', timeOption(query.since, 'since')]);
+    if (query.until !== undefined) all.push(['requested_at < ?', timeOption(query.until, 'until')]);
     if (query.cursor !== undefined) {
-      const cursor = decodeApprovalCursor(query.cursor);
-      add('(requested_at < ? OR (requested_at = ? AND approval_id < ?))', cursor.requestedAt, cursor.requestedAt, cursor.approvalId);
+      const cursor = decodePageCursor(from.list, query.cursor);
+      all.push([`(requested_at < ? OR (requested_at = ? AND ${from.idColumn} < ?))`, cursor.requestedAt, cursor.requestedAt, cursor.id]);
     }
-    const sql = `SELECT * FROM approvals ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY requested_at DESC, approval_id DESC LIMIT ?`;
-    const records = this.db.prepare(sql).all(...params, limit + 1) as Record<string, unknown>[];
-    const approvals = records.slice(0, limit).map(toApprovalRow);
-    const last = approvals[approvals.length - 1];
-    return { approvals, nextCursor: records.length > limit && last !== undefined ? encodeApprovalCursor(last) : null };
+    const where = all.length > 0 ? `WHERE ${all.map(([sql]) => sql).join(' AND ')}` : '';
+    const sql = `SELECT * FROM ${from.table} ${where} ORDER BY requested_at DESC, ${from.idColumn} DESC LIMIT ?`;
+    const records = this.db.prepare(sql).all(...all.flatMap(([, ...values]) => values), limit + 1) as Record<string, unknown>[];
+    const more = records.length > limit;
+    return {
+      records: records.slice(0, limit),
+      cursorAfter: (last, keyOf) => (more && last !== undefined ? encodePageCursor(from.list, keyOf(last)) : null),
+    };
   }
 
   /** The steps of a run, by round then call (the model call of a round first). */
