@@ -7,13 +7,17 @@ import { InvalidFieldError } from '@agent-ledger/domain';
  *
  * | scope | routes |
  * | --- | --- |
- * | `runs:submit` | `POST /runs` |
- * | `runs:read` | `GET /runs`, `GET /runs/{id}`, `/steps`, `/events`, `GET /events` |
+ * | `runs:submit` | `POST /runs`, `POST /runs/{id}/input` (the answer to a run that asked for input) |
+ * | `runs:read` | `GET /runs`, `GET /runs/{id}`, `/steps`, `/events`, `GET /events`, `GET /approvals` |
+ * | `runs:approve` | `POST /runs/{id}/approval` (a person's decision on the calls a run waits to have approved) |
  * | `audit:read` | `GET /audit/review` |
  * | `operate` | cancel, requeue, `GET /projections`, `GET /metrics` (and any route that declares no scope) |
  * | `metrics:read` | `GET /metrics` only (for a Prometheus scraper) |
+ *
+ * `runs:approve` is a scope of its own, held by none of the others (not
+ * `operate` either): who may let a run's writes happen is a decision apart.
  */
-export const API_SCOPES = ['runs:submit', 'runs:read', 'audit:read', 'operate', 'metrics:read'] as const;
+export const API_SCOPES = ['runs:submit', 'runs:read', 'runs:approve', 'audit:read', 'operate', 'metrics:read'] as const;
 /** One of {@link API_SCOPES}. */
 export type ApiScope = (typeof API_SCOPES)[number];
 

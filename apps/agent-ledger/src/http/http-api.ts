@@ -5,6 +5,7 @@ import type { ServiceConfig } from '../config/service-config';
 import { HealthController } from '../health/health.controller';
 import { ReadinessController } from '../health/readiness.controller';
 import { ReadinessService } from '../health/readiness.service';
+import { ApprovalsController } from './approvals/approvals.controller';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { ApiKeyVerifier } from './auth/api-key-verifier';
 import { ApiExceptionFilter } from './errors/api-exception.filter';
@@ -23,7 +24,7 @@ import { SERVICE_CONFIG } from './service-config.token';
 import { createApiValidationPipe } from './validation/validation-pipe';
 
 /** The HTTP API's controllers. */
-export const HTTP_API_CONTROLLERS: readonly Type[] = [HealthController, ReadinessController, RunsController, EventsController, ReadModelsController, MetricsController, OpenApiController];
+export const HTTP_API_CONTROLLERS: readonly Type[] = [HealthController, ReadinessController, RunsController, ApprovalsController, EventsController, ReadModelsController, MetricsController, OpenApiController];
 
 /**
  * The HTTP API's providers: its services, the one `ValidationPipe`, the one

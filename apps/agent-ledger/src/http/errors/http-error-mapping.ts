@@ -2,17 +2,19 @@ import { STATUS_CODES } from 'node:http';
 import { HttpException } from '@nestjs/common';
 import {
   AgentLedgerError,
+  ApprovalRoundMismatchError,
   InvalidFieldError,
   RunAlreadyExistsError,
   RunAlreadySettledError,
   RunNotFoundError,
+  RunNotWaitingError,
   RunRuleViolation,
 } from '@agent-ledger/domain';
 import { isEventStoreError } from '@agent-ledger/event-store';
 import type { EventStoreError } from '@agent-ledger/event-store';
 import { InvalidQueryError, ProjectionError } from '@agent-ledger/projections';
 import { AuthenticationRequiredError, NotEntitledError, ScopeMissingError } from '../auth/auth.errors';
-import { IdempotencyKeyReusedError } from '@agent-ledger/runtime';
+import { ApprovalDecisionNotStoredError, AuditStatementNotStoredError, IdempotencyKeyReusedError } from '@agent-ledger/runtime';
 import { RequestValidationError } from '../validation/request-validation.error';
 import type { ApiErrorBody } from './api-error-body';
 
@@ -37,10 +39,10 @@ export interface HttpErrorAnswer {
  * | `ScopeMissingError`, `NotEntitledError` | 403 |
  * | refused body / query (`RequestValidationError`), `InvalidFieldError`, `InvalidQueryError`, malformed JSON | 400 |
  * | `RunNotFoundError`, unknown route | 404 |
- * | `RunAlreadyExistsError`, `RunAlreadySettledError`, any other `RunRuleViolation`, `IdempotencyKeyReusedError`, `WRONG_EXPECTED_REVISION` | 409 |
+ * | `RunAlreadyExistsError`, `RunAlreadySettledError`, `RunNotWaitingError` (`RUN_NOT_WAITING_FOR_APPROVAL` / `_INPUT`), `ApprovalRoundMismatchError`, any other `RunRuleViolation`, `IdempotencyKeyReusedError`, `WRONG_EXPECTED_REVISION` | 409 |
  * | `STREAM_DELETED` | 410 |
  * | body over the limit, `EVENT_TOO_LARGE` | 413 |
- * | `STORE_UNAVAILABLE`, `STORE_CLOSED`, a closed read-model database, `CIRCUIT_OPEN`, a domain error of class `connection` (e.g. `AUDIT_STATEMENT_NOT_STORED`) | 503 |
+ * | `STORE_UNAVAILABLE`, `STORE_CLOSED`, a closed read-model database, `CIRCUIT_OPEN`, a domain error of class `connection` (`AUDIT_STATEMENT_NOT_STORED`, `APPROVAL_DECISION_NOT_STORED`: with `Retry-After: 1`) | 503 |
  * | anything else | 500, with a generic message |
  */
 export function httpErrorAnswerOf(error: unknown): HttpErrorAnswer {
@@ -61,9 +63,17 @@ export function httpErrorAnswerOf(error: unknown): HttpErrorAnswer {
   if (error instanceof RunNotFoundError) return answer(404, { code: error.code, message: error.message, runId: error.runId });
   if (error instanceof RunAlreadySettledError) return answer(409, { code: error.code, message: error.message, runId: error.runId, status: error.status });
   if (error instanceof RunAlreadyExistsError) return answer(409, { code: error.code, message: error.message, runId: error.runId, field: 'runId', rule: 'unique' });
+  if (error instanceof RunNotWaitingError) return answer(409, { code: error.code, message: error.message, runId: error.runId, status: error.status, waitingFor: error.waitingFor });
+  if (error instanceof ApprovalRoundMismatchError) {
+    return answer(409, { code: error.code, message: error.message, runId: error.runId, field: 'round', rule: 'waitingRound', round: error.expectedRound, waitingRound: error.waitingRound });
+  }
   if (error instanceof RunRuleViolation) return answer(409, { code: error.code, message: error.message, runId: error.runId });
   if (error instanceof IdempotencyKeyReusedError) {
     return answer(409, { code: error.code, message: error.message, runId: error.runId, field: 'idempotencyKey', rule: 'sameRequest', differs: error.field });
+  }
+  if (error instanceof AuditStatementNotStoredError || error instanceof ApprovalDecisionNotStoredError) {
+    // The audit store could not take the statement: nothing was done, the same request may succeed later.
+    return answer(503, { code: error.code, message: error.message, runId: error.runId }, { headers: { 'Retry-After': '1' } });
   }
   if (error instanceof AgentLedgerError) {
     // The target (a store, a provider) could not be reached: the request may succeed later.

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { RunStatus } from '@agent-ledger/domain';
-import { ProjectionQueries, ProjectionStore } from '@agent-ledger/projections';
+import { APPROVAL_STATES, ProjectionQueries, ProjectionStore } from '@agent-ledger/projections';
 import type { RuntimeCounter } from '@agent-ledger/runtime';
 import { RUNTIME_COUNTERS, RuntimeMetrics } from '@agent-ledger/runtime';
 import { ProjectionLagService } from '../projections/projection-lag.service';
@@ -33,7 +33,8 @@ function snake(name: string): string {
 
 /**
  * The metrics of `GET /metrics`: gauges read from the read models (runs by
- * status, steps by kind and effect, executed writes without audit, projection
+ * status, every status with zeros, the two waiting ones included; requests
+ * for approval by state; steps by kind and effect, executed writes without audit, projection
  * lag; the same for every process on the same data) and this process's
  * runtime counters (audit failures, lease losses, reaper actions, ...), and a
  * few process gauges.
@@ -53,6 +54,10 @@ export class MetricsService {
     for (const row of db.prepare('SELECT status, COUNT(*) AS n FROM runs GROUP BY status').all() as Array<{ status: string | null; n: number }>) {
       byStatus.set(row.status ?? 'UNKNOWN', row.n);
     }
+    const approvals = new Map<string, number>(APPROVAL_STATES.map((state) => [state, 0]));
+    for (const row of db.prepare('SELECT state, COUNT(*) AS n FROM approvals GROUP BY state').all() as Array<{ state: string | null; n: number }>) {
+      approvals.set(row.state ?? 'unknown', row.n);
+    }
     const steps = db.prepare('SELECT kind, effect, COUNT(*) AS n FROM steps GROUP BY kind, effect ORDER BY kind, effect').all() as Array<{ kind: string | null; effect: string | null; n: number }>;
     const { totals } = this.queries.auditReview({ limit: 1 });
     const lag = await this.lag.status(PROJECTION_LAG_CAP);
@@ -66,6 +71,12 @@ export class MetricsService {
         help: 'Runs by status (run-status read model)',
         type: 'gauge',
         samples: [...byStatus].map(([status, value]) => ({ labels: { status }, value })),
+      },
+      {
+        name: 'agent_ledger_approvals',
+        help: 'Requests for approval by state (approvals read model; pending: runs waiting for a decision now)',
+        type: 'gauge',
+        samples: [...approvals].map(([state, value]) => ({ labels: { state }, value })),
       },
       {
         name: 'agent_ledger_steps',

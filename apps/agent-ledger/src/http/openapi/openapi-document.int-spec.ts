@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { OpenAPIObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
+import type { OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, RequestBodyObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
 import { RunStatus } from '@agent-ledger/domain';
+import { APPROVAL_STATES } from '@agent-ledger/projections';
 import { loadAgentsConfig } from '@agent-ledger/runtime';
 import { AppModule } from '../../app.module';
 import { openStores } from '../../config/open-stores';
@@ -149,6 +150,78 @@ describe('the OpenAPI document', () => {
       expect(ok.description).toMatch(/`data:`.*JSON/);
     }
     expect(Object.keys(responseOf('/metrics', 'get', '200').content ?? {})).toEqual(['text/plain']);
+  });
+
+  function operationOf(path: string, method: (typeof METHODS)[number]): OperationObject & { readonly 'x-required-scopes'?: readonly string[] } {
+    const operation = document.paths[path]?.[method];
+    if (operation === undefined) throw new Error(`no ${method.toUpperCase()} ${path}`);
+    return operation;
+  }
+
+  function requestSchemaOf(path: string, method: (typeof METHODS)[number]): SchemaObject {
+    const schema = (operationOf(path, method).requestBody as RequestBodyObject | undefined)?.content['application/json']?.schema;
+    if (schema === undefined) throw new Error(`no application/json request body for ${method.toUpperCase()} ${path}`);
+    return resolve(schema);
+  }
+
+  function expectErrorBodies(path: string, method: (typeof METHODS)[number], statuses: readonly string[]): void {
+    for (const status of statuses) {
+      expect({ status, schema: responseOf(path, method, status).content?.['application/json']?.schema }).toEqual({ status, schema: { $ref: '#/components/schemas/ApiErrorBodyDoc' } });
+    }
+  }
+
+  it('POST /runs/{runId}/approval: a typed body (decision, reason, round), a typed 200 with the run, its errors, the scope runs:approve', () => {
+    const operation = operationOf('/runs/{runId}/approval', 'post');
+    expect(operation['x-required-scopes']).toEqual(['runs:approve']);
+    expect(operation.security).toEqual(expect.arrayContaining([{ bearer: [] }, { apiKeyHeader: [] }]));
+    const body = requestSchemaOf('/runs/{runId}/approval', 'post');
+    expect(property(body, 'decision').enum).toEqual(['approve', 'deny']);
+    expect(property(body, 'reason')).toMatchObject({ type: 'string', minLength: 1, maxLength: 500 });
+    expect(property(body, 'round')).toMatchObject({ type: 'integer', minimum: 0, maximum: 19 });
+    expect(body.required).toEqual(['decision']);
+    expect(body.properties).not.toHaveProperty('decidedBy');
+    const answer = jsonSchemaOf('/runs/{runId}/approval', 'post', '200');
+    expect(property(answer, 'status').enum).toEqual(Object.values(RunStatus));
+    expect(Object.keys(property(answer, 'run').properties ?? {})).toEqual(expect.arrayContaining(['status', 'reason', 'pendingApproval', 'pendingInput', 'steps']));
+    expect(answer.required).toEqual(expect.arrayContaining(['runId', 'status', 'run']));
+    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '503']);
+    expectErrorBodies('/runs/{runId}/approval', 'post', ['400', '401', '403', '404', '409', '503']);
+  });
+
+  it('POST /runs/{runId}/input: a body with a required input (any JSON, null included), the same 200 answer, the scope runs:submit', () => {
+    const operation = operationOf('/runs/{runId}/input', 'post');
+    expect(operation['x-required-scopes']).toEqual(['runs:submit']);
+    const body = requestSchemaOf('/runs/{runId}/input', 'post');
+    expect(property(body, 'input')).toMatchObject({ nullable: true });
+    expect(body.required).toEqual(['input']);
+    expect(jsonSchemaOf('/runs/{runId}/input', 'post', '200')).toEqual(jsonSchemaOf('/runs/{runId}/approval', 'post', '200'));
+    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413']);
+    expectErrorBodies('/runs/{runId}/input', 'post', ['400', '404', '409']);
+  });
+
+  it('GET /approvals: its query, a page of approval rows (state enum, calls, nullable decision fields), the scope runs:read', () => {
+    const operation = operationOf('/approvals', 'get');
+    expect(operation['x-required-scopes']).toEqual(['runs:read']);
+    const parameters = (operation.parameters ?? []) as ParameterObject[];
+    expect(parameters.map((p) => [p.name, p.in, p.required ?? false]).sort()).toEqual(
+      ['agent', 'cursor', 'limit', 'runId', 'since', 'state', 'until'].map((name) => [name, 'query', false]),
+    );
+    expect(resolve(parameters.find((p) => p.name === 'state')?.schema ?? {}).enum).toEqual([...APPROVAL_STATES]);
+    const page = jsonSchemaOf('/approvals', 'get', '200');
+    expect(property(page, 'nextCursor')).toMatchObject({ type: 'string', nullable: true });
+    const row = resolve(property(page, 'approvals').items ?? {});
+    expect(property(row, 'state').enum).toEqual([...APPROVAL_STATES]);
+    expect(property(row, 'onDenial').enum).toEqual(['tellModel', 'endRun']);
+    expect(resolve(property(row, 'calls').items ?? {}).properties).toHaveProperty('arguments');
+    for (const name of ['decidedBy', 'reason', 'decidedAt']) expect(property(row, name).nullable).toBe(true);
+    expect(row.required).toEqual(expect.arrayContaining(['approvalId', 'runId', 'agent', 'round', 'calls', 'onDenial', 'requestedAt', 'state', 'decidedBy', 'reason', 'decidedAt']));
+    expectErrorBodies('/approvals', 'get', ['400', '401', '403']);
+  });
+
+  it("RunView's steps may be denied, as in the steps read model", () => {
+    const view = property(jsonSchemaOf('/runs/{runId}/approval', 'post', '200'), 'run');
+    const step = resolve(property(view, 'steps').items ?? {});
+    expect(property(step, 'outcome').enum).toEqual(['succeeded', 'failed', 'denied', null]);
   });
 
   it('keeps the JSON error bodies', () => {

@@ -5,7 +5,7 @@ import type { DocMatches } from './doc-matches';
 import { nullableEnum } from './schema-fragments';
 
 const STEP_STATUSES = ['started', 'completed'] as const;
-const TOOL_OUTCOMES = ['succeeded', 'failed'] as const;
+const TOOL_OUTCOMES = ['succeeded', 'failed', 'denied'] as const;
 
 /** {@link RunStepView} (a step of the run view) in the OpenAPI document. */
 @ApiSchema({ name: 'RunStepView', description: "A step of a run, as the run's own stream tells it" })
@@ -34,7 +34,7 @@ export class RunStepViewDoc implements RunStepView {
   @ApiProperty({ type: 'integer' })
   readonly starts!: number;
 
-  @ApiProperty({ ...nullableEnum(TOOL_OUTCOMES), description: 'For a tool call: `succeeded` or `failed` once completed; null otherwise' })
+  @ApiProperty({ ...nullableEnum(TOOL_OUTCOMES), description: 'For a tool call, once completed: `succeeded`, `failed`, or `denied` (a person denied it: it never executed, `starts` 0; as the steps read model says); null otherwise' })
   readonly outcome!: (typeof TOOL_OUTCOMES)[number] | null;
 }
 

@@ -11,7 +11,7 @@ import { jsonValueSchema, nullableEnum } from './schema-fragments';
 /** {@link RunView} (a run as its own stream tells it) in the OpenAPI document. */
 @ApiSchema({
   name: 'RunView',
-  description: "A run as its own stream tells it (the runtime's state, not the read model): the answer of an interactive start and of a cancel",
+  description: "A run as its own stream tells it (the runtime's state, not the read model): the answer of an interactive start, a cancel, an approval decision and an input",
 })
 export class RunViewDoc implements RunView {
   @ApiProperty({ type: String })

@@ -1,4 +1,4 @@
-import type { ListRunsQuery, ProjectionQueries, RunPage, RunStatusRow } from '@agent-ledger/projections';
+import type { ApprovalPage, ApprovalRow, ListApprovalsQuery, ListRunsQuery, ProjectionQueries, RunPage, RunStatusRow } from '@agent-ledger/projections';
 
 /**
  * The cursor token of `GET /runs` for a row: the same token
@@ -27,4 +27,34 @@ export function listEntitledRuns(queries: ProjectionQueries, query: ListRunsQuer
   const more = merged.length > limit || pages.some((page) => page.nextCursor !== null);
   const last = runs[runs.length - 1];
   return { runs, nextCursor: more && last !== undefined ? cursorOf(last) : null };
+}
+
+/**
+ * The cursor token of `GET /approvals` for a row: the same token
+ * `libs/projections` makes (`queries/approval-cursor.ts`, base64url of
+ * `["approvals", requestedAt, approvalId]`), which its `listApprovals` decodes.
+ */
+function approvalCursorOf(row: ApprovalRow): string {
+  return Buffer.from(JSON.stringify(['approvals', row.requestedAt, row.approvalId]), 'utf8').toString('base64url');
+}
+
+/**
+ * `GET /approvals` for a key limited to `agents`, exactly as
+ * {@link listEntitledRuns} for `GET /runs`: the requests of those agents'
+ * runs only, in the same order and with the same cursor as an unlimited
+ * listing; a filter on another agent gives an empty page; several agents,
+ * one page per agent, merged.
+ */
+export function listEntitledApprovals(queries: ProjectionQueries, query: ListApprovalsQuery, agents: readonly string[]): ApprovalPage {
+  if (query.agent !== undefined) return agents.includes(query.agent) ? queries.listApprovals(query) : { approvals: [], nextCursor: null };
+  if (agents.length === 1) return queries.listApprovals({ ...query, agent: agents[0] });
+  const limit = query.limit ?? 50;
+  const pages = agents.map((agent) => queries.listApprovals({ ...query, agent, limit }));
+  const merged = pages
+    .flatMap((page) => page.approvals)
+    .sort((a, b) => b.requestedAt - a.requestedAt || (a.approvalId < b.approvalId ? 1 : a.approvalId > b.approvalId ? -1 : 0));
+  const approvals = merged.slice(0, limit);
+  const more = merged.length > limit || pages.some((page) => page.nextCursor !== null);
+  const last = approvals[approvals.length - 1];
+  return { approvals, nextCursor: more && last !== undefined ? approvalCursorOf(last) : null };
 }

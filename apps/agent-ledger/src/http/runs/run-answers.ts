@@ -29,6 +29,19 @@ export interface CancelRunAnswer {
   readonly run: RunView;
 }
 
+/**
+ * The body of `POST /runs/{runId}/approval` and `POST /runs/{runId}/input`
+ * (200): the run after the decision or the input, as its own stream tells it.
+ * `status` repeats `run.status`: `QUEUED` once approved, denied with
+ * `tellModel`, or given its input (a worker resumes it); `FAILED` (reason
+ * `APPROVAL_DENIED`) when a denial ended it.
+ */
+export interface RunResumeAnswer {
+  readonly runId: string;
+  readonly status: RunStatus;
+  readonly run: RunView;
+}
+
 /** The body of `POST /runs/{runId}/requeue` (202). */
 export interface RequeueRunAccepted {
   readonly runId: string;

@@ -2,8 +2,10 @@ import { Transform, Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { JsonValue } from '@agent-ledger/domain';
-import { RunStatus, TerminationReason } from '@agent-ledger/domain';
-import { IsPresent } from '@agent-ledger/runtime';
+import { MAX_ITERATIONS, RunStatus, TerminationReason } from '@agent-ledger/domain';
+import { APPROVAL_DECISIONS, IsPresent } from '@agent-ledger/runtime';
+import type { ApprovalState } from '@agent-ledger/projections';
+import { APPROVAL_STATES } from '@agent-ledger/projections';
 
 /** A run id: 1 to 128 letters, digits, `.`, `_`, `:` or `-`, starting with a letter or digit (the domain's rule). */
 export const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
@@ -81,13 +83,13 @@ export class CancelRunDto {
 }
 
 /** A time in a query: ms since the epoch, or an ISO 8601 date-time. A value that is neither stays as it is, for `IsInt` to refuse. */
-function toInstant({ value }: { value: unknown }): unknown {
+export function toInstant({ value }: { value: unknown }): unknown {
   if (typeof value !== 'string') return value;
   if (/^\d{1,16}$/.test(value)) return Number(value);
   const ms = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
   return Number.isNaN(ms) ? value : ms;
 }
-const INSTANT_MESSAGE = '$property must be ms since the epoch or an ISO 8601 date-time';
+export const INSTANT_MESSAGE = '$property must be ms since the epoch or an ISO 8601 date-time';
 
 /** The query of `GET /runs`. */
 export class ListRunsQueryDto {
@@ -203,4 +205,107 @@ export class RequeueRunDto {
   @ValidateNested()
   @Type(() => InFlightWriteResolutionDto)
   resolution?: InFlightWriteResolutionDto;
+}
+
+/** A person's decision on the calls a run waits to have approved. */
+export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
+
+/**
+ * The body of `POST /runs/{runId}/approval`. Who decides is not in the
+ * body: it is the caller's API key id (`development` without keys).
+ */
+export class DecideApprovalDto {
+  /** `approve`: the calls execute (a worker resumes the run); `deny`: they never do. */
+  @ApiProperty({ enum: APPROVAL_DECISIONS, description: '`approve`: the calls execute (a worker resumes the run); `deny`: they never do (the model is told, or the run ends APPROVAL_DENIED, as the agent says)' })
+  @IsIn(APPROVAL_DECISIONS)
+  decision!: ApprovalDecision;
+
+  /** Why, for the record and the audit trail. */
+  @ApiPropertyOptional({ minLength: 1, maxLength: 500, description: 'Why, for the record and the audit trail' })
+  @IsOptional()
+  @Length(1, 500)
+  @IsString()
+  reason?: string;
+
+  /**
+   * The round of the request the person saw (`pendingApproval.round`): a
+   * decision on another request is refused (409 `APPROVAL_ROUND_MISMATCH`).
+   * @default the request the run waits for
+   */
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_ITERATIONS - 1,
+    description: 'The round of the request the person saw (pendingApproval.round); a decision on another request is refused (APPROVAL_ROUND_MISMATCH). Default: the request the run waits for',
+  })
+  @IsOptional()
+  @Min(0)
+  @Max(MAX_ITERATIONS - 1)
+  @IsInt()
+  round?: number;
+}
+
+/** The body of `POST /runs/{runId}/input`. Who submits is the caller's API key id. */
+export class SubmitInputDto {
+  /** The answer: any JSON value, `null` included; the tool that asked is called again with it. */
+  @ApiProperty({
+    description: 'The answer: any JSON value, null included; the tool that asked is called again with it',
+    oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'object' }, { type: 'array', items: {} }],
+    nullable: true,
+    example: 'notes.txt',
+  })
+  @IsPresent()
+  input!: JsonValue;
+}
+
+/** The query of `GET /approvals`. */
+export class ListApprovalsQueryDto {
+  /** Only requests in this state (`pending`: the runs waiting for a decision now). @default every state */
+  @ApiPropertyOptional({ enum: APPROVAL_STATES, description: 'Only requests in this state (pending: the runs waiting for a decision now); default every state' })
+  @IsOptional()
+  @IsIn(APPROVAL_STATES)
+  state?: ApprovalState;
+
+  @ApiPropertyOptional({ minLength: 1, maxLength: 128, description: "Only requests of this agent's runs" })
+  @IsOptional()
+  @Length(1, 128)
+  @IsString()
+  agent?: string;
+
+  /** Only this run's requests. */
+  @ApiPropertyOptional({ pattern: RUN_ID_PATTERN.source, description: "Only this run's requests" })
+  @IsOptional()
+  @Matches(RUN_ID_PATTERN, { message: RUN_ID_MESSAGE })
+  @IsString()
+  runId?: string;
+
+  /** Requests made at or after this time. */
+  @ApiPropertyOptional({ type: String, description: 'Requested at or after: ms since the epoch or an ISO 8601 date-time' })
+  @IsOptional()
+  @Transform(toInstant)
+  @IsInt({ message: INSTANT_MESSAGE })
+  since?: number;
+
+  /** Requests made before this time. */
+  @ApiPropertyOptional({ type: String, description: 'Requested before: ms since the epoch or an ISO 8601 date-time' })
+  @IsOptional()
+  @Transform(toInstant)
+  @IsInt({ message: INSTANT_MESSAGE })
+  until?: number;
+
+  /** @default 50 */
+  @ApiPropertyOptional({ type: Number, minimum: 1, maximum: 1000, default: 50 })
+  @IsOptional()
+  @Min(1)
+  @Max(1000)
+  @IsInt()
+  @Type(() => Number)
+  limit?: number;
+
+  /** The `nextCursor` of the previous page. */
+  @ApiPropertyOptional({ description: 'The nextCursor of the previous page' })
+  @IsOptional()
+  @Length(1, 1024)
+  @IsString()
+  cursor?: string;
 }

@@ -12,8 +12,12 @@ export interface RunStepView {
   readonly effect: ToolEffect | null;
   readonly status: 'started' | 'completed';
   readonly starts: number;
-  /** For a tool call: `succeeded` or `failed` once completed. */
-  readonly outcome: 'succeeded' | 'failed' | null;
+  /**
+   * For a tool call, once completed: `succeeded`, `failed`, or `denied` (a
+   * person denied it: it never executed, `starts` 0), as the steps read
+   * model's `outcome` says. Null otherwise.
+   */
+  readonly outcome: 'succeeded' | 'failed' | 'denied' | null;
 }
 
 /**
@@ -42,7 +46,7 @@ export function runViewOf(runId: string, state: RunState): RunView {
       effect: s.effect,
       status: s.status,
       starts: s.starts,
-      outcome: s.outcome ?? null,
+      outcome: s.denied === true ? 'denied' : (s.outcome ?? null),
     })),
   };
 }

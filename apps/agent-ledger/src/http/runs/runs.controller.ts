@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import type { RunState, RunStatus } from '@agent-ledger/domain';
 import { assertRunId, RunNotFoundError } from '@agent-ledger/domain';
 import type { RunPage, RunStatusRow, StepRow } from '@agent-ledger/projections';
 import { ProjectionQueries } from '@agent-ledger/projections';
@@ -15,12 +16,13 @@ import { CancelRunAnswerDoc } from '../openapi/cancel-run-answer.doc';
 import { RequeueRunAcceptedDoc } from '../openapi/requeue-run-accepted.doc';
 import { RunPageDoc } from '../openapi/run-page.doc';
 import { RunStatusRowDoc } from '../openapi/run-status-row.doc';
+import { RunResumeAnswerDoc } from '../openapi/run-resume-answer.doc';
 import { RunStepsAnswerDoc } from '../openapi/run-steps-answer.doc';
 import { StartRunAcceptedDoc } from '../openapi/start-run-accepted.doc';
 import { StartRunInteractiveDoc } from '../openapi/start-run-interactive.doc';
 import { listEntitledRuns } from './entitled-runs';
-import type { CancelRunAnswer, RequeueRunAccepted, StartRunAccepted, StartRunInteractive } from './run-answers';
-import { CancelRunDto, ListRunsQueryDto, RequeueRunDto, StartRunDto } from './run-dtos';
+import type { CancelRunAnswer, RequeueRunAccepted, RunResumeAnswer, StartRunAccepted, StartRunInteractive } from './run-answers';
+import { CancelRunDto, DecideApprovalDto, ListRunsQueryDto, RequeueRunDto, StartRunDto, SubmitInputDto } from './run-dtos';
 import { RunStarter } from './run-starter';
 import { runViewOf } from './run-view';
 
@@ -30,8 +32,16 @@ export interface RunStepsAnswer {
   readonly steps: readonly StepRow[];
 }
 
+/** The answer of a decision or an input: the run as its own stream tells it after the command. */
+function resumeAnswerOf(runId: string, state: RunState): RunResumeAnswer {
+  const status: RunStatus | null = state.status;
+  if (status === null) throw new RunNotFoundError(runId);
+  return { runId, status, run: runViewOf(runId, state) };
+}
+
 /**
- * `/runs`: start, list, read and cancel runs. Writes go through `RunService`
+ * `/runs`: start, list, read and cancel runs; approve or deny the calls a run
+ * waits for, and answer a run that asked for input. Writes go through `RunService`
  * (and so the CommandBus and the run's decider); reads answer from the read
  * models, which follow the store a little behind.
  */
@@ -143,5 +153,52 @@ export class RunsController {
     const { continuationRunId } = await this.runs.requeue(runId, { requestedBy: body.requestedBy ?? 'http-api', reason: body.reason, resolution });
     const accepted: RequeueRunAccepted = { runId, continuationRunId };
     replyJson(response, 202, accepted);
+  }
+
+  /**
+   * A person approves or denies the calls a run waits to have approved
+   * (`WAITING_FOR_APPROVAL`). The caller's API key id is recorded as who
+   * decided (`development` without keys). The decision is stored in the run's
+   * audit trail first; approved (or denied with `tellModel`), the run is
+   * queued again and a worker resumes it; denied with `endRun`, it fails
+   * `APPROVAL_DENIED`.
+   */
+  @Post(':runId/approval')
+  @HttpCode(200)
+  @RequireScope('runs:approve')
+  @ApiOperation({ summary: 'Approve or deny the calls a run waits for (WAITING_FOR_APPROVAL); the key id is recorded as who decided' })
+  @ApiOkResponse({ description: 'decided: the run is QUEUED again (approved, or denied with tellModel), or FAILED APPROVAL_DENIED (denied with endRun)', type: RunResumeAnswerDoc })
+  @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`, `MALFORMED_JSON`)', type: ApiErrorBodyDoc })
+  @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
+  @ApiConflictResponse({
+    description: 'the run does not wait for approval, or was decided already (`RUN_NOT_WAITING_FOR_APPROVAL`, with `status`); `round` names another request (`APPROVAL_ROUND_MISMATCH`, with `waitingRound`); the run is settled (`RUN_ALREADY_SETTLED`)',
+    type: ApiErrorBodyDoc,
+  })
+  @ApiPayloadTooLargeResponse({ description: 'a body over HTTP_BODY_LIMIT_BYTES (`PAYLOAD_TOO_LARGE`)', type: ApiErrorBodyDoc })
+  @ApiServiceUnavailableResponse({ description: 'the decision could not be stored in the audit trail (`APPROVAL_DECISION_NOT_STORED`, `Retry-After`); nothing was decided, the run still waits', type: ApiErrorBodyDoc })
+  async decideApproval(@Param('runId') runId: string, @Body() body: DecideApprovalDto, @Caller() caller: ApiCaller): Promise<RunResumeAnswer> {
+    assertRunId(runId);
+    const state = await this.runs.decideApproval(runId, { decision: body.decision, decidedBy: caller.keyId, reason: body.reason, round: body.round });
+    return resumeAnswerOf(runId, state);
+  }
+
+  /**
+   * Answers a run whose tool asked for input (`WAITING_FOR_INPUT`): the run is
+   * queued again and a worker calls the tool with the input. The caller's API
+   * key id is recorded as who submitted it.
+   */
+  @Post(':runId/input')
+  @HttpCode(200)
+  @RequireScope('runs:submit')
+  @ApiOperation({ summary: 'Submit the input a run waits for (WAITING_FOR_INPUT); the key id is recorded as who submitted it' })
+  @ApiOkResponse({ description: 'the input is recorded: the run is QUEUED again, a worker resumes it', type: RunResumeAnswerDoc })
+  @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`, `MALFORMED_JSON`)', type: ApiErrorBodyDoc })
+  @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
+  @ApiConflictResponse({ description: 'the run does not wait for input (`RUN_NOT_WAITING_FOR_INPUT`, with `status`); the run is settled (`RUN_ALREADY_SETTLED`)', type: ApiErrorBodyDoc })
+  @ApiPayloadTooLargeResponse({ description: 'a body over HTTP_BODY_LIMIT_BYTES (`PAYLOAD_TOO_LARGE`)', type: ApiErrorBodyDoc })
+  async submitInput(@Param('runId') runId: string, @Body() body: SubmitInputDto, @Caller() caller: ApiCaller): Promise<RunResumeAnswer> {
+    assertRunId(runId);
+    const state = await this.runs.submitInput(runId, { input: body.input, submittedBy: caller.keyId });
+    return resumeAnswerOf(runId, state);
   }
 }
