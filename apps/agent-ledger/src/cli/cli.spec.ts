@@ -100,6 +100,16 @@ describe('agent-ledger CLI: command line', () => {
     [['runs', 'get', 'r1', '--timeout', '-1']],
     [['worker', '--concurrency', 'many']],
     [['audit', 'verify', 'extra']],
+    [['runs', 'approve']],
+    [['runs', 'approve', 'r1', '--round', 'two']],
+    [['runs', 'deny', 'r1', '--round', '-1']],
+    [['runs', 'deny', 'r1', '--decision', 'approve']],
+    [['runs', 'input', 'r1']],
+    [['runs', 'input', 'r1', '--input', 'notes.txt']],
+    [['approvals']],
+    [['approvals', 'list', '--state', 'open']],
+    [['approvals', 'list', '--limit', 'ten']],
+    [['approvals', 'list', 'extra']],
   ])('exits 2 on a wrong command line: %j', async (argv) => {
     const { fetch, calls } = fakeFetch();
     const output = capture();
@@ -278,6 +288,218 @@ describe('agent-ledger CLI: runs', () => {
   });
 });
 
+describe('agent-ledger CLI: approvals and input', () => {
+  const KEY = { ...ENV, AGENT_LEDGER_API_KEY: 'key-123' };
+  const HEADERS = { accept: 'application/json', 'content-type': 'application/json', authorization: 'Bearer key-123' };
+  const call = { stepId: 'r1/r2/t0', callIndex: 0, toolName: 'files.append', effect: 'NON_IDEMPOTENT_WRITE', arguments: { path: 'clerk.log', content: 'report.txt written\n' }, requirement: 'write' };
+  const pendingApproval = { round: 2, calls: [call], onDenial: 'tellModel', requestedAt: Date.UTC(2026, 10, 30, 0, 0, 5) };
+  const answer = (status: string, reason: string | null = null) => ({ runId: 'r1', status, run: { runId: 'r1', agent: 'file-clerk', status, reason, pendingApproval: null, pendingInput: null, steps: [] } });
+  const notWaiting = () => json(409, { statusCode: 409, code: 'RUN_NOT_WAITING_FOR_APPROVAL', message: 'Run r1 is not waiting for approval (COMPLETED)' });
+  const notFound = () => json(404, { statusCode: 404, code: 'RUN_NOT_FOUND', message: 'Run nope was not found' });
+  const waitingRow = (status: string, extra: Record<string, unknown>) => ({
+    runId: 'r1', agent: 'file-clerk', mode: 'queued', status, reason: null, failureClass: null, failureCode: null, failureMessage: null, deadLettered: null, attempts: 1, requeues: 0,
+    leaseOwner: null, currentStepId: null, inFlightStepId: null, cancelRequested: false, cancelRequestedBy: null, requestedAt: Date.UTC(2026, 10, 30), settledAt: null, stepsTotal: 5, auditGaps: 0,
+    waitingSince: Date.UTC(2026, 10, 30, 0, 0, 5), approvalRound: null, inputStepId: null, ...extra,
+  });
+
+  it('runs approve: POST /runs/{runId}/approval with the decision, reason and round; prints the new status', async () => {
+    const { fetch, calls } = fakeFetch(json(200, answer('QUEUED')), json(200, answer('QUEUED')));
+    const output = capture();
+    expect(await runCli(['runs', 'approve', 'r1', '--reason', 'looks right', '--round', '2'], output, KEY, { fetch })).toBe(0);
+    expect(calls[0]).toEqual({ url: 'http://svc.test:8080/runs/r1/approval', method: 'POST', headers: HEADERS, body: { decision: 'approve', reason: 'looks right', round: 2 } });
+    expect(output.lines).toEqual(['Run r1 approved: status QUEUED.', 'Watch it: agent-ledger events follow r1']);
+    const asJson = capture();
+    expect(await runCli(['runs', 'approve', 'r1', '--json'], asJson, KEY, { fetch })).toBe(0);
+    expect(calls[1]?.body).toEqual({ decision: 'approve' });
+    expect(JSON.parse(asJson.text())).toEqual(answer('QUEUED'));
+  });
+
+  it('runs deny: the decision "deny"; a run that ends (endRun) prints its status and reason', async () => {
+    const { fetch, calls } = fakeFetch(json(200, answer('FAILED', 'APPROVAL_DENIED')), json(200, answer('QUEUED')));
+    const ended = capture();
+    expect(await runCli(['runs', 'deny', 'r1', '--reason', 'not this file'], ended, ENV, { fetch })).toBe(0);
+    expect(calls[0]).toEqual({
+      url: 'http://svc.test:8080/runs/r1/approval',
+      method: 'POST',
+      headers: { accept: 'application/json', 'content-type': 'application/json' },
+      body: { decision: 'deny', reason: 'not this file' },
+    });
+    expect(ended.lines).toEqual(['Run r1 denied: status FAILED, reason APPROVAL_DENIED.']);
+    const told = capture();
+    expect(await runCli(['runs', 'deny', 'r1'], told, ENV, { fetch })).toBe(0);
+    expect(told.lines).toEqual(['Run r1 denied: status QUEUED.', 'Watch it: agent-ledger events follow r1']);
+  });
+
+  it('runs approve|deny: refusals (409, 404, 400) are exit 4 with the code; a decision not stored (503) is exit 3', async () => {
+    const { fetch } = fakeFetch(
+      notWaiting(),
+      json(409, { statusCode: 409, code: 'APPROVAL_ROUND_MISMATCH', message: 'Run r1 waits for the approval of round 2, not 1' }),
+      notFound(),
+      json(400, { statusCode: 400, code: 'INVALID_FIELD', field: 'reason', rule: 'length', message: 'reason must be 1 to 500 characters' }),
+      json(503, { statusCode: 503, code: 'APPROVAL_DECISION_NOT_STORED', message: 'the decision could not be stored in the audit trail; the run still waits' }),
+    );
+    const again = capture();
+    expect(await runCli(['runs', 'approve', 'r1'], again, ENV, { fetch })).toBe(4);
+    expect(again.errText()).toBe('agent-ledger runs approve: refused: 409 RUN_NOT_WAITING_FOR_APPROVAL: Run r1 is not waiting for approval (COMPLETED)');
+    const round = capture();
+    expect(await runCli(['runs', 'deny', 'r1', '--round', '1'], round, ENV, { fetch })).toBe(4);
+    expect(round.errText()).toContain('409 APPROVAL_ROUND_MISMATCH');
+    const unknown = capture();
+    expect(await runCli(['runs', 'approve', 'nope'], unknown, ENV, { fetch })).toBe(4);
+    expect(unknown.errText()).toContain('404 RUN_NOT_FOUND');
+    const bad = capture();
+    expect(await runCli(['runs', 'deny', 'r1', '--reason', 'x'.repeat(501)], bad, ENV, { fetch })).toBe(4);
+    expect(bad.errText()).toContain('400 INVALID_FIELD: reason must be 1 to 500 characters (field: reason, rule: length)');
+    const notStored = capture();
+    expect(await runCli(['runs', 'approve', 'r1'], notStored, ENV, { fetch })).toBe(3);
+    expect(notStored.errText()).toContain('503 APPROVAL_DECISION_NOT_STORED');
+    expect(again.lines).toEqual([]);
+  });
+
+  it('runs approve --round must be a whole number (exit 2, nothing sent)', async () => {
+    const { fetch, calls } = fakeFetch();
+    const output = capture();
+    expect(await runCli(['runs', 'approve', 'r1', '--round', '1.5'], output, ENV, { fetch })).toBe(2);
+    expect(output.errText()).toContain('--round must be a whole number (got "1.5")');
+    expect(calls).toHaveLength(0);
+  });
+
+  it('runs input: POST /runs/{runId}/input with the parsed JSON; prints the new status', async () => {
+    const { fetch, calls } = fakeFetch(json(200, answer('QUEUED')), json(200, answer('QUEUED')));
+    const output = capture();
+    expect(await runCli(['runs', 'input', 'r1', '--input', '"notes.txt"'], output, KEY, { fetch })).toBe(0);
+    expect(calls[0]).toEqual({ url: 'http://svc.test:8080/runs/r1/input', method: 'POST', headers: HEADERS, body: { input: 'notes.txt' } });
+    expect(output.lines).toEqual(['Run r1: input submitted; status QUEUED.', 'Watch it: agent-ledger events follow r1']);
+    const asJson = capture();
+    expect(await runCli(['runs', 'input', 'r1', '--input', '{"file":"notes.txt","lines":[1,2]}', '--json'], asJson, KEY, { fetch })).toBe(0);
+    expect(calls[1]?.body).toEqual({ input: { file: 'notes.txt', lines: [1, 2] } });
+    expect(JSON.parse(asJson.text())).toMatchObject({ runId: 'r1', status: 'QUEUED' });
+  });
+
+  it('runs input: --input that is not JSON is a usage error naming --input; refusals (409, 404, 400) are exit 4', async () => {
+    const { fetch, calls } = fakeFetch(
+      json(409, { statusCode: 409, code: 'RUN_NOT_WAITING_FOR_INPUT', message: 'Run r1 is not waiting for input (RUNNING)' }),
+      notFound(),
+      json(400, { statusCode: 400, code: 'INVALID_FIELD', field: 'input', rule: 'required', message: 'input is required' }),
+    );
+    const notJson = capture();
+    expect(await runCli(['runs', 'input', 'r1', '--input', 'notes.txt'], notJson, ENV, { fetch })).toBe(2);
+    expect(notJson.errText()).toMatch(/^agent-ledger runs input: --input must be JSON/);
+    expect(notJson.errText()).toContain('Usage: agent-ledger runs input <runId> --input <json>');
+    expect(calls).toHaveLength(0);
+    const notWaitingForInput = capture();
+    expect(await runCli(['runs', 'input', 'r1', '--input', '"x"'], notWaitingForInput, ENV, { fetch })).toBe(4);
+    expect(notWaitingForInput.errText()).toBe('agent-ledger runs input: refused: 409 RUN_NOT_WAITING_FOR_INPUT: Run r1 is not waiting for input (RUNNING)');
+    const unknown = capture();
+    expect(await runCli(['runs', 'input', 'nope', '--input', 'null'], unknown, ENV, { fetch })).toBe(4);
+    expect(unknown.errText()).toContain('404 RUN_NOT_FOUND');
+    expect(calls[1]?.body).toEqual({ input: null });
+    const bad = capture();
+    expect(await runCli(['runs', 'input', 'r1', '--input', '1'], bad, ENV, { fetch })).toBe(4);
+    expect(bad.errText()).toContain('400 INVALID_FIELD: input is required (field: input, rule: required)');
+  });
+
+  it('approvals list: GET /approvals with every filter; a table of requests, the tools with their effects, and the next cursor', async () => {
+    const row = (state: string, decidedBy: string | null) => ({ approvalId: 'r1/r2', runId: 'r1', agent: 'file-clerk', round: 2, calls: [call], onDenial: 'tellModel', requestedAt: Date.UTC(2026, 10, 30), state, decidedBy, reason: null, decidedAt: null });
+    const { fetch, calls } = fakeFetch(json(200, { approvals: [row('pending', null)], nextCursor: 'c2' }), json(200, { approvals: [row('approved', 'ops')], nextCursor: null }), json(200, { approvals: [], nextCursor: null }));
+    const output = capture();
+    const argv = ['approvals', 'list', '--state', 'PENDING', '--agent', 'file-clerk', '--run-id', 'r1', '--since', '2026-11-30T00:00:00Z', '--until', '1796000000000', '--limit', '1', '--cursor', 'c1'];
+    expect(await runCli(argv, output, KEY, { fetch })).toBe(0);
+    expect(calls[0]).toEqual({
+      url: 'http://svc.test:8080/approvals?state=pending&agent=file-clerk&runId=r1&since=2026-11-30T00%3A00%3A00Z&until=1796000000000&limit=1&cursor=c1',
+      method: 'GET',
+      headers: { accept: 'application/json', authorization: 'Bearer key-123' },
+      body: undefined,
+    });
+    expect(output.lines[0]).toMatch(/^approval\s+run\s+agent\s+state\s+tools\s+requested\s+decided by$/);
+    expect(output.lines[2]).toMatch(/^r1\/r2\s+r1\s+file-clerk\s+pending\s+files\.append \(NON_IDEMPOTENT_WRITE\)\s+2026-11-30T00:00:00\.000Z\s+-$/);
+    expect(output.text()).toContain('agent-ledger runs approve|deny <run>');
+    expect(output.lines.at(-1)).toBe('More: --cursor c2');
+    const decided = capture();
+    expect(await runCli(['approvals', 'list', '--state', 'approved', '--json'], decided, ENV, { fetch })).toBe(0);
+    expect(calls[1]?.url).toBe('http://svc.test:8080/approvals?state=approved');
+    expect(JSON.parse(decided.text())).toEqual({ approvals: [row('approved', 'ops')], nextCursor: null });
+    const empty = capture();
+    expect(await runCli(['approvals', 'list'], empty, ENV, { fetch })).toBe(0);
+    expect(calls[2]?.url).toBe('http://svc.test:8080/approvals');
+    expect(empty.lines).toEqual(['No approvals.']);
+  });
+
+  it('approvals list: a refused query (400) is exit 4 naming the field; a bad --state is exit 2 before any request', async () => {
+    const { fetch, calls } = fakeFetch(json(400, { statusCode: 400, code: 'INVALID_FIELD', field: 'since', rule: 'isInt', message: 'since must be ms since the epoch or an ISO 8601 date-time' }));
+    const bad = capture();
+    expect(await runCli(['approvals', 'list', '--since', 'yesterday'], bad, ENV, { fetch })).toBe(4);
+    expect(bad.errText()).toBe('agent-ledger approvals list: refused: 400 INVALID_FIELD: since must be ms since the epoch or an ISO 8601 date-time (field: since, rule: isInt)');
+    const state = capture();
+    expect(await runCli(['approvals', 'list', '--state', 'open'], state, ENV, { fetch })).toBe(2);
+    expect(state.errText()).toContain('--state must be one of pending, approved, denied, cancelled (got "open")');
+    expect(calls).toHaveLength(1);
+  });
+
+  const approvalRow = { approvalId: 'r1/r2', runId: 'r1', agent: 'file-clerk', ...pendingApproval, state: 'pending', decidedBy: null, reason: null, decidedAt: null };
+  const inputRequested = (runId: string, requestedAt: number) =>
+    `id: 7:7\nevent: InputRequested\ndata: ${JSON.stringify({ type: 'InputRequested', position: '7:7', data: { runId, stepId: `${runId}/r0/t0`, round: 0, callIndex: 0, toolName: 'user.ask', prompt: 'Which file should I read?', owner: 'w', attempt: 1, requestedAt } })}\n\n`;
+
+  it('runs get of a run waiting for approval asks GET /approvals for its calls and prints each with its arguments, and how to decide', async () => {
+    const { fetch, calls } = fakeFetch(json(200, waitingRow('WAITING_FOR_APPROVAL', { approvalRound: 2 })), json(200, { approvals: [approvalRow], nextCursor: null }));
+    const output = capture();
+    expect(await runCli(['runs', 'get', 'r1'], output, KEY, { fetch })).toBe(0);
+    expect(calls.map((c) => [c.url, c.headers.authorization])).toEqual([
+      ['http://svc.test:8080/runs/r1', 'Bearer key-123'],
+      ['http://svc.test:8080/approvals?state=pending&runId=r1', 'Bearer key-123'],
+    ]);
+    expect(output.text()).toMatch(/^status\s+WAITING_FOR_APPROVAL$/m);
+    expect(output.text()).toMatch(/^waiting since\s+2026-11-30T00:00:05.000Z$/m);
+    expect(output.text()).toContain('Waiting for approval of round 2 (requested 2026-11-30T00:00:05.000Z; a denial: tellModel):');
+    expect(output.text()).toMatch(/^step\s+tool\s+effect\s+needs\s+arguments$/m);
+    expect(output.text()).toMatch(/^r2\/t0\s+files\.append\s+NON_IDEMPOTENT_WRITE\s+write\s+\{"path":"clerk\.log","content":"report\.txt written\\n"\}$/m);
+    expect(output.lines.at(-1)).toBe("Decide: agent-ledger runs approve r1   or   agent-ledger runs deny r1 --reason '...'");
+  });
+
+  it('runs get of a run waiting for approval still prints the run when GET /approvals is refused', async () => {
+    const { fetch } = fakeFetch(json(200, waitingRow('WAITING_FOR_APPROVAL', { approvalRound: 2 })), json(403, { statusCode: 403, code: 'SCOPE_MISSING', message: 'no' }));
+    const output = capture();
+    expect(await runCli(['runs', 'get', 'r1'], output, ENV, { fetch })).toBe(0);
+    expect(output.text()).toContain('Waiting for approval of round 2 (its calls: agent-ledger approvals list --run-id r1 --json).');
+  });
+
+  it("runs get of a run waiting for input reads the prompt from the run's events and prints how to answer", async () => {
+    const waitingSince = Date.UTC(2026, 10, 30, 0, 0, 5);
+    const older = inputRequested('r1', waitingSince - 1000).replace('Which file should I read?', 'an older question');
+    const { fetch, calls } = fakeFetch(json(200, waitingRow('WAITING_FOR_INPUT', { inputStepId: 'r1/r0/t0' })), sse([': events of run r1\n\n', older, inputRequested('r1', waitingSince)], { open: true }));
+    const output = capture();
+    expect(await runCli(['runs', 'get', 'r1'], output, ENV, { fetch })).toBe(0);
+    expect(calls[1]).toMatchObject({ url: 'http://svc.test:8080/runs/r1/events', headers: { accept: 'text/event-stream' } });
+    expect(output.lines.slice(-5)).toEqual([
+      '',
+      'Waiting for input: user.ask (step r0/t0, asked 2026-11-30T00:00:05.000Z) asks:',
+      '  Which file should I read?',
+      '',
+      "Answer: agent-ledger runs input r1 --input '<JSON>'",
+    ]);
+  });
+
+  it('runs get of a run waiting for input shows the step when the events cannot be read', async () => {
+    const { fetch } = fakeFetch(json(200, waitingRow('WAITING_FOR_INPUT', { inputStepId: 'r1/r0/t0' })), refused());
+    const output = capture();
+    expect(await runCli(['runs', 'get', 'r1'], output, ENV, { fetch })).toBe(0);
+    expect(output.text()).toContain('Waiting for input at step r0/t0 (its prompt: agent-ledger events follow r1).');
+  });
+
+  it('runs list shows what a waiting run waits for: the tools (GET /approvals) or the prompt (its events)', async () => {
+    const asking = { ...waitingRow('WAITING_FOR_INPUT', { inputStepId: 'r3/r0/t0' }), runId: 'r3', agent: 'ticket-asker' };
+    const byUrl = (call: Call) =>
+      call.url.includes('/approvals') ? json(200, { approvals: [approvalRow], nextCursor: null }) : sse([inputRequested('r3', Date.UTC(2026, 10, 30, 0, 0, 5))], { open: true });
+    const { fetch, calls } = fakeFetch(json(200, { runs: [waitingRow('WAITING_FOR_APPROVAL', { approvalRound: 2 }), asking], nextCursor: null }), byUrl, byUrl);
+    const output = capture();
+    expect(await runCli(['runs', 'list', '--status', 'waiting_for_approval'], output, ENV, { fetch })).toBe(0);
+    expect(calls.map((c) => c.url).sort()).toEqual(['http://svc.test:8080/approvals?state=pending&runId=r1', 'http://svc.test:8080/runs/r3/events', 'http://svc.test:8080/runs?status=WAITING_FOR_APPROVAL']);
+    expect(output.lines[0]).toMatch(/\s+requested\s+waiting for$/);
+    expect(output.lines[2]).toMatch(/^r1\s+file-clerk\s+queued\s+WAITING_FOR_APPROVAL\s+-\s+1\s+5\s+\S+\s+approval: files\.append \(NON_IDEMPOTENT_WRITE\)$/);
+    expect(output.lines[3]).toMatch(/^r3\s+ticket-asker\s.*\s+input: user\.ask asks "Which file should I read\?"$/);
+  });
+});
+
 describe('agent-ledger CLI: events follow', () => {
   const requested = frame('1:1', 'RunRequested', { agent: 'clock', mode: 'queued', input: 'now?' });
   const claimed = frame('2:2', 'RunClaimed', { owner: 'worker:host:42:a', attempt: 1 });
@@ -365,5 +587,17 @@ describe('event lines', () => {
     expect(line('CancelRequested', { requestedBy: 'cli:ops', reason: 'not needed' })).toBe('9:9 CancelRequested requestedBy=cli:ops reason="not needed"');
     expect(line('RunCancelled', { requestedBy: 'cli:ops', inFlightWrite: { stepId: 'r1/r0/t0' } })).toBe('9:9 RunCancelled requestedBy=cli:ops inFlightWrite=r0/t0');
     expect(line('SomethingNew', { runId: 'r1', x: 1 })).toBe('9:9 SomethingNew {"runId":"r1","x":1}');
+  });
+
+  it('summaries of approvals and input: the calls asked for, the decision and who made it, the prompt and the answer', () => {
+    const line = (type: string, data: Record<string, unknown>) => eventLine({ type, position: '9:9', data: { runId: 'r1', ...data } });
+    expect(line('ApprovalRequested', { round: 2, calls: [{ toolName: 'files.append', effect: 'NON_IDEMPOTENT_WRITE' }], onDenial: 'tellModel' })).toBe(
+      '9:9 ApprovalRequested round=2 calls=files.append(NON_IDEMPOTENT_WRITE) onDenial=tellModel',
+    );
+    expect(line('ToolCallPreApproved', { stepId: 'r1/r1/t0', toolName: 'files.write', effect: 'IDEMPOTENT_WRITE' })).toBe('9:9 ToolCallPreApproved step=r1/t0 tool=files.write effect=IDEMPOTENT_WRITE');
+    expect(line('ApprovalGranted', { round: 2, decidedBy: 'ops', reason: null })).toBe('9:9 ApprovalGranted round=2 decidedBy=ops');
+    expect(line('ApprovalDenied', { round: 2, decidedBy: 'ops', reason: 'not now', onDenial: 'endRun' })).toBe('9:9 ApprovalDenied round=2 decidedBy=ops reason="not now" onDenial=endRun');
+    expect(line('InputRequested', { stepId: 'r1/r0/t0', toolName: 'user.ask', prompt: 'Which file?' })).toBe('9:9 InputRequested step=r0/t0 tool=user.ask prompt="Which file?"');
+    expect(line('InputSubmitted', { stepId: 'r1/r0/t0', submittedBy: 'me', input: 'notes.txt' })).toBe('9:9 InputSubmitted step=r0/t0 submittedBy=me input="notes.txt"');
   });
 });

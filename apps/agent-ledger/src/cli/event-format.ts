@@ -106,6 +106,20 @@ export function summaryOf(type: string, data: Record<string, unknown>): string {
       return pairs('requestedBy', 'reason');
     case 'RunCancelled':
       return [pairs('requestedBy'), isRecord(data.inFlightWrite) ? `inFlightWrite=${shortStep(data.inFlightWrite.stepId)}` : ''].filter((s) => s !== '').join(' ');
+    case 'ApprovalRequested': {
+      const calls = Array.isArray(data.calls) ? data.calls.filter(isRecord).map((c) => `${String(c.toolName)}(${String(c.effect)})`) : [];
+      return `${pairs('round')} calls=${calls.join(',')} ${pairs('onDenial')}`;
+    }
+    case 'ToolCallPreApproved':
+      return pairs('stepId', 'toolName', 'effect');
+    case 'ApprovalGranted':
+      return pairs('round', 'decidedBy', 'reason');
+    case 'ApprovalDenied':
+      return pairs('round', 'decidedBy', 'reason', 'onDenial');
+    case 'InputRequested':
+      return `${pairs('stepId', 'toolName')} prompt=${clip(JSON.stringify(data.prompt ?? ''), 80)}`;
+    case 'InputSubmitted':
+      return `${pairs('stepId', 'submittedBy')} input=${clip(JSON.stringify(data.input ?? null), 60)}`;
     case 'AuditGapDetected':
       return pairs('stepId', 'toolName', 'effect', 'runAlreadySettled');
     default:

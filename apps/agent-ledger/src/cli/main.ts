@@ -8,7 +8,8 @@ import { ExitCode, processOutput } from './cli-output';
 import { eventsFollow } from './events-follow.command';
 import type { HttpDeps } from './http-client';
 import { API_KEY_ENV, ApiClient, RequestRefusedError, ServiceFailureError, URL_ENV, UsageError } from './http-client';
-import { RUN_STATUSES, runsCancel, runsGet, runsList, runsRequeue, runsStart } from './runs.commands';
+import { APPROVAL_STATES, approvalsList } from './approvals.commands';
+import { parseJsonOption, RUN_STATUSES, runsCancel, runsDecide, runsGet, runsInput, runsList, runsRequeue, runsStart } from './runs.commands';
 import { serve } from './serve.command';
 import { stopSignalOf } from './stop-signal';
 
@@ -179,6 +180,60 @@ IN_FLIGHT_WRITE_UNRESOLVED.${HTTP_HELP}${TIMEOUT_HELP}`,
       return runsRequeue(clientOf(values, env, deps), positionals[0] as string, { reason: str(values.reason), resolution, json: values.json === true }, output);
     },
   },
+  decideVerb('approve'),
+  decideVerb('deny'),
+  {
+    words: ['runs', 'input'],
+    args: ['<runId>'],
+    synopsis: "<runId> --input <json> [--json] [--url U]",
+    summary: 'answer a run that waits for input (WAITING_FOR_INPUT), e.g. to user.ask',
+    help: `--input is JSON, always: a text is '"notes.txt"' (quotes inside the shell's quotes), an
+object '{"file":"notes.txt"}'. The tool that asked (its prompt: agent-ledger runs get
+<runId>) runs again with it. A run that does not wait for input is refused: exit 4
+(RUN_NOT_WAITING_FOR_INPUT). The key needs the scope runs:submit.${HTTP_HELP}${TIMEOUT_HELP}`,
+    options: { input: { type: 'string' }, ...JSON_OPTION, ...URL_OPTION },
+    run: ({ values, positionals, env, output, deps }) => {
+      const input = parseJsonOption('input', required(values, 'input'));
+      return runsInput(clientOf(values, env, deps), positionals[0] as string, { input, json: values.json === true }, output);
+    },
+  },
+  {
+    words: ['approvals', 'list'],
+    args: [],
+    synopsis: '[--state S] [--agent A] [--run-id R] [--since T] [--until T] [--limit N] [--cursor C] [--json] [--url U]',
+    summary: 'requests for approval, newest first, filtered, one page at a time',
+    help: `--state: ${APPROVAL_STATES.join(', ')} (pending: the runs waiting for a decision now).
+--since/--until: requested at or after / before, ms since the epoch or an ISO 8601
+date-time. --limit: 1 to 1000 (default 50). --json prints the service's answer, with
+each call's arguments. When there are more, the last line gives the --cursor of the
+next page.${HTTP_HELP}${TIMEOUT_HELP}`,
+    options: {
+      state: { type: 'string' },
+      agent: { type: 'string' },
+      'run-id': { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      limit: { type: 'string' },
+      cursor: { type: 'string' },
+      ...JSON_OPTION,
+      ...URL_OPTION,
+    },
+    run: ({ values, env, output, deps }) =>
+      approvalsList(
+        clientOf(values, env, deps),
+        {
+          state: str(values.state),
+          agent: str(values.agent),
+          runId: str(values['run-id']),
+          since: str(values.since),
+          until: str(values.until),
+          limit: str(values.limit),
+          cursor: str(values.cursor),
+          json: values.json === true,
+        },
+        output,
+      ),
+  },
   {
     words: ['events', 'follow'],
     args: ['<runId>'],
@@ -241,6 +296,38 @@ it failed or was cancelled; Ctrl-C ends it with exit 0.${HTTP_HELP}`,
   },
 ];
 
+/** `runs approve` and `runs deny`: one decision on every call a waiting run asks to have approved. */
+function decideVerb(decision: 'approve' | 'deny'): Verb {
+  return {
+    words: ['runs', decision],
+    args: ['<runId>'],
+    synopsis: '<runId> [--reason R] [--round N] [--json] [--url U]',
+    summary:
+      decision === 'approve'
+        ? 'approve the tool calls a run waits for (WAITING_FOR_APPROVAL)'
+        : 'deny the tool calls a run waits for: the model is told, or the run ends (onDenial)',
+    help: `One decision covers every call of the round the run waits for (see them with
+agent-ledger runs get <runId>, or agent-ledger approvals list --state pending).
+--reason (1 to 500 characters) is recorded with the decision; who decided is the API
+key's id. --round N makes sure the decision is for that model round: another one is
+refused (APPROVAL_ROUND_MISMATCH). Refusals are exit 4: RUN_NOT_WAITING_FOR_APPROVAL,
+RUN_ALREADY_SETTLED, APPROVAL_ROUND_MISMATCH. A decision the audit trail could not
+store (503 APPROVAL_DECISION_NOT_STORED) is exit 3; the run still waits. The key needs
+the scope runs:approve.${HTTP_HELP}${TIMEOUT_HELP}`,
+    options: { reason: { type: 'string' }, round: { type: 'string' }, ...JSON_OPTION, ...URL_OPTION },
+    run: ({ values, positionals, env, output, deps }) => {
+      const round = str(values.round);
+      if (round !== undefined && !/^\d+$/.test(round)) throw new UsageError(`--round must be a whole number (got "${round}")`);
+      return runsDecide(
+        clientOf(values, env, deps),
+        positionals[0] as string,
+        { decision, reason: str(values.reason), round: round === undefined ? undefined : Number(round), json: values.json === true },
+        output,
+      );
+    },
+  };
+}
+
 const EXIT_CODES = `Exit codes: 0 done, 1 done and something is wrong (a finding; a run that did not
 complete), 2 bad command line, 3 could not run (configuration, store or service
 unreachable, server error), 4 the service refused the request (4xx).`;
@@ -250,7 +337,7 @@ const USAGE = `Usage: agent-ledger <command> [options]        (agent-ledger <com
 Commands:
 ${VERBS.map((v) => `  ${[...v.words, ...v.args].join(' ').padEnd(26)} ${v.summary}`).join('\n')}
 
-serve and worker run the service; runs and events talk to it over HTTP; projections
+serve and worker run the service; runs, approvals and events talk to it over HTTP; projections
 and audit open the stores of the configuration (environment variables, see the README).
 ${EXIT_CODES}`;
 

@@ -1,4 +1,5 @@
 import { userInfo } from 'node:os';
+import type { PendingApproval, PendingInput } from '@agent-ledger/domain';
 import { RunStatus } from '@agent-ledger/domain';
 import type { RunStatusRow as RunRow } from '@agent-ledger/projections';
 import type { RunView } from '../http/runs/run-view';
@@ -7,6 +8,10 @@ import { ExitCode, fields, table } from './cli-output';
 import { clip } from './event-format';
 import type { ApiClient } from './http-client';
 import { UsageError } from './http-client';
+import { pendingApprovalsOf, pendingInputOf, shortStep, toolsOf } from './waiting';
+
+/** `runs list` looks up the prompts of at most this many runs waiting for input on a page (one event stream each). */
+const LIST_PROMPT_LOOKUPS = 20;
 
 /** The statuses a run can be listed by (the service checks them too). */
 export const RUN_STATUSES: readonly RunStatus[] = Object.values(RunStatus);
@@ -111,9 +116,42 @@ export async function runsGet(client: ApiClient, runId: string, options: { json:
     ['audit gaps', String(row.auditGaps)],
     ['requested', time(row.requestedAt)],
     ['settled', row.settledAt === null ? '-' : time(row.settledAt)],
+    ...(row.waitingSince === null || row.waitingSince === undefined ? [] : [['waiting since', time(row.waitingSince)] as const]),
   ]))
     output.out(line);
+  if (row.status === RunStatus.WAITING_FOR_APPROVAL) printPendingApproval(row, (await pendingApprovalsOf(client, [row]))?.get(row.runId) ?? null, output);
+  if (row.status === RunStatus.WAITING_FOR_INPUT) printPendingInput(row, await pendingInputOf(client, row), output);
   return ExitCode.OK;
+}
+
+/**
+ * What a `WAITING_FOR_APPROVAL` run waits for: each call with its tool,
+ * effect and arguments exactly as the model asked for them, and how to decide.
+ */
+function printPendingApproval(row: RunRow, pending: PendingApproval | null, output: CliOutput): void {
+  output.out('');
+  if (pending === null) {
+    output.out(`Waiting for approval of round ${row.approvalRound ?? '?'} (its calls: agent-ledger approvals list --run-id ${row.runId} --json).`);
+  } else {
+    output.out(`Waiting for approval of round ${pending.round} (requested ${time(pending.requestedAt)}; a denial: ${pending.onDenial}):`);
+    const rows = pending.calls.map((c) => [shortStep(row.runId, c.stepId), c.toolName, c.effect, c.requirement, JSON.stringify(c.arguments)]);
+    for (const line of table(['step', 'tool', 'effect', 'needs', 'arguments'], rows)) output.out(line);
+  }
+  output.out('');
+  output.out(`Decide: agent-ledger runs approve ${row.runId}   or   agent-ledger runs deny ${row.runId} --reason '...'`);
+}
+
+/** What a `WAITING_FOR_INPUT` run waits for: the tool's prompt, and how to answer. */
+function printPendingInput(row: RunRow, pending: PendingInput | null, output: CliOutput): void {
+  output.out('');
+  if (pending === null) {
+    output.out(`Waiting for input at step ${row.inputStepId === null ? '?' : shortStep(row.runId, row.inputStepId)} (its prompt: agent-ledger events follow ${row.runId}).`);
+  } else {
+    output.out(`Waiting for input: ${pending.toolName} (step ${shortStep(row.runId, pending.stepId)}, asked ${time(pending.requestedAt)}) asks:`);
+    output.out(`  ${pending.prompt}`);
+  }
+  output.out('');
+  output.out(`Answer: agent-ledger runs input ${row.runId} --input '<JSON>'`);
 }
 
 /** `runs list` options. */
@@ -145,14 +183,36 @@ export async function runsList(client: ApiClient, options: ListOptions, output: 
   if (page.runs.length === 0) {
     output.out('No runs.');
   } else {
-    const rows = page.runs.map((r) => [r.runId, r.agent, r.mode, r.status, r.reason ?? '-', String(r.attempts), String(r.stepsTotal), time(r.requestedAt)]);
-    for (const line of table(['run', 'agent', 'mode', 'status', 'reason', 'attempts', 'steps', 'requested'], rows)) output.out(line);
+    const waiting = page.runs.filter((r) => r.status === RunStatus.WAITING_FOR_APPROVAL || r.status === RunStatus.WAITING_FOR_INPUT);
+    const forApproval = waiting.filter((r) => r.status === RunStatus.WAITING_FOR_APPROVAL);
+    const forInput = waiting.filter((r) => r.status === RunStatus.WAITING_FOR_INPUT).slice(0, LIST_PROMPT_LOOKUPS);
+    const [approvals, inputs] = await Promise.all([
+      forApproval.length === 0 ? null : pendingApprovalsOf(client, forApproval),
+      Promise.all(forInput.map(async (r) => [r.runId, await pendingInputOf(client, r)] as const)),
+    ]);
+    const prompts = new Map(inputs);
+    const rows = page.runs.map((r) => {
+      const row = [r.runId, r.agent, r.mode, r.status, r.reason ?? '-', String(r.attempts), String(r.stepsTotal), time(r.requestedAt)];
+      return waiting.length === 0 ? row : [...row, waitingFor(r, approvals?.get(r.runId) ?? null, prompts.get(r.runId) ?? null)];
+    });
+    const headers = ['run', 'agent', 'mode', 'status', 'reason', 'attempts', 'steps', 'requested'];
+    for (const line of table(waiting.length === 0 ? headers : [...headers, 'waiting for'], rows)) output.out(line);
   }
   if (page.nextCursor !== null) {
     output.out('');
     output.out(`More: --cursor ${page.nextCursor}`);
   }
   return ExitCode.OK;
+}
+
+/** The `waiting for` cell of `runs list`: the tools waiting for approval, or the tool waiting for input and its prompt. */
+function waitingFor(row: RunRow, approval: PendingApproval | null, input: PendingInput | null): string {
+  if (row.status === RunStatus.WAITING_FOR_APPROVAL) return `approval: ${approval === null ? `round ${row.approvalRound ?? '?'}` : toolsOf(approval.calls)}`;
+  if (row.status === RunStatus.WAITING_FOR_INPUT) {
+    if (input !== null) return `input: ${input.toolName} asks ${JSON.stringify(clip(input.prompt, 60))}`;
+    return `input: step ${row.inputStepId === null ? '?' : shortStep(row.runId, row.inputStepId)}`;
+  }
+  return '-';
 }
 
 /** `runs cancel <runId> [--reason R]`: `POST /runs/{runId}/cancel`. A settled run is refused (409, exit 4). */
@@ -193,6 +253,72 @@ export async function runsRequeue(
     output.out(`Watch it: agent-ledger events follow ${answer.body.continuationRunId}`);
   }
   return ExitCode.OK;
+}
+
+/** What `POST /runs/{runId}/approval` and `POST /runs/{runId}/input` answer: the run as its own stream tells it. */
+interface DecisionAnswer {
+  readonly runId: string;
+  readonly status: string | null;
+  readonly run: RunView;
+}
+
+/** `runs approve|deny` options. */
+export interface DecideOptions {
+  readonly decision: 'approve' | 'deny';
+  readonly reason: string | undefined;
+  /** The model round the decision is for; the service refuses it for another round (`APPROVAL_ROUND_MISMATCH`). */
+  readonly round: number | undefined;
+  readonly json: boolean;
+}
+
+/**
+ * `runs approve <runId>` / `runs deny <runId>` `[--reason R] [--round N]`:
+ * `POST /runs/{runId}/approval`. Who decided is the API key's id (the
+ * service's, not the command line's). Refusals are exit 4: not waiting
+ * (`RUN_NOT_WAITING_FOR_APPROVAL`), settled (`RUN_ALREADY_SETTLED`), another
+ * round (`APPROVAL_ROUND_MISMATCH`); a decision the audit trail could not
+ * store (`APPROVAL_DECISION_NOT_STORED`, 503) is exit 3, and the run still waits.
+ */
+export async function runsDecide(client: ApiClient, runId: string, options: DecideOptions, output: CliOutput): Promise<ExitCode> {
+  const body: Record<string, unknown> = { decision: options.decision };
+  if (options.reason !== undefined) body.reason = options.reason;
+  if (options.round !== undefined) body.round = options.round;
+  const answer = await client.json<DecisionAnswer>('POST', `/runs/${encodeURIComponent(runId)}/approval`, body);
+  if (options.json) {
+    output.out(JSON.stringify(answer.body, null, 2));
+    return ExitCode.OK;
+  }
+  const run = answer.body.run;
+  const status = answer.body.status ?? run.status ?? '-';
+  const settled = run.reason !== null ? `, reason ${run.reason}` : '';
+  output.out(`Run ${runId} ${options.decision === 'approve' ? 'approved' : 'denied'}: status ${status}${settled}.`);
+  if (run.reason === null) output.out(`Watch it: agent-ledger events follow ${runId}`);
+  return ExitCode.OK;
+}
+
+/**
+ * `runs input <runId> --input JSON`: `POST /runs/{runId}/input`, the answer
+ * to the prompt of a tool (`user.ask`) of a `WAITING_FOR_INPUT` run. A run
+ * that does not wait for input is refused (`RUN_NOT_WAITING_FOR_INPUT`, exit 4).
+ */
+export async function runsInput(client: ApiClient, runId: string, options: { input: unknown; json: boolean }, output: CliOutput): Promise<ExitCode> {
+  const answer = await client.json<DecisionAnswer>('POST', `/runs/${encodeURIComponent(runId)}/input`, { input: options.input });
+  if (options.json) {
+    output.out(JSON.stringify(answer.body, null, 2));
+    return ExitCode.OK;
+  }
+  output.out(`Run ${runId}: input submitted; status ${answer.body.status ?? answer.body.run.status ?? '-'}.`);
+  if (answer.body.run.reason === null) output.out(`Watch it: agent-ledger events follow ${runId}`);
+  return ExitCode.OK;
+}
+
+/** `--input` of `runs input`: JSON, strictly (a text is `'"a text"'`). */
+export function parseJsonOption(name: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--${name} must be JSON, e.g. '"notes.txt"' or '{"file":"notes.txt"}' (${error instanceof Error ? error.message : String(error)})`);
+  }
 }
 
 /** Who asks to cancel: `cli:<user>`, for the record. */
