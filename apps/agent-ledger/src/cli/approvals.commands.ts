@@ -54,7 +54,7 @@ export async function approvalsList(client: ApiClient, options: ApprovalListOpti
     for (const line of table(['approval', 'run', 'agent', 'state', 'tools', 'requested', 'decided by'], rows)) output.out(line);
     if (page.approvals.some((a) => a.state === 'pending')) {
       output.out('');
-      output.out('Arguments: agent-ledger runs get <run> (or --json). Decide: agent-ledger runs approve|deny <run> [--reason R]');
+      output.out('The arguments: agent-ledger runs get <run> (or --json here). Decide: agent-ledger runs approve|deny <run> [--reason R]');
     }
   }
   if (page.nextCursor !== null) {
