@@ -254,7 +254,16 @@ export async function startHoldingModelServer(): Promise<HoldingModelServer> {
   };
 }
 
-/** The agents of the HTTP tests (scripted, built-in tools), and `held`, whose model is `modelBaseUrl`. */
+/**
+ * The agents of the HTTP tests (scripted, built-in tools), and `held`, whose model is `modelBaseUrl`.
+ *
+ * For approvals and input (`http-approvals.e2e-spec.ts`): `approver` writes a
+ * report (files.write, pre-approved) then appends a line (files.append, NOT
+ * pre-approved: the run waits for a person; a denial ends it, `endRun`);
+ * `told` appends without pre-approval, and a denial is shown to the model
+ * (`tellModel`); `asker` asks the user (user.ask: the run waits for input),
+ * then answers.
+ */
 export function testAgentsYaml(modelBaseUrl: string): string {
   return `agents:
   - name: clock
@@ -294,6 +303,44 @@ export function testAgentsYaml(modelBaseUrl: string): string {
             - tool: files.append
               arguments: { path: idem.log, content: "once\\n" }
         - final: logged
+  - name: approver
+    instructions: Write a report, then log it once a person approves.
+    tools: [files.write, files.append]
+    approvals: { preApproved: [files.write], onDenial: endRun }
+    maxIterations: 4
+    provider:
+      type: scripted
+      script:
+        - toolCalls:
+            - tool: files.write
+              arguments: { path: approver-report.txt, content: "approved report" }
+        - toolCalls:
+            - tool: files.append
+              arguments: { path: approver.log, content: "approved line\\n" }
+        - final: logged after approval
+  - name: told
+    instructions: Log a line; if a person denies it, say so.
+    tools: [files.append]
+    approvals: { onDenial: tellModel }
+    maxIterations: 3
+    provider:
+      type: scripted
+      script:
+        - toolCalls:
+            - tool: files.append
+              arguments: { path: told.log, content: "told line\\n" }
+        - final: the log entry was denied, so I did not write it
+  - name: asker
+    instructions: Ask the user which file to read, then answer.
+    tools: [user.ask]
+    maxIterations: 3
+    provider:
+      type: scripted
+      script:
+        - toolCalls:
+            - tool: user.ask
+              arguments: { question: Which file should I read? }
+        - final: thanks for the answer
   - name: held
     instructions: Wait for the model.
     tools: [clock.now]

@@ -1,17 +1,10 @@
-import type { ApprovalPage, ApprovalRow, ListApprovalsQuery, ListRunsQuery, ProjectionQueries, RunPage, RunStatusRow } from '@agent-ledger/projections';
-
-/**
- * The cursor token of `GET /runs` for a row: the same token
- * `libs/projections` makes (`queries/run-cursor.ts`, base64url of
- * `[requestedAt, runId]`), which its `listRuns` decodes whatever the filter.
- */
-function cursorOf(row: RunStatusRow): string {
-  return Buffer.from(JSON.stringify([row.requestedAt, row.runId]), 'utf8').toString('base64url');
-}
+import type { ApprovalPage, ListApprovalsQuery, ListRunsQuery, ProjectionQueries, RunPage } from '@agent-ledger/projections';
+import { encodePageCursor } from '@agent-ledger/projections';
 
 /**
  * `GET /runs` for a key limited to `agents`: the runs of those agents only,
- * in the same order and with the same cursor as an unlimited listing. A
+ * in the same order and with the same cursor (the read model's own
+ * `encodePageCursor`) as an unlimited listing. A
  * filter on another agent gives an empty page (its runs do not exist for this
  * key). Several agents: one page per agent, merged.
  */
@@ -26,16 +19,7 @@ export function listEntitledRuns(queries: ProjectionQueries, query: ListRunsQuer
   const runs = merged.slice(0, limit);
   const more = merged.length > limit || pages.some((page) => page.nextCursor !== null);
   const last = runs[runs.length - 1];
-  return { runs, nextCursor: more && last !== undefined ? cursorOf(last) : null };
-}
-
-/**
- * The cursor token of `GET /approvals` for a row: the same token
- * `libs/projections` makes (`queries/approval-cursor.ts`, base64url of
- * `["approvals", requestedAt, approvalId]`), which its `listApprovals` decodes.
- */
-function approvalCursorOf(row: ApprovalRow): string {
-  return Buffer.from(JSON.stringify(['approvals', row.requestedAt, row.approvalId]), 'utf8').toString('base64url');
+  return { runs, nextCursor: more && last !== undefined ? encodePageCursor('listRuns', { requestedAt: last.requestedAt, id: last.runId }) : null };
 }
 
 /**
@@ -56,5 +40,5 @@ export function listEntitledApprovals(queries: ProjectionQueries, query: ListApp
   const approvals = merged.slice(0, limit);
   const more = merged.length > limit || pages.some((page) => page.nextCursor !== null);
   const last = approvals[approvals.length - 1];
-  return { approvals, nextCursor: more && last !== undefined ? approvalCursorOf(last) : null };
+  return { approvals, nextCursor: more && last !== undefined ? encodePageCursor('listApprovals', { requestedAt: last.requestedAt, id: last.approvalId }) : null };
 }
