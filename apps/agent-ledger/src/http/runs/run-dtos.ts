@@ -91,32 +91,19 @@ export function toInstant({ value }: { value: unknown }): unknown {
 }
 export const INSTANT_MESSAGE = '$property must be ms since the epoch or an ISO 8601 date-time';
 
-/** The query of `GET /runs`. */
-export class ListRunsQueryDto {
-  @ApiPropertyOptional({ enum: Object.values(RunStatus) })
-  @IsOptional()
-  @IsIn(Object.values(RunStatus))
-  status?: RunStatus;
-
-  @ApiPropertyOptional({ enum: Object.values(TerminationReason) })
-  @IsOptional()
-  @IsIn(Object.values(TerminationReason))
-  reason?: TerminationReason;
-
-  @ApiPropertyOptional({ minLength: 1, maxLength: 128, description: "An agent's name" })
-  @IsOptional()
-  @Length(1, 128)
-  @IsString()
-  agent?: string;
-
-  /** Runs requested at or after this time. */
+/**
+ * The time window and page of a newest-first listing's query (`GET /runs`,
+ * `GET /approvals`): times as ms since the epoch or ISO 8601 text.
+ */
+export abstract class PageQueryDto {
+  /** Rows requested at or after this time. */
   @ApiPropertyOptional({ type: String, description: 'Requested at or after: ms since the epoch or an ISO 8601 date-time' })
   @IsOptional()
   @Transform(toInstant)
   @IsInt({ message: INSTANT_MESSAGE })
   since?: number;
 
-  /** Runs requested before this time. */
+  /** Rows requested before this time. */
   @ApiPropertyOptional({ type: String, description: 'Requested before: ms since the epoch or an ISO 8601 date-time' })
   @IsOptional()
   @Transform(toInstant)
@@ -138,6 +125,26 @@ export class ListRunsQueryDto {
   @Length(1, 1024)
   @IsString()
   cursor?: string;
+}
+
+/** The query of `GET /runs`. */
+export class ListRunsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: Object.values(RunStatus) })
+  @IsOptional()
+  @IsIn(Object.values(RunStatus))
+  status?: RunStatus;
+
+  @ApiPropertyOptional({ enum: Object.values(TerminationReason) })
+  @IsOptional()
+  @IsIn(Object.values(TerminationReason))
+  reason?: TerminationReason;
+
+  @ApiPropertyOptional({ minLength: 1, maxLength: 128, description: "An agent's name" })
+  @IsOptional()
+  @Length(1, 128)
+  @IsString()
+  agent?: string;
+
 }
 
 /** The query of `GET /audit/review`. */
@@ -259,7 +266,7 @@ export class SubmitInputDto {
 }
 
 /** The query of `GET /approvals`. */
-export class ListApprovalsQueryDto {
+export class ListApprovalsQueryDto extends PageQueryDto {
   /** Only requests in this state (`pending`: the runs waiting for a decision now). @default every state */
   @ApiPropertyOptional({ enum: APPROVAL_STATES, description: 'Only requests in this state (pending: the runs waiting for a decision now); default every state' })
   @IsOptional()
@@ -278,34 +285,4 @@ export class ListApprovalsQueryDto {
   @Matches(RUN_ID_PATTERN, { message: RUN_ID_MESSAGE })
   @IsString()
   runId?: string;
-
-  /** Requests made at or after this time. */
-  @ApiPropertyOptional({ type: String, description: 'Requested at or after: ms since the epoch or an ISO 8601 date-time' })
-  @IsOptional()
-  @Transform(toInstant)
-  @IsInt({ message: INSTANT_MESSAGE })
-  since?: number;
-
-  /** Requests made before this time. */
-  @ApiPropertyOptional({ type: String, description: 'Requested before: ms since the epoch or an ISO 8601 date-time' })
-  @IsOptional()
-  @Transform(toInstant)
-  @IsInt({ message: INSTANT_MESSAGE })
-  until?: number;
-
-  /** @default 50 */
-  @ApiPropertyOptional({ type: Number, minimum: 1, maximum: 1000, default: 50 })
-  @IsOptional()
-  @Min(1)
-  @Max(1000)
-  @IsInt()
-  @Type(() => Number)
-  limit?: number;
-
-  /** The `nextCursor` of the previous page. */
-  @ApiPropertyOptional({ description: 'The nextCursor of the previous page' })
-  @IsOptional()
-  @Length(1, 1024)
-  @IsString()
-  cursor?: string;
 }
