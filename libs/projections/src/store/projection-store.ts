@@ -19,6 +19,7 @@ import { DEFAULT_READ_MODEL_PATH } from './projection-store-options';
 import type { TableSlot } from './sql-table';
 import { addMissingColumnsSql, createTableSql, physicalName, TableSlot as Slot } from './sql-table';
 import { SqliteRowStore } from './sqlite-row-store';
+import { CrashPoint, crashPointSync } from '@agent-ledger/crash-points';
 
 /** What {@link ProjectionStore.applyBatch} did. */
 export type BatchOutcome =
@@ -194,6 +195,8 @@ export class ProjectionStore {
       });
       const last: Position | null = input.events[input.events.length - 1]?.position ?? null;
       rows.flush(this.tables);
+      // The rows are written, the checkpoint is not, and nothing is committed: a crash here must lose the whole batch.
+      crashPointSync(CrashPoint.DURING_PROJECTION_UPDATE);
       let total = 0;
       if (last !== null) {
         const upsert = this.db.prepare(

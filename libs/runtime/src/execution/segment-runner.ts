@@ -14,6 +14,7 @@ import type {
 } from '@agent-ledger/domain';
 import { AuditPersistenceFailedException, classifyFailure, isWrite, stepIdFor, ToolEffect } from '@agent-ledger/domain';
 import { isEventStoreError } from '@agent-ledger/event-store';
+import { CrashPoint, crashPoint } from '@agent-ledger/crash-points';
 import type { Clock } from '../clock/clock';
 import { CLOCK } from '../clock/clock';
 import { approvalsOf } from '../agents/agent-approvals';
@@ -255,6 +256,8 @@ class Segment {
         metadata: this.now(),
       });
     }
+    const at = { runId: this.runId, stepId, effect };
+    if (isWrite(effect)) await crashPoint(CrashPoint.BEFORE_WRITE_FENCE, at);
     await this.send({
       type: 'StartStep',
       data: {
@@ -267,6 +270,7 @@ class Segment {
       metadata: this.now(),
     });
     const step = this.state.steps.get(stepId) as StepRecord;
+    if (isWrite(effect)) await crashPoint(CrashPoint.AFTER_WRITE_FENCE, at);
 
     let outcome: { outcome: 'succeeded'; result: JsonValue } | { outcome: 'failed'; error: FailureInfo };
     const check = tools.validateArguments(call.toolName, call.arguments);
@@ -297,7 +301,9 @@ class Segment {
         outcome = { outcome: 'failed', error: describeFailure(error) };
       }
     }
+    await crashPoint(CrashPoint.AFTER_TOOL_RETURNED, at);
     await this.send({ type: 'RecordToolExecution', data: { runId: this.runId, ...this.lease, round, callIndex, ...outcome }, metadata: this.now() });
+    await crashPoint(CrashPoint.BEFORE_AUDIT, at);
     await this.audit(stepId);
   }
 
@@ -341,6 +347,7 @@ class Segment {
   }
 
   private async settleWith(command: RunCommand): Promise<never> {
+    await crashPoint(CrashPoint.BEFORE_SETTLE, { runId: this.runId });
     await this.send(command);
     throw new SegmentStop(this.state.status === 'QUEUED' ? { kind: 'requeued', state: this.state } : { kind: 'settled', state: this.state });
   }
