@@ -1,10 +1,11 @@
 import type { Config } from 'jest';
 
 /**
- * Three tiers, each runnable alone with `--selectProjects`:
+ * Four tiers, each runnable alone with `--selectProjects`:
  * `unit` (`*.spec.ts`, pure and fast), `integration` (`*.int-spec.ts`, real
- * stores on disk and the protocol-level EventStoreDB server) and `e2e`
- * (`*.e2e-spec.ts`, the built service and real processes).
+ * stores on disk and the protocol-level EventStoreDB server), `e2e`
+ * (`*.e2e-spec.ts`, the built service and real processes) and `simulation`
+ * (`*.sim-spec.ts`, the runtime under generated schedules).
  */
 const shared: Config = {
   rootDir: '.',
@@ -29,6 +30,7 @@ const config: Config = {
       testMatch: ['<rootDir>/{apps,libs,test}/**/*.int-spec.ts'],
     },
     { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/{apps,libs,test}/**/*.e2e-spec.ts'] },
+    { ...shared, displayName: 'simulation', testMatch: ['<rootDir>/{apps,libs,test}/**/*.sim-spec.ts'] },
   ],
 };
 
