@@ -75,6 +75,24 @@ describe('run status (pure mapping)', () => {
     expect(rows[1]).toMatchObject({ runId: 'g', status: 'CANCELLED', reason: 'CANCELLED', cancelRequested: true, cancelRequestedBy: 'alice' });
   });
 
+  it('keeps the final answer of a completed run, and links a dead-lettered run and its continuation both ways', () => {
+    const log = new EventLog();
+    completedRun(log, 'a');
+    const d = runEvents('d');
+    log.run(d.requested(), d.claimed(), d.failed('NOT_RETRYABLE', { failureClass: 'auth', message: 'key revoked' }));
+    log.run({
+      type: 'RunRequeuedByOperator',
+      data: { runId: 'd', continuationRunId: 'd-2', requestedBy: 'alice', reason: null, inFlightWrite: null, resolution: null, requeuedAt: Date.UTC(2026, 0, 2) },
+    });
+    const requested = runEvents('d-2').requested();
+    if (requested.type !== 'RunRequested') throw new Error('a RunRequested');
+    log.run({ ...requested, data: { ...requested.data, continuation: { of: 'd', idempotencyRoot: 'd', carriedSteps: [] } } });
+    const rows = projectInMemory([runStatusProjection], log.events).rows(RUNS_TABLE);
+    expect(rows.find((r) => r.runId === 'a')).toMatchObject({ finalAnswer: 'done', continuationOf: null, continuedAs: null });
+    expect(rows.find((r) => r.runId === 'd')).toMatchObject({ status: 'FAILED', finalAnswer: null, continuedAs: 'd-2', updatedAt: Date.UTC(2026, 0, 2) });
+    expect(rows.find((r) => r.runId === 'd-2')).toMatchObject({ status: 'QUEUED', continuationOf: 'd', continuedAs: null });
+  });
+
   it('ignores events of a run whose request it never saw', () => {
     const log = new EventLog();
     log.run(runEvents('z').claimed());

@@ -57,6 +57,12 @@ export type RunStatusRow = {
   readonly approvalRound: number | null;
   /** While `WAITING_FOR_INPUT`: the step of the tool that asked for input. Null otherwise. */
   readonly inputStepId: string | null;
+  /** The model's final answer, once `COMPLETED`; null otherwise. */
+  readonly finalAnswer: string | null;
+  /** For a continuation run: the dead-lettered run it continues (an operator's requeue). Null otherwise. */
+  readonly continuationOf: string | null;
+  /** Once an operator requeued this dead-lettered run: the continuation run that takes it over. Null otherwise. */
+  readonly continuedAs: string | null;
 };
 
 /** The run-status table. */
@@ -95,6 +101,9 @@ export const RUNS_TABLE: TableSpec<RunStatusRow> = {
     waitingSince: ColumnType.INTEGER,
     approvalRound: ColumnType.INTEGER,
     inputStepId: ColumnType.TEXT,
+    finalAnswer: ColumnType.TEXT,
+    continuationOf: ColumnType.TEXT,
+    continuedAs: ColumnType.TEXT,
   },
   indexes: [['requestedAt', 'runId'], ['status', 'requestedAt'], ['agent', 'requestedAt']],
 };

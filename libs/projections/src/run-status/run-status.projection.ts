@@ -36,7 +36,7 @@ export function evolveRunStatus(row: RunStatusRow | undefined, event: ProjectedE
   if (isAuditSideEvent(event)) return row;
   if (event.type === 'RunRequested') {
     if (row !== undefined) return row;
-    const { runId, agent, mode, requestedAt } = event.data;
+    const { runId, agent, mode, requestedAt, continuation } = event.data;
     return {
       runId,
       agent,
@@ -67,6 +67,9 @@ export function evolveRunStatus(row: RunStatusRow | undefined, event: ProjectedE
       auditGaps: 0,
       streamRevision: event.revision,
       ...notWaiting(),
+      finalAnswer: null,
+      continuationOf: continuation?.of ?? null,
+      continuedAs: null,
     };
   }
   if (row === undefined) return undefined;
@@ -115,7 +118,16 @@ export function evolveRunStatus(row: RunStatusRow | undefined, event: ProjectedE
     }
     case 'RunCompleted':
       return touched(
-        { ...base, ...released(), ...notWaiting(), status: 'COMPLETED', reason: 'COMPLETED', deadLettered: false, settledAt: event.data.completedAt },
+        {
+          ...base,
+          ...released(),
+          ...notWaiting(),
+          status: 'COMPLETED',
+          reason: 'COMPLETED',
+          deadLettered: false,
+          settledAt: event.data.completedAt,
+          finalAnswer: event.data.finalAnswer,
+        },
         event.data.completedAt,
       );
     case 'RunFailed': {
@@ -167,6 +179,9 @@ export function evolveRunStatus(row: RunStatusRow | undefined, event: ProjectedE
       return touched({ ...base, ...notWaiting(), status: 'QUEUED' }, event.data.submittedAt);
     case 'ToolCallPreApproved':
       return touched(base, event.data.approvedAt);
+    case 'RunRequeuedByOperator':
+      // The run stays FAILED; it says which run continues it.
+      return touched({ ...base, continuedAs: event.data.continuationRunId }, event.data.requeuedAt);
     default:
       return base;
   }

@@ -103,6 +103,15 @@ export class RunStatusRowDoc implements RunStatusRow {
 
   @ApiProperty({ type: String, nullable: true, description: 'While WAITING_FOR_INPUT: the step of the tool that asked for input; null otherwise' })
   readonly inputStepId!: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: "The model's final answer once COMPLETED; null otherwise" })
+  readonly finalAnswer!: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'For a continuation run: the dead-lettered run it continues; null otherwise' })
+  readonly continuationOf!: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'Once an operator requeued this dead-lettered run: the continuation run; null otherwise' })
+  readonly continuedAs!: string | null;
 }
 
 const _matches: DocMatches<RunStatusRowDoc, RunStatusRow> = true;
