@@ -5,6 +5,7 @@ import type { EventStore } from '@agent-ledger/event-store';
 import { ProjectionsModule } from '@agent-ledger/projections';
 import type { AgentDefinition } from '@agent-ledger/runtime';
 import { AgentLedgerModule } from '@agent-ledger/runtime';
+import { testLedgerImports } from './config/crash-test/test-ledger.tools';
 import { auditGapSagaPath, projectionSources, readModelsPath } from './config/read-models';
 import type { ServiceConfig } from './config/service-config';
 import { HTTP_API_CONTROLLERS, httpApiProviders } from './http/http-api';
@@ -49,6 +50,7 @@ export class AppModule {
           auditGapSaga: { databasePath: auditGapSagaPath(config), gracePeriodMs: config.auditGapGraceMs },
         }),
         ProjectionsModule.forRoot({ databasePath: readModelsPath(config), sources }),
+        ...testLedgerImports(config.testLedgerPath),
       ],
       controllers: [...HTTP_API_CONTROLLERS],
       providers: httpApiProviders(config, sources),

@@ -6,6 +6,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { InvalidFieldError } from '@agent-ledger/domain';
 import { loadAgentsConfig } from '@agent-ledger/runtime';
 import { AppModule } from './app.module';
+import { startCrashTestMode } from './config/crash-test/crash-test-mode';
 import { openStores } from './config/open-stores';
 import type { ServiceConfig } from './config/service-config';
 import { readServiceConfig } from './config/service-config';
@@ -32,6 +33,8 @@ function configurationOrExit(): ServiceConfig {
  */
 async function bootstrap(): Promise<void> {
   const config = configurationOrExit();
+  // TEST ONLY (AGENT_LEDGER_CRASH_POINTS, AGENT_LEDGER_TEST_LEDGER; refused in production): armed before anything runs.
+  for (const line of startCrashTestMode(config).banner) Logger.warn(line, 'CrashTest');
   mkdirSync(config.dataDir, { recursive: true });
   mkdirSync(config.workspaceDir, { recursive: true });
   const { agents } = await loadAgentsConfig(config.agentsConfigPath);

@@ -6,6 +6,7 @@ import type { CliOutput } from './cli-output';
 import { ExitCode } from './cli-output';
 import { UsageError } from './http-client';
 import { aborted } from './stop-signal';
+import { startCrashTestMode } from '../config/crash-test/crash-test-mode';
 import { openStores } from '../config/open-stores';
 import { WorkerModule } from './worker.module';
 
@@ -34,6 +35,8 @@ export async function worker(config: ServiceConfig, options: WorkerCommandOption
     output.err('WORKER_CONCURRENCY is 0: a worker process with no worker would do nothing. Set WORKER_CONCURRENCY or --concurrency to 1 or more.');
     return ExitCode.FAILURE;
   }
+  // TEST ONLY (AGENT_LEDGER_CRASH_POINTS, AGENT_LEDGER_TEST_LEDGER; refused in production): armed before anything runs.
+  for (const line of startCrashTestMode(config).banner) output.err(line);
   mkdirSync(config.dataDir, { recursive: true });
   mkdirSync(config.workspaceDir, { recursive: true });
   const { agents } = await loadAgentsConfig(config.agentsConfigPath);

@@ -4,6 +4,7 @@ import type { AgentDefinition } from '@agent-ledger/runtime';
 import { AgentLedgerModule } from '@agent-ledger/runtime';
 import { runPolicyOf } from '../app.module';
 import type { ServiceConfig } from '../config/service-config';
+import { testLedgerImports } from '../config/crash-test/test-ledger.tools';
 import type { OpenStores } from '../config/open-stores';
 import { auditGapSagaPath } from '../config/read-models';
 
@@ -41,6 +42,7 @@ export class WorkerModule {
             ? { databasePath: auditGapSagaPath(config), gracePeriodMs: config.auditGapGraceMs }
             : { enabled: false },
         }),
+        ...testLedgerImports(config.testLedgerPath),
       ],
     };
   }

@@ -28,6 +28,8 @@ describe('readServiceConfig', () => {
       readyMaxProjectionLag: 1000,
       auth: { mode: 'disabled-on-loopback', modeSource: 'default', apiKeys: [] },
       configFile: null,
+      crashPoints: null,
+      testLedgerPath: null,
     });
   });
 

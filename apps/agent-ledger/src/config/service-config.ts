@@ -4,6 +4,8 @@ import type { ApiKeyEntry } from './api-keys';
 import { parseApiKeyEntries } from './api-keys';
 import type { ConfigFile, ConfigFileKey } from './config-file';
 import { CONFIG_FILE_KEYS, readConfigFile } from './config-file';
+import type { CrashPointsSetting } from './crash-test/crash-test-settings';
+import { readCrashTestConfig } from './crash-test/crash-test-settings';
 
 /**
  * How requests are authenticated.
@@ -74,6 +76,19 @@ export interface ServiceConfig {
   readonly auth: AuthSettings;
   /** `AGENT_LEDGER_CONFIG`: the configuration file read, if any (absolute). @default null */
   readonly configFile: string | null;
+  /**
+   * TEST ONLY, environment only: `AGENT_LEDGER_CRASH_POINTS` (and
+   * `AGENT_LEDGER_CRASH_SEED`), the crash points at which `serve` and `worker`
+   * kill themselves with SIGKILL, for the crash tests. Refused when
+   * `NODE_ENV` is `production`. @default null (off)
+   */
+  readonly crashPoints: CrashPointsSetting | null;
+  /**
+   * TEST ONLY, environment only: `AGENT_LEDGER_TEST_LEDGER`, the file where
+   * the `ledger.*` test tools record each real execution; setting it
+   * registers those tools. Refused when `NODE_ENV` is `production`. @default null (off)
+   */
+  readonly testLedgerPath: string | null;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -170,6 +185,7 @@ export function resolveServiceConfig(env: Env, file: ConfigFile | null, cwd: str
     readyMaxProjectionLag: int('READY_MAX_PROJECTION_LAG', 1, 1_000_000, 1000),
     auth: authOf(find('AUTH_MODE'), find('API_KEYS'), find('HOST'), host),
     configFile: file?.path ?? null,
+    ...readCrashTestConfig(env, cwd),
   };
 }
 
