@@ -3,6 +3,7 @@ import type { RunEvent } from '@agent-ledger/domain';
 import type { Check } from './invariants';
 import { checkInvariants } from './invariants';
 import type { Schedule } from './sim-model';
+import { scheduleArbitrary } from './sim-model';
 import { runSchedule, SimTotals, simulationProperty } from './sim-runner';
 import type { History, LedgerEntry, RunHistory } from './sim-world';
 
@@ -31,7 +32,7 @@ beforeAll(async () => {
   const outcome = await runSchedule(RICH);
   expect(outcome.violations).toEqual([]);
   clean = outcome.history;
-});
+}, 60_000);
 
 /** A deep copy of the clean history, changed by `change`, checked. */
 function checksAfter(change: (h: { runs: RunHistory[]; ledger: LedgerEntry[]; unexpected: string[] }) => void): Check[] {
@@ -223,11 +224,32 @@ describe('the simulation on a runtime with a deliberate bug', () => {
     expect(message).toMatch(/seed: 4242, path: "[\d:]+"/);
     // Shrunk to one writer run and no action: the settle phase alone runs it.
     expect(message).toMatch(/Counterexample: \[\{"initial":\["writer"\],"actions":\[\]/);
-  });
+  }, 120_000);
 
   it('finds an audit store that loses the audit events of writes', async () => {
     const message = await failureOf('auditSilentlyLost');
     expect(message).toMatch(/\[inv3-audit\] run-\d+: write run-\d+\/r\d+\/t\d+ executed without its audit event; the run is COMPLETED \(gap recorded\)/);
     expect(shrunkActions(message)).toBe(0);
-  });
+  }, 120_000);
+});
+
+describe('determinism', () => {
+  /** A history as JSON, segment owners renamed in order of appearance (their tags come from a process-wide counter). */
+  const normalised = (value: unknown): string => {
+    const names = new Map<string, string>();
+    return JSON.stringify(value).replace(/\b(worker|interactive|reaper|audit-gap-saga):[A-Za-z0-9.-]+:\d+:s[0-9a-z]+/g, (owner, kind: string) => {
+      if (!names.has(owner)) names.set(owner, `${kind}#${names.size + 1}`);
+      return names.get(owner) as string;
+    });
+  };
+
+  it('a schedule played twice gives the same history, trace and ledgers', async () => {
+    const schedules = fc.sample(scheduleArbitrary(30), { numRuns: 25, seed: 20260101 });
+    for (const schedule of schedules) {
+      const [first, second] = [await runSchedule(schedule), await runSchedule(schedule)] as const;
+      expect(normalised(second.history)).toBe(normalised(first.history));
+      expect(normalised(second.trace)).toBe(normalised(first.trace));
+      expect(second.counters).toEqual(first.counters);
+    }
+  }, 120_000);
 });

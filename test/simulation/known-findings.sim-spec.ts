@@ -49,12 +49,12 @@ describe('known findings of the simulation', () => {
   it.skip('stale-fence-write: a segment that lost its lease never executes the write it fenced (IDEMPOTENT_WRITE)', async () => {
     const outcome = await runSchedule(staleIdempotentWrite);
     expect(outcome.violations).toEqual([]);
-  });
+  }, 60_000);
 
   it.skip('stale-fence-write: a segment that lost its lease never executes the write it fenced (NON_IDEMPOTENT_WRITE)', async () => {
     const outcome = await runSchedule(staleNonIdempotentWrite);
     expect(outcome.violations).toEqual([]);
-  });
+  }, 60_000);
 
   it('stale-fence-write is still there (this fails once the runtime checks its lease before a fenced call: unskip the tests above)', async () => {
     const idempotent = await runSchedule(staleIdempotentWrite);
@@ -68,5 +68,5 @@ describe('known findings of the simulation', () => {
     // It ran once (invariant 4 holds), after the run had settled.
     expect(nonIdempotent.history.ledger.filter((x) => x.name === 'test.append')).toHaveLength(1);
     if (process.env.SIM_SHOW === '1') process.stdout.write(`${describeFailure(nonIdempotent)}\n`);
-  });
+  }, 60_000);
 });

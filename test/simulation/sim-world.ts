@@ -322,24 +322,28 @@ export class SimWorld {
       case 'saga':
         this.launch('service', action.slot, 'saga check', null, () => p(action.slot).saga.checkDeadlines());
         return;
-      case 'cancel': {
-        const runId = this.runIds[action.pick % Math.max(1, this.runIds.length)];
-        if (runId === undefined) return;
-        this.launch('service', action.slot, `cancel ${runId}`, null, () => p(action.slot).runs.cancel(runId, 'sim-operator', 'simulated cancel'));
+      case 'cancel':
+        this.launch('service', action.slot, 'cancel', null, async () => {
+          const runId = await this.pickRun(action.pick, (state) => state.settlement === null, action.slot);
+          if (runId === undefined) return null;
+          this.trace.push(`  cancel ${runId}`);
+          return p(action.slot).runs.cancel(runId, 'sim-operator', 'simulated cancel');
+        });
         return;
-      }
       case 'decide':
         this.launch('service', action.slot, `decide ${action.approve ? 'approve' : 'deny'}`, null, async () => {
-          const runId = await this.pickRun(action.pick, 'WAITING_FOR_APPROVAL', action.slot);
+          const runId = await this.pickRun(action.pick, (state) => state.status === 'WAITING_FOR_APPROVAL', action.slot);
           if (runId === undefined) return null;
+          this.trace.push(`  ${action.approve ? 'approve' : 'deny'} ${runId}`);
           this.count(action.approve ? 'fault:approve' : 'fault:deny');
           return p(action.slot).runs.decideApproval(runId, { decision: action.approve ? 'approve' : 'deny', decidedBy: 'sim-person' });
         });
         return;
       case 'input':
         this.launch('service', action.slot, 'input', null, async () => {
-          const runId = await this.pickRun(action.pick, 'WAITING_FOR_INPUT', action.slot);
+          const runId = await this.pickRun(action.pick, (state) => state.status === 'WAITING_FOR_INPUT', action.slot);
           if (runId === undefined) return null;
+          this.trace.push(`  input for ${runId}`);
           this.count('fault:input');
           return p(action.slot).runs.submitInput(runId, { input: 'the answer', submittedBy: 'sim-person' });
         });
@@ -603,11 +607,11 @@ export class SimWorld {
     return runId;
   }
 
-  /** A run in `status` (chosen by `pick`), or any run when none is. */
-  private async pickRun(pick: number, status: RunState['status'], slot: Slot): Promise<string | undefined> {
+  /** A run that matches (chosen by `pick`), or any run when none does (the API then refuses). */
+  private async pickRun(pick: number, matches: (state: RunState) => boolean, slot: Slot): Promise<string | undefined> {
     const processor = (this.processes[slot] as SimProcess).processor;
     const matching: string[] = [];
-    for (const runId of this.runIds) if ((await processor.load(runId)).state.status === status) matching.push(runId);
+    for (const runId of this.runIds) if (matches((await processor.load(runId)).state)) matching.push(runId);
     const from = matching.length > 0 ? matching : this.runIds;
     return from[pick % Math.max(1, from.length)];
   }

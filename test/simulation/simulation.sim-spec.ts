@@ -15,7 +15,7 @@ import { replayLine, SimTotals, simulationProperty } from './sim-runner';
  */
 
 /** Schedules of the default budget: about a minute on a 2-core machine (see README.md). */
-const DEFAULT_SCHEDULES = 1500;
+const DEFAULT_SCHEDULES = 2000;
 
 const env = process.env;
 const schedules = env.SIM_SCHEDULES === undefined ? DEFAULT_SCHEDULES : Number(env.SIM_SCHEDULES);
