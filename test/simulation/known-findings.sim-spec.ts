@@ -10,7 +10,7 @@ import { describeFailure, runSchedule } from './sim-runner';
  */
 
 /**
- * stale-fence-write. The writer's segment pauses at its 5th crash point:
+ * stale-fence-write. The writer's segment pauses at its 6th pause point:
  * the put's fence (StepStarted, the in-flight record) is stored, the tool is
  * not called yet. The process stalls past its lease; the reaper requeues the
  * run (an IDEMPOTENT_WRITE in flight). Then the stalled segment wakes up and
@@ -22,13 +22,13 @@ import { describeFailure, runSchedule } from './sim-runner';
  */
 const staleIdempotentWrite: Schedule = {
   initial: ['writer', 'reader'],
-  actions: [{ kind: 'step', slot: 0, pauseAfter: 4 }],
+  actions: [{ kind: 'step', slot: 0, pauseAfter: 5 }],
   settle: { paused: 'expireThenResume', approvals: [true] },
 };
 
 /**
  * The same with the NON_IDEMPOTENT_WRITE: the writer pauses after the
- * append's fence (its 10th crash point), the reaper fails the run
+ * append's fence (its 12th pause point), the reaper fails the run
  * WRITE_INTERRUPTED (never retried: right), and the stalled segment then
  * executes the append, after its run was settled. It runs once, but after
  * the record says it was interrupted: an operator who checks the target,
@@ -37,7 +37,7 @@ const staleIdempotentWrite: Schedule = {
 const staleNonIdempotentWrite: Schedule = {
   initial: ['writer'],
   actions: [
-    { kind: 'step', slot: 0, pauseAfter: 9 },
+    { kind: 'step', slot: 0, pauseAfter: 11 },
     { kind: 'advance', ms: LEASE_MS + 1000 },
     { kind: 'reap', slot: 1 },
     { kind: 'resume', pick: 0, pauseAfter: null },

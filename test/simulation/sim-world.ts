@@ -119,8 +119,11 @@ export interface SimOptions {
 /** Counters of one schedule (summed over schedules by the spec). */
 export type SimCounters = Record<string, number>;
 
+/** The simulation's own pause point, in the model provider's call (the runtime marks none there). */
+export const DURING_MODEL_CALL = 'duringModelCall';
+
 interface Pause {
-  readonly point: CrashPoint;
+  readonly point: CrashPoint | typeof DURING_MODEL_CALL;
   readonly context: CrashPointContext;
   readonly resolve: () => void;
 }
@@ -558,7 +561,7 @@ export class SimWorld {
   }
 
   /** The crash point handler: a segment passes its crash points until the one it pauses at. */
-  private onCrashPoint(point: CrashPoint, context: CrashPointContext): void | Promise<void> {
+  private onCrashPoint(point: CrashPoint | typeof DURING_MODEL_CALL, context: CrashPointContext): void | Promise<void> {
     this.count('crashPointsReached');
     if (this.autoContinue) return;
     const task = this.runningSegment(`crash point ${point} of ${context.runId ?? '?'}`);
@@ -674,6 +677,8 @@ export class SimWorld {
         const provider: ModelProvider = {
           respond: async (request) => {
             this.recordExecution('model', 'model', request.runId, `${request.runId}/r${request.round}/llm`, null, null);
+            // A slow model: the segment may pause in the call (its lease may expire meanwhile), like a tool during its call.
+            await this.onCrashPoint(DURING_MODEL_CALL, { runId: request.runId, stepId: `${request.runId}/r${request.round}/llm` });
             if (this.modelOutage || MODEL_DOWN_AGENTS.has(agent.name)) throw Object.assign(new Error('simulated model outage (HTTP 503)'), { status: 503 });
             return scripted.respond(request);
           },
