@@ -1,0 +1,86 @@
+/**
+ * What the crash checks read: the events of the stores (read directly with
+ * the product's SQLite store class, as they are on disk) and the execution
+ * ledger the test tools wrote outside the product.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import type { Position, RecordedEvent } from '@agent-ledger/event-store';
+import { SqliteEventStore } from '@agent-ledger/event-store';
+import type { LedgerLine } from '../../../apps/agent-ledger/src/config/crash-test/test-ledger.tools';
+
+/** One event as the checks use it. */
+export interface HistoryEvent {
+  readonly type: string;
+  readonly revision: number;
+  readonly position: string;
+  readonly data: Record<string, unknown>;
+}
+
+/** Every run's and every audit stream's events, and the ledger. */
+export interface History {
+  /** `run-<runId>` streams, by run id, in revision order. */
+  readonly runs: ReadonlyMap<string, readonly HistoryEvent[]>;
+  /** `audit-<runId>` streams, by run id, in revision order. */
+  readonly audits: ReadonlyMap<string, readonly HistoryEvent[]>;
+  /** The position of the last `run`/`audit` event of each store (null when empty), by store file. */
+  readonly heads: Readonly<Record<string, Position | null>>;
+  readonly ledger: readonly LedgerLine[];
+  /** Ledger lines that could not be read (a violation of the harness's own premise). */
+  readonly unreadableLedgerLines: readonly string[];
+}
+
+/** The files a scenario's processes write. */
+export interface StoreFiles {
+  readonly runStorePath: string;
+  /** The audit store's file, when the audit streams are kept apart. */
+  readonly auditStorePath: string | null;
+  readonly ledgerPath: string;
+}
+
+/** Reads both stores and the ledger as they are now. */
+export async function readHistory(files: StoreFiles): Promise<History> {
+  const runs = new Map<string, HistoryEvent[]>();
+  const audits = new Map<string, HistoryEvent[]>();
+  const heads: Record<string, Position | null> = {};
+  for (const path of [files.runStorePath, ...(files.auditStorePath === null ? [] : [files.auditStorePath])]) {
+    heads[path] = null;
+    if (!existsSync(path)) continue;
+    const store = SqliteEventStore.open({ path });
+    try {
+      for await (const event of store.readAll()) {
+        const into = event.streamName.startsWith('run-') ? runs : event.streamName.startsWith('audit-') ? audits : null;
+        if (into === null) continue;
+        const id = event.streamName.slice(event.streamName.indexOf('-') + 1);
+        const list = into.get(id) ?? [];
+        list.push(toHistoryEvent(event));
+        into.set(id, list);
+        heads[path] = event.position;
+      }
+    } finally {
+      await store.close();
+    }
+  }
+  for (const list of [...runs.values(), ...audits.values()]) list.sort((a, b) => a.revision - b.revision);
+  const { ledger, unreadable } = readLedger(files.ledgerPath);
+  return { runs, audits, heads, ledger, unreadableLedgerLines: unreadable };
+}
+
+/** The execution ledger's lines. */
+export function readLedger(path: string): { ledger: LedgerLine[]; unreadable: string[] } {
+  const ledger: LedgerLine[] = [];
+  const unreadable: string[] = [];
+  if (!existsSync(path)) return { ledger, unreadable };
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      ledger.push(JSON.parse(line) as LedgerLine);
+    } catch {
+      unreadable.push(line);
+    }
+  }
+  return { ledger, unreadable };
+}
+
+function toHistoryEvent(event: RecordedEvent): HistoryEvent {
+  return { type: event.type, revision: Number(event.revision), position: event.position, data: event.data };
+}

@@ -1,0 +1,106 @@
+/**
+ * The crash scenarios: one per named crash point, random SIGKILLs, and a mix
+ * of both. `npm test` runs each template once (sized for CI); the long
+ * version runs `CRASH_SCENARIOS` of them, cycling through the templates with
+ * new seeds.
+ */
+import type { CrashPoint } from '@agent-ledger/crash-points';
+import { CRASH_POINTS } from '@agent-ledger/crash-points';
+import { Rng } from './rng';
+import type { ScenarioSpec } from './scenario';
+
+/** A scenario before its seed and size. */
+interface Template {
+  readonly name: string;
+  readonly point: CrashPoint | null;
+  readonly everyPointProbability: number;
+  readonly pointCrashBudget: number;
+  readonly randomKills: number;
+  readonly workers: number;
+  readonly separateAuditStore: boolean;
+  /** Short: the saga fails a run whose write lost its audit; long: the retry records the missing audit first. */
+  readonly auditGapGraceMs: number;
+}
+
+const SHORT_GRACE = 5_000;
+const LONG_GRACE = 120_000;
+
+/** The templates: every named point, then random kills, then the mix. */
+export const TEMPLATES: readonly Template[] = [
+  ...CRASH_POINTS.map(
+    (point, i): Template => ({
+      name: `point-${point}`,
+      point,
+      everyPointProbability: 0,
+      pointCrashBudget: 3,
+      randomKills: 0,
+      workers: 1,
+      separateAuditStore: i % 2 === 1,
+      // beforeAudit with a long grace: the retry records the missing audit; the other points alternate.
+      auditGapGraceMs: point === 'beforeAudit' ? LONG_GRACE : i % 2 === 0 ? SHORT_GRACE : LONG_GRACE,
+    }),
+  ),
+  { name: 'random-kills', point: null, everyPointProbability: 0, pointCrashBudget: 0, randomKills: 4, workers: 1, separateAuditStore: false, auditGapGraceMs: SHORT_GRACE },
+  { name: 'random-kills-two-workers', point: null, everyPointProbability: 0, pointCrashBudget: 0, randomKills: 5, workers: 2, separateAuditStore: true, auditGapGraceMs: LONG_GRACE },
+  { name: 'random-kills-and-points', point: null, everyPointProbability: 0.04, pointCrashBudget: 4, randomKills: 3, workers: 2, separateAuditStore: false, auditGapGraceMs: SHORT_GRACE },
+];
+
+/** What `npm test` or the long version runs (from the environment). */
+export interface ScenarioSelection {
+  /** `CRASH_SCENARIOS`: how many scenarios; default one per template. */
+  readonly count: number;
+  /** `CRASH_SEED`: the base seed (with `CRASH_ONLY`: the scenario's own seed). Default: random, printed. */
+  readonly seed: number;
+  /** `CRASH_ONLY`: only the scenarios of this template. */
+  readonly only: string | null;
+  /** `CRASH_QUEUED_RUNS`, `CRASH_INTERACTIVE_RUNS`: the workload of each scenario. */
+  readonly queuedRuns: number;
+  readonly interactiveRuns: number;
+}
+
+/** Reads the selection from the environment. */
+export function selectionFromEnv(env: NodeJS.ProcessEnv): ScenarioSelection {
+  const int = (name: string, fallback: number) => {
+    const value = env[name];
+    if (value === undefined || value === '') return fallback;
+    if (!/^\d+$/.test(value)) throw new Error(`${name} must be a whole number (got "${value}")`);
+    return Number(value);
+  };
+  const only = env.CRASH_ONLY === undefined || env.CRASH_ONLY === '' ? null : env.CRASH_ONLY;
+  if (only !== null && !TEMPLATES.some((t) => t.name === only)) throw new Error(`CRASH_ONLY must name a scenario: ${TEMPLATES.map((t) => t.name).join(', ')}`);
+  return {
+    count: int('CRASH_SCENARIOS', only === null ? TEMPLATES.length : 1),
+    seed: int('CRASH_SEED', Math.floor(Math.random() * 2 ** 31)),
+    only,
+    queuedRuns: int('CRASH_QUEUED_RUNS', 8),
+    interactiveRuns: int('CRASH_INTERACTIVE_RUNS', 4),
+  };
+}
+
+/** The scenarios of a selection; with `only` and a count of 1, the seed is the scenario's own. */
+export function crashScenarios(selection: ScenarioSelection): ScenarioSpec[] {
+  const templates = selection.only === null ? TEMPLATES : TEMPLATES.filter((t) => t.name === selection.only);
+  const specs: ScenarioSpec[] = [];
+  const seeds = new Rng(selection.seed);
+  for (let i = 0; i < selection.count; i += 1) {
+    const template = templates[i % templates.length] as Template;
+    // The first scenario takes the base seed itself, so CRASH_ONLY + CRASH_SEED reproduce any scenario from its printed seed.
+    const seed = i === 0 ? selection.seed : seeds.int(0, 2 ** 31 - 1);
+    specs.push({
+      name: template.name,
+      label: selection.count > templates.length ? `${template.name} #${i + 1}` : template.name,
+      seed,
+      point: template.point,
+      everyPointProbability: template.everyPointProbability,
+      pointCrashBudget: template.pointCrashBudget,
+      randomKills: template.randomKills,
+      workers: template.workers,
+      queuedRuns: selection.queuedRuns,
+      interactiveRuns: selection.interactiveRuns,
+      auditGapGraceMs: template.auditGapGraceMs,
+      separateAuditStore: template.separateAuditStore,
+      settleTimeoutMs: 300_000,
+    });
+  }
+  return specs;
+}
