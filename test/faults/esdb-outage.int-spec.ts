@@ -1,0 +1,273 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { EventStore, RecordedEvent } from '@agent-ledger/event-store';
+import { eventTypeFilter } from '@agent-ledger/event-store';
+import type { RuntimeHarness } from '@agent-ledger/runtime/testing/runtime-harness';
+import { eventually } from '@agent-ledger/runtime/testing/runtime-harness';
+import type { CapturedLogs, EsdbStores, LiveProjections, RunOutcome } from './support/runtime';
+import {
+  captureLogs,
+  expectRunInvariants,
+  expectSameAsRebuild,
+  FAULT_AGENTS,
+  outcomeOf,
+  reportFigures,
+  runQueued,
+  SECOND,
+  settleEverything,
+  startEsdbStores,
+  startProjections,
+  startRuntimeOn,
+  tally,
+  waitUntilStoreAnswers,
+} from './support/runtime';
+
+jest.setTimeout(Number(process.env.FAULT_TIMEOUT_MS ?? 180_000));
+
+const lastType = (outcome: RunOutcome) => outcome.events.at(-1)?.type;
+
+async function lastOfType(store: EventStore, type: string): Promise<RecordedEvent | undefined> {
+  let last: RecordedEvent | undefined;
+  for await (const event of store.readAll({ filter: eventTypeFilter(type) })) last = event;
+  return last;
+}
+
+/** The saga's durable state: unmatched writes and audits, read from its own file. */
+function sagaLeftovers(rt: RuntimeHarness): { pendingWrites: number; unmatchedAudits: number } {
+  const db = new Database(join(rt.sagaDir, 'audit-gap-saga.sqlite'), { readonly: true });
+  try {
+    return {
+      pendingWrites: (db.prepare('SELECT COUNT(*) AS n FROM pending_writes').get() as { n: number }).n,
+      unmatchedAudits: (db.prepare('SELECT COUNT(*) AS n FROM audited_steps').get() as { n: number }).n,
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * The saga resumed without loss or duplicate: its checkpoints reach the last
+ * `ToolExecuted` of the run store and the last `AuditRecorded` of the audit
+ * store; once every grace period is over, nothing is left in its ledger. A
+ * write delivered again after its audit matched it would be pending again (a
+ * false gap, `found` by the deadline check); an audit delivered again would
+ * stay unmatched; a lost write or audit would leave its partner.
+ */
+async function expectSagaCaughtUp(rt: RuntimeHarness, gaps: readonly string[]): Promise<void> {
+  const lastWrite = await lastOfType(rt.runStore, 'ToolExecuted');
+  const lastAudit = await lastOfType(rt.auditStore, 'AuditRecorded');
+  await eventually(
+    () => (rt.saga.checkpoint('writes') === lastWrite?.position && rt.saga.checkpoint('audits') === lastAudit?.position ? true : undefined),
+    20_000,
+    'the saga to reach both heads',
+  );
+  rt.clock.advance(3_600 * SECOND);
+  const check = await rt.saga.checkDeadlines();
+  expect(check.found).toEqual([]);
+  expect([...check.reported].sort()).toEqual([...gaps].sort());
+  expect(sagaLeftovers(rt)).toEqual({ pendingWrites: 0, unmatchedAudits: 0 });
+}
+
+/**
+ * The store is briefly unreachable: the runtime, its queue index, its
+ * audit-gap saga and the projections run on the EventStoreDB adapter against
+ * the protocol-level server (test/support/esdb-server), runs and audits in
+ * one server as the service keeps them, and the test stops the server
+ * mid-workload and starts it again (same port, same data).
+ */
+describe('EventStoreDB briefly unreachable (protocol-level servers stopped and restarted)', () => {
+  let stores: EsdbStores;
+  let rt: RuntimeHarness;
+  let projections: LiveProjections;
+  let logs: CapturedLogs;
+
+  afterEach(async () => {
+    await stores?.server.start();
+    await projections?.close();
+    await rt?.close();
+    await stores?.close();
+    logs?.restore();
+  });
+
+  it('a short outage, bridged by the adapter: calls fail with StoreUnavailableError, segments in flight are abandoned; after the restart the queue, the reaper, the saga and the projections carry on without loss or duplicate', async () => {
+    stores = await startEsdbStores({ timeoutMs: 30_000, initialDelayMs: 20, maxDelayMs: 200 });
+    rt = await startRuntimeOn(stores.fixture, { agents: FAULT_AGENTS, execution: { workers: { concurrency: 0 } } });
+    logs = captureLogs();
+    projections = startProjections(rt.runStore, rt.auditStore);
+    const baseline = [
+      (await rt.runs.runInteractive({ agent: 'putter', input: 'before', runId: 'baseline-put' })).runId,
+      (await rt.runs.runInteractive({ agent: 'two-rounds', input: 'before', runId: 'baseline-two' })).runId,
+    ];
+
+    const parked: Array<Promise<void>> = [];
+    const gates = [];
+    for (const [agent, tool] of [
+      ['reader', 'test.read'],
+      ['putter', 'test.put'],
+      ['appender', 'test.append'],
+    ] as const) {
+      const gate = rt.behaviour.blockNext(tool);
+      const runId = await rt.runs.enqueue({ agent, input: 'parked', runId: `parked-${agent}` });
+      parked.push(runQueued(rt, runId));
+      await gate.reached;
+      gates.push(gate);
+    }
+    const waiting = await rt.runs.enqueue({ agent: 'two-rounds', input: 'not claimed yet', runId: 'waiting' });
+    await projections.caughtUp();
+
+    const stoppedAt = Date.now();
+    await stores.server.stop();
+    const unavailable = { code: 'STORE_UNAVAILABLE' };
+    await expect(rt.runs.enqueue({ agent: 'reader', input: 'during', runId: 'refused-queued' })).rejects.toMatchObject(unavailable);
+    await expect(rt.runs.runInteractive({ agent: 'reader', input: 'during', runId: 'refused-interactive' })).rejects.toMatchObject(unavailable);
+    await expect(rt.runs.get(waiting)).rejects.toMatchObject(unavailable);
+    await expect(rt.workers.runOnce()).rejects.toMatchObject(unavailable);
+    for (const gate of gates) gate.release();
+    await Promise.all(parked);
+    expect(logs.errors.filter((m) => /could not be recorded; its lease will expire/.test(m))).toHaveLength(3);
+    await stores.server.start();
+    const outageMs = Date.now() - stoppedAt;
+    const reconnectMs = await waitUntilStoreAnswers(rt.runStore);
+
+    for (const runId of ['parked-reader', 'parked-putter', 'parked-appender']) {
+      const outcome = await outcomeOf(rt, runId);
+      expect([runId, outcome.status, lastType(outcome)]).toEqual([runId, 'RUNNING', 'StepStarted']);
+    }
+    expect((await rt.runs.get('refused-queued')).status).toBeNull();
+    // The queue index follows again: runs requested after the restart reach it and the workers.
+    await runQueued(rt, waiting);
+    await rt.runs.enqueue({ agent: 'reader', input: 'again', runId: 'refused-queued' });
+    await runQueued(rt, 'refused-queued');
+    expect((await rt.runs.runInteractive({ agent: 'reader', input: 'again', runId: 'refused-interactive' })).state.status).toBe('COMPLETED');
+    const settled = await settleEverything(rt, { byHand: true });
+
+    expect(await outcomeOf(rt, 'parked-reader')).toMatchObject({ status: 'COMPLETED', attempts: 2, requeues: 1 });
+    expect(await outcomeOf(rt, 'parked-putter')).toMatchObject({ status: 'COMPLETED', attempts: 2, requeues: 1 });
+    expect(rt.behaviour.executions.filter((e) => e.runId === 'parked-putter' && e.tool === 'test.put').map((e) => [e.idempotencyKey, e.attempt])).toEqual([
+      ['agent-ledger:parked-putter/r0/t1', 1],
+      ['agent-ledger:parked-putter/r0/t1', 2],
+    ]);
+    expect(await outcomeOf(rt, 'parked-appender')).toMatchObject({ status: 'FAILED', reason: 'WRITE_INTERRUPTED', deadLettered: true });
+    expect(rt.behaviour.count('test.append')).toBe(1);
+    for (const runId of [waiting, 'refused-queued', 'refused-interactive']) expect(await outcomeOf(rt, runId)).toMatchObject({ status: 'COMPLETED' });
+
+    const all = [...baseline, 'parked-reader', 'parked-putter', 'parked-appender', waiting, 'refused-queued', 'refused-interactive'];
+    await expectRunInvariants(rt, all);
+    expect(rt.index.counts()).toEqual({ queued: 0, running: 0, waiting: 0 });
+    await expectSagaCaughtUp(rt, []);
+    await projections.caughtUp();
+    const comparison = await projections.compareWithRebuild();
+    expectSameAsRebuild(comparison);
+    reportFigures('EventStoreDB, short outage (the adapter bridges the subscriptions)', {
+      outageMs,
+      reconnectMs,
+      refusedCalls: 4,
+      abandonedSegments: 3,
+      reaped: settled.reaped,
+      outcomes: tally(await Promise.all(all.map((id) => outcomeOf(rt, id)))),
+      runnerFailures: comparison.runnerFailures,
+      sourceEvents: comparison.sourceEvents,
+      eventsRead: comparison.eventsRead,
+    });
+  });
+
+  it('an outage longer than the adapter retries, workers at full speed: subscriptions end and are resumed from their checkpoints; every run ends by the failure rules; read models equal a rebuild, each event applied once', async () => {
+    stores = await startEsdbStores({ timeoutMs: 300, initialDelayMs: 20, maxDelayMs: 100 });
+    rt = await startRuntimeOn(stores.fixture, { agents: FAULT_AGENTS, execution: { workers: { concurrency: 3 } } });
+    logs = captureLogs();
+    projections = startProjections(rt.runStore, rt.auditStore);
+    const agents = FAULT_AGENTS.map((a) => a.name);
+    const runs = Number(process.env.FAULT_RUNS ?? 48);
+    const requested: string[] = [];
+    const refused: string[] = [];
+    const request = async (n: number) => {
+      const runId = `esdb-${n}`;
+      try {
+        await rt.runs.enqueue({ agent: agents[n % agents.length] as string, input: `run ${n}`, runId });
+        requested.push(runId);
+      } catch (error) {
+        expect(error).toMatchObject({ code: 'STORE_UNAVAILABLE' });
+        refused.push(runId);
+      }
+    };
+    for (let n = 0; n < runs * 0.75; n++) await request(n);
+    await eventually(async () => ((await Promise.all(requested.map((id) => outcomeOf(rt, id)))).filter((o) => o.terminalEvents > 0).length >= 6 ? true : undefined), 30_000, 'a few runs to settle');
+
+    const stoppedAt = Date.now();
+    await stores.server.stop();
+    for (let n = Math.ceil(runs * 0.75); n < runs; n++) await request(n);
+    // Down long enough that the adapter gives up: every consumer's subscription ends and is opened again from its checkpoint.
+    const runner = (name: string) => projections.runners.find((r) => r.source.name === name);
+    await eventually(
+      () =>
+        (runner('runs')?.stats().failures ?? 0) >= 1 &&
+        logs.has(/queue index lost its subscription/) &&
+        logs.has(/The writes subscription failed/) &&
+        logs.has(/The audits subscription failed/)
+          ? true
+          : undefined,
+      30_000,
+      'the subscriptions to end',
+    );
+    await stores.server.start();
+    const outageMs = Date.now() - stoppedAt;
+    const reconnectMs = await waitUntilStoreAnswers(rt.runStore);
+    for (const runId of refused) {
+      await rt.runs.enqueue({ agent: agents[Number(runId.split('-')[1]) % agents.length] as string, input: 'retried', runId });
+    }
+    const all = [...requested, ...refused];
+    const settled = await settleEverything(rt);
+
+    // A failure recorded in the instant the server came back dead-letters its run: an operator requeues it.
+    const outcomes = await Promise.all(all.map((id) => outcomeOf(rt, id)));
+    const continuations: string[] = [];
+    for (const outcome of outcomes.filter((o) => o.reason === 'NOT_RETRYABLE')) {
+      expect(outcome).toMatchObject({ failureCode: 'STORE_UNAVAILABLE', deadLettered: true });
+      continuations.push((await rt.runs.requeue(outcome.runId, { requestedBy: 'operator', reason: 'store back' })).continuationRunId);
+    }
+    await settleEverything(rt);
+    const failClosed = outcomes.filter((o) => o.reason === 'AUDIT_PERSISTENCE_FAILED');
+    for (const outcome of outcomes) {
+      const allowed =
+        outcome.reason === 'COMPLETED' ||
+        outcome.reason === 'NOT_RETRYABLE' ||
+        // A write's audit that met the outage: fail-closed, by the rules.
+        outcome.reason === 'AUDIT_PERSISTENCE_FAILED' ||
+        (outcome.reason === 'WRITE_INTERRUPTED' && outcome.events.some((e) => e.type === 'RunFailed' && e.data.inFlightWrite?.effect === 'NON_IDEMPOTENT_WRITE'));
+      expect([outcome.runId, outcome.reason, allowed]).toEqual([outcome.runId, outcome.reason, true]);
+    }
+    expect(rt.metrics.get('auditFailClosed')).toBe(failClosed.length);
+    const continued = await Promise.all(continuations.map((id) => outcomeOf(rt, id)));
+    expect(continued.every((o) => o.status === 'COMPLETED')).toBe(true);
+
+    await expectRunInvariants(rt, [...all, ...continuations]);
+    expect(rt.index.counts()).toEqual({ queued: 0, running: 0, waiting: 0 });
+    // The writes whose audit was refused are the saga's gaps, reported once each (their runs were settled already).
+    const gaps: string[] = [];
+    for (const o of failClosed) {
+      const write = [...o.events].reverse().find((e) => e.type === 'ToolExecuted' && (e.data.effect === 'IDEMPOTENT_WRITE' || e.data.effect === 'NON_IDEMPOTENT_WRITE'));
+      const stepId = write?.type === 'ToolExecuted' ? write.data.stepId : '?';
+      // An audit append refused by the client may still have been written (an ambiguous failure): then there is no gap.
+      if (!(await rt.auditEvents(o.runId)).some((e) => (e.data as { stepId?: string }).stepId === stepId)) gaps.push(stepId);
+    }
+    await expectSagaCaughtUp(rt, gaps);
+    await projections.caughtUp(30_000);
+    const comparison = await projections.compareWithRebuild();
+    expectSameAsRebuild(comparison);
+    expect(comparison.runnerFailures['runs']).toBeGreaterThanOrEqual(1);
+    reportFigures('EventStoreDB outage past the reconnect timeout, 3 workers', {
+      runs: all.length,
+      outageMs,
+      reconnectMs,
+      enqueuesRefused: refused.length,
+      reaped: settled.reaped,
+      outcomes: tally(outcomes),
+      operatorRequeues: continuations.length,
+      auditFailClosed: failClosed.length,
+      runnerFailures: comparison.runnerFailures,
+      sourceEvents: comparison.sourceEvents,
+      eventsRead: comparison.eventsRead,
+      storeErrorsLogged: logs.errors.length,
+    });
+  });
+});

@@ -1,0 +1,402 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { LoggerService } from '@nestjs/common';
+import { ConsoleLogger, Logger } from '@nestjs/common';
+import type { RunEvent } from '@agent-ledger/domain';
+import { isTerminalRunEvent } from '@agent-ledger/domain';
+import type { EventStore, EventStoreDbReconnectOptions, RecordedEvent } from '@agent-ledger/event-store';
+import { EventStoreDbEventStore } from '@agent-ledger/event-store';
+import type { ProjectionSource } from '@agent-ledger/projections';
+import { PROJECTED_EVENTS_FILTER, ProjectionQueries, ProjectionRunner, ProjectionStore } from '@agent-ledger/projections';
+import type { RuntimeHarness, RuntimeHarnessOptions, TestAgent } from '@agent-ledger/runtime/testing/runtime-harness';
+import { eventually, ManualClock, startRuntime, stateOf, ToolBehaviour } from '@agent-ledger/runtime/testing/runtime-harness';
+import type { StoreFixture } from '@agent-ledger/runtime/testing/store-fixture';
+import type { EsdbTestServer } from '../../support/esdb-server';
+import { startEsdbTestServer } from '../../support/esdb-server';
+
+const call = (tool: string, value = 'x') => ({ tool, arguments: { value } });
+
+/** The agents of the fault tests: one per kind of step that a fault can hit. */
+export const FAULT_AGENTS: TestAgent[] = [
+  { name: 'reader', script: [{ toolCalls: [call('test.read')] }, { final: 'read it' }] },
+  { name: 'putter', script: [{ toolCalls: [call('test.read'), call('test.put')] }, { final: 'put it' }] },
+  { name: 'appender', script: [{ toolCalls: [call('test.read'), call('test.append')] }, { final: 'appended' }] },
+  { name: 'two-rounds', script: [{ toolCalls: [call('test.read', 'a')] }, { toolCalls: [call('test.put', 'b')] }, { final: 'done' }] },
+];
+
+/** One second, in ms. */
+export const SECOND = 1000;
+
+// --- logs -----------------------------------------------------------------------------------
+
+/** The runtime's log lines of one test, kept instead of printed (a store outage logs every failed claim). */
+export interface CapturedLogs {
+  readonly errors: string[];
+  readonly warnings: string[];
+  /** Whether an error or warning line matches. */
+  has(pattern: RegExp): boolean;
+  restore(): void;
+}
+
+/**
+ * Captures Nest's log lines (errors and warnings kept, the rest dropped) until
+ * `restore()`. Call it after `startRuntime`: compiling a testing module
+ * installs the testing logger.
+ */
+export function captureLogs(): CapturedLogs {
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  const text = (message: unknown) => (typeof message === 'string' ? message : message instanceof Error ? message.message : JSON.stringify(message));
+  const logger: LoggerService = {
+    log: () => undefined,
+    debug: () => undefined,
+    verbose: () => undefined,
+    error: (message: unknown) => void errors.push(text(message)),
+    warn: (message: unknown) => void warnings.push(text(message)),
+  };
+  Logger.overrideLogger(logger);
+  return {
+    errors,
+    warnings,
+    has: (pattern) => errors.some((m) => pattern.test(m)) || warnings.some((m) => pattern.test(m)),
+    restore: () => Logger.overrideLogger(new ConsoleLogger()),
+  };
+}
+
+// --- EventStoreDB stores whose servers the test can stop ----------------------------------------
+
+/** The store of an EventStoreDB test: one server the test may stop and start. */
+export interface EsdbStores {
+  readonly fixture: StoreFixture;
+  readonly server: EsdbTestServer;
+  close(): Promise<void>;
+}
+
+/**
+ * One protocol-level EventStoreDB server holding the run and the audit
+ * streams, through ONE adapter instance (`auditStore` = `runStore`), which is
+ * how the service runs on EventStoreDB. The adapter's resubscription policy is
+ * the test's.
+ *
+ * Not two servers with a client each, as the runtime harness starts them:
+ * with client 6.2.1, when one client's batch-append call fails, the other
+ * client's pending appends are rejected too (a module-global promise map), and
+ * the other server's late reply then throws a TypeError inside the client's
+ * stream handler (an uncaught exception) and leaves that client's appends
+ * hanging. See test/faults/README.md.
+ */
+export async function startEsdbStores(reconnect: EventStoreDbReconnectOptions): Promise<EsdbStores> {
+  const server = await startEsdbTestServer();
+  let store: EventStore | null = null;
+  const fixture: StoreFixture = {
+    kind: 'eventstoredb',
+    open: () => {
+      store ??= EventStoreDbEventStore.connect({ connectionString: server.connectionString, reconnect });
+      return { runStore: store, auditStore: store };
+    },
+    breakAuditStore() {
+      throw new Error('the audit streams share the run store here');
+    },
+    async close() {
+      await store?.close();
+      await server.stop();
+    },
+  };
+  return { fixture, server, close: () => fixture.close() };
+}
+
+/**
+ * The runtime harness on stores the test built ({@link startEsdbStores}):
+ * `startRuntime` reuses the stores, clock and tool behaviour of the harness it
+ * is `sharedWith`, which is all this one carries. The test closes the stores.
+ */
+export function startRuntimeOn(fixture: StoreFixture, options: Omit<RuntimeHarnessOptions, 'store' | 'storeDir' | 'sharedWith'>): Promise<RuntimeHarness> {
+  const shared = { stores: fixture, clock: new ManualClock(), behaviour: new ToolBehaviour() } as unknown as RuntimeHarness;
+  return startRuntime({ ...options, store: fixture.kind, sharedWith: shared });
+}
+
+// --- projections --------------------------------------------------------------------------------
+
+/** Live projection runners on the harness's two stores, with their read-model file. */
+export interface LiveProjections {
+  readonly store: ProjectionStore;
+  readonly sources: readonly ProjectionSource[];
+  readonly runners: readonly ProjectionRunner[];
+  readonly queries: ProjectionQueries;
+  /** Waits until every projection's checkpoint is at its source's head. */
+  caughtUp(timeoutMs?: number): Promise<void>;
+  /**
+   * Rebuilds every projection from scratch into a fresh file and compares:
+   * the tables, and for each projection and source the events applied with
+   * the number of events of the source; each runner read each event once.
+   */
+  compareWithRebuild(): Promise<ProjectionComparison>;
+  close(): Promise<void>;
+}
+
+/** What {@link LiveProjections.compareWithRebuild} found. */
+export interface ProjectionComparison {
+  readonly live: Record<string, unknown[]>;
+  readonly rebuilt: Record<string, unknown[]>;
+  /** `<projection>@<source>` -> events applied, live. */
+  readonly liveApplied: Record<string, number>;
+  /** `<projection>@<source>` -> events applied by the rebuild from scratch. */
+  readonly rebuiltApplied: Record<string, number>;
+  /** `<source>` -> events of the source that the projections take (run and audit categories). */
+  readonly sourceEvents: Record<string, number>;
+  /** `<source>` -> events the live runner read since it started (more than the source holds = a duplicate delivery). */
+  readonly eventsRead: Record<string, number>;
+  /** `<source>` -> failures of the live runner (each one a resubscription from its checkpoint). */
+  readonly runnerFailures: Record<string, number>;
+  /** Rows per live table. */
+  readonly rows: Record<string, number>;
+}
+
+/** Starts projection runners (short retry delay) on the run and audit stores, in a read-model file of their own. */
+export function startProjections(runStore: EventStore, auditStore: EventStore): LiveProjections {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-ledger-faults-projections-'));
+  const store = ProjectionStore.open({ path: join(dir, 'read-models.sqlite') });
+  // One store holding both categories is one source (as the service configures it): two would project each event twice.
+  const sources: ProjectionSource[] =
+    auditStore === runStore
+      ? [{ name: 'runs', store: runStore }]
+      : [
+          { name: 'runs', store: runStore },
+          { name: 'audit', store: auditStore },
+        ];
+  const runners = sources.map((source) => new ProjectionRunner(store, source, { batchSize: 16, retryDelayMs: 50 }));
+  for (const runner of runners) runner.start();
+  const queries = new ProjectionQueries(store, sources);
+  return {
+    store,
+    sources,
+    runners,
+    queries,
+    async caughtUp(timeoutMs = 20_000) {
+      await eventually(async () => ((await queries.projectionStatus()).every((s) => s.caughtUp === true) ? true : undefined), timeoutMs, 'the projections to catch up');
+    },
+    async compareWithRebuild() {
+      const rebuiltDir = mkdtempSync(join(tmpdir(), 'agent-ledger-faults-rebuild-'));
+      const rebuilt = ProjectionStore.open({ path: join(rebuiltDir, 'read-models.sqlite') });
+      try {
+        for (const source of sources) await new ProjectionRunner(rebuilt, source).catchUp();
+        const applied = (s: ProjectionStore) => Object.fromEntries(s.checkpoints().map((c) => [`${c.projection}@${c.source}`, c.eventsApplied]));
+        const sourceEvents: Record<string, number> = {};
+        for (const source of sources) sourceEvents[source.name] = (await eventsOf(source.store)).length;
+        const live = store.dumpTables();
+        return {
+          live,
+          rebuilt: rebuilt.dumpTables(),
+          liveApplied: applied(store),
+          rebuiltApplied: applied(rebuilt),
+          sourceEvents,
+          eventsRead: Object.fromEntries(runners.map((r) => [r.source.name, r.stats().eventsRead])),
+          runnerFailures: Object.fromEntries(runners.map((r) => [r.source.name, r.stats().failures])),
+          rows: Object.fromEntries(Object.entries(live).map(([table, rows]) => [table, rows.length])),
+        };
+      } finally {
+        rebuilt.close();
+        rmSync(rebuiltDir, { recursive: true, force: true });
+      }
+    },
+    async close() {
+      for (const runner of runners) await runner.stop();
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Every event of a store that the projections take, in `$all` order. */
+export async function eventsOf(store: EventStore): Promise<RecordedEvent[]> {
+  const events: RecordedEvent[] = [];
+  for await (const event of store.readAll({ filter: PROJECTED_EVENTS_FILTER })) events.push(event);
+  return events;
+}
+
+/** The assertions every comparison must pass: same rows, each event applied once by each projection, read once by each runner. */
+export function expectSameAsRebuild(comparison: ProjectionComparison): void {
+  expect(comparison.live).toEqual(comparison.rebuilt);
+  expect(comparison.liveApplied).toEqual(comparison.rebuiltApplied);
+  for (const [key, applied] of Object.entries(comparison.liveApplied)) {
+    const source = key.split('@')[1] as string;
+    expect([key, applied]).toEqual([key, comparison.sourceEvents[source]]);
+  }
+  expect(comparison.eventsRead).toEqual(comparison.sourceEvents);
+}
+
+// --- driving the queue to the end -----------------------------------------------------------
+
+/**
+ * Drives every run the queue index knows to a terminal status after a fault:
+ * waits until the workers are idle and nothing is due, then moves the clock
+ * past any lease and backoff and lets the reaper take back what a fault left
+ * running. With `byHand`, segments are run here (`runOnce`) instead of by the
+ * harness's worker loops.
+ *
+ * @returns how many reaper passes and segments it took.
+ */
+export async function settleEverything(rt: RuntimeHarness, options: { readonly byHand?: boolean; readonly timeoutMs?: number } = {}): Promise<{ reaped: number; segments: number }> {
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  let reaped = 0;
+  let segments = 0;
+  for (;;) {
+    if (Date.now() > deadline) throw new Error(`Runs still unsettled: ${JSON.stringify(rt.index.counts())}`);
+    if (options.byHand === true) {
+      while ((await rt.workers.runOnce()) !== null) segments++;
+    }
+    await eventually(() => (rt.workers.inProgress === 0 && rt.index.dueQueued(rt.clock.now()).length === 0 ? true : undefined), 30_000, 'the workers to be idle');
+    const counts = rt.index.counts();
+    if (counts.queued === 0 && counts.running === 0) return { reaped, segments };
+    rt.clock.advance(1_000 * SECOND); // past any lease (900 s) and backoff (at most 600 s)
+    const report = await rt.reaper.reapOnce();
+    reaped += report.requeued.length + report.failed.length + report.cancelled.length;
+    await eventually(() => (rt.index.counts().running === 0 || rt.index.dueQueued(rt.clock.now()).length > 0 ? true : undefined), 10_000, 'the reaped runs in the index').catch(() => undefined);
+  }
+}
+
+// --- what became of each run ----------------------------------------------------------------
+
+/** A run's outcome, from its stored events. */
+export interface RunOutcome {
+  readonly runId: string;
+  readonly agent: string;
+  readonly status: string | null;
+  readonly reason: string | null;
+  readonly deadLettered: boolean | null;
+  readonly failureCode: string | null;
+  readonly failureClass: string | null;
+  readonly terminalEvents: number;
+  readonly attempts: number;
+  readonly requeues: number;
+  readonly events: readonly RunEvent[];
+}
+
+/** Reads a run's stream and says how it ended. */
+export async function outcomeOf(rt: RuntimeHarness, runId: string): Promise<RunOutcome> {
+  const events = await rt.runEvents(runId);
+  const state = stateOf(events);
+  const failed = events.find((e) => e.type === 'RunFailed') as Extract<RunEvent, { type: 'RunFailed' }> | undefined;
+  return {
+    runId,
+    agent: state.agent ?? '?',
+    status: state.status,
+    reason: state.settlement?.reason ?? null,
+    deadLettered: state.settlement?.deadLettered ?? null,
+    failureCode: failed?.data.failure.code ?? null,
+    failureClass: failed?.data.failure.failureClass ?? null,
+    terminalEvents: events.filter(isTerminalRunEvent).length,
+    attempts: state.attempt,
+    requeues: state.requeues,
+    events,
+  };
+}
+
+/**
+ * The invariants of shared/spec/semantics.md §7 that a store fault could
+ * break, checked on the stored events and on what the test tools saw:
+ * one terminal event per run; no `NON_IDEMPOTENT_WRITE` executed twice for a
+ * step; no step executed more often than it was started (a completed step is
+ * never started again, so never executed again); every executed write has its
+ * audit event, or its run failed as not retryable.
+ */
+export async function expectRunInvariants(rt: RuntimeHarness, runIds: readonly string[]): Promise<void> {
+  const notRetried = new Set(['AUDIT_PERSISTENCE_FAILED', 'WRITE_INTERRUPTED', 'AUDIT_MISSING', 'NOT_RETRYABLE']);
+  const records = await Promise.all(runIds.map(async (runId) => ({ runId, outcome: await outcomeOf(rt, runId), audits: await rt.auditEvents(runId) })));
+  for (const { runId, outcome, audits } of records) {
+    expect([runId, outcome.terminalEvents]).toEqual([runId, 1]);
+    const state = stateOf(outcome.events);
+    const audited = new Set(audits.map((e) => (e.data as { stepId?: string }).stepId));
+    const executions = rt.behaviour.executions.filter((e) => e.runId === runId);
+    for (const stepId of new Set(executions.map((e) => e.stepId))) {
+      const count = executions.filter((e) => e.stepId === stepId).length;
+      const step = state.steps.get(stepId);
+      expect([stepId, count <= (step?.starts ?? 0)]).toEqual([stepId, true]);
+      if (step?.effect === 'NON_IDEMPOTENT_WRITE') expect([stepId, count]).toEqual([stepId, 1]);
+      if (step?.effect === 'IDEMPOTENT_WRITE' || step?.effect === 'NON_IDEMPOTENT_WRITE') {
+        const ok = audited.has(stepId) || notRetried.has(outcome.reason ?? '');
+        expect([stepId, 'audited or failed not retryable', ok]).toEqual([stepId, 'audited or failed not retryable', true]);
+      }
+    }
+  }
+}
+
+/** Counts outcomes as `STATUS/REASON` -> runs. */
+export function tally(outcomes: readonly RunOutcome[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const o of outcomes) {
+    const key = `${o.status}/${o.reason}`;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}
+
+/** Prints a test's figures when `FAULT_FIGURES=1` (for test/faults/README.md). */
+export function reportFigures(title: string, figures: Record<string, unknown>): void {
+  if (process.env.FAULT_FIGURES === '1') process.stdout.write(`FAULT FIGURES ${title}: ${JSON.stringify(figures)}\n`);
+}
+
+/** Waits until `runId` is due in the queue index, then runs one segment of it here. */
+export async function runQueued(rt: RuntimeHarness, runId: string): Promise<void> {
+  await eventually(() => (rt.index.dueQueued(rt.clock.now()).includes(runId) ? true : undefined), 10_000, `${runId} to be due`);
+  const ran = await rt.workers.runOnce();
+  if (ran !== runId) throw new Error(`Expected a segment of ${runId}, ran ${String(ran)}`);
+}
+
+/**
+ * While the audit store refuses appends (and the run store works): a write's
+ * audit fails its run closed, interactive (`FAILED`) or queued (dead-lettered),
+ * never retried, the write executed once; a read-only run completes with its
+ * audits fail-soft; reads of both stores go on.
+ *
+ * @returns the ids of the runs it started.
+ */
+export async function expectAuditRefused(rt: RuntimeHarness, prefix: string, audited: { readonly runId: string; readonly audits: number }): Promise<string[]> {
+  const append = (await rt.runs.runInteractive({ agent: 'appender', input: 'append', runId: `${prefix}-append` })).runId;
+  const put = await rt.runs.enqueue({ agent: 'putter', input: 'put', runId: `${prefix}-put` });
+  await runQueued(rt, put);
+  rt.clock.advance(1_000 * SECOND);
+  expect(await rt.reaper.reapOnce()).toMatchObject({ requeued: [], failed: [], cancelled: [] });
+  expect(await rt.workers.runOnce()).toBeNull();
+  for (const runId of [append, put]) {
+    const outcome = await outcomeOf(rt, runId);
+    expect(outcome).toMatchObject({ status: 'FAILED', reason: 'AUDIT_PERSISTENCE_FAILED', failureClass: 'unknown', terminalEvents: 1, requeues: 0, attempts: 1 });
+    expect(outcome.events.slice(-3).map((e) => e.type)).toEqual(['StepStarted', 'ToolExecuted', 'RunFailed']);
+    expect((await rt.auditEvents(runId)).length).toBe(0);
+  }
+  expect((await outcomeOf(rt, put)).deadLettered).toBe(true);
+  expect(rt.behaviour.executions.filter((e) => e.runId === append || e.runId === put).map((e) => e.tool)).toEqual(['test.read', 'test.append', 'test.read', 'test.put']);
+  const read = (await rt.runs.runInteractive({ agent: 'reader', input: 'read', runId: `${prefix}-read` })).runId;
+  expect(await outcomeOf(rt, read)).toMatchObject({ status: 'COMPLETED', terminalEvents: 1 });
+  // Reads go on: the run's state, its stream, an audit stream written before.
+  expect((await rt.runs.get(append)).settlement?.reason).toBe('AUDIT_PERSISTENCE_FAILED');
+  expect((await rt.runStore.readStream(`run-${read}`)).streamExists).toBe(true);
+  expect((await rt.auditEvents(audited.runId)).length).toBe(audited.audits);
+  return [append, put, read];
+}
+
+/**
+ * Polls the store with a read until it answers (a restarted EventStoreDB
+ * server: the client's channel reconnects with a back-off of its own, so the
+ * first calls after the restart may still fail with `StoreUnavailableError`).
+ *
+ * @returns how long it took, in ms.
+ */
+export async function waitUntilStoreAnswers(store: EventStore, timeoutMs = 30_000): Promise<number> {
+  const started = Date.now();
+  await eventually(
+    async () => {
+      try {
+        await store.readStream('faultprobe-reachable');
+        return true;
+      } catch (error) {
+        if ((error as { code?: unknown }).code === 'STORE_UNAVAILABLE') return undefined;
+        throw error;
+      }
+    },
+    timeoutMs,
+    'the store to answer again',
+  );
+  return Date.now() - started;
+}
