@@ -179,6 +179,19 @@ describe('run decider: failing an interactive run', () => {
 describe('run decider: reaping expired leases', () => {
   const reap = (now: number) => ({ type: 'ReapRun', data: { runId: 'run-1', reaper: 'reaper:host-c:7' }, metadata: { now } }) as const;
 
+  it('fails an interactive run its caller never claimed within a lease (the caller died), never retried; not before', () => {
+    const orphan = new RunHistory(decider).request(T0, 'interactive');
+    spec.given(orphan.events).when(reap(T0 + 899 * SECOND)).thenRejects(RunNotReapableError, { status: 'QUEUED', leaseExpiresAt: T0 + 900 * SECOND });
+    const { decision, stateAfter } = spec.given(orphan.events).when(reap(T0 + 900 * SECOND));
+    expect(decision).toMatchObject({
+      kind: 'accepted',
+      events: [{ type: 'RunFailed', data: { reason: 'NOT_RETRYABLE', deadLettered: false, failure: { code: 'INTERACTIVE_CALLER_LOST', failureClass: 'connection' } } }],
+    });
+    expect(stateAfter.status).toBe('FAILED');
+    // A queued run waiting for a worker is never reaped, however long it waits.
+    spec.given(new RunHistory(decider).request(T0).events).when(reap(T0 + 99_999 * SECOND)).thenRejects(RunNotReapableError, { status: 'QUEUED' });
+  });
+
   it('refuses to reap a run whose lease is still valid', () => {
     spec.given(history().events).when(reap(T0 + 899 * SECOND)).thenRejects(RunNotReapableError, { leaseExpiresAt: T0 + 900 * SECOND });
   });

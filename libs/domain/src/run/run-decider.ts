@@ -398,6 +398,7 @@ function failRun({ data, metadata }: FailRun, state: RunState, policy: RunPolicy
  */
 function reapRun({ data, metadata }: ReapRun, state: RunState, policy: RunPolicy): RunDecision {
   if (state.status === null) return rejected(new RunNotFoundError(data.runId));
+  if (state.status === 'QUEUED' && state.mode === 'interactive' && !state.resumedAfterPause) return reapUnclaimedInteractive(data, metadata.now, state, policy);
   if (state.status !== 'RUNNING' || state.lease === null) {
     return rejected(new RunNotReapableError(data.runId, state.status, null));
   }
@@ -412,6 +413,23 @@ function reapRun({ data, metadata }: ReapRun, state: RunState, policy: RunPolicy
     message: `The lease of ${state.lease.owner} (attempt ${state.lease.attempt}) expired at ${state.lease.expiresAt}; reaped by ${data.reaper}`,
   };
   return accepted(retryOrDeadLetter(state, failure, 'leaseExpired', undefined, metadata.now, policy));
+}
+
+/**
+ * An interactive run is claimed by its caller right after its request. One
+ * still unclaimed a whole lease later lost its caller (a process died between
+ * the two appends): nobody else may execute it, so it fails, never retried.
+ */
+function reapUnclaimedInteractive(data: ReapRun['data'], now: number, state: RunState, policy: RunPolicy): RunDecision {
+  const claimBy = (state.notBefore ?? 0) + policy.leaseSeconds * 1000;
+  if (claimBy > now) return rejected(new RunNotReapableError(data.runId, 'QUEUED', claimBy));
+  if (state.cancelRequested) return accepted(cancelled(state, now));
+  const failure: FailureInfo = {
+    failureClass: 'connection',
+    code: 'INTERACTIVE_CALLER_LOST',
+    message: `Interactive run ${data.runId} was never claimed by its caller (due by ${claimBy}); reaped by ${data.reaper}`,
+  };
+  return accepted(failed(state, 'NOT_RETRYABLE', failure, now));
 }
 
 function requestCancel({ data, metadata }: RequestCancel, state: RunState): RunDecision {

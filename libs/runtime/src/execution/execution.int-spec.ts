@@ -244,6 +244,21 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
       expect(terminal(events)[0]).toMatchObject({ data: { reason: 'NOT_RETRYABLE', failure: { failureClass: 'auth' } } });
     });
 
+    it('fail an interactive run whose caller died between its request and its claim, once a lease has passed', async () => {
+      // What a caller that died right after its RunRequested leaves behind: nobody else may claim the run.
+      const runId = 'orphan-1';
+      await rt.processor.process({ type: 'RequestRun', data: { runId, agent: 'reader', input: 'go', mode: 'interactive' }, metadata: { now: rt.clock.now() } });
+      await eventually(() => (rt.index.counts().queued === 1 ? true : undefined));
+      expect(await rt.workers.runOnce()).toBeNull();
+      expect((await rt.reaper.reapOnce()).failed).toEqual([]);
+      rt.clock.advance(900 * SECOND);
+      expect((await rt.reaper.reapOnce()).failed).toEqual([runId]);
+      const events = await rt.runEvents(runId);
+      expect(terminal(events)).toEqual([
+        expect.objectContaining({ type: 'RunFailed', data: expect.objectContaining({ reason: 'NOT_RETRYABLE', deadLettered: false, failure: expect.objectContaining({ code: 'INTERACTIVE_CALLER_LOST' }) }) }),
+      ]);
+    });
+
     it('let a renewal win over a reaper that decided on an older revision', async () => {
       const runId = await rt.runs.enqueue({ agent: 'reader', input: 'go' });
       const owner = 'worker:test-host:1:race';

@@ -96,6 +96,14 @@ export class QueueIndex implements OnModuleDestroy {
       .map((run) => run.runId);
   }
 
+  /**
+   * Interactive runs still queued `maxAgeMs` after they were requested: their
+   * caller never claimed them (it died between the request and the claim).
+   */
+  unclaimedInteractive(now: number, maxAgeMs: number): string[] {
+    return [...this.runs.values()].filter((run) => run.status === 'QUEUED' && run.mode === 'interactive' && run.notBefore + maxAgeMs <= now).map((run) => run.runId);
+  }
+
   /** How many unsettled runs the index knows in each state (for diagnostics). */
   counts(): { queued: number; running: number; waiting: number } {
     const counts = { queued: 0, running: 0, waiting: 0 };

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { RunDecision } from '@agent-ledger/domain';
+import { resolveRunPolicy } from '@agent-ledger/domain';
 import type { Clock } from '../clock/clock';
 import { CLOCK } from '../clock/clock';
 import { DispatchRunCommand } from './commands';
@@ -23,7 +24,9 @@ export interface ReapReport {
 
 /**
  * Takes back runs whose lease expired: requeues them, or dead-letters them
- * when the budget is spent or a `NON_IDEMPOTENT_WRITE` was in flight. Each
+ * when the budget is spent or a `NON_IDEMPOTENT_WRITE` was in flight. It also
+ * fails an interactive run its caller never claimed within a lease
+ * (`INTERACTIVE_CALLER_LOST`). Each
  * reap is decided on the run's stream as it is at that moment, and appended
  * with that revision: a renewal landing first wins.
  */
@@ -31,6 +34,8 @@ export interface ReapReport {
 export class Reaper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(Reaper.name);
   private readonly intervalMs: number;
+  /** How long an interactive run's caller has to claim it. */
+  private readonly leaseMs: number;
   private readonly name = newSegmentOwner('worker').replace(/^worker:/, 'reaper:');
   private timer: NodeJS.Timeout | null = null;
   private pass: Promise<ReapReport> | null = null;
@@ -43,6 +48,7 @@ export class Reaper implements OnApplicationBootstrap, OnApplicationShutdown {
     @Inject(EXECUTION_OPTIONS) options: ExecutionOptions,
   ) {
     this.intervalMs = options.reaper?.intervalMs ?? 30_000;
+    this.leaseMs = resolveRunPolicy(options.policy ?? {}).leaseSeconds * 1000;
   }
 
   onApplicationBootstrap(): void {
@@ -70,7 +76,9 @@ export class Reaper implements OnApplicationBootstrap, OnApplicationShutdown {
   private async reap(): Promise<ReapReport> {
     this.metrics.increment('reaperRuns');
     const report: ReapReport = { requeued: [], failed: [], cancelled: [], spared: [] };
-    for (const runId of this.index.expiredLeases(this.clock.now())) {
+    const now = this.clock.now();
+    const candidates = [...this.index.expiredLeases(now), ...this.index.unclaimedInteractive(now, this.leaseMs)];
+    for (const runId of candidates) {
       const outcome: RunCommandOutcome = await this.commandBus.execute(
         new DispatchRunCommand({ type: 'ReapRun', data: { runId, reaper: this.name }, metadata: { now: this.clock.now() } }),
       );
