@@ -2,10 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CanActivate, ExecutionContext } from '@nestjs/common';
 import { Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { RunNotFoundError } from '@agent-ledger/domain';
+import { assertRunId, RunNotFoundError } from '@agent-ledger/domain';
 import { RunService } from '@agent-ledger/runtime';
 import type { ServiceConfig } from '../../config/service-config';
+import { RUN_ID_MESSAGE, RUN_ID_PATTERN } from '../runs/run-dtos';
 import { SERVICE_CONFIG } from '../service-config.token';
+import { RequestValidationError } from '../validation/request-validation.error';
 import type { ApiCaller } from './api-caller';
 import { CALLER_PROPERTY, DEVELOPMENT_CALLER, mayUseAgent } from './api-caller';
 import { ApiKeyVerifier } from './api-key-verifier';
@@ -29,7 +31,8 @@ type ApiRequest = IncomingMessage & { params?: Record<string, string>; query?: R
  *    must match a configured one (401), and hold one of the route's scopes
  *    (`@RequireScope`; `operate` for a route that declares none) (403);
  * 4. a key limited to some agents: a route with a `runId` (path, else query)
- *    answers 404 for a run of another agent, as if it did not exist; an
+ *    answers 400 for a value that is not a run id (as for any key), 404 for a
+ *    run of another agent, as if it did not exist; an
  *    `@AcrossRuns()` route without a `runId` is refused (403).
  *
  * The caller is left on the request for `@Caller()`.
@@ -72,6 +75,10 @@ export class ApiKeyGuard implements CanActivate {
       }
       return;
     }
+    // Not a run id (whitespace, 300 characters...): refused as the route refuses it for any key (400 naming runId),
+    // before it reaches the store, which would refuse it as a stream name that names no field.
+    if (request.params?.runId !== undefined) assertRunId(runId);
+    else if (!RUN_ID_PATTERN.test(runId)) throw new RequestValidationError([{ field: 'runId', rule: 'matches', message: RUN_ID_MESSAGE.replace('$property', 'runId') }]);
     // The run's own stream says whose it is (the read model may not have it yet).
     const state = await this.runs.get(runId);
     if (!mayUseAgent(caller, state.agent)) throw new RunNotFoundError(runId);

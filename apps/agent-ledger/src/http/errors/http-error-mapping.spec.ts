@@ -27,6 +27,8 @@ describe('httpErrorAnswerOf: the one mapping from errors to HTTP', () => {
     ['a closed read-model database', new ProjectionStoreClosedError('/x'), 503, 'STORE_CLOSED', {}],
     ['a body over the limit', Object.assign(new Error('request entity too large'), { type: 'entity.too.large', status: 413, expose: true, limit: 1024 }), 413, 'PAYLOAD_TOO_LARGE', { field: 'body', rule: 'maxBytes', limit: 1024 }],
     ['malformed JSON', new BadRequestException('Unexpected end of JSON input'), 400, 'MALFORMED_JSON', { field: 'body', rule: 'json' }],
+    // Found by the HTTP fuzz suite: `Content-Encoding: gzip` on a body that is not gzip was a 500.
+    ['a body its Content-Encoding cannot decode', Object.assign(new Error('incorrect header check'), { errno: -3, code: 'Z_DATA_ERROR', status: 400, statusCode: 400, expose: true }), 400, 'MALFORMED_BODY', { field: 'body', rule: 'encoding' }],
     ['an unknown route', new NotFoundException('Cannot GET /x'), 404, 'ROUTE_NOT_FOUND', {}],
     ['no API key', new AuthenticationRequiredError('missing'), 401, 'UNAUTHENTICATED', { reason: 'missing' }],
     ['a key without the scope', new ScopeMissingError('k1', ['runs:read']), 403, 'SCOPE_MISSING', { keyId: 'k1', requiredScopes: ['runs:read'] }],

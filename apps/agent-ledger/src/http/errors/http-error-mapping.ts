@@ -41,6 +41,7 @@ export interface HttpErrorAnswer {
  * | `RunNotFoundError`, unknown route | 404 |
  * | `RunAlreadyExistsError`, `RunAlreadySettledError`, `RunNotWaitingError` (`RUN_NOT_WAITING_FOR_APPROVAL` / `_INPUT`), `ApprovalRoundMismatchError`, any other `RunRuleViolation`, `IdempotencyKeyReusedError`, `WRONG_EXPECTED_REVISION` | 409 |
  * | `STREAM_DELETED` | 410 |
+ * | a body that could not be decoded (`Content-Encoding` that lies) | 400 |
  * | body over the limit, `EVENT_TOO_LARGE` | 413 |
  * | `STORE_UNAVAILABLE`, `STORE_CLOSED`, a closed read-model database, `CIRCUIT_OPEN`, a domain error of class `connection` (`AUDIT_STATEMENT_NOT_STORED`, `APPROVAL_DECISION_NOT_STORED`: with `Retry-After: 1`) | 503 |
  * | anything else | 500, with a generic message |
@@ -135,6 +136,12 @@ function bodyParserErrorAnswer(error: unknown): HttpErrorAnswer | undefined {
   }
   if (typeof type === 'string' && typeof status === 'number' && status >= 400 && status < 500 && expose === true) {
     return answer(status, { code: type.replace(/\./g, '_').toUpperCase(), message: (error as Error).message, field: 'body', rule: type });
+  }
+  if (type === undefined && typeof status === 'number' && status >= 400 && status < 500 && expose === true) {
+    // The body parser marks a failure of the stream it read the body from (a `Content-Encoding: gzip` body that
+    // is not gzip) with a status and no type: the client's body is at fault, not the server.
+    const message = error instanceof Error ? error.message : 'unreadable';
+    return answer(status, { code: 'MALFORMED_BODY', message: `The body could not be decoded: ${message}`, field: 'body', rule: 'encoding' });
   }
   return undefined;
 }

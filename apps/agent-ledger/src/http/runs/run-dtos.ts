@@ -6,10 +6,13 @@ import { MAX_ITERATIONS, RunStatus, TerminationReason } from '@agent-ledger/doma
 import { APPROVAL_DECISIONS, IsPresent } from '@agent-ledger/runtime';
 import type { ApprovalState } from '@agent-ledger/projections';
 import { APPROVAL_STATES } from '@agent-ledger/projections';
+import { IsOmittable } from '../validation/is-omittable';
+import { RawJson } from '../validation/raw-json';
 
 /** A run id: 1 to 128 letters, digits, `.`, `_`, `:` or `-`, starting with a letter or digit (the domain's rule). */
 export const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
-const RUN_ID_MESSAGE = '$property must be 1 to 128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit';
+/** The message of a refused run id in a body or a query (`$property` is the field's name). */
+export const RUN_ID_MESSAGE = '$property must be 1 to 128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit';
 
 /** How a run is started. */
 export const START_MODES = ['interactive', 'queued'] as const;
@@ -34,6 +37,7 @@ export class StartRunDto {
     nullable: true,
     example: 'What time is it?',
   })
+  @RawJson()
   @IsPresent()
   input!: JsonValue;
 
@@ -43,13 +47,13 @@ export class StartRunDto {
    * @default 'queued'
    */
   @ApiPropertyOptional({ enum: START_MODES, default: 'queued', description: '`interactive`: executed during the request; `queued`: executed by a worker' })
-  @IsOptional()
+  @IsOmittable()
   @IsIn(START_MODES)
   mode?: StartMode;
 
   /** The run's id. @default a random UUID (or one derived from `idempotencyKey`) */
   @ApiPropertyOptional({ pattern: RUN_ID_PATTERN.source, description: 'The run id; default a random UUID (or one derived from idempotencyKey)' })
-  @IsOptional()
+  @IsOmittable()
   @Matches(RUN_ID_PATTERN, { message: RUN_ID_MESSAGE })
   @IsString()
   runId?: string;
@@ -59,7 +63,7 @@ export class StartRunDto {
    * the same run and starts nothing new. 1 to 255 printable characters.
    */
   @ApiPropertyOptional({ minLength: 1, maxLength: 255, description: 'Makes the request safe to repeat: the same key gives the same run (not with runId)' })
-  @IsOptional()
+  @IsOmittable()
   @Matches(/^[\x21-\x7e][\x20-\x7e]{0,254}$/, { message: '$property must be 1 to 255 printable ASCII characters, not starting with a space' })
   @IsString()
   idempotencyKey?: string;
@@ -69,14 +73,14 @@ export class StartRunDto {
 export class CancelRunDto {
   /** Why, for the record. */
   @ApiPropertyOptional({ minLength: 1, maxLength: 500, description: 'Why, for the record' })
-  @IsOptional()
+  @IsOmittable()
   @Length(1, 500)
   @IsString()
   reason?: string;
 
   /** Who asks, for the record. @default 'http-api' */
   @ApiPropertyOptional({ minLength: 1, maxLength: 128, default: 'http-api', description: 'Who asks, for the record' })
-  @IsOptional()
+  @IsOmittable()
   @Length(1, 128)
   @IsString()
   requestedBy?: string;
@@ -194,21 +198,21 @@ export class InFlightWriteResolutionDto {
 export class RequeueRunDto {
   /** Who requeues, for the record. @default 'http-api' */
   @ApiPropertyOptional({ minLength: 1, maxLength: 128, default: 'http-api' })
-  @IsOptional()
+  @IsOmittable()
   @Length(1, 128)
   @IsString()
   requestedBy?: string;
 
   /** Why, for the record. */
   @ApiPropertyOptional({ minLength: 1, maxLength: 500 })
-  @IsOptional()
+  @IsOmittable()
   @Length(1, 500)
   @IsString()
   reason?: string;
 
   /** Required when a NON_IDEMPOTENT_WRITE was in flight when the run was dead-lettered. */
   @ApiPropertyOptional({ type: InFlightWriteResolutionDto })
-  @IsOptional()
+  @IsOmittable()
   @ValidateNested()
   @Type(() => InFlightWriteResolutionDto)
   resolution?: InFlightWriteResolutionDto;
@@ -229,7 +233,7 @@ export class DecideApprovalDto {
 
   /** Why, for the record and the audit trail. */
   @ApiPropertyOptional({ minLength: 1, maxLength: 500, description: 'Why, for the record and the audit trail' })
-  @IsOptional()
+  @IsOmittable()
   @Length(1, 500)
   @IsString()
   reason?: string;
@@ -245,7 +249,7 @@ export class DecideApprovalDto {
     maximum: MAX_ITERATIONS - 1,
     description: 'The round of the request the person saw (pendingApproval.round); a decision on another request is refused (APPROVAL_ROUND_MISMATCH). Default: the request the run waits for',
   })
-  @IsOptional()
+  @IsOmittable()
   @Min(0)
   @Max(MAX_ITERATIONS - 1)
   @IsInt()
@@ -261,6 +265,7 @@ export class SubmitInputDto {
     nullable: true,
     example: 'notes.txt',
   })
+  @RawJson()
   @IsPresent()
   input!: JsonValue;
 }

@@ -1,5 +1,6 @@
 import type { ArgumentMetadata } from '@nestjs/common';
 import { ValidationPipe } from '@nestjs/common';
+import { bodyFieldIssues, rawJsonFieldsOf } from './raw-json';
 import { RequestValidationError, requestValidationExceptionFactory } from './request-validation.error';
 
 /**
@@ -8,6 +9,13 @@ import { RequestValidationError, requestValidationExceptionFactory } from './req
  * into DTO instances, each field reports its first broken rule (the type
  * first), and a refusal is a {@link RequestValidationError}. A body that is
  * not a JSON object (an array, a string) is refused as a whole.
+ *
+ * Before Nest's pipe sees a body (its steps are recursive, and it drops
+ * prototype keys silently), the body is checked without recursion: nested
+ * deeper than `MAX_BODY_DEPTH` (`maxDepth`), a `__proto__`, `constructor` or
+ * `prototype` key (`unknownField`), a number that is not finite in a raw JSON
+ * field (`isJsonValue`). The DTO's `@RawJson()` fields (a run's `input`) are
+ * then kept out of the pipe's reach and set on the DTO as they were sent.
  */
 export class ApiValidationPipe extends ValidationPipe {
   constructor() {
@@ -26,7 +34,38 @@ export class ApiValidationPipe extends ValidationPipe {
     if (metadata.type === 'body' && value !== undefined && value !== null && (typeof value !== 'object' || Array.isArray(value))) {
       throw new RequestValidationError([{ field: 'body', rule: 'isObject', message: 'body must be a JSON object' }]);
     }
-    return super.transform(value, metadata);
+    if (metadata.type !== 'body' || value === undefined || value === null || metadata.metatype === undefined) {
+      return super.transform(value, metadata);
+    }
+    const body = value as Record<string, unknown>;
+    const rawFields = rawJsonFieldsOf(metadata.metatype);
+    const early = bodyFieldIssues(body, rawFields);
+    const refusedKeys = new Set(early.map((issue) => issue.key));
+    // What the pipe validates: the body without the refused fields, the raw JSON fields as stand-ins (present, null).
+    const standIn: Record<string, unknown> = {};
+    const kept = new Map<string, unknown>();
+    for (const key of Object.keys(body)) {
+      if (refusedKeys.has(key)) continue;
+      if (rawFields.includes(key)) {
+        kept.set(key, body[key]);
+        standIn[key] = null;
+      } else {
+        standIn[key] = body[key];
+      }
+    }
+    const issues = early.map(({ field, rule, message }) => ({ field, rule, message }));
+    let dto: Record<string, unknown>;
+    try {
+      dto = (await super.transform(standIn, metadata)) as Record<string, unknown>;
+    } catch (error) {
+      if (!(error instanceof RequestValidationError) || issues.length === 0) throw error;
+      // A refused field left out of the stand-in must not also be reported missing.
+      const others = error.issues.filter((issue) => ![...refusedKeys].some((key) => issue.field === key || issue.field.startsWith(`${key}.`)));
+      throw new RequestValidationError([...others, ...issues]);
+    }
+    if (issues.length > 0) throw new RequestValidationError(issues);
+    for (const [key, raw] of kept) dto[key] = raw;
+    return dto;
   }
 }
 

@@ -1,0 +1,97 @@
+import type { ArgumentMetadata } from '@nestjs/common';
+import { CancelRunDto, DecideApprovalDto, RequeueRunDto, StartRunDto, SubmitInputDto } from '../runs/run-dtos';
+import { MAX_BODY_DEPTH } from './raw-json';
+import { RequestValidationError } from './request-validation.error';
+import { ApiValidationPipe } from './validation-pipe';
+
+const pipe = new ApiValidationPipe();
+
+function body(metatype: ArgumentMetadata['metatype']): ArgumentMetadata {
+  return { type: 'body', metatype, data: undefined };
+}
+
+async function issuesOf(value: unknown, metatype: ArgumentMetadata['metatype']): Promise<unknown> {
+  try {
+    await pipe.transform(value, body(metatype));
+    return [];
+  } catch (error) {
+    if (error instanceof RequestValidationError) return error.issues.map(({ field, rule }) => ({ field, rule }));
+    throw error;
+  }
+}
+
+/** `[[...[1]...]]`: `levels` arrays, built without recursion. */
+function nested(levels: number): unknown {
+  let value: unknown = 1;
+  for (let i = 0; i < levels; i++) value = [value];
+  return value;
+}
+
+// Regressions found by the HTTP fuzz suite (test/fuzz/http-api.fuzz.int-spec.ts).
+describe('ApiValidationPipe: what Nest\'s pipe cannot be trusted with', () => {
+  it('refuses a body nested deeper than MAX_BODY_DEPTH, naming the field, instead of overflowing the stack (a 500)', async () => {
+    for (const levels of [MAX_BODY_DEPTH, 5000, 100_000]) {
+      expect(await issuesOf({ agent: 'clerk', input: nested(levels) }, StartRunDto)).toEqual([{ field: 'input', rule: 'maxDepth' }]);
+    }
+    expect(await issuesOf({ requestedBy: 'ops', resolution: nested(20_000) }, RequeueRunDto)).toEqual([{ field: 'resolution', rule: 'maxDepth' }]);
+    expect(await issuesOf({ decision: 'approve', extra: nested(20_000) }, DecideApprovalDto)).toEqual([{ field: 'extra', rule: 'maxDepth' }]);
+    // An empty key is named as the pipe names it: the body (the fuzz found a 400 naming the field "").
+    expect(await issuesOf({ agent: 'clerk', input: 1, '': nested(200) }, StartRunDto)).toEqual([{ field: 'body', rule: 'maxDepth' }]);
+    // The body is level 1: an input of MAX_BODY_DEPTH - 1 levels is the deepest accepted.
+    const dto = (await pipe.transform({ agent: 'clerk', input: nested(MAX_BODY_DEPTH - 1) }, body(StartRunDto))) as StartRunDto;
+    expect(JSON.stringify(dto.input)).toBe(JSON.stringify(nested(MAX_BODY_DEPTH - 1)));
+  });
+
+  it('refuses __proto__, constructor and prototype keys as unknown fields, where Nest and class-transformer dropped them silently', async () => {
+    for (const key of ['__proto__', 'constructor', 'prototype']) {
+      const parsed = JSON.parse(`{"agent":"clerk","input":"x",${JSON.stringify(key)}:{"polluted":true}}`) as unknown;
+      expect(await issuesOf(parsed, StartRunDto)).toEqual([{ field: key, rule: 'unknownField' }]);
+      const nestedKey = JSON.parse(`{"resolution":{"outcome":"executed","note":"n",${JSON.stringify(key)}:1}}`) as unknown;
+      expect(await issuesOf(nestedKey, RequeueRunDto)).toEqual([{ field: `resolution.${key}`, rule: 'unknownField' }]);
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('keeps a run\'s input exactly as it was sent, prototype keys and all', async () => {
+    const text = '{"agent":"clerk","input":{"__proto__":{"a":1},"constructor":"c","prototype":[{"constructor":{}}],"list":[1,[2]]}}';
+    const dto = (await pipe.transform(JSON.parse(text), body(StartRunDto))) as StartRunDto;
+    expect(dto).toBeInstanceOf(StartRunDto);
+    expect(JSON.stringify(dto.input)).toBe(JSON.stringify((JSON.parse(text) as { input: unknown }).input));
+    expect(Object.keys(dto.input as object)).toEqual(['__proto__', 'constructor', 'prototype', 'list']);
+    const answer = (await pipe.transform(JSON.parse('{"input":{"constructor":"the answer"}}'), body(SubmitInputDto))) as SubmitInputDto;
+    expect(answer.input).toEqual({ constructor: 'the answer' });
+    expect((await pipe.transform({ agent: 'clerk', input: null }, body(StartRunDto))) as StartRunDto).toMatchObject({ input: null });
+  });
+
+  it('refuses an input number that is not finite (1e400 parses to Infinity) as not JSON data, naming the field', async () => {
+    expect(await issuesOf(JSON.parse('{"agent":"clerk","input":{"n":[1e400]}}'), StartRunDto)).toEqual([{ field: 'input', rule: 'isJsonValue' }]);
+    expect(await issuesOf(JSON.parse('{"input":-1e400}'), SubmitInputDto)).toEqual([{ field: 'input', rule: 'isJsonValue' }]);
+  });
+
+  it('refuses null for an optional body field as a value of the wrong type, where @IsOptional() let it through to the handler (a 500)', async () => {
+    expect(await issuesOf({ agent: 'clerk', input: 'x', idempotencyKey: null }, StartRunDto)).toEqual([{ field: 'idempotencyKey', rule: 'isString' }]);
+    expect(await issuesOf({ agent: 'clerk', input: 'x', runId: null, mode: null }, StartRunDto)).toEqual([
+      { field: 'mode', rule: 'isIn' },
+      { field: 'runId', rule: 'isString' },
+    ]);
+    expect(await issuesOf({ resolution: null }, RequeueRunDto)).toEqual([{ field: 'resolution', rule: 'nestedValidation' }]);
+    expect(await issuesOf({ decision: 'approve', reason: null, round: null }, DecideApprovalDto)).toEqual([
+      { field: 'reason', rule: 'isString' },
+      { field: 'round', rule: 'isInt' },
+    ]);
+    expect(await issuesOf({ reason: null }, CancelRunDto)).toEqual([{ field: 'reason', rule: 'isString' }]);
+    // Left out, they are still optional.
+    expect(await issuesOf({ agent: 'clerk', input: 'x' }, StartRunDto)).toEqual([]);
+    expect(await issuesOf({}, RequeueRunDto)).toEqual([]);
+    expect(await issuesOf({}, CancelRunDto)).toEqual([]);
+  });
+
+  it('reports the refused field with every other field\'s first broken rule, and an input it left out is not also reported missing', async () => {
+    expect(await issuesOf({ agent: 5, input: nested(10_000), mode: 'later' }, StartRunDto)).toEqual([
+      { field: 'agent', rule: 'isString' },
+      { field: 'mode', rule: 'isIn' },
+      { field: 'input', rule: 'maxDepth' },
+    ]);
+    expect(await issuesOf({ agent: 'clerk' }, StartRunDto)).toEqual([{ field: 'input', rule: 'isPresent' }]);
+  });
+});
