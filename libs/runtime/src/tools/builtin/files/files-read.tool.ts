@@ -6,7 +6,7 @@ import type { AgentTool, ToolContext } from '../../agent-tool';
 import { Tool } from '../../tool.decorator';
 import { throwIfToolAborted } from '../../tool-aborted.error';
 import { FileTooLargeError } from './file-too-large.error';
-import { NO_FOLLOW, Workspace } from './workspace';
+import { NO_BLOCK, NO_FOLLOW, Workspace } from './workspace';
 import { WorkspaceEntryError } from './workspace-entry.error';
 
 /** The arguments of `files.read`. */
@@ -37,7 +37,9 @@ export class FilesReadTool implements AgentTool<FilesReadArguments> {
     throwIfToolAborted(context.signal, 'files.read');
     const real = await this.workspace.resolveExisting(args.path);
     const limit = this.workspace.maxFileBytes;
-    const handle = await this.workspace.io(args.path, 'open', () => open(real, constants.O_RDONLY | NO_FOLLOW));
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever (a READ_ONLY tool has no
+    // deadline); it opens at once and is refused below as not a file. A regular file reads as without the flag.
+    const handle = await this.workspace.io(args.path, 'open', () => open(real, constants.O_RDONLY | NO_FOLLOW | NO_BLOCK));
     try {
       const found = await handle.stat();
       if (!found.isFile()) {

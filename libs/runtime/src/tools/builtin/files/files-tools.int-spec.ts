@@ -1,4 +1,5 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -111,6 +112,42 @@ describe('file tools (real folders)', () => {
       await expect(read.execute({ path: 'alias/a.txt' }, context())).resolves.toMatchObject({ content: 'inside' });
       await expect(write.execute({ path: '..notes.txt', content: 'dots' }, context())).resolves.toMatchObject({ path: '..notes.txt' });
       expect(await readFile(path.join(root, '..notes.txt'), 'utf8')).toBe('dots');
+    });
+
+    // Found by the fuzz suite (test/fuzz/file-tools.fuzz.int-spec.ts).
+    it('refuses a name or a path longer than the file system allows as an invalid path (the model\'s error), not a file-system failure', async () => {
+      await mkdir(path.join(root, 'a'));
+      const long = ['n'.repeat(300), `a/${'é'.repeat(200)}/x.txt`];
+      for (const bad of long) {
+        for (const call of [() => read.execute({ path: bad }, context()), () => list.execute({ path: bad }, context()), () => write.execute({ path: bad, content: 'x' }, context()), () => append.execute({ path: bad, content: 'x' }, context())]) {
+          await expect(call()).rejects.toMatchObject({ constructor: WorkspacePathError, problem: 'invalid', failureClass: 'clientError' });
+        }
+      }
+      // Folders that can be made, below which the file's whole path passes PATH_MAX.
+      await expect(write.execute({ path: `${'d'.repeat(254)}/`.repeat(16), content: 'x' }, context())).rejects.toMatchObject({ constructor: WorkspacePathError, problem: 'invalid' });
+      expect(await tree(outside)).toEqual(['secret.txt']);
+    });
+
+    it('refuses to read a FIFO at once rather than waiting for a writer, forever', async () => {
+      const fifo = path.join(root, 'pipe');
+      try {
+        execFileSync('mkfifo', [fifo]);
+      } catch {
+        return; // no mkfifo on this platform
+      }
+      await expect(read.execute({ path: 'pipe' }, context())).rejects.toMatchObject({ constructor: WorkspaceEntryError, problem: 'notAFile' });
+      await expect(write.execute({ path: 'pipe', content: 'x' }, context())).rejects.toMatchObject({ constructor: WorkspaceEntryError, problem: 'notAFile' });
+      await expect(append.execute({ path: 'pipe', content: 'x' }, context())).rejects.toMatchObject({ constructor: WorkspaceEntryError, problem: 'notAFile' });
+    });
+
+    it('writes a file 1900 folders deep in well under a second per call, not in time quadratic in the depth', async () => {
+      // 1000 levels, then 1900 below them (near PATH_MAX with the temporary file's name): these took some 7 and 40 s.
+      for (const depth of [1000, 1900]) {
+        const began = Date.now();
+        await expect(write.execute({ path: `${'q/'.repeat(depth)}deep.txt`, content: 'deep' }, context())).resolves.toMatchObject({ bytes: 4, changed: true });
+        expect(Date.now() - began).toBeLessThan(5000);
+      }
+      await expect(read.execute({ path: `${'q/'.repeat(1900)}deep.txt` }, context())).resolves.toMatchObject({ content: 'deep' });
     });
 
     it('reports a bad path as the model\'s error (clientError)', async () => {

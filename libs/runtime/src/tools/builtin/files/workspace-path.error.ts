@@ -2,7 +2,7 @@ import { AgentLedgerError } from '@agent-ledger/domain';
 
 /** Why a path was refused. */
 export const WorkspacePathProblem = {
-  /** Empty, or contains a NUL byte. */
+  /** Empty, contains a NUL byte, or is longer than the file system allows (a name or the whole path). */
   INVALID: 'invalid',
   /** An absolute path: tool paths are relative to the workspace folder. */
   ABSOLUTE: 'absolute',

@@ -15,6 +15,9 @@ export const WORKSPACE_TEMP_PREFIX = '.agent-ledger-tmp-';
 /** Flags that refuse to follow a symbolic link in the last component (0 where the platform has none). */
 export const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
 
+/** The flag that opens a FIFO without waiting for its other end (0 where the platform has none). */
+export const NO_BLOCK = constants.O_NONBLOCK ?? 0;
+
 /**
  * The folder the file tools are confined to, and the checks that keep them
  * in it. Every path is resolved against the folder's real path; what a path
@@ -137,6 +140,8 @@ export class Workspace {
     if (isSystemError(error, 'ENOTDIR')) return new WorkspaceEntryError(relative, 'notADirectory');
     if (isSystemError(error, 'EISDIR')) return new WorkspaceEntryError(relative, 'notAFile');
     if (isSystemError(error, 'ELOOP')) return new WorkspacePathError(relative, 'outside');
+    // A name (or the whole path) longer than the file system allows: the model's path is at fault, and nothing was done.
+    if (isSystemError(error, 'ENAMETOOLONG')) return new WorkspacePathError(relative, 'invalid');
     const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
     return new WorkspaceIoError(relative, operation, code, { cause: error });
   }
@@ -162,8 +167,11 @@ export class Workspace {
 
   /** The real path of `folder` (lexical, inside the root), creating what is missing below its deepest existing, contained ancestor. */
   private async ensureFolder(relative: string, folder: string, beforeCreating: () => void): Promise<string> {
-    const missing: string[] = [];
-    let existing = folder;
+    // Start at the deepest ancestor that exists: walking up one level at a time, with a `realpath` of the whole
+    // path at each, costs time quadratic in the depth (a 2000-level path of the model took some 40 s).
+    const start = await this.deepestPresent(folder);
+    const missing = start.missing;
+    let existing = start.existing;
     for (;;) {
       const real = await realpath(existing).catch((error: unknown) => {
         if (isSystemError(error, 'ENOENT')) return undefined;
@@ -191,6 +199,29 @@ export class Workspace {
       missing.push(path.basename(existing));
       existing = path.dirname(existing);
     }
+  }
+
+  /**
+   * The deepest ancestor of `folder` (lexical, inside the root; `folder` itself included) that has an entry,
+   * and the names below it, deepest first. Having an entry is monotone along the chain (an entry's folders all
+   * resolve), so a binary search with `lstat` finds it in a logarithmic number of calls. The root is assumed
+   * present: `ensureFolder` checks it.
+   */
+  private async deepestPresent(folder: string): Promise<{ readonly existing: string; readonly missing: string[] }> {
+    const names = path.relative(this.root, folder).split(path.sep).filter((name) => name !== '');
+    const at = (depth: number): string => path.join(this.root, ...names.slice(0, depth));
+    let low = 0;
+    let high = names.length;
+    while (low < high) {
+      const middle = Math.ceil((low + high) / 2);
+      const present = await lstat(at(middle)).then(
+        () => true,
+        () => false,
+      );
+      if (present) low = middle;
+      else high = middle - 1;
+    }
+    return { existing: at(low), missing: names.slice(low).reverse() };
   }
 
   private async checkFileOrAbsent(target: string, relative: string): Promise<string> {
