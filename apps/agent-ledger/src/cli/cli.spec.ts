@@ -63,7 +63,10 @@ function sse(chunks: readonly string[], options: { open?: boolean; signal?: Abor
   return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
 }
 
+/** Quick retries, giving up after 50 ms without a connection: for the tests that expect the give-up. */
 const FAST: CliDeps['follow'] = { retryDelayMs: 1, maxRetryDelayMs: 4, giveUpAfterMs: 50 };
+/** Quick retries that never give up within a test: a busy machine must not turn a resume into a give-up. */
+const PATIENT: CliDeps['follow'] = { retryDelayMs: 1, maxRetryDelayMs: 4, giveUpAfterMs: 60_000 };
 
 describe('agent-ledger CLI: command line', () => {
   it('prints the usage with exit 2 when no command is given, and 0 for --help', async () => {
@@ -509,7 +512,7 @@ describe('agent-ledger CLI: events follow', () => {
   it('prints one line per event and ends with exit 0 when the run completes', async () => {
     const { fetch, calls } = fakeFetch(sse([': events of run r1\n\n', requested, claimed, step, completed, frame('6:6', 'AuditGapDetected', {})], { open: true }));
     const output = capture();
-    expect(await runCli(['events', 'follow', 'r1'], output, { ...ENV, AGENT_LEDGER_API_KEY: 'k' }, { fetch, follow: FAST })).toBe(0);
+    expect(await runCli(['events', 'follow', 'r1'], output, { ...ENV, AGENT_LEDGER_API_KEY: 'k' }, { fetch, follow: PATIENT })).toBe(0);
     expect(calls[0]).toMatchObject({ url: 'http://svc.test:8080/runs/r1/events', headers: { accept: 'text/event-stream', authorization: 'Bearer k' } });
     expect(output.lines).toEqual([
       '1:1 RunRequested agent=clock mode=queued input="now?"',
@@ -523,7 +526,7 @@ describe('agent-ledger CLI: events follow', () => {
     const failed = frame('4:4', 'RunFailed', { reason: 'NOT_RETRYABLE', deadLettered: true, failure: { failureClass: 'clientError', message: 'bad' } });
     const { fetch } = fakeFetch(sse([requested, failed]));
     const output = capture();
-    expect(await runCli(['events', 'follow', 'r1', '--json'], output, ENV, { fetch, follow: FAST })).toBe(1);
+    expect(await runCli(['events', 'follow', 'r1', '--json'], output, ENV, { fetch, follow: PATIENT })).toBe(1);
     expect(output.lines.map((l) => (JSON.parse(l) as { type: string }).type)).toEqual(['RunRequested', 'RunFailed']);
   });
 
@@ -532,7 +535,7 @@ describe('agent-ledger CLI: events follow', () => {
     const split = requested + claimed;
     const { fetch, calls } = fakeFetch(sse([split.slice(0, 25), split.slice(25, 140), split.slice(140)]), refused(), sse([step, completed]));
     const output = capture();
-    expect(await runCli(['events', 'follow', 'r1', '--after', '0:0'], output, ENV, { fetch, follow: FAST })).toBe(0);
+    expect(await runCli(['events', 'follow', 'r1', '--after', '0:0'], output, ENV, { fetch, follow: PATIENT })).toBe(0);
     expect(calls.map((c) => c.headers['last-event-id'])).toEqual(['0:0', '2:2', '2:2']);
     expect(output.lines.map((l) => l.split(' ')[1])).toEqual(['RunRequested', 'RunClaimed', 'StepStarted', 'RunCompleted']);
     expect(output.errText()).toContain('resuming after 2:2');
@@ -559,7 +562,7 @@ describe('agent-ledger CLI: events follow', () => {
     const stop = new AbortController();
     const { fetch } = fakeFetch(sse([requested, claimed], { open: true }));
     const output = capture();
-    const following = runCli(['events', 'follow', 'r1'], { ...output, out: (line) => (output.out(line), line.startsWith('2:2') && stop.abort('SIGINT')) }, ENV, { fetch, stop: stop.signal, follow: FAST });
+    const following = runCli(['events', 'follow', 'r1'], { ...output, out: (line) => (output.out(line), line.startsWith('2:2') && stop.abort('SIGINT')) }, ENV, { fetch, stop: stop.signal, follow: PATIENT });
     expect(await following).toBe(0);
     expect(output.lines).toHaveLength(2);
   });
