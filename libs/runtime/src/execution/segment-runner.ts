@@ -270,7 +270,11 @@ class Segment {
       metadata: this.now(),
     });
     const step = this.state.steps.get(stepId) as StepRecord;
-    if (isWrite(effect)) await crashPoint(CrashPoint.AFTER_WRITE_FENCE, at);
+    if (isWrite(effect)) {
+      await crashPoint(CrashPoint.AFTER_WRITE_FENCE, at);
+      // A segment that stalled past its fence's lease may have lost the run to the reaper: it must not write.
+      if (!refused && (this.state.lease?.expiresAt ?? 0) <= this.runner.context.clock.now()) this.stopLeaseLost();
+    }
 
     let outcome: { outcome: 'succeeded'; result: JsonValue } | { outcome: 'failed'; error: FailureInfo };
     const check = tools.validateArguments(call.toolName, call.arguments);
@@ -360,18 +364,21 @@ class Segment {
   private async send(command: RunCommand): Promise<void> {
     const outcome = await this.runner.dispatch(command, this.snapshot);
     const { decision } = outcome;
-    if (decision.kind === 'leaseLost') {
-      this.runner.context.metrics.increment('leaseLost');
-      this.runner.context.logger.warn(`Segment ${this.lease.owner} (attempt ${this.lease.attempt}) of run ${this.runId} lost its lease; stopping`);
-      this.abort(new LeaseLostSignal());
-      throw new SegmentStop({ kind: 'leaseLost' });
-    }
+    if (decision.kind === 'leaseLost') this.stopLeaseLost();
     if (decision.kind === 'rejected') throw decision.error;
     this.snapshot = outcome;
     const status = this.state.status;
     if (this.state.settlement !== null) throw new SegmentStop({ kind: 'settled', state: this.state });
     if (status === 'QUEUED') throw new SegmentStop({ kind: 'requeued', state: this.state });
     if (status === 'WAITING_FOR_APPROVAL' || status === 'WAITING_FOR_INPUT') throw new SegmentStop({ kind: 'waiting', state: this.state });
+  }
+
+  /** Stops the segment that lost (or may have lost) its lease: it records nothing more. */
+  private stopLeaseLost(): never {
+    this.runner.context.metrics.increment('leaseLost');
+    this.runner.context.logger.warn(`Segment ${this.lease.owner} (attempt ${this.lease.attempt}) of run ${this.runId} lost its lease; stopping`);
+    this.abort(new LeaseLostSignal());
+    throw new SegmentStop({ kind: 'leaseLost' });
   }
 
   /** An error nobody expected (a store failure, a refused command): report it if the store lets us. */
