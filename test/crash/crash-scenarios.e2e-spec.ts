@@ -19,7 +19,6 @@ const selection = selectionFromEnv(process.env);
 const scenarios = crashScenarios(selection);
 const parallel = Math.max(1, Number(process.env.CRASH_PARALLEL ?? 5));
 const keepDirs = process.env.CRASH_KEEP === '1';
-const knownBugsAreViolations = process.env.CRASH_KNOWN_BUGS === '1';
 
 describe(`crash injection with real processes (e2e; seed ${selection.seed}, ${scenarios.length} scenarios, ${parallel} at a time)`, () => {
   const outcomes = new Map<number, Promise<ScenarioOutcome>>();
@@ -54,7 +53,7 @@ describe(`crash injection with real processes (e2e; seed ${selection.seed}, ${sc
         index,
         acquire().then(async () => {
           try {
-            const outcome = await runScenario(spec, { keepDir: keepDirs, knownBugsAreViolations });
+            const outcome = await runScenario(spec, { keepDir: keepDirs });
             finished.push(outcome);
             process.stdout.write(`${summaryLine(outcome.report)}\n`);
             return outcome;
@@ -72,9 +71,7 @@ describe(`crash injection with real processes (e2e; seed ${selection.seed}, ${sc
     let runs = 0;
     let executions = 0;
     let violations = 0;
-    const knownBugs: Record<string, number> = {};
     for (const { report } of finished) {
-      for (const bug of report.knownBugs) knownBugs[bug.bug] = (knownBugs[bug.bug] ?? 0) + 1;
       for (const [k, v] of Object.entries(report.crashes)) crashes[k] = (crashes[k] ?? 0) + v;
       runs += report.figures?.runs ?? 0;
       executions += Object.values(report.figures?.executions ?? {}).reduce((a, b) => a + b, 0);
@@ -88,7 +85,6 @@ describe(`crash injection with real processes (e2e; seed ${selection.seed}, ${sc
       runs,
       executions,
       violations,
-      knownBugs,
       perScenario: finished.map(({ report }) => ({
         scenario: report.label,
         seed: report.seed,
@@ -105,7 +101,6 @@ describe(`crash injection with real processes (e2e; seed ${selection.seed}, ${sc
         auditsRecordedByRetry: report.figures?.auditsRecordedByRetry,
         approvalsGranted: report.figures?.approvalsGranted,
         violations: report.violations.length + report.harnessErrors.length,
-        knownBugs: report.knownBugs.map((b) => `${b.bug}: ${b.runId}`),
       })),
     };
     process.stdout.write(`crash figures: ${JSON.stringify(figures)}\n`);

@@ -14,27 +14,6 @@ export interface Violation {
   readonly message: string;
 }
 
-/**
- * A violation of a bug that is known and reported, with its reproduction
- * (test/crash/README.md): counted and printed, not failing the scenario
- * unless `CRASH_KNOWN_BUGS=1`.
- */
-export interface KnownBug {
-  /** `interactive-never-claimed`: the caller of an interactive run died between its `RunRequested` and its `RunClaimed`; nothing ever settles the run. */
-  readonly bug: 'interactive-never-claimed';
-  readonly runId: string;
-  readonly message: string;
-}
-
-/**
- * Whether a run is left as the known bug leaves it: an interactive run never
- * claimed (only `RunRequested`, perhaps a cancel request). Once every
- * interactive request has been answered, nothing will claim it.
- */
-export function isNeverClaimedInteractiveRun(events: readonly HistoryEvent[]): boolean {
-  return events[0]?.type === 'RunRequested' && events[0].data['mode'] === 'interactive' && events.every((e) => e.type === 'RunRequested' || e.type === 'CancelRequested');
-}
-
 /** What the scenario submitted. */
 export interface SubmittedRun {
   readonly runId: string;
@@ -82,10 +61,8 @@ interface StepFacts {
 export function checkInvariants(
   history: History,
   submitted: readonly SubmittedRun[],
-  options: { readonly knownBugsAreViolations?: boolean } = {},
-): { violations: Violation[]; knownBugs: KnownBug[]; figures: HistoryFigures } {
+): { violations: Violation[]; figures: HistoryFigures } {
   const violations: Violation[] = [];
-  const knownBugs: KnownBug[] = [];
   const add = (invariant: number, runId: string | null, message: string) => violations.push({ invariant, runId, message });
   const figures = {
     runs: 0,
@@ -131,14 +108,7 @@ export function checkInvariants(
       }
     }
     // 6. Every run reaches a terminal status (checked after the settle phase, with every process running).
-    if (terminal === null) {
-      const message = `the ${mode} run did not reach a terminal status (last event #${events.at(-1)?.revision} ${events.at(-1)?.type})`;
-      if (isNeverClaimedInteractiveRun(events) && options.knownBugsAreViolations !== true) {
-        knownBugs.push({ bug: 'interactive-never-claimed', runId, message: `${message}: its caller died between RunRequested and RunClaimed, and nothing claims or reaps a QUEUED interactive run` });
-      } else {
-        add(6, runId, message);
-      }
-    }
+    if (terminal === null) add(6, runId, `the ${mode} run did not reach a terminal status (last event #${events.at(-1)?.revision} ${events.at(-1)?.type})`);
     const outcome = terminal === null ? 'UNSETTLED' : terminal.type === 'RunFailed' ? `FAILED ${String(terminal.data['reason'])}` : terminal.type === 'RunCompleted' ? 'COMPLETED' : 'CANCELLED';
     const failureCode = terminal?.type === 'RunFailed' ? ((terminal.data['failure'] as { code?: string } | null)?.code ?? null) : null;
     const outcomeKey = `${mode} ${outcome}${failureCode === null || failureCode === terminal?.data['reason'] ? '' : ` (${failureCode})`}`;
@@ -326,5 +296,5 @@ export function checkInvariants(
   for (const line of history.ledger) {
     if (!history.runs.has(line.runId)) add(0, line.runId, `a ledger line of a run the store does not know: ${JSON.stringify(line)}`);
   }
-  return { violations, knownBugs, figures };
+  return { violations, figures };
 }

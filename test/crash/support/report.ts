@@ -1,6 +1,6 @@
 /** How a crash scenario reports: its figures, and each violation with the seed, the point and the events of the run. */
 import type { History, HistoryEvent } from './history';
-import type { HistoryFigures, KnownBug, Violation } from './invariants';
+import type { HistoryFigures, Violation } from './invariants';
 import type { ProcessExit } from './processes';
 
 /** What one scenario did and found. */
@@ -21,8 +21,6 @@ export interface ScenarioReport {
   readonly exits: readonly ProcessExit[];
   readonly figures: HistoryFigures | null;
   readonly violations: readonly Violation[];
-  /** Violations of known, reported bugs (not failing the scenario unless `CRASH_KNOWN_BUGS=1`). */
-  readonly knownBugs: readonly KnownBug[];
   /** Problems of the harness itself (a process that would not start, a request that kept failing); they fail the scenario too. */
   readonly harnessErrors: readonly string[];
   /** The folder with the processes' logs, the stores and the ledger (kept when the scenario failed). */
@@ -98,6 +96,5 @@ export function summaryLine(report: ScenarioReport): string {
     .join(' ');
   const f = report.figures;
   const executions = f === null ? '-' : Object.values(f.executions).reduce((a, b) => a + b, 0);
-  const known = report.knownBugs.length === 0 ? '' : `  known bugs ${report.knownBugs.map((b) => `${b.bug}:${b.runId}`).join(', ')}`;
-  return `${report.label.padEnd(32)} seed ${String(report.seed).padEnd(10)} ${(report.wallMs / 1000).toFixed(1).padStart(6)} s  runs ${f?.runs ?? '-'}  executions ${executions}  crashes [${crashes}]  violations ${report.violations.length + report.harnessErrors.length}${known}`;
+  return `${report.label.padEnd(32)} seed ${String(report.seed).padEnd(10)} ${(report.wallMs / 1000).toFixed(1).padStart(6)} s  runs ${f?.runs ?? '-'}  executions ${executions}  crashes [${crashes}]  violations ${report.violations.length + report.harnessErrors.length}`;
 }

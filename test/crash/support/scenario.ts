@@ -15,8 +15,8 @@ import type { CrashPoint } from '@agent-ledger/crash-points';
 import { CRASH_POINTS } from '@agent-ledger/crash-points';
 import type { History, StoreFiles } from './history';
 import { readHistory } from './history';
-import type { KnownBug, Violation } from './invariants';
-import { checkInvariants, isNeverClaimedInteractiveRun } from './invariants';
+import type { Violation } from './invariants';
+import { checkInvariants } from './invariants';
 import type { Arming, ProcessExit } from './processes';
 import { ManagedProcess, runCli } from './processes';
 import { compareReadModelsOverHttp, compareRebuild } from './read-models';
@@ -83,7 +83,7 @@ export interface ScenarioOutcome {
 }
 
 /** Runs one scenario to its end; never throws (a harness problem is reported as such). */
-export async function runScenario(spec: ScenarioSpec, options: { readonly keepDir?: boolean; readonly knownBugsAreViolations?: boolean } = {}): Promise<ScenarioOutcome> {
+export async function runScenario(spec: ScenarioSpec, options: { readonly keepDir?: boolean } = {}): Promise<ScenarioOutcome> {
   const startedAt = Date.now();
   const dir = mkdtempSync(join(tmpdir(), `agent-ledger-crashtest-${spec.name.replace(/[^A-Za-z0-9]/g, '')}-`));
   const dataDir = join(dir, 'data');
@@ -120,7 +120,6 @@ export async function runScenario(spec: ScenarioSpec, options: { readonly keepDi
   const crashes: Record<string, number> = {};
   const harnessErrors: string[] = [];
   const violations: Violation[] = [];
-  const knownBugs: KnownBug[] = [];
   let pointCrashes = 0;
   let history: History | null = null;
   let figures: ScenarioReport['figures'] = null;
@@ -225,12 +224,8 @@ export async function runScenario(spec: ScenarioSpec, options: { readonly keepDi
     let unsettled: string[] = [...expected];
     while (Date.now() - settleStarted < spec.settleTimeoutMs) {
       const now = await readHistory(files);
-      // Every request has been answered: an interactive run never claimed by now is the known bug's (it would wait forever).
-      unsettled = [...expected].filter((id) => {
-        const events = now.runs.get(id) ?? [];
-        if (isNeverClaimedInteractiveRun(events) && options.knownBugsAreViolations !== true) return false;
-        return !events.some((e) => e.type === 'RunCompleted' || e.type === 'RunFailed' || e.type === 'RunCancelled');
-      });
+      // An interactive run whose caller died before claiming it is settled too: the reaper fails it a lease after its request.
+      unsettled = [...expected].filter((id) => !(now.runs.get(id) ?? []).some((e) => e.type === 'RunCompleted' || e.type === 'RunFailed' || e.type === 'RunCancelled'));
       if (unsettled.length === 0) break;
       await sleep(1000);
     }
@@ -241,10 +236,9 @@ export async function runScenario(spec: ScenarioSpec, options: { readonly keepDi
 
     // The checks: invariants 1-7 from the stores and the ledger, 8 from the read models.
     history = await readHistory(files);
-    const checked = checkInvariants(history, submitted, { knownBugsAreViolations: options.knownBugsAreViolations });
+    const checked = checkInvariants(history, submitted);
     figures = checked.figures;
     violations.push(...checked.violations);
-    knownBugs.push(...checked.knownBugs);
     violations.push(...(await compareReadModelsOverHttp(access.baseUrl, () => readHistory(files), files)));
     phase = 'stopping';
     for (const p of processes) await p.stop();
@@ -275,7 +269,6 @@ export async function runScenario(spec: ScenarioSpec, options: { readonly keepDi
     exits,
     figures,
     violations,
-    knownBugs,
     harnessErrors,
     dir,
   };

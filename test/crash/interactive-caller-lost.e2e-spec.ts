@@ -1,8 +1,10 @@
 /**
- * Bugs the crash scenarios found in libs/**, each reproduced on its own.
- * They fail today, so they are skipped; `CRASH_KNOWN_BUGS=1` runs them (and
- * makes the crash scenarios count these cases as violations again). When a
- * bug is fixed, its case passes: remove the skip. Details: test/crash/README.md.
+ * Regression test of the first bug the crash scenarios found (point
+ * duringToolCall, seed 762125917): a service killed inside POST /runs (mode
+ * interactive), between `RunRequested` and its `ClaimRun`, left the run QUEUED
+ * for ever, since nobody but its caller may claim an interactive run. The
+ * reaper now fails such a run a lease after its request (`NOT_RETRYABLE`,
+ * `INTERACTIVE_CALLER_LOST`). Details: test/crash/README.md.
  */
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,12 +19,12 @@ import { ManagedProcess } from './support/processes';
 import { CRASH_RUNTIME_ENV } from './support/scenario';
 import { crashAgentsYaml } from './support/workload';
 
-const knownBug = process.env.CRASH_KNOWN_BUGS === '1' ? it : it.skip;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const TERMINAL = new Set(['RunCompleted', 'RunFailed', 'RunCancelled']);
 
-describe('bugs found by the crash tests (e2e; skipped until fixed, CRASH_KNOWN_BUGS=1 runs them)', () => {
-  knownBug(
-    'KNOWN BUG interactive-never-claimed: an interactive run whose caller died between RunRequested and RunClaimed is settled (today it stays QUEUED forever)',
+describe('an interactive run whose caller died (e2e, real processes)', () => {
+  it(
+    'is failed NOT_RETRYABLE (INTERACTIVE_CALLER_LOST) by the restarted service, never executed, when its caller died between RunRequested and RunClaimed',
     async () => {
       // The state a `serve` killed inside POST /runs (mode interactive) leaves: RunService.runInteractive
       // appended RunRequested, and died before its ClaimRun. Found by point-duringToolCall, seed 762125917
@@ -49,11 +51,23 @@ describe('bugs found by the crash tests (e2e; skipped until fixed, CRASH_KNOWN_B
       const processes = [new ManagedProcess('serve', 'serve', env, log, Date.now(), () => undefined), new ManagedProcess('worker-1', 'worker', env, log, Date.now(), () => undefined)];
       try {
         for (const p of processes) p.start(null);
-        // Five lease lengths and forty reaper passes: a run that can be settled is settled by then.
-        await sleep(20_000);
-        const history = await readHistory({ runStorePath, auditStorePath: null, ledgerPath: join(dir, 'ledger.jsonl') });
-        const terminal = (history.runs.get(runId) ?? []).filter((e) => ['RunCompleted', 'RunFailed', 'RunCancelled'].includes(e.type));
-        if (terminal.length !== 1) throw new Error(`invariant 6: the run has ${terminal.length} terminal events 20 s after the restart:\n${formatRun(history, runId)}`);
+        // One lease (4 s) after the request, the reaper (every 500 ms) may fail it; polled with a deadline of fifteen leases.
+        const files = { runStorePath, auditStorePath: null, ledgerPath: join(dir, 'ledger.jsonl') };
+        const deadline = Date.now() + 60_000;
+        let history = await readHistory(files);
+        while (!(history.runs.get(runId) ?? []).some((e) => TERMINAL.has(e.type)) && Date.now() < deadline) {
+          await sleep(250);
+          history = await readHistory(files);
+        }
+        const events = history.runs.get(runId) ?? [];
+        const terminal = events.filter((e) => TERMINAL.has(e.type));
+        if (terminal.length !== 1) throw new Error(`invariant 6: the run has ${terminal.length} terminal events 60 s after the restart:\n${formatRun(history, runId)}`);
+        expect(terminal[0]?.type).toBe('RunFailed');
+        expect(terminal[0]?.data['reason']).toBe('NOT_RETRYABLE');
+        expect(terminal[0]?.data['failure']).toEqual(expect.objectContaining({ code: 'INTERACTIVE_CALLER_LOST' }));
+        // Nobody executed it: no claim, no step, nothing in the execution ledger.
+        expect(events.map((e) => e.type)).toEqual(['RunRequested', 'RunFailed']);
+        expect(history.ledger).toEqual([]);
       } finally {
         for (const p of processes) await p.stop();
         await new Promise<void>((resolve) => log.end(resolve));
