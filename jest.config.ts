@@ -18,19 +18,19 @@ const shared: Config = {
     '^@agent-ledger/([^/]+)$': '<rootDir>/libs/$1/src',
     '^@agent-ledger/([^/]+)/(.*)$': '<rootDir>/libs/$1/src/$2',
   },
-  modulePathIgnorePatterns: ['<rootDir>/dist/'],
+  modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/bench/peer/node_modules/'],
 };
 
 const config: Config = {
   projects: [
-    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,test}/**/*.spec.ts'] },
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,test,bench}/**/*.spec.ts'] },
     {
       ...shared,
       displayName: 'integration',
-      testMatch: ['<rootDir>/{apps,libs,test}/**/*.int-spec.ts'],
+      testMatch: ['<rootDir>/{apps,libs,test,bench}/**/*.int-spec.ts'],
     },
-    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/{apps,libs,test}/**/*.e2e-spec.ts'] },
-    { ...shared, displayName: 'simulation', testMatch: ['<rootDir>/{apps,libs,test}/**/*.sim-spec.ts'] },
+    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/{apps,libs,test,bench}/**/*.e2e-spec.ts'] },
+    { ...shared, displayName: 'simulation', testMatch: ['<rootDir>/{apps,libs,test,bench}/**/*.sim-spec.ts'] },
   ],
 };
 

@@ -1,0 +1,18 @@
+import type { BenchScenario } from '../support/bench-scenario';
+import { httpScenario } from './http';
+import { rebuildScenario } from './rebuild';
+import { sagaScenario } from './saga';
+import { stepsScenario } from './steps';
+import { storeScenario } from './store';
+import { sustainedScenario } from './sustained';
+
+/** Every scenario of `npm run bench`, in the order they run. */
+export const SCENARIOS: readonly BenchScenario[] = [stepsScenario, storeScenario, rebuildScenario, sagaScenario, httpScenario, sustainedScenario];
+
+/** Target ratios of issue 9, drawn on the chart (ratio name → minimum). */
+export const TARGET_RATIOS: Readonly<Record<string, number>> = {
+  'product/baseline steps/s (processCrash)': 0.4,
+  'product/baseline steps/s (powerLoss)': 0.35,
+  'product/peer appends/s': 1,
+  'product/peer reads/s': 1,
+};
