@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { AuditCommand, AuditEvent, RecordApprovalDecision, RecordAudit, RecordWriteResolution } from '@agent-ledger/domain';
+import type { AuditCommand, AuditEvent, AuditState, RecordApprovalDecision, RecordAudit, RecordWriteResolution } from '@agent-ledger/domain';
 import { AUDIT_EVENT_SCHEMA_VERSIONS, auditDecider, foldEvents, isAuditEventType } from '@agent-ledger/domain';
-import type { EventStore } from '@agent-ledger/event-store';
+import type { CurrentRevision, EventStore } from '@agent-ledger/event-store';
 import { ExpectedRevision, WrongExpectedRevisionError } from '@agent-ledger/event-store';
 import { toDomainEvents, toEventData } from './domain-event-codec';
 import { AUDIT_EVENT_STORE } from './event-store.tokens';
@@ -12,6 +12,14 @@ import { RuntimeMetrics } from './runtime-metrics';
 export type AuditEntry = RecordAudit['data'];
 
 const MAX_CONFLICT_RETRIES = 3;
+/** Audit streams whose state is kept between appends (the most recently used). */
+const CACHED_STREAMS = 4096;
+
+/** An audit stream's state as of a revision, as this process last wrote or read it. */
+interface KnownAuditStream {
+  readonly state: AuditState;
+  readonly revision: CurrentRevision;
+}
 
 /**
  * Records a step's audit event on the run's audit stream (`audit-<runId>`).
@@ -23,6 +31,13 @@ const MAX_CONFLICT_RETRIES = 3;
 @Injectable()
 export class AuditRecorder {
   private readonly logger = new Logger(AuditRecorder.name);
+  /**
+   * The state of the audit streams this process appended to last, so that a
+   * step's audit does not read its whole stream again. It is trusted until the
+   * store refuses an append (another process or call wrote in between): the
+   * stream is then read again, as without it.
+   */
+  private readonly known = new Map<string, KnownAuditStream>();
 
   constructor(
     @Inject(AUDIT_EVENT_STORE) private readonly store: EventStore,
@@ -48,20 +63,21 @@ export class AuditRecorder {
   private async append(runId: string, subject: string, command: (now: number) => AuditCommand, now: number): Promise<boolean> {
     const stream = auditStreamName(runId);
     try {
+      let current = this.known.get(stream) ?? (await this.load(stream));
       for (let attempt = 0; ; attempt++) {
-        const read = await this.store.readStream(stream);
-        const state = foldEvents(auditDecider, toDomainEvents<AuditEvent>(read.events, isAuditEventType));
-        const events = auditDecider.decide(command(now), state);
+        const events = auditDecider.decide(command(now), current.state);
         if (events.length === 0) return true;
-        const revision = read.streamExists ? read.currentRevision : ExpectedRevision.NO_STREAM;
-        const nextRevision = revision === ExpectedRevision.NO_STREAM ? 0n : revision + 1n;
+        const nextRevision = current.revision === ExpectedRevision.NO_STREAM ? 0n : current.revision + 1n;
         try {
-          await this.store.append(stream, toEventData(stream, nextRevision, events, AUDIT_EVENT_SCHEMA_VERSIONS, { correlationId: runId }), {
-            expectedRevision: revision,
+          const result = await this.store.append(stream, toEventData(stream, nextRevision, events, AUDIT_EVENT_SCHEMA_VERSIONS, { correlationId: runId }), {
+            expectedRevision: current.revision,
           });
+          this.remember(stream, { state: events.reduce(auditDecider.evolve, current.state), revision: result.nextExpectedRevision });
           return true;
         } catch (error) {
+          this.known.delete(stream);
           if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_CONFLICT_RETRIES) throw error;
+          current = await this.load(stream);
         }
       }
     } catch (error) {
@@ -69,5 +85,24 @@ export class AuditRecorder {
       this.logger.warn(`Audit event of ${subject} was not stored: ${error instanceof Error ? error.message : String(error)}`);
       return false;
     }
+  }
+
+  private async load(stream: string): Promise<KnownAuditStream> {
+    const read = await this.store.readStream(stream);
+    const known = {
+      state: foldEvents(auditDecider, toDomainEvents<AuditEvent>(read.events, isAuditEventType)),
+      revision: read.streamExists ? read.currentRevision : ExpectedRevision.NO_STREAM,
+    };
+    this.remember(stream, known);
+    return known;
+  }
+
+  /** Keeps the newest state of a stream (a slower concurrent call never replaces a newer one), the most recently used first. */
+  private remember(stream: string, known: KnownAuditStream): void {
+    const previous = this.known.get(stream);
+    if (previous !== undefined && previous.revision !== ExpectedRevision.NO_STREAM && (known.revision === ExpectedRevision.NO_STREAM || known.revision < previous.revision)) return;
+    this.known.delete(stream);
+    this.known.set(stream, known);
+    if (this.known.size > CACHED_STREAMS) this.known.delete(this.known.keys().next().value as string);
   }
 }
