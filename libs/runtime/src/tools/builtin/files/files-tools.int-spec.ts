@@ -52,7 +52,7 @@ describe('file tools (real folders)', () => {
 
   afterEach(async () => {
     await rm(base, { recursive: true, force: true });
-  });
+  }, 60_000); // removing the 1900-folder-deep tree takes seconds on a loaded machine
 
   describe('confinement to the workspace folder', () => {
     it.each(['../outside/secret.txt', 'a/../../outside/secret.txt', '..'])('refuses the traversal %p, for every tool', async (bad) => {
