@@ -1,10 +1,117 @@
-import type { BenchScenario } from '../support/bench-scenario';
+import { ToolEffect } from '@agent-ledger/domain';
+import type { Durability } from '@agent-ledger/event-store';
+import type { BenchScenario, Measurement, Ratio, TargetCheck } from '../support/bench-scenario';
+import { median, ratioSamples } from '../support/stats';
+import { formatNumber } from '../support/report';
+import { productStepRound, WorkerChild } from './steps/product-round';
+import { rawStepRound } from './steps/raw-baseline';
 
-/** Step throughput: the product against raw better-sqlite3. */
+/** One configuration of the step benchmark. */
+interface StepConfig {
+  readonly effect: ToolEffect;
+  readonly runs: number;
+  readonly processes: 1 | 2;
+  readonly durability: Durability;
+}
+
+const EFFECTS = [ToolEffect.READ_ONLY, ToolEffect.IDEMPOTENT_WRITE, ToolEffect.NON_IDEMPOTENT_WRITE];
+
+function configurations(quick: boolean): StepConfig[] {
+  if (quick) {
+    return [
+      ...EFFECTS.map((effect) => ({ effect, runs: 8, processes: 1 as const, durability: 'processCrash' as const })),
+      { effect: ToolEffect.READ_ONLY, runs: 8, processes: 2, durability: 'processCrash' },
+    ];
+  }
+  const shapes: Array<{ runs: number; processes: 1 | 2 }> = [
+    { runs: 1, processes: 1 },
+    { runs: 8, processes: 1 },
+    { runs: 64, processes: 1 },
+    { runs: 64, processes: 2 },
+  ];
+  const list: StepConfig[] = [];
+  for (const durability of ['processCrash', 'powerLoss'] as const) {
+    for (const effect of EFFECTS) for (const shape of shapes) list.push({ effect, durability, ...shape });
+  }
+  return list;
+}
+
+/** Step throughput (issue 9, item 1): the product's workers against better-sqlite3 appending the same step events. */
 export const stepsScenario: BenchScenario = {
   name: 'steps',
-  title: "Step throughput: the product against raw better-sqlite3",
-  run: async () => {
-    throw new Error('not built yet');
+  title: 'Step throughput: the product against raw better-sqlite3',
+  run: async (context) => {
+    const stepsPerRun = context.quick ? 5 : 20;
+    const targetSteps = context.quick ? 80 : 2000;
+    const measurements: Measurement[] = [];
+    const ratios: Ratio[] = [];
+    const targets: TargetCheck[] = [];
+    const configs = configurations(context.quick);
+    const worker = configs.some((c) => c.processes === 2) ? new WorkerChild() : null;
+    try {
+      for (const config of configs) {
+        const totalRuns = config.runs * Math.ceil(targetSteps / (config.runs * stepsPerRun));
+        const variant = { effect: config.effect, runs: config.runs, processes: config.processes, durability: config.durability };
+        const product = { steps: [] as number[], p50: [] as number[], p99: [] as number[], commits: [] as number[], events: [] as number[] };
+        const group = { steps: [] as number[], p50: [] as number[], p99: [] as number[] };
+        const separate = { steps: [] as number[] };
+        for (let round = 0; round < context.rounds; round++) {
+          const p = await productStepRound({ dir: context.tempDir('product'), ...config, totalRuns, stepsPerRun, worker: config.processes === 2 ? worker : null });
+          product.steps.push(p.stepsPerSecond);
+          product.p50.push(p.p50Ms);
+          product.p99.push(p.p99Ms);
+          product.commits.push(p.transactionsPerStep);
+          product.events.push(p.eventsPerStep);
+          const raw = { dir: context.tempDir('raw'), durability: config.durability, runs: config.runs, totalRuns, stepsPerRun, stepEvents: p.stepEvents };
+          const g = await rawStepRound({ ...raw, mode: 'groupCommit' });
+          group.steps.push(g.stepsPerSecond);
+          group.p50.push(g.p50Ms);
+          group.p99.push(g.p99Ms);
+          const s = await rawStepRound({ ...raw, mode: 'separateCommits' });
+          separate.steps.push(s.stepsPerSecond);
+          context.log(
+            `${JSON.stringify(variant)} round ${round + 1}: product ${formatNumber(p.stepsPerSecond)} steps/s (p99 ${p.p99Ms} ms), ` +
+              `raw group commit ${formatNumber(g.stepsPerSecond)}, raw separate commits ${formatNumber(s.stepsPerSecond)}`,
+          );
+        }
+        const m = (subject: Measurement['subject'], extra: Record<string, string>, metric: string, unit: string, better: Measurement['better'], samples: number[]) =>
+          measurements.push({ subject, variant: { ...variant, ...extra }, metric, unit, better, samples });
+        m('product', {}, 'tool steps/s', 'steps/s', 'higher', product.steps);
+        m('product', {}, 'p50 step latency', 'ms', 'lower', product.p50);
+        m('product', {}, 'p99 step latency', 'ms', 'lower', product.p99);
+        m('product', {}, 'commits per tool step', 'commits', 'lower', product.commits);
+        m('product', {}, 'events per tool step', 'events', 'lower', product.events);
+        m('baseline', { commit: 'group' }, 'tool steps/s', 'steps/s', 'higher', group.steps);
+        m('baseline', { commit: 'group' }, 'p99 step latency', 'ms', 'lower', group.p99);
+        m('baseline', { commit: 'separate' }, 'tool steps/s', 'steps/s', 'higher', separate.steps);
+        const ratio = ratioSamples(product.steps, group.steps);
+        ratios.push({ name: `product/baseline steps/s (${config.durability})`, variant: { effect: config.effect, runs: config.runs, processes: config.processes }, samples: ratio });
+        if (config.runs === 64 && config.processes === 1) {
+          const minimum = config.durability === 'processCrash' ? 0.4 : 0.35;
+          targets.push({
+            target: `${config.durability}, 64 runs, ${config.effect}: tool steps/s >= ${minimum * 100}% of raw group commit`,
+            measured: `${(median(ratio) * 100).toFixed(1)}% (${formatNumber(median(product.steps))} vs ${formatNumber(median(group.steps))} steps/s)`,
+            met: median(ratio) >= minimum,
+          });
+          if (config.durability === 'powerLoss') {
+            targets.push({ target: `powerLoss, 64 runs, ${config.effect}: p99 step latency < 20 ms`, measured: `${formatNumber(median(product.p99))} ms`, met: median(product.p99) < 20 });
+          }
+        }
+      }
+    } finally {
+      worker?.stop();
+    }
+    return {
+      measurements,
+      ratios,
+      targets,
+      notes: [
+        `each run: one model round asking for ${stepsPerRun} calls of a no-op tool, then a final answer; about ${targetSteps} tool steps per configuration and round; writes pre-approved by the agent`,
+        'product: AgentLedgerModule in this process (workers, reaper, read models, audit-gap saga), embedded store on disk; with 2 processes, a second process runs half of the workers on the same file',
+        'step latency: from one step\'s AuditRecorded to the next\'s in a run (stored times, ms resolution); raw: from a step\'s request to its commit',
+        'raw baseline: better-sqlite3, the same table and indexes, the product\'s StepStarted/ToolExecuted/AuditRecorded of this round (same sizes), same journal mode and synchronous setting; group = the steps pending in one event-loop turn in one transaction, separate = each event its own transaction',
+        'processCrash = WAL + synchronous=NORMAL; powerLoss = WAL + synchronous=FULL',
+      ],
+    };
   },
 };
