@@ -1,0 +1,81 @@
+/**
+ * Reads a V8 CPU profile (`node --cpu-prof`) and tells where the time went:
+ * self time by function and by source file, within a time window (the
+ * measured work, not the child's start-up).
+ */
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+
+interface ProfileNode {
+  readonly id: number;
+  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
+}
+
+interface CpuProfile {
+  readonly nodes: readonly ProfileNode[];
+  readonly startTime: number;
+  readonly endTime: number;
+  readonly samples: readonly number[];
+  readonly timeDeltas: readonly number[];
+}
+
+/** A line of a profile summary. */
+export interface SelfTime {
+  /** `function (file:line)`, or a file, or V8's `(garbage collector)`, `(program)`, `(idle)`. */
+  readonly name: string;
+  readonly ms: number;
+  /** Share of the window's sampled time, 0..1. */
+  readonly share: number;
+}
+
+/** Self time by function and by file. */
+export interface ProfileSummary {
+  /** Sampled time in the window, ms. */
+  readonly windowMs: number;
+  /** Whether the window was found in the profile (else the whole profile is summarised). */
+  readonly windowed: boolean;
+  readonly functions: readonly SelfTime[];
+  readonly files: readonly SelfTime[];
+}
+
+/**
+ * Summarises `path` between `fromUs` and `toUs` (the monotonic clock of
+ * `process.hrtime`, which V8's profile timestamps share on Linux).
+ */
+export function summariseCpuProfile(path: string, window: { fromUs: number; toUs: number } | null, root: string, top = 15): ProfileSummary {
+  const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const functions = new Map<string, number>();
+  const files = new Map<string, number>();
+  const sum = (inWindow: (t: number) => boolean) => {
+    functions.clear();
+    files.clear();
+    let total = 0;
+    let t = profile.startTime;
+    profile.samples.forEach((id, i) => {
+      const delta = profile.timeDeltas[i] ?? 0;
+      t += delta;
+      if (!inWindow(t)) return;
+      const frame = (byId.get(id) as ProfileNode).callFrame;
+      const file = frame.url === '' ? '' : frame.url.startsWith('file://') || frame.url.startsWith('/') ? relative(root, frame.url.replace(/^file:\/\//, '')) : frame.url;
+      const name = frame.url === '' ? frame.functionName : `${frame.functionName || '(anonymous)'} (${file}:${frame.lineNumber + 1})`;
+      functions.set(name, (functions.get(name) ?? 0) + delta);
+      const fileName = frame.url === '' ? frame.functionName : file;
+      files.set(fileName, (files.get(fileName) ?? 0) + delta);
+      total += delta;
+    });
+    return total;
+  };
+  let windowed = window !== null;
+  let total = window === null ? sum(() => true) : sum((t) => t >= window.fromUs && t <= window.toUs);
+  if (total === 0) {
+    windowed = false;
+    total = sum(() => true);
+  }
+  const ranked = (m: Map<string, number>) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, us]) => ({ name, ms: us / 1000, share: total === 0 ? 0 : us / total }));
+  return { windowMs: total / 1000, windowed, functions: ranked(functions), files: ranked(files) };
+}

@@ -1,0 +1,157 @@
+/**
+ * The child process of the rebuild benchmark: one subject per process, so
+ * that its peak resident memory (`maxRSS`) is its own.
+ *
+ *   node -r ts-node/register/transpile-only -r tsconfig-paths/register \
+ *     bench/scenarios/rebuild/rebuild-child.ts '<RebuildChildRequest as JSON>'
+ *
+ * Subjects:
+ * - `product`: the operator's rebuild of every projection (`ProjectionRebuilder`
+ *   over the stores and sources the CLI's `projections rebuild` opens) into a
+ *   fresh read-model file;
+ * - `baseline-readAll`: reading the same events with `SqliteEventStore.readAll`
+ *   (the same filter the rebuild uses), which parses their data and metadata;
+ * - `baseline-raw`: a raw better-sqlite3 `SELECT ... ORDER BY position`,
+ *   iterated, with `JSON.parse` of data and metadata.
+ *
+ * Every subject loads the same modules (this file's imports), so the RSS at
+ * start is the same floor for all. The result goes to the parent over IPC.
+ */
+import Database from 'better-sqlite3';
+import { createEventStore } from '@agent-ledger/event-store';
+import { PROJECTED_EVENTS_FILTER, ProjectionRebuilder, ProjectionStore } from '@agent-ledger/projections';
+import { projectionSources } from '../../../apps/agent-ledger/src/config/read-models';
+
+/** The subjects a child can measure. */
+export type RebuildSubject = 'product' | 'baseline-readAll' | 'baseline-raw';
+
+/** What the parent asks a child to do. */
+export interface RebuildChildRequest {
+  readonly subject: RebuildSubject;
+  /** The event store file (the history). */
+  readonly eventStorePath: string;
+  /** The fresh read-model file (`product` only). */
+  readonly readModelPath: string;
+}
+
+/** What a child reports. */
+export interface RebuildChildResult {
+  readonly subject: RebuildSubject;
+  /** Events read (for the product: `RebuildResult.eventsDone`). */
+  readonly events: number;
+  /** Wall time of the measured work, ms. */
+  readonly ms: number;
+  /** RSS right before the measured work (modules loaded, store open), MB. */
+  readonly rssAtStartMb: number;
+  /** Peak RSS of the whole process (`process.resourceUsage().maxRSS`), MB. */
+  readonly peakRssMb: number;
+  /** Product only: rows of the rebuilt `runs` table (checked against the runs generated). */
+  readonly runsProjected: number | null;
+  /** Product only: events applied, summed over the projections. */
+  readonly eventsApplied: number | null;
+  /** `process.hrtime` (µs) at the start and end of the measured work, to cut a CPU profile to it. */
+  readonly hrtimeStartUs: number;
+  readonly hrtimeEndUs: number;
+}
+
+const MB = 1024 * 1024;
+const hrtimeUs = () => Number(process.hrtime.bigint() / 1000n);
+
+async function rebuildAll(request: RebuildChildRequest): Promise<Omit<RebuildChildResult, 'peakRssMb'>> {
+  // As `agent-ledger projections rebuild` opens them (apps/agent-ledger/src/cli/projections-rebuild.command.ts).
+  const runStore = createEventStore({ env: { EVENTSTORE_CONNECTION_STRING: '' }, sqlite: { path: request.eventStorePath } });
+  const readModels = ProjectionStore.open({ path: request.readModelPath });
+  let closed = false;
+  try {
+    const rebuilder = new ProjectionRebuilder(readModels, projectionSources({ runStore, auditStore: runStore }));
+    const rssAtStartMb = process.memoryUsage().rss / MB;
+    const hrtimeStartUs = hrtimeUs();
+    const began = performance.now();
+    const result = await rebuilder.rebuild();
+    const ms = performance.now() - began;
+    const hrtimeEndUs = hrtimeUs();
+    readModels.close();
+    closed = true;
+    const check = new Database(request.readModelPath, { readonly: true });
+    let runsProjected: number;
+    try {
+      runsProjected = (check.prepare('SELECT count(*) AS n FROM runs').get() as { n: number }).n;
+    } finally {
+      check.close();
+    }
+    return { subject: 'product', events: result.eventsDone, ms, rssAtStartMb, runsProjected, eventsApplied: result.eventsApplied, hrtimeStartUs, hrtimeEndUs };
+  } finally {
+    if (!closed) readModels.close();
+    await runStore.close();
+  }
+}
+
+async function readAllBaseline(request: RebuildChildRequest): Promise<Omit<RebuildChildResult, 'peakRssMb'>> {
+  const store = createEventStore({ env: { EVENTSTORE_CONNECTION_STRING: '' }, sqlite: { path: request.eventStorePath } });
+  try {
+    const rssAtStartMb = process.memoryUsage().rss / MB;
+    const hrtimeStartUs = hrtimeUs();
+    const began = performance.now();
+    let events = 0;
+    let touched = 0;
+    for await (const event of store.readAll({ fromPosition: 'start', filter: PROJECTED_EVENTS_FILTER })) {
+      events += 1;
+      // Touch the parsed payload, as a projection would read it.
+      if (event.data['runId'] !== undefined) touched += 1;
+    }
+    const ms = performance.now() - began;
+    if (touched === 0 && events > 0) throw new Error('readAll baseline: no event carried a runId');
+    return { subject: 'baseline-readAll', events, ms, rssAtStartMb, runsProjected: null, eventsApplied: null, hrtimeStartUs, hrtimeEndUs: hrtimeUs() };
+  } finally {
+    await store.close();
+  }
+}
+
+function rawBaseline(request: RebuildChildRequest): Omit<RebuildChildResult, 'peakRssMb'> {
+  const db = new Database(request.eventStorePath, { readonly: true });
+  try {
+    const rssAtStartMb = process.memoryUsage().rss / MB;
+    const hrtimeStartUs = hrtimeUs();
+    const began = performance.now();
+    let events = 0;
+    let touched = 0;
+    const rows = db.prepare('SELECT position, stream_name, revision, event_id, event_type, data, metadata, created_at FROM events ORDER BY position').iterate() as IterableIterator<{
+      data: string;
+      metadata: string;
+    }>;
+    for (const row of rows) {
+      const data = JSON.parse(row.data) as Record<string, unknown>;
+      JSON.parse(row.metadata);
+      events += 1;
+      if (data['runId'] !== undefined) touched += 1;
+    }
+    const ms = performance.now() - began;
+    if (touched === 0 && events > 0) throw new Error('raw baseline: no event carried a runId');
+    return { subject: 'baseline-raw', events, ms, rssAtStartMb, runsProjected: null, eventsApplied: null, hrtimeStartUs, hrtimeEndUs: hrtimeUs() };
+  } finally {
+    db.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const request = JSON.parse(process.argv[2] ?? '') as RebuildChildRequest;
+  const measured =
+    request.subject === 'product' ? await rebuildAll(request) : request.subject === 'baseline-readAll' ? await readAllBaseline(request) : rawBaseline(request);
+  const result: RebuildChildResult = { ...measured, peakRssMb: process.resourceUsage().maxRSS / 1024 };
+  if (process.send === undefined) {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return;
+  }
+  await new Promise<void>((resolve, reject) => process.send?.(result, undefined, undefined, (error) => (error ? reject(error) : resolve())));
+}
+
+if (require.main === module) {
+  main().then(
+    () => process.disconnect?.(),
+    (error: unknown) => {
+      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = 1;
+      process.disconnect?.();
+    },
+  );
+}
