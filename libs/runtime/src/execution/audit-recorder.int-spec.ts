@@ -29,7 +29,7 @@ const entry = (runId: string, n: number) => ({
   attempt: 1,
 });
 
-describe.each<StoreKind>(['sqlite', 'esdb'])('AuditRecorder on %s (integration)', (kind) => {
+describe.each<StoreKind>(['sqlite', 'eventstoredb'])('AuditRecorder on %s (integration)', (kind) => {
   let fixture: StoreFixture;
   beforeEach(async () => {
     fixture = await startStores(kind);
