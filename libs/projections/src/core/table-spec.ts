@@ -33,5 +33,13 @@ export interface TableSpec<R extends Row = Row> {
 
 /** The SQL column name of a field: `runId` -> `run_id`. */
 export function columnName(field: string): string {
-  return field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  let name = COLUMN_NAMES.get(field);
+  if (name === undefined) {
+    name = field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    COLUMN_NAMES.set(field, name);
+  }
+  return name;
 }
+
+/** The column names computed so far (fields are a fixed, small set: every row of every batch maps them). */
+const COLUMN_NAMES = new Map<string, string>();

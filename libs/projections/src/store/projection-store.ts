@@ -88,6 +88,8 @@ export class ProjectionStore {
   private readonly statements = new Map<string, { select: Database.Statement; upsert: Database.Statement }>();
   private readonly now: () => number;
   private closed = false;
+  /** Statements on the checkpoint tables (never dropped), prepared once: each live batch runs them. */
+  private readonly checkpointStatements = new Map<string, Database.Statement>();
 
   private constructor(options: ProjectionStoreOptions) {
     if (options.path !== undefined && (typeof options.path !== 'string' || options.path.length === 0)) {
@@ -112,6 +114,15 @@ export class ProjectionStore {
       this.db.close();
       throw error;
     }
+  }
+
+  private checkpointStatement(sql: string): Database.Statement {
+    let statement = this.checkpointStatements.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare(sql);
+      this.checkpointStatements.set(sql, statement);
+    }
+    return statement;
   }
 
   /** Opens (creating if needed) the read-model database and the live tables of every projection. */
@@ -150,7 +161,7 @@ export class ProjectionStore {
 
   /** The checkpoint of one projection in one source, or undefined if it never processed anything. */
   checkpoint(projection: ProjectionName, source: string, slot: TableSlot = Slot.LIVE): Checkpoint | undefined {
-    const row = this.db.prepare(`SELECT * FROM ${checkpointTable(slot)} WHERE name = ?`).get(checkpointName(projection, source)) as
+    const row = this.checkpointStatement(`SELECT * FROM ${checkpointTable(slot)} WHERE name = ?`).get(checkpointName(projection, source)) as
       | CheckpointRecord
       | undefined;
     return row === undefined ? undefined : toCheckpoint(row);
@@ -199,7 +210,7 @@ export class ProjectionStore {
       crashPointSync(CrashPoint.DURING_PROJECTION_UPDATE);
       let total = 0;
       if (last !== null) {
-        const upsert = this.db.prepare(
+        const upsert = this.checkpointStatement(
           `INSERT OR REPLACE INTO ${checkpointTable(input.slot)} (name, projection, source, position, events_applied, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
         );
         const now = this.now();

@@ -30,6 +30,9 @@ export class AuditGapLedger {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
+    // A process crash loses nothing (the WAL is in the OS); a power loss may lose the last commits, checkpoints
+    // and state together, and the saga then applies those events again from the older checkpoints.
+    this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS saga_checkpoints (source TEXT PRIMARY KEY, position TEXT NOT NULL);
@@ -75,6 +78,11 @@ export class AuditGapLedger {
       if (this.statements.removePending.run(runId, stepId).changes === 0) this.statements.addAudited.run(runId, stepId);
       this.statements.saveCheckpoint.run('audits', position);
     })();
+  }
+
+  /** Runs `apply` in one transaction (the ledger's own transactions inside it become savepoints): one commit for a batch of events. */
+  inTransaction(apply: () => void): void {
+    this.db.transaction(apply)();
   }
 
   /** Moves a source's checkpoint past an event that needs nothing. */

@@ -5,6 +5,7 @@ import type { RunCommandOutcome } from '../execution/run-command-processor';
 import { isToolEffect, isWrite } from '@agent-ledger/domain';
 import type { EventStore, EventSubscription, Position, RecordedEvent } from '@agent-ledger/event-store';
 import { eventTypeFilter, parsePosition } from '@agent-ledger/event-store';
+import { pullBatches } from '@agent-ledger/projections';
 import type { Clock } from '../clock/clock';
 import { CLOCK } from '../clock/clock';
 import { DispatchRunCommand } from '../execution/commands';
@@ -16,6 +17,9 @@ import type { SagaSource } from './audit-gap-ledger';
 import { AuditGapLedger } from './audit-gap-ledger';
 import type { AuditGapSagaOptions } from './audit-gap-saga.options';
 import { AUDIT_GAP_SAGA_OPTIONS, DEFAULT_AUDIT_GAP_SAGA_PATH } from './audit-gap-saga.options';
+
+/** The most events of one subscription applied to the ledger in one transaction. */
+const SAGA_BATCH_SIZE = 500;
 
 /** What one deadline check did. */
 export interface AuditGapCheck {
@@ -172,8 +176,11 @@ export class AuditGapSaga implements OnApplicationBootstrap, OnApplicationShutdo
         const subscription = store.subscribeToAll({ filter: eventTypeFilter(type), after });
         this.subscriptions.push(subscription);
         try {
-          for await (const event of subscription) {
-            apply(event, event.position);
+          // The events available at once are applied in one transaction: one commit per batch, not per event.
+          for await (const batch of pullBatches(subscription, SAGA_BATCH_SIZE)) {
+            ledger.inTransaction(() => {
+              for (const event of batch) apply(event, event.position);
+            });
             delayMs = 100;
           }
         } catch (error) {
