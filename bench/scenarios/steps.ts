@@ -50,7 +50,9 @@ export const stepsScenario: BenchScenario = {
     const worker = configs.some((c) => c.processes === 2) ? new WorkerChild() : null;
     try {
       for (const config of configs) {
-        const totalRuns = config.runs * Math.ceil(targetSteps / (config.runs * stepsPerRun));
+        // One run at a time is latency-bound (a step waits for its commits one by one): a fifth of the steps tells as much.
+        const steps = config.runs === 1 ? targetSteps / 5 : targetSteps;
+        const totalRuns = config.runs * Math.ceil(steps / (config.runs * stepsPerRun));
         const variant = { effect: config.effect, runs: config.runs, processes: config.processes, durability: config.durability };
         const product = { steps: [] as number[], p50: [] as number[], p99: [] as number[], commits: [] as number[], events: [] as number[] };
         const group = { steps: [] as number[], p50: [] as number[], p99: [] as number[] };
@@ -106,7 +108,7 @@ export const stepsScenario: BenchScenario = {
       ratios,
       targets,
       notes: [
-        `each run: one model round asking for ${stepsPerRun} calls of a no-op tool, then a final answer; about ${targetSteps} tool steps per configuration and round; writes pre-approved by the agent`,
+        `each run: one model round asking for ${stepsPerRun} calls of a no-op tool, then a final answer; about ${targetSteps} tool steps per configuration and round (${targetSteps / 5} with one run at a time); writes pre-approved by the agent`,
         'product: AgentLedgerModule in this process (workers, reaper, read models, audit-gap saga), embedded store on disk; with 2 processes, a second process runs half of the workers on the same file',
         'step latency: from one step\'s AuditRecorded to the next\'s in a run (stored times, ms resolution); raw: from a step\'s request to its commit',
         'raw baseline: better-sqlite3, the same table and indexes, the product\'s StepStarted/ToolExecuted/AuditRecorded of this round (same sizes), same journal mode and synchronous setting; group = the steps pending in one event-loop turn in one transaction, separate = each event its own transaction',
