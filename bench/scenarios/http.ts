@@ -12,16 +12,25 @@
  * queued `POST /runs` back to back (a unique `runId` each), a warm-up, then
  * the measured window; the others idle meanwhile. Method and settings:
  * docs/benchmarks.md.
+ *
+ * `BENCH_HTTP_CPU_PROFILE=<dir>` adds, after the rounds, one more service
+ * (workers off) under `node --cpu-prof` (the profile is kept in `<dir>`),
+ * loaded at C = 16, and lists in the notes where its CPU went in the window:
+ * by stage of a request and by function.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchContext, BenchScenario, Measurement, Ratio, ScenarioResult } from '../support/bench-scenario';
+import { formatNumber } from '../support/report';
 import { median, ratioSamples } from '../support/stats';
 import { ChildServer, stopAllChildServers } from './http/child-server';
 import type { LoadResult } from './http/load-generator';
 import { runLoad } from './http/load-generator';
 import type { BenchService, ServiceEntry, ServiceFigures } from './http/service-fixture';
+import { profileStages } from './http/profile-stages';
 import { BENCH_AGENT, chooseServiceEntry, childEnvironment, readServiceFigures, REPOSITORY_ROOT, startBenchService } from './http/service-fixture';
+import { summariseCpuProfile } from './rebuild/cpu-profile';
 
 /** Concurrent connections of the load generator. */
 export const HTTP_CONNECTIONS = [1, 16, 64] as const;
@@ -199,6 +208,56 @@ function workersOnNote(round: number, startedOverApi: number, figures: ServiceFi
   );
 }
 
+/** Connections of the profiled load. */
+const PROFILE_CONNECTIONS = 16;
+
+/** One more service (workers off) under `--cpu-prof`, loaded at C = 16; where its CPU went in the window, for the notes. */
+async function profileService(context: BenchContext, sizes: HttpSizes, entry: ServiceEntry, profileDir: string): Promise<string[]> {
+  mkdirSync(profileDir, { recursive: true });
+  const before = new Set(readdirSync(profileDir));
+  context.log(`profiling one more service (workers off, C=${PROFILE_CONNECTIONS}) with --cpu-prof into ${profileDir}`);
+  const service = await startBenchService({
+    folder: context.tempDir('profile'),
+    workerConcurrency: 0,
+    entry,
+    startTimeoutMs: sizes.startTimeoutMs,
+    name: 'service workers=off (profiled)',
+    extraNodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
+  });
+  const window = { fromUs: 0, toUs: 0 };
+  let result: LoadResult;
+  try {
+    const tag = randomBytes(4).toString('hex');
+    result = await runLoad({
+      port: service.server.port,
+      path: '/runs',
+      headers: { authorization: service.authorization },
+      connections: PROFILE_CONNECTIONS,
+      warmUpMs: sizes.warmUpMs,
+      durationMs: sizes.durationMs,
+      body: (connection, sequence) => JSON.stringify({ agent: BENCH_AGENT, input: INPUT, mode: 'queued', runId: `p${tag}-${connection}-${sequence}` }),
+      onWindow: (edge) => {
+        const nowUs = Number(process.hrtime.bigint() / 1000n);
+        if (edge === 'start') window.fromUs = nowUs;
+        else window.toUs = nowUs;
+      },
+    });
+  } finally {
+    await service.server.stop(); // the profile is written as the process exits
+  }
+  const written = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile') && !before.has(f));
+  if (written.length !== 1) throw new Error(`expected one new .cpuprofile in ${profileDir}, found ${written.length}`);
+  const file = join(profileDir, written[0] as string);
+  const stages = profileStages(file, window);
+  const functions = summariseCpuProfile(file, window, REPOSITORY_ROOT, 20);
+  const share = (s: number) => `${(s * 100).toFixed(1)}%`;
+  return [
+    `CPU profile of the service (workers off, C=${PROFILE_CONNECTIONS}, ${formatNumber(result.succeeded / result.seconds)} runs/s under the profiler): ${file}; ${formatNumber(stages.sampledMs)} ms sampled in the window`,
+    `profile, by stage: ${stages.stages.map((s) => `${s.stage} ${share(s.share)}`).join('; ')}`,
+    `profile, self time by function: ${functions.functions.map((f) => `${f.name} ${share(f.share)}`).join('; ')}`,
+  ];
+}
+
 async function runHttp(context: BenchContext): Promise<ScenarioResult> {
   const sizes = context.quick ? QUICK : FULL;
   const entry = chooseServiceEntry();
@@ -222,6 +281,8 @@ async function runHttp(context: BenchContext): Promise<ScenarioResult> {
         await Promise.all(targets.map((t) => t.server.stop()));
       }
     }
+    const profileDir = process.env['BENCH_HTTP_CPU_PROFILE'];
+    if (profileDir !== undefined && profileDir !== '') notes.push(...(await profileService(context, sizes, entry, profileDir)));
   } finally {
     await stopAllChildServers();
   }
@@ -246,7 +307,8 @@ async function runHttp(context: BenchContext): Promise<ScenarioResult> {
     `service: ${entry.kind === 'dist' ? 'the built dist/.../main.js' : 'the sources through ts-node (transpile-only)'} (${entry.reason}); embedded store, default durability (processCrash: WAL, synchronous=NORMAL, group commit), ` +
       `NODE_ENV=production, one API key (sha256 hash), agent ${BENCH_AGENT} (scripted model: clock.now, then a final answer); workers off = workers.concurrency 0, on = the default (4)`,
     `load: node:http keep-alive agent in the bench process, C connections each with one POST /runs in flight (mode queued, a unique runId), ${sizes.warmUpMs} ms warm-up then a ${sizes.durationMs} ms window per C, ` +
-      `C = ${HTTP_CONNECTIONS.join(', ')} in that order on one server per configuration and round; a request counts in the window when its answer arrives in it; latencies of 2xx answers only`,
+      `C = ${HTTP_CONNECTIONS.join(', ')} in that order on one server per configuration and round (workers on: the runs queued by one load are still being executed during the next); ` +
+      `a request counts in the window when its answer arrives in it; latencies of 2xx answers only`,
     `baseline: node:http server, JSON.parse of the same body, hand checks of agent and runId, one RunRequested append (expected revision: no stream) to a SqliteEventStore with the same defaults, 202 with the same body shape; no auth, no Nest, no decider, no read models`,
     `server CPU: user+system time of the server process from /proc/<pid>/stat over the window, divided by the runs started in it (workers on: includes executing runs); generator CPU (bench process), median % of a core: ${generatorShares}`,
   );
