@@ -1,0 +1,52 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BenchContext } from '../support/bench-scenario';
+import { stepsScenario } from './steps';
+import { sustainedScenario } from './sustained';
+
+/** A smoke run of a scenario at its quick size: the bench must not rot between its (manual) runs. */
+function quickContext(): { context: BenchContext; cleanUp: () => void } {
+  const root = mkdtempSync(join(tmpdir(), 'agent-ledger-bench-smoke-'));
+  let n = 0;
+  return {
+    context: { rounds: 1, quick: true, tempDir: (label) => mkdtempSync(join(root, `${label}-${n++}-`)), log: () => undefined },
+    cleanUp: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+describe('bench scenarios at their quick size (integration)', () => {
+  it('steps: the product (one and two processes) and both raw baselines report positive figures and their ratios', async () => {
+    const { context, cleanUp } = quickContext();
+    try {
+      const result = await stepsScenario.run(context);
+      const product = result.measurements.filter((m) => m.subject === 'product' && m.metric === 'tool steps/s');
+      expect(product.map((m) => [m.variant['effect'], m.variant['processes']])).toEqual([
+        ['READ_ONLY', 1],
+        ['IDEMPOTENT_WRITE', 1],
+        ['NON_IDEMPOTENT_WRITE', 1],
+        ['READ_ONLY', 2],
+      ]);
+      for (const m of result.measurements) for (const sample of m.samples) expect(Number.isFinite(sample) && sample >= 0).toBe(true);
+      expect(product.every((m) => (m.samples[0] ?? 0) > 0)).toBe(true);
+      expect(result.ratios.map((r) => r.name)).toEqual(Array(4).fill('product/baseline steps/s (processCrash)'));
+      expect(result.ratios.every((r) => (r.samples[0] ?? 0) > 0)).toBe(true);
+    } finally {
+      cleanUp();
+    }
+  }, 120_000);
+
+  it('sustained: samples memory after its warm-up and states the growth target', async () => {
+    const { context, cleanUp } = quickContext();
+    try {
+      const result = await sustainedScenario.run(context);
+      const metric = (name: string) => result.measurements.find((m) => m.metric === name)?.samples[0] ?? Number.NaN;
+      expect(metric('RSS after warm-up')).toBeGreaterThan(0);
+      expect(metric('RSS at the end')).toBeGreaterThan(0);
+      expect(metric('runs settled')).toBeGreaterThan(0);
+      expect(result.targets).toEqual([expect.objectContaining({ target: expect.stringContaining('no memory growth') })]);
+    } finally {
+      cleanUp();
+    }
+  }, 120_000);
+});
