@@ -308,7 +308,7 @@ async function runHttp(context: BenchContext): Promise<ScenarioResult> {
       `NODE_ENV=production, one API key (sha256 hash), agent ${BENCH_AGENT} (scripted model: clock.now, then a final answer); workers off = workers.concurrency 0, on = the default (4)`,
     `load: node:http keep-alive agent in the bench process, C connections each with one POST /runs in flight (mode queued, a unique runId), ${sizes.warmUpMs} ms warm-up then a ${sizes.durationMs} ms window per C, ` +
       `C = ${HTTP_CONNECTIONS.join(', ')} in that order on one server per configuration and round (workers on: the runs queued by one load are still being executed during the next); ` +
-      `a request counts in the window when its answer arrives in it; latencies of 2xx answers only`,
+      `a request counts in the window when its answer arrives in it; latencies of 2xx answers only; failed requests: non-2xx answers and transport errors over the whole load, warm-up included`,
     `baseline: node:http server, JSON.parse of the same body, hand checks of agent and runId, one RunRequested append (expected revision: no stream) to a SqliteEventStore with the same defaults, 202 with the same body shape; no auth, no Nest, no decider, no read models`,
     `server CPU: user+system time of the server process from /proc/<pid>/stat over the window, divided by the runs started in it (workers on: includes executing runs); generator CPU (bench process), median % of a core: ${generatorShares}`,
   );
