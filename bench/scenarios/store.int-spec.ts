@@ -1,0 +1,89 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BenchContext, ScenarioResult } from '../support/bench-scenario';
+import { createStoreScenario, PEER_NOT_INSTALLED, STORE_RATIO_NAMES, storeScenario } from './store';
+import { loadPeer } from './store/peer-store';
+
+/**
+ * Smoke test of the store scenario at quick sizes, one round. The CI does not
+ * install the peer (bench/peer/node_modules): there the scenario must still
+ * measure the product and say 'peer not installed'; that path is also forced
+ * here by pointing the scenario at an empty peer folder.
+ */
+
+const roots: string[] = [];
+
+function quickContext(): BenchContext {
+  const root = mkdtempSync(join(tmpdir(), 'store-scenario-'));
+  roots.push(root);
+  let n = 0;
+  return {
+    rounds: 1,
+    quick: true,
+    tempDir: (label) => mkdtempSync(join(root, `${label.replace(/[^A-Za-z0-9]/g, '')}-${(n += 1)}-`)),
+    log: () => undefined,
+  };
+}
+
+afterAll(() => {
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
+
+function expectProductMeasured(result: ScenarioResult): void {
+  const product = result.measurements.filter((m) => m.subject === 'product');
+  const throughput = product.filter((m) => m.metric === 'appends/s' || m.metric === 'reads/s');
+  expect(throughput).toHaveLength(6 + 2); // 2 durabilities × 3 appender counts, 2 reads
+  for (const m of result.measurements) {
+    expect(m.samples).toHaveLength(1);
+    for (const value of m.samples) {
+      expect(Number.isFinite(value)).toBe(true);
+      if (m.better === 'higher' && m.metric !== 'acknowledged appends') expect(value).toBeGreaterThan(0);
+      else expect(value).toBeGreaterThanOrEqual(0);
+    }
+  }
+  // The product is correct under 8 and 64 concurrent appenders on one stream.
+  const correctness = result.targets.find((t) => t.target === 'correct under 8 and 64 concurrent appenders');
+  expect(correctness?.met).toBe(true);
+  for (const appenders of [8, 64]) {
+    const value = (metric: string) =>
+      product.find((m) => m.metric === metric && m.variant['appenders'] === appenders && m.variant['api'] === 'SqliteEventStore')?.samples[0];
+    expect(value('acknowledged appends')).toBeGreaterThan(0);
+    expect(value('lost or duplicated events')).toBe(0);
+    expect(value('version gaps or repeats')).toBe(0);
+    expect(value('errors other than conflicts')).toBe(0);
+  }
+}
+
+describe('store scenario (quick, one round)', () => {
+  it('measures the product, and the peer with its ratios when the peer is installed', async () => {
+    const result = await storeScenario.run(quickContext());
+    expectProductMeasured(result);
+    if (loadPeer().loaded) {
+      const names = new Set(result.ratios.map((r) => r.name));
+      expect(names).toEqual(new Set([STORE_RATIO_NAMES.appends, STORE_RATIO_NAMES.reads]));
+      expect(result.ratios).toHaveLength(6 + 2);
+      for (const r of result.ratios) {
+        expect(r.samples).toHaveLength(1);
+        expect(Number.isFinite(r.samples[0])).toBe(true);
+        expect(r.samples[0]).toBeGreaterThan(0);
+      }
+      expect(result.measurements.filter((m) => m.subject === 'peer' && m.metric === 'appends/s')).toHaveLength(6);
+      expect(result.targets.filter((t) => t.target.startsWith('embedded store appends/s >= peer'))).toHaveLength(6);
+      expect(result.notes.some((n) => n.startsWith('settings in force') && n.includes('peer (one connection)'))).toBe(true);
+    } else {
+      expect(result.notes.some((n) => n.startsWith(PEER_NOT_INSTALLED))).toBe(true);
+    }
+  }, 30_000);
+
+  it("still runs the product side without the peer, and says 'peer not installed'", async () => {
+    const emptyPeer = mkdtempSync(join(tmpdir(), 'store-scenario-no-peer-'));
+    roots.push(emptyPeer);
+    const result = await createStoreScenario({ peerDirectory: emptyPeer }).run(quickContext());
+    expectProductMeasured(result);
+    expect(result.notes.some((n) => n.startsWith(PEER_NOT_INSTALLED))).toBe(true);
+    expect(result.measurements.filter((m) => m.subject === 'peer')).toHaveLength(0);
+    expect(result.ratios).toHaveLength(0);
+    expect(result.targets.map((t) => t.target)).toEqual(['correct under 8 and 64 concurrent appenders']);
+  }, 30_000);
+});
