@@ -42,6 +42,8 @@ function expectProductMeasured(result: ScenarioResult): void {
       else expect(value).toBeGreaterThanOrEqual(0);
     }
   }
+  // One appender: a stale append is refused, and the next appends at the version read are taken.
+  expect(result.notes.some((n) => n.includes('product (SqliteEventStore): conflict, then appended, appended, appended'))).toBe(true);
   // The product is correct under 8 and 64 concurrent appenders on one stream.
   const correctness = result.targets.find((t) => t.target === 'correct under 8 and 64 concurrent appenders');
   expect(correctness?.met).toBe(true);

@@ -10,7 +10,7 @@ import type { LoadedPeer } from './store/peer-store';
 import { DEFAULT_PEER_DIRECTORY, loadPeer, PeerConsoleCapture, peerConnectionKind, peerEventStoreKind } from './store/peer-store';
 import { productStoreKind } from './store/product-store';
 import type { ContentionCheck, ContentionOptions } from './store/workloads';
-import { checkContention, ErrorTally, loadReadDataSet, measureAppends, measureReadAll, measureStreamReads, raceOnOneStream } from './store/workloads';
+import { checkContention, ErrorTally, loadReadDataSet, measureAppends, measureReadAll, measureStreamReads, probeStaleAppend, raceOnOneStream } from './store/workloads';
 
 /**
  * Store: append and read throughput of the product's embedded store
@@ -276,6 +276,7 @@ async function runStoreScenario(context: BenchContext, peerDirectory: string): P
   for (const [what, tally] of throughputTrouble) notes.push(`appends, ${what}: ${tally.describe()}`);
   for (const [what, n] of readAnomalies) if (n > 0) notes.push(`reads, ${what}: ${n} event(s) missing, out of order or not as written`);
   notes.push(...raceNotes(raceChecks, sizes));
+  notes.push(await staleAppendNote(context, raceKinds, phase));
   const logged = capture.summary();
   if (logged.total > 0) {
     notes.push(
@@ -369,6 +370,34 @@ function raceNotes(raceChecks: ReadonlyMap<string, readonly ContentionCheck[]>, 
     notes.push(`race, ${subject} (${api}), ${appenders} appenders on one stream, last round: ${parts.join('; ')}`);
   }
   return notes;
+}
+
+/** One appender, no concurrency: what each store does after refusing one stale append. */
+async function staleAppendNote(
+  context: BenchContext,
+  kinds: readonly StoreKind[],
+  phase: <T>(kind: StoreKind<AppendAndReadStore>, body: () => Promise<T>) => Promise<T>,
+): Promise<string> {
+  const seen: string[] = [];
+  for (const kind of kinds) {
+    const path = join(context.tempDir(`${kind.subject}-stale`), 'store.sqlite');
+    const text = await phase(kind, async () => {
+      const store = await kind.open(path, 'processCrash');
+      try {
+        const probe = await probeStaleAppend(store, 'stale-1');
+        return `${probe.stale}, then ${probe.afterwards.join(', ')}`;
+      } catch (error) {
+        return `failed: ${error instanceof Error ? error.message : String(error)}`;
+      } finally {
+        await store.close();
+      }
+    });
+    seen.push(`${kind.subject} (${kind.api}): ${text}`);
+  }
+  return (
+    'one appender, no concurrency: 3 appends, one append with a stale expected version (right: conflict), then 3 appends each at the version just read ' +
+    `(right: appended): ${seen.join('; ')}`
+  );
 }
 
 async function settingsNotes(

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { BenchEvent } from './bench-events';
 import { benchEvent, isBenchEventData } from './bench-events';
-import type { AppendAndReadStore, BenchStore, ReadBackEvent, ReadBackSnapshot, StreamSnapshot } from './bench-store';
+import type { AppendAndReadStore, AppendOutcome, BenchStore, ReadBackEvent, ReadBackSnapshot, StreamSnapshot } from './bench-store';
 
 /**
  * The three workloads of the store scenario, written once against
@@ -323,4 +323,34 @@ export function checkContention(run: ContentionRun, readBack: ReadBackSnapshot, 
     errors: run.errors,
     seconds: run.seconds,
   };
+}
+
+// --- one stale append, no concurrency --------------------------------------------
+
+/** What {@link probeStaleAppend} saw. */
+export interface StaleAppendProbe {
+  /** The outcome of the append with a stale expected version (a conflict is right). */
+  readonly stale: AppendOutcome['kind'];
+  /** The outcomes of the next appends, each at the version just read (appended is right). */
+  readonly afterwards: readonly AppendOutcome['kind'][];
+}
+
+/**
+ * One appender, no concurrency: writes 3 events, appends once with a stale expected version,
+ * then `retries` times reads the stream's version and appends at it. A correct store refuses
+ * the stale append and takes the others.
+ */
+export async function probeStaleAppend(store: AppendAndReadStore, streamName: string, retries = 3): Promise<StaleAppendProbe> {
+  let version = 0;
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const outcome = await store.append(streamName, [benchEvent(0, attempt)], version);
+    if (outcome.kind !== 'appended') throw new Error(`stale-append probe: the first appends to ${streamName} were refused`);
+    version = outcome.version;
+  }
+  const stale = (await store.append(streamName, [benchEvent(0, 3)], version - 1)).kind;
+  const afterwards: AppendOutcome['kind'][] = [];
+  for (let attempt = 4; attempt < 4 + retries; attempt += 1) {
+    afterwards.push((await store.append(streamName, [benchEvent(0, attempt)], await store.readVersion(streamName))).kind);
+  }
+  return { stale, afterwards };
 }
