@@ -156,20 +156,27 @@ async function runStoreScenario(context: BenchContext, peerDirectory: string): P
         const perAppender = Math.max(1, Math.floor(sizes.appendsPerConfiguration[durability] / appenders));
         for (const kind of ordered(throughputKinds)) {
           const path = join(context.tempDir(`${kind.subject}-${durability}-${appenders}`), 'store.sqlite');
-          const { run, found } = await phase(kind, async () => {
+          const { run, found, commits } = await phase(kind, async () => {
             const store = await kind.open(path, durability);
             let appendRun;
+            let commitStats;
             try {
               appendRun = await measureAppends(store, 'append', appenders, perAppender);
+              commitStats = store.commitStats();
             } finally {
               await store.close();
             }
             // Not timed: every acknowledged append must be in the file once it is closed.
             let events = 0;
             for (let a = 0; a < appenders; a += 1) events += (await kind.readBack(path, `append-${a}`)).events.length;
-            return { run: appendRun, found: events };
+            return { run: appendRun, found: events, commits: commitStats };
           });
-          book.add({ subject: kind.subject, variant: { durability, appenders }, metric: 'appends/s', unit: 'appends/s', better: 'higher' }, run.appendsPerSecond);
+          const variant = { durability, appenders };
+          book.add({ subject: kind.subject, variant, metric: 'appends/s', unit: 'appends/s', better: 'higher' }, run.appendsPerSecond);
+          book.add({ subject: kind.subject, variant, metric: 'appends per commit', unit: 'appends', better: 'higher' }, run.acknowledged / Math.max(1, commits.commits));
+          if (commits.acknowledgedBeforeCommit !== null) {
+            book.add({ subject: kind.subject, variant, metric: 'acknowledged before their commit', unit: '%', better: 'lower' }, (100 * commits.acknowledgedBeforeCommit) / Math.max(1, run.acknowledged));
+          }
           if (run.errors.total > 0 || run.conflicts > 0 || run.acknowledged !== perAppender * appenders || found !== run.acknowledged) {
             const tally = throughputTrouble.get(`${kind.subject} (${kind.api}) ${durability} ${appenders} appenders`) ?? new ErrorTally();
             tally.merge(run.errors);
@@ -262,7 +269,10 @@ async function runStoreScenario(context: BenchContext, peerDirectory: string): P
     `method: per configuration ${sizes.appendsPerConfiguration.processCrash} (processCrash) or ${sizes.appendsPerConfiguration.powerLoss} (powerLoss) single-event appends of ~${BENCH_PAYLOAD_BYTES}-byte JSON events (types ${BENCH_EVENT_TYPES.join(', ')}), ` +
       'split over the appenders, each appender on its own stream with the exact expected version its previous append returned; ' +
       'product and peer back to back on fresh files, who goes first alternating by round; appends/s = acknowledged appends / wall time; ' +
-      'after each run the file is reopened and every acknowledged event counted (a shortfall would be noted here)',
+      'after each run the file is reopened and every acknowledged event counted (a shortfall would be noted here). ' +
+      "appends per commit = acknowledged appends / write transactions committed (the product's group-commit transactions; the peer's COMMITs, counted by a watch on its driver's Database#run); " +
+      "acknowledged before their commit (peer) = share of acknowledged appends whose promise resolved while the peer's connection still had a write transaction open " +
+      '(the product settles an append after the COMMIT of its batch, by construction)',
     `reads: ${sizes.readStreams} streams × ${sizes.readEventsPerStream} events (written in batches of 50, streams interleaved), ${sizes.readPasses} pass(es) per round, warm cache; ` +
       'stream reads = each stream read whole, one after another; readAll = the whole log in global order: the product\'s readAll (pages of 256), ' +
       "the peer's readMessagesBatch in pages of 256 (its event store object has no read of the whole log; its consumers page through it this way)",

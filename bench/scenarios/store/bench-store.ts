@@ -60,8 +60,23 @@ export interface AppendAndReadStore {
   close(): Promise<void>;
 }
 
+/** How the acknowledged appends of a store were committed, since it was opened. */
+export interface CommitStats {
+  /** Write transactions committed. */
+  readonly commits: number;
+  /**
+   * Appends acknowledged while a write transaction of the connection was still open, that is
+   * before the COMMIT that makes them durable; `null` where not observed (the product, whose
+   * appends settle after their COMMIT by construction).
+   */
+  readonly acknowledgedBeforeCommit: number | null;
+}
+
 /** A store measured for throughput: also reads the whole log in global order. */
 export interface BenchStore extends AppendAndReadStore {
+  /** Commits and early acknowledgements since the store was opened. */
+  commitStats(): CommitStats;
+
   /**
    * Reads every event of every stream in global order, calling `visit` for each.
    * @returns how many events were read.

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { BenchEvent } from './bench-events';
-import type { AppendAndReadStore, AppendOutcome, BenchStore, ReadBackEvent, ReadBackSnapshot, StoreKind, StreamSnapshot } from './bench-store';
+import type { AppendAndReadStore, AppendOutcome, BenchStore, CommitStats, ReadBackEvent, ReadBackSnapshot, StoreKind, StreamSnapshot } from './bench-store';
 
 /**
  * The peer of the store scenario: Emmett's SQLite event store
@@ -78,6 +78,8 @@ export interface EmmettSqlite {
 /** The peer, loaded. */
 export interface LoadedPeer {
   readonly api: EmmettSqlite;
+  /** Transactions of the peer's connections, as seen by the watch on its driver. */
+  readonly transactions: PeerTransactionWatch;
   /** `@event-driven-io/emmett-sqlite` version. */
   readonly version: string;
   /** The SQLite library of node-sqlite3, which the peer runs on. */
@@ -106,7 +108,8 @@ export function loadPeer(peerDirectory: string = DEFAULT_PEER_DIRECTORY): PeerLo
     if (missing.length > 0) return { loaded: false, reason: `peer not loadable: ${PEER_PACKAGE} exports no ${missing.join(', ')}` };
     const { version } = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string };
     const { VERSION: sqliteVersion } = requirePeer('sqlite3') as { VERSION: string };
-    return { loaded: true, peer: { api: api as EmmettSqlite, version, sqliteVersion } };
+    const transactions = PeerTransactionWatch.on(requirePeer('sqlite3') as { Database: { prototype: object } });
+    return { loaded: true, peer: { api: api as EmmettSqlite, version, sqliteVersion, transactions } };
   } catch (error) {
     return { loaded: false, reason: `peer not loadable: ${error instanceof Error ? error.message : String(error)}` };
   }
@@ -169,16 +172,28 @@ async function readBackWithCounter(peer: LoadedPeer, path: string, streamName: s
 
 /** The peer's functions on one long-lived connection, as its event store uses them minus the connection per call. */
 class PeerConnectionStore implements BenchStore {
+  private readonly commitsAtOpen: number;
+  private acknowledgedBeforeCommit = 0;
+
   constructor(
     private readonly peer: LoadedPeer,
     private readonly connection: PeerConnection,
-  ) {}
+  ) {
+    this.commitsAtOpen = peer.transactions.commits;
+  }
 
   async append(streamName: string, events: readonly BenchEvent[], expectedVersion: number): Promise<AppendOutcome> {
     const result = await this.peer.api.appendToStream(this.connection, streamName, streamTypeOf(streamName), events.map(toPeerEvent), {
       expectedStreamVersion: BigInt(expectedVersion),
     });
-    return result.success ? { kind: 'appended', version: Number(result.nextStreamPosition) } : { kind: 'conflict' };
+    if (!result.success) return { kind: 'conflict' };
+    // One peer connection is open at a time in the throughput runs: an open transaction now is this connection's.
+    if (this.peer.transactions.open > 0) this.acknowledgedBeforeCommit += 1;
+    return { kind: 'appended', version: Number(result.nextStreamPosition) };
+  }
+
+  commitStats(): CommitStats {
+    return { commits: this.peer.transactions.commits - this.commitsAtOpen, acknowledgedBeforeCommit: this.acknowledgedBeforeCommit };
   }
 
   async readStream(streamName: string): Promise<StreamSnapshot> {
@@ -293,6 +308,55 @@ export function peerEventStoreKind(peer: LoadedPeer): StoreKind {
     },
     readBack: (path, streamName) => readBackWithCounter(peer, path, streamName),
   };
+}
+
+/**
+ * Watches the transactions of the peer's connections: wraps node-sqlite3's `Database#run` (of
+ * the peer's own copy of the driver) so that the completion of a `BEGIN`, `COMMIT` or
+ * `ROLLBACK` issued with a callback, as the peer's `withTransaction` issues them, is counted.
+ * The callbacks are called exactly as before; nothing else is touched. Process-wide: it cannot
+ * tell two connections apart, so the scenario reads it while one peer connection is open.
+ */
+export class PeerTransactionWatch {
+  private static readonly watches = new WeakMap<object, PeerTransactionWatch>();
+
+  /** Write transactions begun and not yet committed or rolled back. */
+  open = 0;
+  /** Transactions committed. */
+  commits = 0;
+
+  private constructor() {}
+
+  /** The watch of this copy of node-sqlite3, installed on first use. */
+  static on(sqlite3: { Database: { prototype: object } }): PeerTransactionWatch {
+    const prototype = sqlite3.Database.prototype as { run: (this: unknown, sql: unknown, ...rest: unknown[]) => unknown };
+    const existing = PeerTransactionWatch.watches.get(prototype);
+    if (existing !== undefined) return existing;
+    const watch = new PeerTransactionWatch();
+    const run = prototype.run;
+    prototype.run = function runWatched(this: unknown, sql: unknown, ...rest: unknown[]): unknown {
+      const kind = typeof sql === 'string' ? /^\s*(BEGIN|COMMIT|END|ROLLBACK)\b/i.exec(sql)?.[1]?.toUpperCase() : undefined;
+      const callback = rest[rest.length - 1];
+      if (kind !== undefined && typeof callback === 'function') {
+        rest[rest.length - 1] = function transactionDone(this: unknown, error: unknown, ...more: unknown[]): unknown {
+          if (error === null || error === undefined) watch.completed(kind);
+          return (callback as (...args: unknown[]) => unknown).call(this, error, ...more);
+        };
+      }
+      return run.call(this, sql, ...rest);
+    };
+    PeerTransactionWatch.watches.set(prototype, watch);
+    return watch;
+  }
+
+  private completed(kind: string): void {
+    if (kind === 'BEGIN') {
+      this.open += 1;
+    } else {
+      this.open = Math.max(0, this.open - 1);
+      if (kind !== 'ROLLBACK') this.commits += 1;
+    }
+  }
 }
 
 /**

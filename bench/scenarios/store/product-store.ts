@@ -1,7 +1,7 @@
 import type { Durability, ExpectedRevision } from '@agent-ledger/event-store';
 import { Direction, ExpectedRevision as Expected, isEventStoreError, SqliteEventStore } from '@agent-ledger/event-store';
 import type { BenchEvent } from './bench-events';
-import type { AppendOutcome, BenchStore, ReadBackEvent, StoreKind, StreamSnapshot } from './bench-store';
+import type { AppendOutcome, BenchStore, CommitStats, ReadBackEvent, StoreKind, StreamSnapshot } from './bench-store';
 
 /** The product's embedded store behind the scenario's interface. */
 class ProductBenchStore implements BenchStore {
@@ -38,6 +38,11 @@ class ProductBenchStore implements BenchStore {
       count += 1;
     }
     return count;
+  }
+
+  /** Group-commit transactions of this instance; its appends settle after their COMMIT (docs/event-store.md, group commit). */
+  commitStats(): CommitStats {
+    return { commits: this.store.stats().transactions, acknowledgedBeforeCommit: null };
   }
 
   close(): Promise<void> {
