@@ -179,6 +179,9 @@ class PeerConnectionStore implements BenchStore {
     private readonly peer: LoadedPeer,
     private readonly connection: PeerConnection,
   ) {
+    // A transaction left open by an earlier connection (closed inside it, or confused by the
+    // races) must not count against this one: no transaction of this connection is open yet.
+    peer.transactions.open = 0;
     this.commitsAtOpen = peer.transactions.commits;
   }
 
@@ -315,7 +318,8 @@ export function peerEventStoreKind(peer: LoadedPeer): StoreKind {
  * the peer's own copy of the driver) so that the completion of a `BEGIN`, `COMMIT` or
  * `ROLLBACK` issued with a callback, as the peer's `withTransaction` issues them, is counted.
  * The callbacks are called exactly as before; nothing else is touched. Process-wide: it cannot
- * tell two connections apart, so the scenario reads it while one peer connection is open.
+ * tell two connections apart, so the scenario reads it while one peer connection is open, and
+ * sets `open` back to 0 when it opens one.
  */
 export class PeerTransactionWatch {
   private static readonly watches = new WeakMap<object, PeerTransactionWatch>();
