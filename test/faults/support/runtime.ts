@@ -400,3 +400,26 @@ export async function waitUntilStoreAnswers(store: EventStore, timeoutMs = 30_00
   );
   return Date.now() - started;
 }
+
+/**
+ * Each decision to fail a run closed (a write's audit refused) is accounted
+ * for: its run ended `AUDIT_PERSISTENCE_FAILED`, or the store refused that
+ * failure too ("could not be recorded"), and then a later segment stored the
+ * write's audit before the run went on (invariant 3: the write has its audit;
+ * it was never executed again). The metric counts the decisions.
+ */
+export async function expectFailClosedDecisionsAccountedFor(rt: RuntimeHarness, logs: CapturedLogs, outcomes: readonly RunOutcome[]): Promise<void> {
+  const decisions = logs.errors.flatMap((m) => {
+    const found = /write step (\S+) \(tool \S+, \w+\) of run (\S+) was not stored; the run fails closed/.exec(m);
+    return found === null ? [] : [{ stepId: found[1] as string, runId: found[2] as string }];
+  });
+  expect(rt.metrics.get('auditFailClosed')).toBe(decisions.length);
+  const unrecorded = new Set(logs.errors.flatMap((m) => /The failure of run (\S+) could not be recorded/.exec(m)?.[1] ?? []));
+  for (const { runId, stepId } of decisions) {
+    const outcome = outcomes.find((o) => o.runId === runId);
+    if (outcome?.reason === 'AUDIT_PERSISTENCE_FAILED') continue;
+    const audited = (await rt.auditEvents(runId)).some((e) => (e.data as { stepId?: string }).stepId === stepId);
+    expect({ runId, stepId, reason: outcome?.reason, failureUnrecorded: unrecorded.has(runId), audited }).toEqual({ runId, stepId, reason: outcome?.reason, failureUnrecorded: true, audited: true });
+  }
+  expect(outcomes.filter((o) => o.reason === 'AUDIT_PERSISTENCE_FAILED').every((o) => decisions.some((d) => d.runId === o.runId))).toBe(true);
+}
