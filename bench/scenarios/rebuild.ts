@@ -8,7 +8,9 @@
  *    event store file (`rebuild/history.ts`: the domain's deciders, the
  *    runtime's codec and stream names, runs interleaved as workers run them).
  * 2. Each round runs three child processes, one subject each (so that each
- *    peak RSS is its own), in an order that rotates from round to round:
+ *    peak RSS is its own), under plain `node` on JavaScript transpiled once
+ *    ahead (`rebuild/precompile.ts`: no compiler in their memory), in an
+ *    order that rotates from round to round:
  *    the product's rebuild of every projection (`ProjectionRebuilder`, as
  *    `agent-ledger projections rebuild` runs it) into a fresh read-model
  *    file; `SqliteEventStore.readAll` of the same events (parsed); a raw
@@ -25,10 +27,11 @@ import { join } from 'node:path';
 import type { BenchContext, BenchScenario, Measurement, Ratio, ScenarioResult, TargetCheck } from '../support/bench-scenario';
 import { formatNumber } from '../support/report';
 import { median, ratioSamples } from '../support/stats';
-import { REPOSITORY_ROOT, runTsChild } from './rebuild/child-process';
+import { runChild } from './rebuild/child-process';
 import { summariseCpuProfile } from './rebuild/cpu-profile';
 import type { GeneratedHistory } from './rebuild/history';
 import { generateHistory } from './rebuild/history';
+import { precompile } from './rebuild/precompile';
 import type { RebuildChildRequest, RebuildChildResult, RebuildSubject } from './rebuild/rebuild-child';
 
 /** Events of the history: the size of issue 9's target, and the smoke size. */
@@ -37,7 +40,7 @@ export const REBUILD_EVENTS = { full: 1_000_000, quick: 20_000 } as const;
 export const REBUILD_TARGET_EVENTS_PER_SECOND = 100_000;
 export const REBUILD_TARGET_PEAK_RSS_MB = 300;
 
-const CHILD_ENTRY = join(__dirname, 'rebuild', 'rebuild-child.ts');
+const CHILD_SOURCE = join(__dirname, 'rebuild', 'rebuild-child.ts');
 const SUBJECTS: readonly RebuildSubject[] = ['product', 'baseline-readAll', 'baseline-raw'];
 const WORK: Readonly<Record<RebuildSubject, string>> = {
   product: 'rebuild all projections',
@@ -57,10 +60,16 @@ function fileSizeMb(path: string): number {
   return bytes / (1024 * 1024);
 }
 
+/** The compiled child entry and its folder. */
+interface CompiledChild {
+  readonly entry: string;
+  readonly outDir: string;
+}
+
 /** Runs one subject in its child process and checks that it read the whole history. */
-async function measure(subject: RebuildSubject, history: GeneratedHistory, readModelPath: string, nodeFlags: readonly string[] = []): Promise<RebuildChildResult> {
+async function measure(child: CompiledChild, subject: RebuildSubject, history: GeneratedHistory, readModelPath: string, nodeFlags: readonly string[] = []): Promise<RebuildChildResult> {
   const request: RebuildChildRequest = { subject, eventStorePath: history.path, readModelPath };
-  const result = await runTsChild<RebuildChildResult>(CHILD_ENTRY, JSON.stringify(request), { nodeFlags });
+  const result = await runChild<RebuildChildResult>(child.entry, JSON.stringify(request), { cwd: child.outDir, nodeFlags });
   if (result.events !== history.events) throw new Error(`${subject} read ${result.events} events; the history has ${history.events}`);
   if (subject === 'product' && result.runsProjected !== history.runs) {
     throw new Error(`the rebuilt read model has ${String(result.runsProjected)} runs; the history has ${history.runs}`);
@@ -69,15 +78,15 @@ async function measure(subject: RebuildSubject, history: GeneratedHistory, readM
 }
 
 /** The `--cpu-prof` run of the product, summarised for the notes. */
-async function profileProduct(context: BenchContext, history: GeneratedHistory, profileDir: string): Promise<string[]> {
+async function profileProduct(context: BenchContext, child: CompiledChild, history: GeneratedHistory, profileDir: string): Promise<string[]> {
   mkdirSync(profileDir, { recursive: true });
   const before = new Set(readdirSync(profileDir));
   context.log(`profiling one more product rebuild (--cpu-prof into ${profileDir})`);
-  const result = await measure('product', history, join(context.tempDir('profile'), 'read-models.sqlite'), ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]);
+  const result = await measure(child, 'product', history, join(context.tempDir('profile'), 'read-models.sqlite'), ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]);
   const written = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile') && !before.has(f));
   if (written.length !== 1) throw new Error(`expected one new .cpuprofile in ${profileDir}, found ${written.length}`);
   const file = join(profileDir, written[0] as string);
-  const summary = summariseCpuProfile(file, { fromUs: result.hrtimeStartUs, toUs: result.hrtimeEndUs }, REPOSITORY_ROOT, 15);
+  const summary = summariseCpuProfile(file, { fromUs: result.hrtimeStartUs, toUs: result.hrtimeEndUs }, child.outDir, 15);
   const share = (s: number) => `${(s * 100).toFixed(1)}%`;
   return [
     `CPU profile of a product rebuild (${formatNumber(result.events / (result.ms / 1000))} events/s under the profiler): ${file}; ` +
@@ -93,6 +102,8 @@ export const rebuildScenario: BenchScenario = {
   title: 'Rebuild: all projections from history against reading and parsing the same events',
   run: async (context: BenchContext): Promise<ScenarioResult> => {
     const targetEvents = context.quick ? REBUILD_EVENTS.quick : REBUILD_EVENTS.full;
+    const compiled = precompile(context.tempDir('compiled'), [CHILD_SOURCE]);
+    const child: CompiledChild = { entry: compiled.compiled(CHILD_SOURCE), outDir: compiled.outDir };
     context.log(`generating a history of ${targetEvents} events`);
     const history = await generateHistory({ path: join(context.tempDir('history'), 'agent-ledger.sqlite'), targetEvents, log: context.log });
     const historyMb = fileSizeMb(history.path);
@@ -105,7 +116,7 @@ export const rebuildScenario: BenchScenario = {
       const order = SUBJECTS.map((_, i) => SUBJECTS[(i + round) % SUBJECTS.length] as RebuildSubject);
       for (const subject of order) {
         const readModelPath = join(context.tempDir(`round${round}`), 'read-models.sqlite');
-        const result = await measure(subject, history, readModelPath);
+        const result = await measure(child, subject, history, readModelPath);
         results[subject].push(result);
         if (subject === 'product') readModelMb = fileSizeMb(readModelPath);
         context.log(
@@ -158,11 +169,11 @@ export const rebuildScenario: BenchScenario = {
         `in ${formatNumber(history.appends)} appends (one per decision, ~16 runs interleaved), ${formatNumber(historyMb)} MB on disk, generated in ${history.seconds.toFixed(0)} s (not measured); runs: ${outcomes}`,
       `product: ProjectionRebuilder.rebuild() of all projections (default batch 1000) over the sources the CLI names, into a fresh read-model file per round ` +
         `(${formatNumber(readModelMb)} MB after the rebuild); ${formatNumber(applied)} applications (events × projections that take them)`,
-      'each subject runs in a child process of its own under ts-node (transpile-only): the RSS at start (modules loaded, store open) includes ' +
-        'the TypeScript compiler that ts-node keeps loaded, which the compiled CLI does not; the growth over it is the subject\'s own',
+      'each subject runs in a child process of its own, under plain node, on the sources transpiled once ahead (ts.transpileModule, as ts-node ' +
+        'does, but no compiler left in memory); the RSS at start is the floor of the loaded modules and the open store, the same for all three',
     ];
     const profileDir = process.env['BENCH_REBUILD_CPU_PROFILE'];
-    if (profileDir !== undefined && profileDir !== '') notes.push(...(await profileProduct(context, history, profileDir)));
+    if (profileDir !== undefined && profileDir !== '') notes.push(...(await profileProduct(context, child, history, profileDir)));
     return { measurements, ratios, targets, notes };
   },
 };

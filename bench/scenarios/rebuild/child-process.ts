@@ -1,16 +1,17 @@
 /**
- * Runs a TypeScript entry file of the benchmark in a child process (ts-node,
- * transpile only, with the repository's path aliases), from the repository's
- * root, and returns the one message it sends over IPC.
+ * Runs a (precompiled) entry file of the benchmark in a child process under
+ * plain `node` and returns the one message it sends over IPC.
  */
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
 
-/** The repository's root: the children run from there (tsconfig.json, node_modules). */
+/** The repository's root. */
 export const REPOSITORY_ROOT = join(__dirname, '..', '..', '..');
 
-/** Options of {@link runTsChild}. */
-export interface TsChildOptions {
+/** Options of {@link runChild}. */
+export interface ChildOptions {
+  /** The child's working folder. */
+  readonly cwd: string;
   /** Extra Node flags, e.g. `['--cpu-prof', '--cpu-prof-dir=/tmp/x']`. */
   readonly nodeFlags?: readonly string[];
   /** Killed (SIGKILL) after this long. @default 30 min */
@@ -18,17 +19,18 @@ export interface TsChildOptions {
 }
 
 /**
- * Forks `node -r ts-node/register/transpile-only -r tsconfig-paths/register <entry> <argument>`
- * and resolves with the message the child sends. Rejects, with the tail of
- * its stderr, when it exits without one, exits non-zero, or times out.
+ * Forks `node [nodeFlags] <entry> <argument>` and resolves with the message
+ * the child sends. Rejects, with the tail of its stderr, when it exits
+ * without one, exits non-zero, or times out.
  */
-export function runTsChild<T>(entry: string, argument: string, options: TsChildOptions = {}): Promise<T> {
+export function runChild<T>(entry: string, argument: string, options: ChildOptions): Promise<T> {
   const timeoutMs = options.timeoutMs ?? 30 * 60_000;
   return new Promise<T>((resolve, reject) => {
     const child = fork(entry, [argument], {
-      cwd: REPOSITORY_ROOT,
-      execArgv: [...(options.nodeFlags ?? []), '-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register'],
-      env: { ...process.env, TS_NODE_PROJECT: join(REPOSITORY_ROOT, 'tsconfig.json'), TS_NODE_TRANSPILE_ONLY: '1' },
+      cwd: options.cwd,
+      // Not the parent's flags (ts-node's hooks): the child runs compiled JavaScript.
+      execArgv: [...(options.nodeFlags ?? [])],
+      env: withoutNodeOptions(process.env),
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
     let stderr = '';
@@ -50,4 +52,11 @@ export function runTsChild<T>(entry: string, argument: string, options: TsChildO
       else reject(new Error(`${entry} exited with ${signal ?? `code ${String(code)}`}${message === null ? ' without a result' : ''}; stderr:\n${stderr.trim()}`));
     });
   });
+}
+
+/** The environment without NODE_OPTIONS, which could preload ts-node into the child. */
+function withoutNodeOptions(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const copy = { ...env };
+  delete copy['NODE_OPTIONS'];
+  return copy;
 }

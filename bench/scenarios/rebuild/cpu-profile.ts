@@ -39,6 +39,20 @@ export interface ProfileSummary {
 }
 
 /**
+ * A source file as a reader knows it: `node_modules/<package>/...` for a
+ * dependency, else the repository path of the TypeScript source of a
+ * precompiled file (`root` is the precompiled folder); `node:` URLs as they are.
+ */
+function displayFile(url: string, root: string): string {
+  if (url === '') return '';
+  const path = url.replace(/^file:\/\//, '');
+  if (!path.startsWith('/')) return url;
+  const dependency = path.lastIndexOf('/node_modules/');
+  if (dependency !== -1) return path.slice(dependency + 1);
+  return relative(root, path).replace(/\.js$/, '.ts');
+}
+
+/**
  * Summarises `path` between `fromUs` and `toUs` (the monotonic clock of
  * `process.hrtime`, which V8's profile timestamps share on Linux).
  */
@@ -57,8 +71,8 @@ export function summariseCpuProfile(path: string, window: { fromUs: number; toUs
       t += delta;
       if (!inWindow(t)) return;
       const frame = (byId.get(id) as ProfileNode).callFrame;
-      const file = frame.url === '' ? '' : frame.url.startsWith('file://') || frame.url.startsWith('/') ? relative(root, frame.url.replace(/^file:\/\//, '')) : frame.url;
-      const name = frame.url === '' ? frame.functionName : `${frame.functionName || '(anonymous)'} (${file}:${frame.lineNumber + 1})`;
+      const file = displayFile(frame.url, root);
+      const name = frame.url === '' ? frame.functionName : `${frame.functionName || `(anonymous, line ${frame.lineNumber + 1})`} (${file})`;
       functions.set(name, (functions.get(name) ?? 0) + delta);
       const fileName = frame.url === '' ? frame.functionName : file;
       files.set(fileName, (files.get(fileName) ?? 0) + delta);

@@ -1,9 +1,13 @@
 /**
  * The child process of the rebuild benchmark: one subject per process, so
- * that its peak resident memory (`maxRSS`) is its own.
+ * that its peak resident memory (`maxRSS`) is its own. The scenario runs it
+ * transpiled ahead (`precompile.ts`), under plain node:
  *
- *   node -r ts-node/register/transpile-only -r tsconfig-paths/register \
- *     bench/scenarios/rebuild/rebuild-child.ts '<RebuildChildRequest as JSON>'
+ *   node <compiled>/bench/scenarios/rebuild/rebuild-child.js '<RebuildChildRequest as JSON>'
+ *
+ * (by hand, from the sources: `node -r ts-node/register/transpile-only -r
+ * tsconfig-paths/register bench/scenarios/rebuild/rebuild-child.ts '<json>'`,
+ * with ts-node's compiler in the RSS).
  *
  * Subjects:
  * - `product`: the operator's rebuild of every projection (`ProjectionRebuilder`
