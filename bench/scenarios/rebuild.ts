@@ -164,11 +164,14 @@ export const rebuildScenario: BenchScenario = {
       .map(([outcome, n]) => `${outcome} ${n}`)
       .join(', ');
     const applied = results.product[0]?.eventsApplied ?? 0;
+    const rate = (value: number | null) => (value === null ? 'n/a' : formatNumber(value));
+    const tenths = results.product.map((r) => `${rate(r.firstTenthEventsPerSecond)} -> ${rate(r.lastTenthEventsPerSecond)}`).join(', ');
     const notes = [
       `history: ${formatNumber(history.events)} events (${formatNumber(history.runEvents)} run, ${formatNumber(history.auditEvents)} audit) of ${formatNumber(history.runs)} runs ` +
         `in ${formatNumber(history.appends)} appends (one per decision, ~16 runs interleaved), ${formatNumber(historyMb)} MB on disk, generated in ${history.seconds.toFixed(0)} s (not measured); runs: ${outcomes}`,
       `product: ProjectionRebuilder.rebuild() of all projections (default batch 1000) over the sources the CLI names, into a fresh read-model file per round ` +
-        `(${formatNumber(readModelMb)} MB after the rebuild); ${formatNumber(applied)} applications (events × projections that take them)`,
+        `(${formatNumber(readModelMb)} MB after the rebuild); ${formatNumber(applied)} applications (events × projections that take them); ` +
+        `events/s over the first -> the last tenth of the history, round by round: ${tenths}`,
       'each subject runs in a child process of its own, under plain node, on the sources transpiled once ahead (ts.transpileModule, as ts-node ' +
         'does, but no compiler left in memory); the RSS at start is the floor of the loaded modules and the open store, the same for all three',
     ];

@@ -53,6 +53,13 @@ export interface RebuildChildResult {
   readonly runsProjected: number | null;
   /** Product only: events applied, summed over the projections. */
   readonly eventsApplied: number | null;
+  /**
+   * Product only: events/s over the first and the last tenth of the history
+   * (from the rebuild's progress records; null when too few), to see whether
+   * the rate holds as the read model grows.
+   */
+  readonly firstTenthEventsPerSecond: number | null;
+  readonly lastTenthEventsPerSecond: number | null;
   /** `process.hrtime` (µs) at the start and end of the measured work, to cut a CPU profile to it. */
   readonly hrtimeStartUs: number;
   readonly hrtimeEndUs: number;
@@ -60,6 +67,17 @@ export interface RebuildChildResult {
 
 const MB = 1024 * 1024;
 const hrtimeUs = () => Number(process.hrtime.bigint() / 1000n);
+const NOT_A_REBUILD = { runsProjected: null, eventsApplied: null, firstTenthEventsPerSecond: null, lastTenthEventsPerSecond: null } as const;
+
+/** Events/s over the first and the last tenth of the events, from progress records (events done, ms since the start). */
+function rateOfTenths(progress: ReadonlyArray<{ readonly events: number; readonly ms: number }>, total: number, totalMs: number) {
+  const first = progress.find((p) => p.events >= total / 10 && p.ms > 0);
+  const lastStart = progress.find((p) => p.events >= (total * 9) / 10);
+  return {
+    firstTenthEventsPerSecond: first === undefined ? null : (first.events * 1000) / first.ms,
+    lastTenthEventsPerSecond: lastStart === undefined || totalMs <= lastStart.ms ? null : ((total - lastStart.events) * 1000) / (totalMs - lastStart.ms),
+  };
+}
 
 async function rebuildAll(request: RebuildChildRequest): Promise<Omit<RebuildChildResult, 'peakRssMb'>> {
   // As `agent-ledger projections rebuild` opens them (apps/agent-ledger/src/cli/projections-rebuild.command.ts).
@@ -71,7 +89,8 @@ async function rebuildAll(request: RebuildChildRequest): Promise<Omit<RebuildChi
     const rssAtStartMb = process.memoryUsage().rss / MB;
     const hrtimeStartUs = hrtimeUs();
     const began = performance.now();
-    const result = await rebuilder.rebuild();
+    const progress: Array<{ readonly events: number; readonly ms: number }> = [];
+    const result = await rebuilder.rebuild({ onProgress: (p) => progress.push({ events: p.eventsDone, ms: p.elapsedMs }) });
     const ms = performance.now() - began;
     const hrtimeEndUs = hrtimeUs();
     readModels.close();
@@ -83,7 +102,8 @@ async function rebuildAll(request: RebuildChildRequest): Promise<Omit<RebuildChi
     } finally {
       check.close();
     }
-    return { subject: 'product', events: result.eventsDone, ms, rssAtStartMb, runsProjected, eventsApplied: result.eventsApplied, hrtimeStartUs, hrtimeEndUs };
+    const tenths = rateOfTenths(progress, result.eventsDone, result.elapsedMs);
+    return { subject: 'product', events: result.eventsDone, ms, rssAtStartMb, runsProjected, eventsApplied: result.eventsApplied, ...tenths, hrtimeStartUs, hrtimeEndUs };
   } finally {
     if (!closed) readModels.close();
     await runStore.close();
@@ -105,7 +125,7 @@ async function readAllBaseline(request: RebuildChildRequest): Promise<Omit<Rebui
     }
     const ms = performance.now() - began;
     if (touched === 0 && events > 0) throw new Error('readAll baseline: no event carried a runId');
-    return { subject: 'baseline-readAll', events, ms, rssAtStartMb, runsProjected: null, eventsApplied: null, hrtimeStartUs, hrtimeEndUs: hrtimeUs() };
+    return { subject: 'baseline-readAll', events, ms, rssAtStartMb, ...NOT_A_REBUILD, hrtimeStartUs, hrtimeEndUs: hrtimeUs() };
   } finally {
     await store.close();
   }
@@ -131,7 +151,7 @@ function rawBaseline(request: RebuildChildRequest): Omit<RebuildChildResult, 'pe
     }
     const ms = performance.now() - began;
     if (touched === 0 && events > 0) throw new Error('raw baseline: no event carried a runId');
-    return { subject: 'baseline-raw', events, ms, rssAtStartMb, runsProjected: null, eventsApplied: null, hrtimeStartUs, hrtimeEndUs: hrtimeUs() };
+    return { subject: 'baseline-raw', events, ms, rssAtStartMb, ...NOT_A_REBUILD, hrtimeStartUs, hrtimeEndUs: hrtimeUs() };
   } finally {
     db.close();
   }
