@@ -10,7 +10,7 @@ import type { LoadedPeer } from './store/peer-store';
 import { DEFAULT_PEER_DIRECTORY, loadPeer, PeerConsoleCapture, peerConnectionKind, peerEventStoreKind } from './store/peer-store';
 import { productStoreKind } from './store/product-store';
 import type { ContentionCheck, ContentionOptions } from './store/workloads';
-import { checkContention, ErrorTally, loadReadDataSet, measureAppends, measureReadAll, measureStreamReads, probeStaleAppend, raceOnOneStream } from './store/workloads';
+import { AppendDriver, checkContention, ErrorTally, loadReadDataSet, measureReadAll, measureStreamReads, probeStaleAppend, raceOnOneStream, splitIntoSlices } from './store/workloads';
 
 /**
  * Store: append and read throughput of the product's embedded store
@@ -28,6 +28,8 @@ interface StoreSizes {
    * appenders. Fewer with powerLoss: every commit waits for an fsync there.
    */
   readonly appendsPerConfiguration: Readonly<Record<Durability, number>>;
+  /** The appends of a configuration run in this many slices, the product's and the peer's interleaved. */
+  readonly appendSlices: number;
   readonly readStreams: number;
   readonly readEventsPerStream: number;
   /** How many times the reads go over the data set in one round. */
@@ -46,6 +48,7 @@ interface StoreSizes {
 
 const FULL_SIZES: StoreSizes = {
   appendsPerConfiguration: { processCrash: 2048, powerLoss: 512 },
+  appendSlices: 4,
   readStreams: 64,
   readEventsPerStream: 200,
   readPasses: 3,
@@ -60,6 +63,7 @@ const FULL_SIZES: StoreSizes = {
 
 const QUICK_SIZES: StoreSizes = {
   appendsPerConfiguration: { processCrash: 64, powerLoss: 64 },
+  appendSlices: 2,
   readStreams: 8,
   readEventsPerStream: 10,
   readPasses: 1,
@@ -154,36 +158,53 @@ async function runStoreScenario(context: BenchContext, peerDirectory: string): P
     for (const durability of DURABILITIES) {
       for (const appenders of APPENDERS) {
         const perAppender = Math.max(1, Math.floor(sizes.appendsPerConfiguration[durability] / appenders));
-        for (const kind of ordered(throughputKinds)) {
-          const path = join(context.tempDir(`${kind.subject}-${durability}-${appenders}`), 'store.sqlite');
-          const { run, found, commits } = await phase(kind, async () => {
-            const store = await kind.open(path, durability);
-            let appendRun;
-            let commitStats;
-            try {
-              appendRun = await measureAppends(store, 'append', appenders, perAppender);
-              commitStats = store.commitStats();
-            } finally {
-              await store.close();
-            }
-            // Not timed: every acknowledged append must be in the file once it is closed.
-            let events = 0;
-            for (let a = 0; a < appenders; a += 1) events += (await kind.readBack(path, `append-${a}`)).events.length;
-            return { run: appendRun, found: events, commits: commitStats };
-          });
-          const variant = { durability, appenders };
-          book.add({ subject: kind.subject, variant, metric: 'appends/s', unit: 'appends/s', better: 'higher' }, run.appendsPerSecond);
-          book.add({ subject: kind.subject, variant, metric: 'appends per commit', unit: 'appends', better: 'higher' }, run.acknowledged / Math.max(1, commits.commits));
-          if (commits.acknowledgedBeforeCommit !== null) {
-            book.add({ subject: kind.subject, variant, metric: 'acknowledged before their commit', unit: '%', better: 'lower' }, (100 * commits.acknowledgedBeforeCommit) / Math.max(1, run.acknowledged));
+        // Both stores open on fresh files; their slices interleave, who goes first alternating.
+        const runs: { kind: StoreKind<BenchStore>; path: string; store: BenchStore; driver: AppendDriver }[] = [];
+        let failure: unknown = null;
+        try {
+          for (const kind of throughputKinds) {
+            const path = join(context.tempDir(`${kind.subject}-${durability}-${appenders}`), 'store.sqlite');
+            const store = await phase(kind, () => kind.open(path, durability));
+            runs.push({ kind, path, store, driver: new AppendDriver(store, 'append', appenders) });
           }
-          if (run.errors.total > 0 || run.conflicts > 0 || run.acknowledged !== perAppender * appenders || found !== run.acknowledged) {
-            const tally = throughputTrouble.get(`${kind.subject} (${kind.api}) ${durability} ${appenders} appenders`) ?? new ErrorTally();
-            tally.merge(run.errors);
-            if (run.conflicts > 0) tally.add(new Error(`${run.conflicts} unexpected conflict(s)`), 'append');
-            if (run.acknowledged !== perAppender * appenders) tally.add(new Error(`${run.acknowledged} of ${perAppender * appenders} appends acknowledged`), 'append');
-            if (found !== run.acknowledged) tally.add(new Error(`${found} events in the file after closing for ${run.acknowledged} acknowledged appends`), 'check');
-            throughputTrouble.set(`${kind.subject} (${kind.api}) ${durability} ${appenders} appenders`, tally);
+          const slices = splitIntoSlices(perAppender, sizes.appendSlices);
+          for (let s = 0; s < slices.length; s += 1) {
+            const order = (round + s) % 2 === 0 ? runs : [...runs].reverse();
+            for (const { kind, driver } of order) await phase(kind, () => driver.slice(slices[s] as number));
+          }
+        } catch (error) {
+          failure = error;
+        }
+        const closeErrors: unknown[] = [];
+        for (const { kind, store } of runs) {
+          try {
+            await phase(kind, () => store.close());
+          } catch (error) {
+            closeErrors.push(error);
+          }
+        }
+        if (failure !== null) throw failure;
+        if (closeErrors.length > 0) throw new AggregateError(closeErrors, `closing the stores of the ${durability} ${appenders}-appender run failed`);
+        for (const { kind, path, store, driver } of runs) {
+          const commits = store.commitStats();
+          // Not timed: every acknowledged append must be in the file once it is closed.
+          let found = 0;
+          for (let a = 0; a < appenders; a += 1) found += (await phase(kind, () => kind.readBack(path, `append-${a}`))).events.length;
+          const variant = { durability, appenders };
+          book.add({ subject: kind.subject, variant, metric: 'appends/s', unit: 'appends/s', better: 'higher' }, driver.appendsPerSecond);
+          book.add({ subject: kind.subject, variant, metric: 'appends per commit', unit: 'appends', better: 'higher' }, driver.acknowledged / Math.max(1, commits.commits));
+          if (commits.acknowledgedBeforeCommit !== null) {
+            book.add({ subject: kind.subject, variant, metric: 'acknowledged before their commit', unit: '%', better: 'lower' }, (100 * commits.acknowledgedBeforeCommit) / Math.max(1, driver.acknowledged));
+          }
+          const expected = perAppender * appenders;
+          if (driver.errors.total > 0 || driver.conflicts > 0 || driver.acknowledged !== expected || found !== driver.acknowledged) {
+            const what = `${kind.subject} (${kind.api}) ${durability} ${appenders} appenders`;
+            const tally = throughputTrouble.get(what) ?? new ErrorTally();
+            tally.merge(driver.errors);
+            if (driver.conflicts > 0) tally.add(new Error(`${driver.conflicts} unexpected conflict(s)`), 'append');
+            if (driver.acknowledged !== expected) tally.add(new Error(`${driver.acknowledged} of ${expected} appends acknowledged`), 'append');
+            if (found !== driver.acknowledged) tally.add(new Error(`${found} events in the file after closing for ${driver.acknowledged} acknowledged appends`), 'check');
+            throughputTrouble.set(what, tally);
           }
         }
       }
@@ -275,7 +296,8 @@ async function runStoreScenario(context: BenchContext, peerDirectory: string): P
   notes.push(
     `method: per configuration ${sizes.appendsPerConfiguration.processCrash} (processCrash) or ${sizes.appendsPerConfiguration.powerLoss} (powerLoss) single-event appends of ~${BENCH_PAYLOAD_BYTES}-byte JSON events (types ${BENCH_EVENT_TYPES.join(', ')}), ` +
       'split over the appenders, each appender on its own stream with the exact expected version its previous append returned; ' +
-      'product and peer back to back on fresh files, who goes first alternating by round; appends/s = acknowledged appends / wall time; ' +
+      `product and peer on fresh files, their work cut in ${sizes.appendSlices} slices run alternately (who goes first alternating), so that both meet the same moments of the machine; ` +
+      'appends/s = acknowledged appends / summed wall time of the slices; ' +
       'after each run the file is reopened and every acknowledged event counted (a shortfall would be noted here). ' +
       "appends per commit = acknowledged appends / write transactions committed (the product's group-commit transactions; the peer's COMMITs, counted by a watch on its driver's Database#run); " +
       "acknowledged before their commit (peer) = share of acknowledged appends whose promise resolved while the peer's connection still had a write transaction open " +

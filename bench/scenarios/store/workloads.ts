@@ -46,56 +46,88 @@ export class ErrorTally {
 
 // --- appends -----------------------------------------------------------------
 
-/** What one append run measured. */
-export interface AppendRun {
-  readonly appendsPerSecond: number;
-  readonly acknowledged: number;
-  /** Conflicts on an appender's own stream: none expected (each appender is its stream's only writer). */
-  readonly conflicts: number;
-  readonly errors: ErrorTally;
-}
-
 /**
  * `appenders` concurrent appenders, each on its own stream `<category>-<n>`, each appending
- * `appendsPerAppender` single events one after another with the exact expected version
- * (the version its previous append returned). The events are built before the clock starts.
- * appends/s counts acknowledged appends over the wall time of the whole run.
+ * single events one after another with the exact expected version (the version its previous
+ * append returned). The work comes in slices, so that the scenario can interleave the slices
+ * of the product and of the peer and both meet the same moments of a shared machine (a burst
+ * of another process's disk writes hits both); the versions carry over from slice to slice.
+ * appends/s counts acknowledged appends over the summed wall time of the slices; the events
+ * of a slice are built before its clock starts.
  */
-export async function measureAppends(store: AppendAndReadStore, category: string, appenders: number, appendsPerAppender: number): Promise<AppendRun> {
-  const events: BenchEvent[][] = Array.from({ length: appenders }, (_, a) => Array.from({ length: appendsPerAppender }, (_, i) => benchEvent(a, i)));
-  const errors = new ErrorTally();
-  let acknowledged = 0;
-  let conflicts = 0;
-  const started = performance.now();
-  await Promise.all(
-    events.map(async (own, a) => {
-      const streamName = `${category}-${a}`;
-      let version = 0;
-      let attempts = 0;
-      for (let i = 0; i < own.length && attempts < own.length * 2 + 10; attempts += 1) {
-        try {
-          const outcome = await store.append(streamName, [own[i] as BenchEvent], version);
-          if (outcome.kind === 'appended') {
-            version = outcome.version;
-            acknowledged += 1;
-            i += 1;
-            continue;
-          }
-          conflicts += 1;
-        } catch (error) {
-          errors.add(error, 'append');
+export class AppendDriver {
+  private readonly versions: number[];
+  private readonly nextAttempt: number[];
+  private acknowledgedSoFar = 0;
+  private conflictsSoFar = 0;
+  private secondsSoFar = 0;
+  /** Errors other than conflicts (none expected). */
+  readonly errors = new ErrorTally();
+
+  constructor(
+    private readonly store: AppendAndReadStore,
+    private readonly category: string,
+    private readonly appenders: number,
+  ) {
+    this.versions = Array.from({ length: appenders }, () => 0);
+    this.nextAttempt = Array.from({ length: appenders }, () => 0);
+  }
+
+  /** Acknowledged appends over the summed wall time of the slices run so far. */
+  get appendsPerSecond(): number {
+    return this.acknowledgedSoFar / this.secondsSoFar;
+  }
+
+  get acknowledged(): number {
+    return this.acknowledgedSoFar;
+  }
+
+  /** Conflicts on an appender's own stream: none expected (each appender is its stream's only writer). */
+  get conflicts(): number {
+    return this.conflictsSoFar;
+  }
+
+  /** Runs one slice: each appender appends `appendsPerAppender` more events. */
+  async slice(appendsPerAppender: number): Promise<void> {
+    const events: BenchEvent[][] = this.versions.map((_, a) =>
+      Array.from({ length: appendsPerAppender }, (_, i) => benchEvent(a, (this.nextAttempt[a] as number) + i)),
+    );
+    const started = performance.now();
+    await Promise.all(events.map((own, a) => this.appendAll(a, own)));
+    this.secondsSoFar += (performance.now() - started) / 1000;
+  }
+
+  private async appendAll(appender: number, own: readonly BenchEvent[]): Promise<void> {
+    const streamName = `${this.category}-${appender}`;
+    let attempts = 0;
+    for (let i = 0; i < own.length && attempts < own.length * 2 + 10; attempts += 1) {
+      try {
+        const outcome = await this.store.append(streamName, [own[i] as BenchEvent], this.versions[appender] as number);
+        if (outcome.kind === 'appended') {
+          this.versions[appender] = outcome.version;
+          this.acknowledgedSoFar += 1;
+          i += 1;
+          continue;
         }
-        // Unexpected on a stream of one writer: learn the version again and go on.
-        try {
-          version = await store.readVersion(streamName);
-        } catch (error) {
-          errors.add(error, 'read');
-        }
+        this.conflictsSoFar += 1;
+      } catch (error) {
+        this.errors.add(error, 'append');
       }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  return { appendsPerSecond: acknowledged / seconds, acknowledged, conflicts, errors };
+      // Unexpected on a stream of one writer: learn the version again and go on.
+      try {
+        this.versions[appender] = await this.store.readVersion(streamName);
+      } catch (error) {
+        this.errors.add(error, 'read');
+      }
+    }
+    this.nextAttempt[appender] = (this.nextAttempt[appender] as number) + own.length;
+  }
+}
+
+/** Splits `total` into at most `parts` near-equal positive counts. */
+export function splitIntoSlices(total: number, parts: number): number[] {
+  const slices = Math.max(1, Math.min(parts, total));
+  return Array.from({ length: slices }, (_, i) => Math.floor((total * (i + 1)) / slices) - Math.floor((total * i) / slices));
 }
 
 // --- reads -------------------------------------------------------------------
