@@ -9,8 +9,8 @@ import type { AppendAndReadStore, BenchStore, StoreKind } from './store/bench-st
 import type { LoadedPeer } from './store/peer-store';
 import { DEFAULT_PEER_DIRECTORY, loadPeer, PeerConsoleCapture, peerConnectionKind, peerEventStoreKind } from './store/peer-store';
 import { productStoreKind } from './store/product-store';
-import type { ContentionCheck, ContentionOptions } from './store/workloads';
-import { AppendDriver, checkContention, ErrorTally, loadReadDataSet, measureReadAll, measureStreamReads, probeStaleAppend, raceOnOneStream, splitIntoSlices } from './store/workloads';
+import type { ContentionCheck, ContentionOptions, ReadKind } from './store/workloads';
+import { AppendDriver, checkContention, ErrorTally, loadReadDataSet, probeStaleAppend, raceOnOneStream, ReadMeter, splitIntoSlices } from './store/workloads';
 
 /**
  * Store: append and read throughput of the product's embedded store
@@ -51,7 +51,7 @@ const FULL_SIZES: StoreSizes = {
   appendSlices: 4,
   readStreams: 64,
   readEventsPerStream: 200,
-  readPasses: 3,
+  readPasses: 6,
   races: [
     { appenders: 8, appendsPerAppender: 25 },
     { appenders: 64, appendsPerAppender: 5 },
@@ -66,7 +66,7 @@ const QUICK_SIZES: StoreSizes = {
   appendSlices: 2,
   readStreams: 8,
   readEventsPerStream: 10,
-  readPasses: 1,
+  readPasses: 2,
   races: [
     { appenders: 8, appendsPerAppender: 2 },
     { appenders: 64, appendsPerAppender: 1 },
@@ -78,7 +78,7 @@ const QUICK_SIZES: StoreSizes = {
 
 const DURABILITIES: readonly Durability[] = ['processCrash', 'powerLoss'];
 const APPENDERS: readonly number[] = [1, 8, 64];
-const READS = ['stream reads', 'readAll'] as const;
+const READS: readonly ReadKind[] = ['stream reads', 'readAll'];
 
 /** The ratio names of the scenario (kept exactly: the chart and docs/benchmarks.md refer to them). */
 export const STORE_RATIO_NAMES = { appends: 'product/peer appends/s', reads: 'product/peer reads/s' } as const;
@@ -211,22 +211,42 @@ async function runStoreScenario(context: BenchContext, peerDirectory: string): P
       context.log(`round ${round + 1}/${context.rounds}: appends, ${durability}, done`);
     }
 
-    for (const kind of ordered(throughputKinds)) {
-      const path = join(context.tempDir(`${kind.subject}-reads`), 'store.sqlite');
-      await phase(kind, async () => {
-        const store = await kind.open(path, 'processCrash');
-        try {
-          const dataSet = await loadReadDataSet(store, 'read', sizes.readStreams, sizes.readEventsPerStream);
-          const runs = { 'stream reads': await measureStreamReads(store, dataSet, sizes.readPasses), readAll: await measureReadAll(store, dataSet, sizes.readPasses) };
-          for (const read of READS) {
-            book.add({ subject: kind.subject, variant: { read }, metric: 'reads/s', unit: 'events/s', better: 'higher' }, runs[read].eventsPerSecond);
-            const key = `${kind.subject} (${kind.api}) ${read}`;
-            readAnomalies.set(key, (readAnomalies.get(key) ?? 0) + runs[read].anomalies);
-          }
-        } finally {
-          await store.close();
+    // Both data sets written first (not timed); then the passes of both stores interleave.
+    const readers: { kind: StoreKind<BenchStore>; store: BenchStore; meters: ReadMeter[] }[] = [];
+    let readFailure: unknown = null;
+    try {
+      for (const kind of throughputKinds) {
+        const store = await phase(kind, () => kind.open(join(context.tempDir(`${kind.subject}-reads`), 'store.sqlite'), 'processCrash'));
+        const reader = { kind, store, meters: [] as ReadMeter[] };
+        readers.push(reader); // closed below even if loading fails
+        const dataSet = await phase(kind, () => loadReadDataSet(store, 'read', sizes.readStreams, sizes.readEventsPerStream));
+        reader.meters.push(...READS.map((read) => new ReadMeter(store, dataSet, read)));
+      }
+      for (let pass = 0; pass < sizes.readPasses; pass += 1) {
+        for (let r = 0; r < READS.length; r += 1) {
+          const order = (round + pass) % 2 === 0 ? readers : [...readers].reverse();
+          for (const { kind, meters } of order) await phase(kind, () => (meters[r] as ReadMeter).pass());
         }
-      });
+      }
+    } catch (error) {
+      readFailure = error;
+    }
+    const readCloseErrors: unknown[] = [];
+    for (const { kind, store } of readers) {
+      try {
+        await phase(kind, () => store.close());
+      } catch (error) {
+        readCloseErrors.push(error);
+      }
+    }
+    if (readFailure !== null) throw readFailure;
+    if (readCloseErrors.length > 0) throw new AggregateError(readCloseErrors, 'closing the stores of the reads failed');
+    for (const { kind, meters } of readers) {
+      for (const meter of meters) {
+        book.add({ subject: kind.subject, variant: { read: meter.read }, metric: 'reads/s', unit: 'events/s', better: 'higher' }, meter.eventsPerSecond);
+        const key = `${kind.subject} (${kind.api}) ${meter.read}`;
+        readAnomalies.set(key, (readAnomalies.get(key) ?? 0) + meter.anomalies);
+      }
     }
     context.log(`round ${round + 1}/${context.rounds}: reads done`);
 
@@ -302,7 +322,7 @@ async function runStoreScenario(context: BenchContext, peerDirectory: string): P
       "appends per commit = acknowledged appends / write transactions committed (the product's group-commit transactions; the peer's COMMITs, counted by a watch on its driver's Database#run); " +
       "acknowledged before their commit (peer) = share of acknowledged appends whose promise resolved while the peer's connection still had a write transaction open " +
       '(the product settles an append after the COMMIT of its batch, by construction)',
-    `reads: ${sizes.readStreams} streams × ${sizes.readEventsPerStream} events (written in batches of 50, streams interleaved), ${sizes.readPasses} pass(es) per round, warm cache; ` +
+    `reads: ${sizes.readStreams} streams × ${sizes.readEventsPerStream} events (written in batches of 50, streams interleaved), ${sizes.readPasses} passes of each read per round, the product's and the peer's passes interleaved, warm cache; ` +
       'stream reads = each stream read whole, one after another; readAll = the whole log in global order: the product\'s readAll (pages of 256), ' +
       "the peer's readMessagesBatch in pages of 256 (its event store object has no read of the whole log; its consumers page through it this way)",
     `races: N appenders on ONE stream, each: read the version, append a new event with it, on a conflict read and decide again, until ${sizes.races

@@ -158,47 +158,57 @@ export async function loadReadDataSet(store: AppendAndReadStore, category: strin
   return { streamNames, eventsPerStream, totalEvents: streams * eventsPerStream };
 }
 
-/** What a read run measured. */
-export interface ReadRun {
-  readonly eventsPerSecond: number;
+/** The two reads measured: every stream read whole, and the whole log in global order. */
+export type ReadKind = 'stream reads' | 'readAll';
+
+/**
+ * Times passes of one read over a data set, one pass at a time, so that the scenario can
+ * interleave the passes of the product and of the peer. Every pass also checks what it read.
+ */
+export class ReadMeter {
+  private events = 0;
+  private seconds = 0;
+  private anomaliesSoFar = 0;
+
+  constructor(
+    private readonly store: BenchStore,
+    private readonly dataSet: ReadDataSet,
+    readonly read: ReadKind,
+  ) {}
+
+  /** Events read over the summed wall time of the passes. */
+  get eventsPerSecond(): number {
+    return this.events / this.seconds;
+  }
+
   /** Events missing, out of order, or not ours: 0 for a correct store. */
-  readonly anomalies: number;
-}
+  get anomalies(): number {
+    return this.anomaliesSoFar;
+  }
 
-/** Reads every stream of the data set whole, one after another, `passes` times. */
-export async function measureStreamReads(store: BenchStore, dataSet: ReadDataSet, passes: number): Promise<ReadRun> {
-  let events = 0;
-  let anomalies = 0;
-  const started = performance.now();
-  for (let pass = 0; pass < passes; pass += 1) {
-    for (const streamName of dataSet.streamNames) {
-      const snapshot: StreamSnapshot = await store.readStream(streamName);
-      events += snapshot.events.length;
-      anomalies += Math.abs(snapshot.events.length - dataSet.eventsPerStream);
-      snapshot.events.forEach((e, i) => {
-        if (e.version !== i + 1 || !isBenchEventData(e.data) || e.data.attempt !== i) anomalies += 1;
+  /** One pass: every stream whole, one after another; or the whole log once. */
+  async pass(): Promise<void> {
+    const started = performance.now();
+    if (this.read === 'stream reads') {
+      for (const streamName of this.dataSet.streamNames) {
+        const snapshot: StreamSnapshot = await this.store.readStream(streamName);
+        this.events += snapshot.events.length;
+        this.anomaliesSoFar += Math.abs(snapshot.events.length - this.dataSet.eventsPerStream);
+        snapshot.events.forEach((e, i) => {
+          if (e.version !== i + 1 || !isBenchEventData(e.data) || e.data.attempt !== i) this.anomaliesSoFar += 1;
+        });
+      }
+    } else {
+      const lastVersion = new Map<string, number>();
+      const count = await this.store.readAll((e: ReadBackEvent) => {
+        if (e.version !== (lastVersion.get(e.streamName) ?? 0) + 1 || !isBenchEventData(e.data)) this.anomaliesSoFar += 1;
+        lastVersion.set(e.streamName, e.version);
       });
+      this.events += count;
+      this.anomaliesSoFar += Math.abs(count - this.dataSet.totalEvents);
     }
+    this.seconds += (performance.now() - started) / 1000;
   }
-  return { eventsPerSecond: events / ((performance.now() - started) / 1000), anomalies };
-}
-
-/** Reads the whole log in global order, `passes` times, checking each stream's events come in order. */
-export async function measureReadAll(store: BenchStore, dataSet: ReadDataSet, passes: number): Promise<ReadRun> {
-  let events = 0;
-  let anomalies = 0;
-  const started = performance.now();
-  for (let pass = 0; pass < passes; pass += 1) {
-    const lastVersion = new Map<string, number>();
-    const visit = (e: ReadBackEvent) => {
-      if (e.version !== (lastVersion.get(e.streamName) ?? 0) + 1 || !isBenchEventData(e.data)) anomalies += 1;
-      lastVersion.set(e.streamName, e.version);
-    };
-    const count = await store.readAll(visit);
-    events += count;
-    anomalies += Math.abs(count - dataSet.totalEvents);
-  }
-  return { eventsPerSecond: events / ((performance.now() - started) / 1000), anomalies };
 }
 
 // --- many appenders on one stream -------------------------------------------------
