@@ -36,8 +36,9 @@ import type { RebuildChildRequest, RebuildChildResult, RebuildSubject } from './
 
 /** Events of the history: the size of issue 9's target, and the smoke size. */
 export const REBUILD_EVENTS = { full: 1_000_000, quick: 20_000 } as const;
-/** Issue 9's targets. */
+/** Issue 9's target rate: at least this many events/s for 1M events. */
 export const REBUILD_TARGET_EVENTS_PER_SECOND = 100_000;
+/** Issue 9's target memory: a peak RSS under this many MB for 1M events. */
 export const REBUILD_TARGET_PEAK_RSS_MB = 300;
 
 const CHILD_SOURCE = join(__dirname, 'rebuild', 'rebuild-child.ts');
