@@ -31,6 +31,7 @@ import { DataVersionPoller } from './data-version-poller';
 import { migrate } from './sqlite-schema';
 import type { SqliteEventStoreOptions } from './sqlite-options';
 import { DEFAULT_SQLITE_PATH, Durability } from './sqlite-options';
+import { sqlPrefixFilter } from './sql-prefix-filter';
 import { translateSqliteError } from './translate-sqlite-error';
 
 interface StreamRow {
@@ -72,6 +73,8 @@ export interface SqliteEventStoreDiagnostics {
 
 const SYNCHRONOUS_NAMES: Record<number, string> = { 0: 'OFF', 1: 'NORMAL', 2: 'FULL', 3: 'EXTRA' };
 const MAX_INT = Number.MAX_SAFE_INTEGER;
+/** The columns of an event row, in the order of {@link StoredEventRow}. */
+const EVENT_COLUMNS = 'position, stream_name, revision, event_id, event_type, data, metadata, created_at';
 
 /**
  * The embedded event store (the default): one SQLite file through
@@ -238,11 +241,31 @@ export class SqliteEventStore implements EventStore {
     const after = optionalPosition(options.after, 'after');
     const batchSize = positiveInteger(options.batchSize, 'batchSize', DEFAULT_BATCH_SIZE);
     const filter = eventFilter(options.filter);
+    const inSql = filter === undefined ? null : sqlPrefixFilter(filter.filter);
+    const filtered =
+      inSql === null
+        ? null
+        : this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? AND ${inSql.condition} ORDER BY position ASC LIMIT ?`);
+    // One snapshot: the rows that match, and how far they were looked for (positions commit in order).
+    const filteredPage =
+      filtered === null || inSql === null
+        ? null
+        : this.db.transaction((cursor: number, limit: number) => {
+            const rows = filtered.all(cursor, ...inSql.parameters, limit) as StoredEventRow[];
+            if (rows.length >= limit) return { rows, next: (rows[rows.length - 1] as StoredEventRow).position, exhausted: false };
+            const last = (this.statements.lastPosition.get() as { last: number | null }).last;
+            return { rows, next: Math.max(cursor, last ?? 0), exhausted: true };
+          });
     const source = {
       notifier: this.notifier,
       isClosed: () => this.closed,
       readPage: (cursor: number, limit: number) =>
         this.guard('subscribe to $all', () => {
+          if (filteredPage !== null) {
+            // SQLite skips what the filter drops: a sparse subscription does not build every event of the log.
+            const page = filteredPage(cursor, limit);
+            return { events: page.rows.map(toRecordedEvent), next: page.next, exhausted: page.exhausted };
+          }
           const rows = this.pageOfAll(cursor, Direction.FORWARDS, limit);
           const last = rows[rows.length - 1];
           const matching = filter ? rows.filter((r) => filter.matches(r.stream_name, r.event_type)) : rows;
@@ -464,7 +487,7 @@ export class SqliteEventStore implements EventStore {
 
   private prepareStatements() {
     const db = this.db;
-    const columns = 'position, stream_name, revision, event_id, event_type, data, metadata, created_at';
+    const columns = EVENT_COLUMNS;
     return {
       begin: db.prepare('BEGIN IMMEDIATE'),
       commit: db.prepare('COMMIT'),
@@ -501,6 +524,7 @@ export class SqliteEventStore implements EventStore {
            AND revision >= coalesce((SELECT truncate_before FROM streams WHERE stream_name = ?), 0)
          ORDER BY revision ASC LIMIT ?`,
       ),
+      lastPosition: db.prepare('SELECT max(position) AS last FROM events'),
       allForwards: db.prepare(`SELECT ${columns} FROM events WHERE position > ? ORDER BY position ASC LIMIT ?`),
       allBackwards: db.prepare(`SELECT ${columns} FROM events WHERE position < ? ORDER BY position DESC LIMIT ?`),
     };

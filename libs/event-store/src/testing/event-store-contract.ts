@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EventData } from '../port/event';
+import type { EventData, RecordedEvent } from '../port/event';
 import type { EventStore } from '../port/event-store';
 import { ExpectedRevision } from '../port/expected-revision';
 import { EventStoreError, EventStoreErrorCode } from '../port/errors/event-store-error';
@@ -561,6 +561,29 @@ export function describeEventStoreContract(name: string, factory: EventStoreCont
         expect((await pullType.take(2, live)).map((e) => e.type)).toEqual([`${type}A`, `${type}B`]);
         expect(await pullStream.nothingWithin(50)).toBe(true);
         await Promise.all([byStream.close(), byType.close()]);
+      });
+
+      it('filters a history longer than its pages: only the matching events, in order, from after a position, then live ones', async () => {
+        const category = uniqueCategory();
+        const type = `T${randomUUID().replace(/-/g, '')}`;
+        // 90 events, every third one in the category and of the type, across pages of 7.
+        for (let i = 0; i < 90; i += 3) {
+          await store.append(uniqueStream(), [anEvent('Noise'), anEvent('Noise')], { expectedRevision: ExpectedRevision.ANY });
+          await store.append(streamName(category, String(i)), [anEvent(`${type}-${i}`)], { expectedRevision: ExpectedRevision.ANY });
+        }
+        const first = store.subscribeToAll({ filter: eventTypeFilter(type), batchSize: 7 });
+        const all = await puller(first).take(30, live);
+        expect(all.map((e) => e.type)).toEqual(Array.from({ length: 30 }, (_, k) => `${type}-${k * 3}`));
+        await first.close();
+
+        const resumed = store.subscribeToAll({ filter: categoryFilter(category), batchSize: 7, after: (all[9] as RecordedEvent).position });
+        const pull = puller(resumed);
+        expect((await pull.take(20, live)).map((e) => e.type)).toEqual(Array.from({ length: 20 }, (_, k) => `${type}-${(k + 10) * 3}`));
+        await store.append(uniqueStream(), [anEvent('Noise')], { expectedRevision: ExpectedRevision.ANY });
+        await store.append(streamName(category, 'live'), [anEvent('Live')], { expectedRevision: ExpectedRevision.ANY });
+        expect((await pull.take(1, live)).map((e) => e.type)).toEqual(['Live']);
+        expect(await pull.nothingWithin(50)).toBe(true);
+        await resumed.close();
       });
 
       it('ends on close(), on its abort signal, and on break', async () => {
