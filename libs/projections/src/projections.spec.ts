@@ -9,6 +9,7 @@ import { parseStepId, stepsProjection } from './steps/steps.projection';
 import { STEPS_TABLE } from './steps/step-row';
 import { EventLog } from './testing/event-builders';
 import { projectInMemory } from './testing/in-memory-row-store';
+import { everyFlow } from './testing/approval-flows';
 import { runEvents } from './testing/run-event-fixtures';
 
 const W = 'test.put';
@@ -212,6 +213,25 @@ describe('duplicate delivery', () => {
     const late: ProjectedEvent | undefined = log.events.find((ev) => ev.type === 'StepStarted');
     const once = projectInMemory(ALL_PROJECTIONS, log.events).snapshot();
     expect(projectInMemory(ALL_PROJECTIONS, [...log.events, late as ProjectedEvent]).snapshot()).toEqual(once);
+  });
+});
+
+describe('event types a projection ignores', () => {
+  it('are skipped without changing a row: the same read models as applying every event (guard rows aside)', () => {
+    const log = everyFlow();
+    completedRun(log, 'c');
+    const e = runEvents('d');
+    log.run(e.requested(), e.claimed(), e.toolStarted(0, 0, W, 'IDEMPOTENT_WRITE'), e.requeued(1, e.inFlight(0, 0, W, 'IDEMPOTENT_WRITE')), e.claimed(2));
+    const filtered = ALL_PROJECTIONS.filter((p) => p.eventTypes !== undefined);
+    expect(filtered.map((p) => p.name).sort()).toEqual(['approvals', 'auditReview']);
+    for (const projection of filtered) {
+      const withoutGuard = (snapshot: Record<string, unknown[]>) =>
+        Object.fromEntries(Object.entries(snapshot).filter(([table]) => table !== guardTableOf(projection).name));
+      const skipping = withoutGuard(projectInMemory([projection], log.events).snapshot());
+      const everything = withoutGuard(projectInMemory([{ ...projection, eventTypes: undefined }], log.events).snapshot());
+      expect(Object.values(skipping).some((rows) => rows.length > 0)).toBe(true);
+      expect(skipping).toEqual(everything);
+    }
   });
 });
 

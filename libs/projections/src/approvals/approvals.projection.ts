@@ -16,6 +16,7 @@ import { APPROVAL_RUNS_TABLE, APPROVALS_TABLE, approvalIdOf } from './approval-r
 export const approvalsProjection: ProjectionDefinition = {
   name: ProjectionName.APPROVALS,
   tables: [APPROVALS_TABLE, APPROVAL_RUNS_TABLE],
+  eventTypes: new Set(['RunRequested', 'ApprovalRequested', 'ApprovalGranted', 'ApprovalDenied', 'RunCompleted', 'RunFailed', 'RunCancelled']),
   apply(event, rows) {
     if (isAuditSideEvent(event)) return;
     const runId = event.data.runId;

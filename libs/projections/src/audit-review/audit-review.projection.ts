@@ -17,6 +17,17 @@ import { AUDIT_APPROVAL_DECISIONS_TABLE, AUDIT_INTERRUPTIONS_TABLE, AUDIT_RUNS_T
 export const auditReviewProjection: ProjectionDefinition = {
   name: ProjectionName.AUDIT_REVIEW,
   tables: [AUDIT_WRITES_TABLE, AUDIT_RUNS_TABLE, AUDIT_INTERRUPTIONS_TABLE, AUDIT_APPROVAL_DECISIONS_TABLE],
+  eventTypes: new Set([
+    'StepStarted',
+    'ToolExecuted',
+    'AuditRecorded',
+    'AuditGapDetected',
+    'RunRequeued',
+    'RunCompleted',
+    'RunFailed',
+    'RunCancelled',
+    'ApprovalDecisionRecorded',
+  ]),
   apply(event, rows) {
     for (const change of auditReviewChanges(event, (stepId) => rows.get(AUDIT_WRITES_TABLE, stepId))) {
       switch (change.table) {

@@ -19,6 +19,12 @@ export interface ProjectionDefinition {
   readonly tables: ReadonlyArray<TableSpec<Row>>;
   /** Applies one event: reads and writes rows. Never called twice for the same stream revision. */
   apply(event: ProjectedEvent, rows: RowStore): void;
+  /**
+   * The event types `apply` does something with, when it ignores the others:
+   * those are then skipped without reading or writing any row (not even the
+   * stream's guard row). @default every type
+   */
+  readonly eventTypes?: ReadonlySet<ProjectedEvent['type']>;
 }
 
 /** The guard row of a projection: the last revision of a stream it applied. */
@@ -55,6 +61,8 @@ export function allTablesOf(definition: ProjectionDefinition): ReadonlyArray<Tab
  * whether the event was applied.
  */
 export function applyOnce(definition: ProjectionDefinition, event: ProjectedEvent, rows: RowStore): boolean {
+  // An ignored type needs no guard: the stream's next event it applies still has a higher revision than the guard's.
+  if (definition.eventTypes !== undefined && !definition.eventTypes.has(event.type)) return false;
   const guard = guardTableOf(definition);
   const last = rows.get(guard, event.streamName);
   if (last !== undefined && last.revision >= event.revision) return false;

@@ -39,4 +39,22 @@ describe('pullBatches', () => {
     expect(s.pulled()).toBeLessThanOrEqual(11);
     await batches.return(undefined);
   });
+
+  it('with a linger, a batch that is not full waits for items that come within it, and no longer', async () => {
+    const s = source(2, 2);
+    const batches = pullBatches(s.items, 10, 1000);
+    const first = batches.next();
+    // The source waits after two items; they come within the linger: one batch of four.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    s.release();
+    expect((await first).value).toEqual([0, 1, 2, 3]);
+
+    const quiet = source(1, 1);
+    const lingering = pullBatches(quiet.items, 10, 30);
+    const started = Date.now();
+    expect((await lingering.next()).value).toEqual([0]); // nothing more came: yielded once the linger ended
+    expect(Date.now() - started).toBeGreaterThanOrEqual(25);
+    quiet.release();
+    expect((await lingering.next()).value).toEqual([1]);
+  });
 });

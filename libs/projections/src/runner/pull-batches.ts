@@ -4,18 +4,21 @@ const WOULD_BLOCK = Symbol('wouldBlock');
  * Groups the items of an async iterable into batches of at most `maxSize`,
  * pulling one item at a time: a batch is yielded when it is full, or as soon
  * as the next item is not immediately available (the source would wait), so
- * live events are not held back while history is read in full batches.
- * Nothing is read ahead while the consumer handles a batch, except the one
- * pending `next()`: back-pressure is kept.
+ * live events are not held back while history is read in full batches. With
+ * `lingerMs`, a batch that is not full waits up to that long after its first
+ * item for more (live events then share a batch). Nothing is read ahead while
+ * the consumer handles a batch, except the one pending `next()`: back-pressure
+ * is kept.
  */
-export async function* pullBatches<T>(iterable: AsyncIterable<T>, maxSize: number): AsyncGenerator<T[], void, undefined> {
+export async function* pullBatches<T>(iterable: AsyncIterable<T>, maxSize: number, lingerMs = 0): AsyncGenerator<T[], void, undefined> {
   const iterator = iterable[Symbol.asyncIterator]();
   let batch: T[] = [];
+  let batchStartedAt = 0;
   let pending: Promise<IteratorResult<T>> | null = null;
   try {
     for (;;) {
       pending ??= iterator.next();
-      const result = batch.length === 0 ? await pending : await raceNextTurn(pending);
+      const result = batch.length === 0 ? await pending : await raceUntil(pending, batchStartedAt + lingerMs - Date.now());
       if (result === WOULD_BLOCK) {
         yield batch;
         batch = [];
@@ -26,6 +29,7 @@ export async function* pullBatches<T>(iterable: AsyncIterable<T>, maxSize: numbe
         if (batch.length > 0) yield batch;
         return;
       }
+      if (batch.length === 0) batchStartedAt = Date.now();
       batch.push(result.value);
       if (batch.length >= maxSize) {
         yield batch;
@@ -35,6 +39,16 @@ export async function* pullBatches<T>(iterable: AsyncIterable<T>, maxSize: numbe
   } finally {
     await iterator.return?.();
   }
+}
+
+/** The promise's result if it settles within `ms` (at least before the next turn of the event loop), else WOULD_BLOCK. */
+function raceUntil<T>(promise: Promise<T>, ms: number): Promise<T | typeof WOULD_BLOCK> {
+  if (ms <= 0) return raceNextTurn(promise);
+  let timer: NodeJS.Timeout | undefined;
+  const expiry = new Promise<typeof WOULD_BLOCK>((resolve) => {
+    timer = setTimeout(() => resolve(WOULD_BLOCK), ms);
+  });
+  return Promise.race([promise, expiry]).finally(() => clearTimeout(timer));
 }
 
 /** The promise's result if it settles before the next turn of the event loop, else WOULD_BLOCK. */
