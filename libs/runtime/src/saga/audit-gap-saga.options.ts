@@ -10,7 +10,12 @@ export interface AuditGapSagaOptions {
   readonly databasePath?: string;
   /** How long a write's audit event may take to arrive after its `ToolExecuted`. @default 60000 */
   readonly gracePeriodMs?: number;
-  /** How often pending deadlines are checked. 0: only by `checkDeadlines()`. @default 1000 */
+  /**
+   * How often pending deadlines are checked (an indexed query on the saga's
+   * own file; a check still running is not started twice). It bounds how late
+   * past its deadline a missing audit is caught. 0: only by `checkDeadlines()`.
+   * @default 50
+   */
   readonly checkIntervalMs?: number;
 }
 
