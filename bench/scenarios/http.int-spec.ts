@@ -5,36 +5,21 @@
  * mean little at this size; the test checks that each is there, finite and
  * positive, that no request failed, and that no child is left running.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { BenchContext, Measurement } from '../support/bench-scenario';
+import type { Measurement } from '../support/bench-scenario';
+import type { QuickBenchContext } from '../support/quick-context';
+import { quickBenchContext } from '../support/quick-context';
 import { HTTP_CONNECTIONS, httpScenario } from './http';
 import { childServersRunning } from './http/child-server';
 
 describe('bench scenario http (quick, one round)', () => {
-  let root: string;
-  beforeAll(() => {
-    root = mkdtempSync(join(tmpdir(), 'bench-http-'));
+  let quick: QuickBenchContext;
+  beforeEach(() => {
+    quick = quickBenchContext('http');
   });
-  afterAll(() => {
-    rmSync(root, { recursive: true, force: true });
-  });
+  afterEach(() => quick.cleanUp());
 
   it('measures the service (workers off and on) and the baseline at each C, with no failed request', async () => {
-    let dirs = 0;
-    const log: string[] = [];
-    const context: BenchContext = {
-      rounds: 1,
-      quick: true,
-      tempDir: (label) => {
-        dirs += 1;
-        return mkdtempSync(join(root, `${label}-${dirs}-`));
-      },
-      log: (line) => log.push(line),
-    };
-
-    const result = await httpScenario.run(context);
+    const result = await httpScenario.run(quick.context);
 
     expect(childServersRunning()).toBe(0);
     expect(httpScenario.name).toBe('http');

@@ -5,36 +5,22 @@
  * finite and positive under its expected name. The figures mean little at
  * this size.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { BenchContext, Measurement } from '../support/bench-scenario';
+import type { Measurement } from '../support/bench-scenario';
+import type { QuickBenchContext } from '../support/quick-context';
+import { quickBenchContext } from '../support/quick-context';
 import { REBUILD_EVENTS, rebuildScenario } from './rebuild';
 
 jest.setTimeout(120_000);
 
 describe('bench scenario rebuild (quick, one round)', () => {
-  let root: string;
-  beforeAll(() => {
-    root = mkdtempSync(join(tmpdir(), 'bench-rebuild-'));
+  let quick: QuickBenchContext;
+  beforeEach(() => {
+    quick = quickBenchContext('rebuild');
   });
-  afterAll(() => {
-    rmSync(root, { recursive: true, force: true });
-  });
+  afterEach(() => quick.cleanUp());
 
   it('measures the rebuild of all projections and the two read-and-parse baselines, in events/s and RSS', async () => {
-    let dirs = 0;
-    const context: BenchContext = {
-      rounds: 1,
-      quick: true,
-      tempDir: (label) => {
-        dirs += 1;
-        return mkdtempSync(join(root, `${label}-${dirs}-`));
-      },
-      log: () => undefined,
-    };
-
-    const result = await rebuildScenario.run(context);
+    const result = await rebuildScenario.run(quick.context);
 
     expect(rebuildScenario.name).toBe('rebuild');
     const works: Array<[Measurement['subject'], string]> = [

@@ -4,36 +4,22 @@
  * every run, never before its deadline, and every figure comes back finite
  * under its expected name. The figures mean little at this size.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { BenchContext, Measurement } from '../support/bench-scenario';
+import type { Measurement } from '../support/bench-scenario';
+import type { QuickBenchContext } from '../support/quick-context';
+import { quickBenchContext } from '../support/quick-context';
 import { DEFAULT_CHECK_INTERVAL_MS, FORMER_CHECK_INTERVAL_MS, sagaScenario } from './saga';
 
 jest.setTimeout(120_000);
 
 describe('bench scenario saga (quick, one round)', () => {
-  let root: string;
-  beforeAll(() => {
-    root = mkdtempSync(join(tmpdir(), 'bench-saga-'));
+  let quick: QuickBenchContext;
+  beforeEach(() => {
+    quick = quickBenchContext('saga');
   });
-  afterAll(() => {
-    rmSync(root, { recursive: true, force: true });
-  });
+  afterEach(() => quick.cleanUp());
 
   it('measures the lateness of AUDIT_MISSING failures past the grace period, at the default and the former check interval', async () => {
-    let dirs = 0;
-    const context: BenchContext = {
-      rounds: 1,
-      quick: true,
-      tempDir: (label) => {
-        dirs += 1;
-        return mkdtempSync(join(root, `${label}-${dirs}-`));
-      },
-      log: () => undefined,
-    };
-
-    const result = await sagaScenario.run(context);
+    const result = await sagaScenario.run(quick.context);
 
     expect(sagaScenario.name).toBe('saga');
     for (const checkIntervalMs of [DEFAULT_CHECK_INTERVAL_MS, FORMER_CHECK_INTERVAL_MS]) {

@@ -1,23 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { BenchContext } from '../support/bench-scenario';
+import { quickBenchContext } from '../support/quick-context';
 import { stepsScenario } from './steps';
 import { sustainedScenario } from './sustained';
 
-/** A smoke run of a scenario at its quick size: the bench must not rot between its (manual) runs. */
-function quickContext(): { context: BenchContext; cleanUp: () => void } {
-  const root = mkdtempSync(join(tmpdir(), 'agent-ledger-bench-smoke-'));
-  let n = 0;
-  return {
-    context: { rounds: 1, quick: true, tempDir: (label) => mkdtempSync(join(root, `${label}-${n++}-`)), log: () => undefined },
-    cleanUp: () => rmSync(root, { recursive: true, force: true }),
-  };
-}
-
 describe('bench scenarios at their quick size (integration)', () => {
   it('steps: the product (one and two processes) and both raw baselines report positive figures and their ratios', async () => {
-    const { context, cleanUp } = quickContext();
+    const { context, cleanUp } = quickBenchContext('steps');
     try {
       const result = await stepsScenario.run(context);
       const product = result.measurements.filter((m) => m.subject === 'product' && m.metric === 'tool steps/s');
@@ -37,7 +24,7 @@ describe('bench scenarios at their quick size (integration)', () => {
   }, 120_000);
 
   it('sustained: samples memory after its warm-up and states the growth target', async () => {
-    const { context, cleanUp } = quickContext();
+    const { context, cleanUp } = quickBenchContext('steps');
     try {
       const result = await sustainedScenario.run(context);
       const metric = (name: string) => result.measurements.find((m) => m.metric === name)?.samples[0] ?? Number.NaN;

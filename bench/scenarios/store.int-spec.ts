@@ -1,7 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { BenchContext, ScenarioResult } from '../support/bench-scenario';
+import type { QuickBenchContext } from '../support/quick-context';
+import { quickBenchContext } from '../support/quick-context';
 import { createStoreScenario, PEER_NOT_INSTALLED, STORE_RATIO_NAMES, storeScenario } from './store';
 import { loadPeer } from './store/peer-store';
 
@@ -12,22 +11,16 @@ import { loadPeer } from './store/peer-store';
  * here by pointing the scenario at an empty peer folder.
  */
 
-const roots: string[] = [];
+const contexts: QuickBenchContext[] = [];
 
 function quickContext(): BenchContext {
-  const root = mkdtempSync(join(tmpdir(), 'store-scenario-'));
-  roots.push(root);
-  let n = 0;
-  return {
-    rounds: 1,
-    quick: true,
-    tempDir: (label) => mkdtempSync(join(root, `${label.replace(/[^A-Za-z0-9]/g, '')}-${(n += 1)}-`)),
-    log: () => undefined,
-  };
+  const quick = quickBenchContext('store');
+  contexts.push(quick);
+  return quick.context;
 }
 
 afterAll(() => {
-  for (const root of roots) rmSync(root, { recursive: true, force: true });
+  for (const quick of contexts) quick.cleanUp();
 });
 
 function expectProductMeasured(result: ScenarioResult): void {
@@ -79,9 +72,9 @@ describe('store scenario (quick, one round)', () => {
   }, 30_000);
 
   it("still runs the product side without the peer, and says 'peer not installed'", async () => {
-    const emptyPeer = mkdtempSync(join(tmpdir(), 'store-scenario-no-peer-'));
-    roots.push(emptyPeer);
-    const result = await createStoreScenario({ peerDirectory: emptyPeer }).run(quickContext());
+    const context = quickContext();
+    const emptyPeer = context.tempDir('no-peer');
+    const result = await createStoreScenario({ peerDirectory: emptyPeer }).run(context);
     expectProductMeasured(result);
     expect(result.notes.some((n) => n.startsWith(PEER_NOT_INSTALLED))).toBe(true);
     expect(result.measurements.filter((m) => m.subject === 'peer')).toHaveLength(0);

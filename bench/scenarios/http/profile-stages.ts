@@ -5,19 +5,9 @@
  * accepted run causes, by the frames on each sample's stack.
  */
 import { readFileSync } from 'node:fs';
+import type { CpuProfile, ProfileNode } from '../../support/cpu-profile-format';
 
-interface ProfileNode {
-  readonly id: number;
-  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
-  readonly children?: readonly number[];
-}
 
-interface CpuProfile {
-  readonly nodes: readonly ProfileNode[];
-  readonly startTime: number;
-  readonly samples: readonly number[];
-  readonly timeDeltas: readonly number[];
-}
 
 /** A stage and its share of the sampled time. */
 export interface StageShare {

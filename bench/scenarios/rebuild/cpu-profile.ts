@@ -4,20 +4,10 @@
  * measured work, not the child's start-up).
  */
 import { readFileSync } from 'node:fs';
+import type { CpuProfile, ProfileNode } from '../../support/cpu-profile-format';
 import { relative } from 'node:path';
 
-interface ProfileNode {
-  readonly id: number;
-  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
-}
 
-interface CpuProfile {
-  readonly nodes: readonly ProfileNode[];
-  readonly startTime: number;
-  readonly endTime: number;
-  readonly samples: readonly number[];
-  readonly timeDeltas: readonly number[];
-}
 
 /** A line of a profile summary. */
 export interface SelfTime {
