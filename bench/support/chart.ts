@@ -18,7 +18,8 @@ export interface ChartBar {
 export function ratioChart(report: BenchReport, targets: Readonly<Record<string, number>> = {}): string {
   const bars: Array<ChartBar & { target?: number }> = [];
   for (const s of report.scenarios) {
-    for (const r of s.ratios) {
+    // Throughput ratios only: a cost ratio (CPU per run) reads the other way round.
+    for (const r of s.ratios.filter((ratio) => !/CPU/.test(ratio.name))) {
       const variant = Object.values(r.variant).map(String).join(' ');
       bars.push({ label: `${r.name}${variant === '' ? '' : `, ${variant}`}`, median: r.summary.median, min: r.summary.min, max: r.summary.max, target: targets[r.name] });
     }
@@ -33,14 +34,15 @@ export function barChart(title: string, bars: ReadonlyArray<ChartBar & { target?
   const rowHeight = 22;
   const top = 40;
   const height = top + bars.length * rowHeight + 30;
-  const scaleMax = Math.max(1, ...bars.map((b) => Math.max(b.max, b.target ?? 0))) * 1.1;
-  const x = (v: number) => labelWidth + (Math.max(0, v) / scaleMax) * plotWidth;
+  // Capped at 2 (twice the baseline): a ratio of 10 would flatten the others; its bar ends at the edge, its value is printed.
+  const scaleMax = Math.min(2, Math.max(1, ...bars.map((b) => Math.max(b.max, b.target ?? 0)))) * 1.1;
+  const x = (v: number) => labelWidth + (Math.min(Math.max(0, v), scaleMax) / scaleMax) * plotWidth;
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${labelWidth + plotWidth + 80}" height="${height}" font-family="sans-serif" font-size="12">`,
     `<rect width="100%" height="100%" fill="#fff"/>`,
     `<text x="10" y="20" font-size="14" font-weight="bold">${escape(title)}</text>`,
   ];
-  for (const tick of [0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 3, 4].filter((t) => t <= scaleMax)) {
+  for (const tick of [0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2].filter((t) => t <= scaleMax)) {
     parts.push(`<line x1="${x(tick)}" y1="${top - 5}" x2="${x(tick)}" y2="${height - 25}" stroke="#ddd"/>`);
     parts.push(`<text x="${x(tick)}" y="${height - 10}" text-anchor="middle" fill="#555">${tick}</text>`);
   }
@@ -50,7 +52,7 @@ export function barChart(title: string, bars: ReadonlyArray<ChartBar & { target?
     const met = b.target === undefined || b.median >= b.target;
     parts.push(`<rect x="${labelWidth}" y="${y + 3}" width="${Math.max(1, x(b.median) - labelWidth)}" height="${rowHeight - 8}" fill="${met ? '#4a7ebb' : '#d9822b'}"/>`);
     parts.push(`<line x1="${x(b.min)}" y1="${y + 10}" x2="${x(b.max)}" y2="${y + 10}" stroke="#222"/>`);
-    parts.push(`<text x="${x(Math.max(b.median, b.max)) + 6}" y="${y + 14}" fill="#222">${b.median.toFixed(2)}</text>`);
+    parts.push(`<text x="${x(Math.max(b.median, b.max)) + 6}" y="${y + 14}" fill="#222">${b.median >= 10 ? b.median.toFixed(1) : b.median.toFixed(2)}</text>`);
     if (b.target !== undefined) parts.push(`<line x1="${x(b.target)}" y1="${y + 1}" x2="${x(b.target)}" y2="${y + rowHeight - 3}" stroke="#c00" stroke-width="2" stroke-dasharray="3,2"/>`);
   });
   parts.push('</svg>');
