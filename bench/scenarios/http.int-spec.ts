@@ -48,6 +48,7 @@ describe('bench scenario http (quick, one round)', () => {
     }
     expect(result.notes.some((note) => note.startsWith('service: '))).toBe(true);
     expect(result.notes.some((note) => note.startsWith('round 1, workers on: '))).toBe(true);
-    expect(result.notes.filter((note) => note.includes('failed request'))).toEqual([]);
+    expect(result.notes.filter((note) => /failed request\(s\), warm-up included/.test(note))).toEqual([]);
+    expect(result.measurements.filter((m) => m.metric === 'failed requests').every((m) => m.samples.every((n) => n === 0))).toBe(true);
   }, 150_000);
 });

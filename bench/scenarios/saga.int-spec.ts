@@ -40,8 +40,8 @@ describe('bench scenario saga (quick, one round)', () => {
       expect(p99?.samples[0]).toBeGreaterThan(0);
     }
     expect(result.targets.map((t) => t.target)).toEqual([
-      'saga detection within grace + 100 ms at p99 (checkIntervalMs 1000, the default)',
-      'saga detection within grace + 100 ms at p99 (checkIntervalMs 50)',
+      'saga detection within grace + 100 ms at p99 (checkIntervalMs 50, the default)',
+      'saga detection within grace + 100 ms at p99 (checkIntervalMs 1000)',
     ]);
     for (const target of result.targets) expect(target.measured).toContain('QUICK');
   });
