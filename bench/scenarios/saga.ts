@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import type { RunFailed, StepTool } from '@agent-ledger/domain';
 import { createRunDecider, ToolEffect } from '@agent-ledger/domain';
 import { eventTypeFilter, SqliteEventStore } from '@agent-ledger/event-store';
+import { DEFAULT_AUDIT_GAP_CHECK_INTERVAL_MS } from '@agent-ledger/runtime';
 import type { BenchContext, BenchScenario, Measurement, ScenarioResult, TargetCheck } from '../support/bench-scenario';
 import { formatNumber } from '../support/report';
 import { Latencies, median } from '../support/stats';
@@ -30,8 +31,8 @@ import { appendCrashedWrite } from './saga/crashed-writes';
 import type { SagaSettings } from './saga/saga-host';
 import { SAGA_AGENT, startSagaHost } from './saga/saga-host';
 
-/** The saga's default check interval (AuditGapSagaOptions.checkIntervalMs). */
-export const DEFAULT_CHECK_INTERVAL_MS = 50;
+/** The saga's default check interval (AuditGapSagaOptions.checkIntervalMs), taken from the runtime so the two cannot drift. */
+export const DEFAULT_CHECK_INTERVAL_MS = DEFAULT_AUDIT_GAP_CHECK_INTERVAL_MS;
 /** The saga's default check interval before the benchmark (1 s): measured for contrast. */
 export const FORMER_CHECK_INTERVAL_MS = 1000;
 /** Issue 9's target: detection within grace + 100 ms at p99. */

@@ -22,5 +22,8 @@ export interface AuditGapSagaOptions {
 /** Injection token of the {@link AuditGapSagaOptions}. */
 export const AUDIT_GAP_SAGA_OPTIONS = Symbol('agent-ledger:AuditGapSagaOptions');
 
+/** How often pending deadlines are checked by default: a missing audit is caught within grace + 50 ms (the bench's saga scenario). */
+export const DEFAULT_AUDIT_GAP_CHECK_INTERVAL_MS = 50;
+
 /** The default saga database path. */
 export const DEFAULT_AUDIT_GAP_SAGA_PATH = './data/audit-gap-saga.sqlite';

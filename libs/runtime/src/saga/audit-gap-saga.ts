@@ -16,10 +16,8 @@ import { newSegmentOwner } from '../execution/segment-identity';
 import type { SagaSource } from './audit-gap-ledger';
 import { AuditGapLedger } from './audit-gap-ledger';
 import type { AuditGapSagaOptions } from './audit-gap-saga.options';
-import { AUDIT_GAP_SAGA_OPTIONS, DEFAULT_AUDIT_GAP_SAGA_PATH } from './audit-gap-saga.options';
+import { AUDIT_GAP_SAGA_OPTIONS, DEFAULT_AUDIT_GAP_CHECK_INTERVAL_MS, DEFAULT_AUDIT_GAP_SAGA_PATH } from './audit-gap-saga.options';
 
-/** How often pending deadlines are checked by default: a missing audit is caught within grace + 50 ms (the bench's saga scenario). */
-const DEFAULT_CHECK_INTERVAL_MS = 50;
 /** The most events of one subscription applied to the ledger in one transaction. */
 const SAGA_BATCH_SIZE = 500;
 
@@ -97,7 +95,7 @@ export class AuditGapSaga implements OnApplicationBootstrap, OnApplicationShutdo
       if (event.type !== 'AuditRecorded' || !isToolEffect(data.effect) || !isWrite(data.effect)) return ledger.skip('audits', position);
       ledger.auditRecorded(String(data.runId), String(data.stepId), position);
     });
-    const interval = this.options.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS;
+    const interval = this.options.checkIntervalMs ?? DEFAULT_AUDIT_GAP_CHECK_INTERVAL_MS;
     if (interval > 0) {
       this.timer = setInterval(() => void this.checkDeadlines().catch((e: unknown) => this.logger.error(`Deadline check failed: ${String(e)}`)), interval);
       this.timer.unref();
