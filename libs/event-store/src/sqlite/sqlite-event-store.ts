@@ -31,6 +31,7 @@ import { DataVersionPoller } from './data-version-poller';
 import { migrate } from './sqlite-schema';
 import type { SqliteEventStoreOptions } from './sqlite-options';
 import { DEFAULT_SQLITE_PATH, Durability } from './sqlite-options';
+import type { SqlPrefixFilter } from './sql-prefix-filter';
 import { sqlPrefixFilter } from './sql-prefix-filter';
 import { translateSqliteError } from './translate-sqlite-error';
 
@@ -242,20 +243,7 @@ export class SqliteEventStore implements EventStore {
     const batchSize = positiveInteger(options.batchSize, 'batchSize', DEFAULT_BATCH_SIZE);
     const filter = eventFilter(options.filter);
     const inSql = filter === undefined ? null : sqlPrefixFilter(filter.filter);
-    const filtered =
-      inSql === null
-        ? null
-        : this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? AND ${inSql.condition} ORDER BY position ASC LIMIT ?`);
-    // One snapshot: the rows that match, and how far they were looked for (positions commit in order).
-    const filteredPage =
-      filtered === null || inSql === null
-        ? null
-        : this.db.transaction((cursor: number, limit: number) => {
-            const rows = filtered.all(cursor, ...inSql.parameters, limit) as StoredEventRow[];
-            if (rows.length >= limit) return { rows, next: (rows[rows.length - 1] as StoredEventRow).position, exhausted: false };
-            const last = (this.statements.lastPosition.get() as { last: number | null }).last;
-            return { rows, next: Math.max(cursor, last ?? 0), exhausted: true };
-          });
+    const filteredPage = inSql === null ? null : this.filteredPageReader(inSql);
     const source = {
       notifier: this.notifier,
       isClosed: () => this.closed,
@@ -273,6 +261,21 @@ export class SqliteEventStore implements EventStore {
         }),
     };
     return new PullSubscription(source, after === undefined ? 0 : sequenceOf(after), batchSize, options.signal);
+  }
+
+  /**
+   * Pages of `$all` after a cursor that match `filter`, read in one snapshot
+   * with how far they were looked for (positions commit in order), so that the
+   * cursor moves past the rows the filter dropped.
+   */
+  private filteredPageReader(filter: SqlPrefixFilter): (cursor: number, limit: number) => { rows: StoredEventRow[]; next: number; exhausted: boolean } {
+    const select = this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? AND ${filter.condition} ORDER BY position ASC LIMIT ?`);
+    return this.db.transaction((cursor: number, limit: number) => {
+      const rows = select.all(cursor, ...filter.parameters, limit) as StoredEventRow[];
+      if (rows.length >= limit) return { rows, next: (rows[rows.length - 1] as StoredEventRow).position, exhausted: false };
+      const last = (this.statements.lastPosition.get() as { last: number | null }).last;
+      return { rows, next: Math.max(cursor, last ?? 0), exhausted: true };
+    });
   }
 
   deleteStream(streamName: string, options: DeleteStreamOptions = {}): Promise<void> {
