@@ -295,7 +295,7 @@ async function runHttp(context: BenchContext): Promise<ScenarioResult> {
     const baselineCpu = table.samples('baseline', { connections }, 'server CPU per run started');
     const productCpu = table.samples('product', { connections, workers: 'off' }, 'server CPU per run started');
     if (baselineCpu.length === context.rounds && productCpu.length === context.rounds) {
-      ratios.push({ name: 'product/baseline server CPU per run started', variant: { connections }, samples: ratioSamples(productCpu, baselineCpu) });
+      ratios.push({ name: 'product/baseline server CPU per run started', variant: { connections }, samples: ratioSamples(productCpu, baselineCpu), better: 'lower' });
     }
   }
 

@@ -26,6 +26,8 @@ export interface Ratio {
   readonly variant: Readonly<Record<string, string | number | boolean>>;
   /** numerator / denominator per round (same round, same load). */
   readonly samples: readonly number[];
+  /** Whether a higher ratio is better (a throughput) or a lower one (a cost, e.g. CPU per run). @default 'higher' */
+  readonly better?: 'higher' | 'lower';
 }
 
 /** A target of issue 9 and whether this run meets it. */

@@ -18,8 +18,8 @@ export interface ChartBar {
 export function ratioChart(report: BenchReport, targets: Readonly<Record<string, number>> = {}): string {
   const bars: Array<ChartBar & { target?: number }> = [];
   for (const s of report.scenarios) {
-    // Throughput ratios only: a cost ratio (CPU per run) reads the other way round.
-    for (const r of s.ratios.filter((ratio) => !/CPU/.test(ratio.name))) {
+    // Ratios where higher is better only: a cost ratio (CPU per run) reads the other way round.
+    for (const r of s.ratios.filter((ratio) => ratio.better !== 'lower')) {
       const variant = Object.values(r.variant).map(String).join(' ');
       bars.push({ label: `${r.name}${variant === '' ? '' : `, ${variant}`}`, median: r.summary.median, min: r.summary.min, max: r.summary.max, target: targets[r.name] });
     }
