@@ -6,6 +6,7 @@ import type { RuntimeHarness } from '@agent-ledger/runtime/testing/runtime-harne
 import { eventually } from '@agent-ledger/runtime/testing/runtime-harness';
 import type { CapturedLogs, EsdbStores, LiveProjections, RunOutcome } from './support/runtime';
 import {
+  parkRunsInToolCalls,
   expectFailClosedDecisionsAccountedFor,
   captureLogs,
   expectRunInvariants,
@@ -100,19 +101,7 @@ describe('EventStoreDB briefly unreachable (protocol-level servers stopped and r
       (await rt.runs.runInteractive({ agent: 'two-rounds', input: 'before', runId: 'baseline-two' })).runId,
     ];
 
-    const parked: Array<Promise<void>> = [];
-    const gates = [];
-    for (const [agent, tool] of [
-      ['reader', 'test.read'],
-      ['putter', 'test.put'],
-      ['appender', 'test.append'],
-    ] as const) {
-      const gate = rt.behaviour.blockNext(tool);
-      const runId = await rt.runs.enqueue({ agent, input: 'parked', runId: `parked-${agent}` });
-      parked.push(runQueued(rt, runId));
-      await gate.reached;
-      gates.push(gate);
-    }
+    const parked = await parkRunsInToolCalls(rt);
     const waiting = await rt.runs.enqueue({ agent: 'two-rounds', input: 'not claimed yet', runId: 'waiting' });
     await projections.caughtUp();
 
@@ -123,8 +112,7 @@ describe('EventStoreDB briefly unreachable (protocol-level servers stopped and r
     await expect(rt.runs.runInteractive({ agent: 'reader', input: 'during', runId: 'refused-interactive' })).rejects.toMatchObject(unavailable);
     await expect(rt.runs.get(waiting)).rejects.toMatchObject(unavailable);
     await expect(rt.workers.runOnce()).rejects.toMatchObject(unavailable);
-    for (const gate of gates) gate.release();
-    await Promise.all(parked);
+    await parked.release();
     expect(logs.errors.filter((m) => /could not be recorded; its lease will expire/.test(m))).toHaveLength(3);
     await stores.server.start();
     const outageMs = Date.now() - stoppedAt;

@@ -11,6 +11,7 @@ import type { SmallFileSystem } from './support/small-file-system';
 import { canMountSmallFileSystem, mountSmallFileSystem } from './support/small-file-system';
 import type { CapturedLogs, LiveProjections, RunOutcome } from './support/runtime';
 import {
+  parkRunsInToolCalls,
   expectFailClosedDecisionsAccountedFor,
   captureLogs,
   expectAuditRefused,
@@ -89,19 +90,7 @@ describe('the store is full (embedded stores: a page cap, and a real full file s
     const baseline = (await rt.runs.runInteractive({ agent: 'putter', input: 'before', runId: 'baseline' })).runId;
 
     // Three queued runs parked inside a tool call (a read; an idempotent write and a non-idempotent one, each after its fence).
-    const parked: Array<Promise<void>> = [];
-    const gates = [];
-    for (const [agent, tool] of [
-      ['reader', 'test.read'],
-      ['putter', 'test.put'],
-      ['appender', 'test.append'],
-    ] as const) {
-      const gate = rt.behaviour.blockNext(tool);
-      const runId = await rt.runs.enqueue({ agent, input: 'parked', runId: `parked-${agent}` });
-      parked.push(runQueued(rt, runId));
-      await gate.reached;
-      gates.push(gate);
-    }
+    const parked = await parkRunsInToolCalls(rt);
     const waiting = await rt.runs.enqueue({ agent: 'two-rounds', input: 'not claimed yet', runId: 'waiting' });
     const before = Object.fromEntries(await Promise.all(['parked-reader', 'parked-putter', 'parked-appender', 'waiting'].map(async (id) => [id, (await rt.runEvents(id)).length] as const)));
 
@@ -117,8 +106,7 @@ describe('the store is full (embedded stores: a page cap, and a real full file s
     expect((await rt.runs.get('refused-queued')).status).toBeNull();
 
     // The parked tools return; recording their results fails, and so does recording the failure: the segments are abandoned.
-    for (const gate of gates) gate.release();
-    await Promise.all(parked);
+    await parked.release();
     for (const [runId, count] of Object.entries(before)) {
       const outcome = await outcomeOf(rt, runId);
       expect([runId, outcome.events.length]).toEqual([runId, count]);

@@ -9,7 +9,7 @@ import type { EventStore, EventStoreDbReconnectOptions, RecordedEvent } from '@a
 import { EventStoreDbEventStore } from '@agent-ledger/event-store';
 import type { ProjectionSource } from '@agent-ledger/projections';
 import { ALL_PROJECTIONS, PROJECTED_EVENTS_FILTER, ProjectionQueries, ProjectionRunner, ProjectionStore } from '@agent-ledger/projections';
-import type { RuntimeHarness, RuntimeHarnessOptions, TestAgent } from '@agent-ledger/runtime/testing/runtime-harness';
+import type { Gate, RuntimeHarness, RuntimeHarnessOptions, TestAgent } from '@agent-ledger/runtime/testing/runtime-harness';
 import { eventually, ManualClock, startRuntime, stateOf, ToolBehaviour } from '@agent-ledger/runtime/testing/runtime-harness';
 import type { StoreFixture } from '@agent-ledger/runtime/testing/store-fixture';
 import type { EsdbTestServer } from '../../support/esdb-server';
@@ -352,6 +352,34 @@ export async function runQueued(rt: RuntimeHarness, runId: string): Promise<void
   await eventually(() => (rt.index.dueQueued(rt.clock.now()).includes(runId) ? true : undefined), 10_000, `${runId} to be due`);
   const ran = await rt.workers.runOnce();
   if (ran !== runId) throw new Error(`Expected a segment of ${runId}, ran ${String(ran)}`);
+}
+
+/**
+ * Three queued runs, `parked-reader`, `parked-putter` and `parked-appender`,
+ * each parked inside its tool call (a read; an idempotent write and a
+ * non-idempotent one, each after its fence). `release` lets them go on and
+ * resolves when their segments have ended.
+ */
+export async function parkRunsInToolCalls(rt: RuntimeHarness): Promise<{ release(): Promise<void> }> {
+  const segments: Array<Promise<void>> = [];
+  const gates: Gate[] = [];
+  for (const [agent, tool] of [
+    ['reader', 'test.read'],
+    ['putter', 'test.put'],
+    ['appender', 'test.append'],
+  ] as const) {
+    const gate = rt.behaviour.blockNext(tool);
+    const runId = await rt.runs.enqueue({ agent, input: 'parked', runId: `parked-${agent}` });
+    segments.push(runQueued(rt, runId));
+    await gate.reached;
+    gates.push(gate);
+  }
+  return {
+    release: async () => {
+      for (const gate of gates) gate.release();
+      await Promise.all(segments);
+    },
+  };
 }
 
 /**
