@@ -27,6 +27,7 @@ export const CONFIG_FILE_KEYS = {
   'runs.backoffCapSeconds': 'BACKOFF_CAP_SECONDS',
   'auth.mode': 'AUTH_MODE',
   'auth.apiKeys': 'API_KEYS',
+  'console.dir': 'CONSOLE_DIR',
 } as const;
 
 /** A dotted key of {@link CONFIG_FILE_KEYS}. */
@@ -47,7 +48,7 @@ const SECTIONS = new Set(Object.keys(CONFIG_FILE_KEYS).map((key) => key.split('.
 /**
  * Reads a configuration file: YAML, or JSON (YAML is a superset of it), one
  * object of sections (`server`, `store`, `audit`, `agents`, `tools`,
- * `workers`, `runs`, `auth`).
+ * `workers`, `runs`, `auth`, `console`).
  *
  * @throws InvalidFieldError naming `AGENT_LEDGER_CONFIG` when the file cannot be read or parsed,
  *   and naming the dotted key (`server.prot`) of an unknown setting.

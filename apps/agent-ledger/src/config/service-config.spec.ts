@@ -27,6 +27,8 @@ describe('readServiceConfig', () => {
       sseHeartbeatMs: 15_000,
       readyMaxProjectionLag: 1000,
       auth: { mode: 'disabled-on-loopback', modeSource: 'default', apiKeys: [] },
+      // The repository's own dist/console, found from this file, not from the working directory.
+      consoleDir: join(__dirname, '..', '..', '..', '..', 'dist', 'console'),
       configFile: null,
       crashPoints: null,
       testLedgerPath: null,
@@ -52,6 +54,7 @@ describe('readServiceConfig', () => {
         BACKOFF_BASE_SECONDS: '2',
         BACKOFF_CAP_SECONDS: '20',
         API_KEYS: JSON.stringify([{ id: 'ops', hash: OPS_HASH, scopes: ['operate'] }]),
+        CONSOLE_DIR: 'web/console',
       },
       '/srv/app',
     );
@@ -73,6 +76,7 @@ describe('readServiceConfig', () => {
       eventStorePath: null,
       backoffBaseSeconds: 2,
       backoffCapSeconds: 20,
+      consoleDir: '/srv/app/web/console',
       auth: { mode: 'api-keys', modeSource: 'default', apiKeys: [{ id: 'ops', hash: OPS_HASH, scopes: ['operate'], agents: null }] },
     });
   });
@@ -171,6 +175,7 @@ agents: { configFile: agents.yaml }
 tools: { workspaceDir: /srv/ws }
 workers: { concurrency: 2, reaperIntervalMs: 1000 }
 runs: { leaseSeconds: 60, backoffBaseSeconds: 5, backoffCapSeconds: 50 }
+console: { dir: ui }
 auth:
   apiKeys:
     - id: ops
@@ -193,6 +198,7 @@ auth:
       leaseSeconds: 60,
       backoffBaseSeconds: 5,
       backoffCapSeconds: 50,
+      consoleDir: join(dir, 'ui'),
       auth: { mode: 'api-keys', apiKeys: [{ id: 'ops', scopes: ['operate', 'metrics:read'], agents: null }] },
       configFile: file,
     });

@@ -4,6 +4,7 @@ import type { ApiKeyEntry } from './api-keys';
 import { parseApiKeyEntries } from './api-keys';
 import type { ConfigFile, ConfigFileKey } from './config-file';
 import { CONFIG_FILE_KEYS, readConfigFile } from './config-file';
+import { defaultConsoleDir } from './console-dir';
 import type { CrashPointsSetting } from './crash-test/crash-test-settings';
 import { readCrashTestConfig } from './crash-test/crash-test-settings';
 
@@ -74,6 +75,13 @@ export interface ServiceConfig {
   readonly readyMaxProjectionLag: number;
   /** `AUTH_MODE` and `API_KEYS`. */
   readonly auth: AuthSettings;
+  /**
+   * `CONSOLE_DIR`: the folder of the built console (`index.html`, `assets/`),
+   * served under `/console/`. A folder without `index.html` is not an error:
+   * the service starts, warns once, and `/console/` answers 404 `CONSOLE_NOT_BUILT`.
+   * @default `dist/console` under the package root (see `defaultConsoleDir`)
+   */
+  readonly consoleDir: string;
   /** `AGENT_LEDGER_CONFIG`: the configuration file read, if any (absolute). @default null */
   readonly configFile: string | null;
   /**
@@ -184,6 +192,7 @@ export function resolveServiceConfig(env: Env, file: ConfigFile | null, cwd: str
     sseHeartbeatMs: int('SSE_HEARTBEAT_MS', 100, 3_600_000, 15_000),
     readyMaxProjectionLag: int('READY_MAX_PROJECTION_LAG', 1, 1_000_000, 1000),
     auth: authOf(find('AUTH_MODE'), find('API_KEYS'), find('HOST'), host),
+    consoleDir: path('CONSOLE_DIR') ?? defaultConsoleDir(cwd),
     configFile: file?.path ?? null,
     ...readCrashTestConfig(env, cwd),
   };
