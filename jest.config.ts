@@ -1,11 +1,15 @@
 import type { Config } from 'jest';
 
 /**
- * Four tiers, each runnable alone with `--selectProjects`:
+ * Five tiers, each runnable alone with `--selectProjects`:
  * `unit` (`*.spec.ts`, pure and fast), `integration` (`*.int-spec.ts`, real
  * stores on disk and the protocol-level EventStoreDB server), `e2e`
- * (`*.e2e-spec.ts`, the built service and real processes) and `simulation`
- * (`*.sim-spec.ts`, the runtime under generated schedules).
+ * (`*.e2e-spec.ts`, the built service and real processes), `simulation`
+ * (`*.sim-spec.ts`, the runtime under generated schedules) and `browser`
+ * (`*.browser-spec.ts` under `test/browser/`: the console in a headless Chromium
+ * against the BUILT service; its globalSetup runs `npm run build` once when
+ * the build is missing or stale, except in CI, where `.ci/run` has built;
+ * Chromium is required, never skipped: `apt-get install chromium`).
  */
 const shared: Config = {
   rootDir: '.',
@@ -31,6 +35,12 @@ const config: Config = {
     },
     { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/{apps,libs,test,bench}/**/*.e2e-spec.ts'] },
     { ...shared, displayName: 'simulation', testMatch: ['<rootDir>/{apps,libs,test,bench}/**/*.sim-spec.ts'] },
+    {
+      ...shared,
+      displayName: 'browser',
+      testMatch: ['<rootDir>/test/browser/**/*.browser-spec.ts'],
+      globalSetup: '<rootDir>/test/browser/support/global-setup.ts',
+    },
   ],
 };
 
