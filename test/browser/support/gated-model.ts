@@ -1,6 +1,6 @@
 /**
- * An OpenAI-compatible chat-completions server that holds every request until
- * the test opens its gate: a run whose model it serves stays `RUNNING` (in a
+ * An OpenAI-compatible chat-completions server that holds every request while
+ * its gate is closed (it starts closed), until the test opens it: a run whose model it serves stays `RUNNING` (in a
  * model step) until then, so a browser can be shown the run BEFORE it
  * completes, and see it complete live.
  *
@@ -22,6 +22,8 @@ export interface GatedModelServer {
   waitForRequests(count: number, timeoutMs?: number): Promise<void>;
   /** Answers the held requests, and every later one at once. */
   open(): void;
+  /** Closes the gate again: later requests are held until the next {@link open}. */
+  hold(): void;
   close(): Promise<void>;
 }
 
@@ -73,6 +75,9 @@ export async function startGatedModelServer(toolArguments: Readonly<Record<strin
     open: () => {
       opened = true;
       for (const release of held.splice(0)) release();
+    },
+    hold: () => {
+      opened = false;
     },
     close: () =>
       new Promise<void>((resolve) => {
