@@ -20,7 +20,7 @@ export default tseslint.config(
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: {
       parserOptions: { emitDecoratorMetadata: true, experimentalDecorators: true },
     },
@@ -57,5 +57,12 @@ export default tseslint.config(
   {
     files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
     languageOptions: { globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly', __dirname: 'readonly' } },
+  },
+  {
+    // The console runs in the browser: it may not reach for Node's modules.
+    files: ['apps/console/src/**/*.ts', 'apps/console/src/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['node:*', '@agent-ledger/*', '@nestjs/*'], message: 'The console is browser code: no Node modules, no server libraries.' }] }],
+    },
   },
 );

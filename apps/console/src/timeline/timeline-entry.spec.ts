@@ -1,0 +1,32 @@
+import type { StreamedEvent } from '../api/types';
+import { timelineEntryOf } from './timeline-entry';
+
+const event = (type: string, data: Record<string, unknown>): StreamedEvent => ({ type, streamName: 'run-r1', revision: 0, position: '7:7', data, created: '2026-11-30T08:00:00.000Z' });
+
+describe('timelineEntryOf', () => {
+  it('a tool step carries its declared effect', () => {
+    const started = timelineEntryOf(event('StepStarted', { stepId: 'r1/r0/t0', kind: 'tool', toolName: 'files.append', effect: 'NON_IDEMPOTENT_WRITE', idempotencyKey: 'k' }));
+    expect(started).toMatchObject({ effect: 'NON_IDEMPOTENT_WRITE', stepId: 'r1/r0/t0', title: 'Tool files.append started' });
+    const executed = timelineEntryOf(event('ToolExecuted', { stepId: 'r1/r0/t0', toolName: 'files.append', effect: 'NON_IDEMPOTENT_WRITE', outcome: 'succeeded', result: { ok: true } }));
+    expect(executed).toMatchObject({ effect: 'NON_IDEMPOTENT_WRITE', tone: 'good', detail: 'result {"ok":true}' });
+  });
+
+  it('a failure shows its reason, class and the write in flight', () => {
+    const failed = timelineEntryOf(
+      event('RunFailed', {
+        reason: 'AUDIT_PERSISTENCE_FAILED',
+        deadLettered: false,
+        failure: { failureClass: 'unknown', code: 'AUDIT_PERSISTENCE_FAILED', message: 'audit not stored' },
+        inFlightWrite: { stepId: 'r1/r0/t0', toolName: 'files.append', effect: 'NON_IDEMPOTENT_WRITE' },
+      }),
+    );
+    expect(failed.tone).toBe('bad');
+    expect(failed.title).toBe('Failed: AUDIT_PERSISTENCE_FAILED');
+    expect(failed.detail).toBe('unknown / AUDIT_PERSISTENCE_FAILED: audit not stored; write in flight: files.append (NON_IDEMPOTENT_WRITE) at r1/r0/t0');
+  });
+
+  it('a model call has no effect; an unknown event is shown raw', () => {
+    expect(timelineEntryOf(event('StepStarted', { stepId: 's', kind: 'llm', toolName: null, effect: null, idempotencyKey: null }))).toMatchObject({ effect: null, title: 'Model call started' });
+    expect(timelineEntryOf(event('SomethingNew', { a: 1 }))).toMatchObject({ title: 'SomethingNew', detail: '{"a":1}', key: '7:7' });
+  });
+});

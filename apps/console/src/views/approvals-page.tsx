@@ -1,0 +1,111 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import type { ApprovalPage } from '../api/types';
+import { useSession } from '../auth/session';
+import { EffectBadge } from '../components/badges';
+import { ErrorBanner } from '../components/error-banner';
+import { formatTime } from '../components/format';
+import { hashOf } from '../routing/route';
+import { DecisionButtons } from './decision-buttons';
+import { useLiveRefresh } from './use-live';
+
+const STATES = ['pending', 'approved', 'denied', 'cancelled'] as const;
+
+/**
+ * The approvals inbox: requests for approval (pending first by default),
+ * each with its calls, their effects and arguments; approve or deny with
+ * `runs:approve`. Refreshed live.
+ */
+export function ApprovalsPage() {
+  const { client, can } = useSession();
+  const [state, setState] = useState<string>('pending');
+  const [page, setPage] = useState<ApprovalPage | null>(null);
+  const [error, setError] = useState<unknown>(null);
+
+  const load = useCallback(() => {
+    const query = new URLSearchParams({ limit: '100' });
+    if (state !== '') query.set('state', state);
+    client
+      .get<ApprovalPage>(`/approvals?${query}`)
+      .then((answer) => {
+        setPage(answer);
+        setError(null);
+      })
+      .catch(setError);
+  }, [client, state]);
+  useEffect(load, [load]);
+  const live = useLiveRefresh(can.streamAllRuns ? '/events?from=now' : null, load);
+
+  const approvals = page?.approvals ?? [];
+  return (
+    <section>
+      <div class="title-row">
+        <h1>Approvals</h1>
+        <span class={`live ${live ? 'on' : 'off'}`} data-testid="live-indicator" data-live={String(live)}>
+          {live ? 'live' : can.streamAllRuns ? 'connecting…' : 'polling every 3 s'}
+        </span>
+      </div>
+      {can.approve ? null : <p class="hint">This key may read requests but not decide (it lacks runs:approve).</p>}
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          State
+          <select data-testid="filter-approval-state" value={state} onChange={(e) => setState((e.target as HTMLSelectElement).value)}>
+            <option value="">any</option>
+            {STATES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+      </form>
+      <ErrorBanner error={error} />
+      {approvals.length === 0 ? (
+        <p class="empty" data-testid="approvals-empty">
+          Nothing here.
+        </p>
+      ) : (
+        <table data-testid="approvals-table">
+          <thead>
+            <tr>
+              <th>Run</th>
+              <th>Agent</th>
+              <th>Round</th>
+              <th>Calls</th>
+              <th>Requested</th>
+              <th>State</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {approvals.map((a) => (
+              <tr key={a.approvalId} data-testid="approval-row" data-run-id={a.runId} data-state={a.state}>
+                <td>
+                  <a class="mono" href={hashOf({ page: 'run', runId: a.runId })}>
+                    {a.runId}
+                  </a>
+                </td>
+                <td>{a.agent}</td>
+                <td class="num">{a.round}</td>
+                <td>
+                  <ul class="calls">
+                    {a.calls.map((c) => (
+                      <li key={c.stepId}>
+                        <strong>{c.toolName}</strong> <EffectBadge effect={c.effect} /> <code>{JSON.stringify(c.arguments)}</code>
+                      </li>
+                    ))}
+                  </ul>
+                </td>
+                <td>{formatTime(a.requestedAt)}</td>
+                <td>
+                  {a.state}
+                  {a.decidedBy === null ? null : <span class="hint"> by {a.decidedBy}</span>}
+                </td>
+                <td>{a.state === 'pending' && can.approve ? <DecisionButtons runId={a.runId} round={a.round} testIds={{ approve: 'approve', deny: 'deny' }} onDecided={load} /> : null}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,212 @@
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import type { AuditReview, AuditRun, AuditWrite, ChainsVerification } from '../api/types';
+import { auditWritesCsv } from '../audit/audit-csv';
+import { failureBuckets } from '../audit/failure-buckets';
+import { useSession } from '../auth/session';
+import { EffectBadge } from '../components/badges';
+import { ErrorBanner } from '../components/error-banner';
+import { FailureChart } from '../components/failure-chart';
+import { formatTime } from '../components/format';
+import { hashOf } from '../routing/route';
+import { useLiveRefresh } from './use-live';
+
+const TOTALS: readonly [string, string][] = [
+  ['writesExecuted', 'writes executed'],
+  ['writesAudited', 'writes audited'],
+  ['writesWithoutAudit', 'writes without audit'],
+  ['gapsDetected', 'gaps detected'],
+  ['runsFailedClosed', 'runs failed closed'],
+  ['runsFailedAuditMissing', 'runs failed AUDIT_MISSING'],
+  ['interruptedWrites', 'writes interrupted in flight'],
+  ['approvalsGranted', 'approvals granted'],
+  ['approvalsDenied', 'approvals denied'],
+];
+const FINDINGS = new Set(['writesWithoutAudit', 'gapsDetected', 'runsFailedClosed', 'runsFailedAuditMissing', 'interruptedWrites']);
+
+/**
+ * The audit review: totals, writes without audit, gaps, runs failed closed,
+ * a chart of audit failures by effect over time, the audit chains' check,
+ * and exports (CSV of the writes, JSON of the whole report).
+ */
+export function AuditPage() {
+  const { client, can } = useSession();
+  const [review, setReview] = useState<AuditReview | null>(null);
+  const [chains, setChains] = useState<ChainsVerification | null>(null);
+  const [checking, setChecking] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+
+  const load = useCallback(() => {
+    client
+      .get<AuditReview>('/audit/review?limit=10000')
+      .then((answer) => {
+        setReview(answer);
+        setError(null);
+      })
+      .catch(setError);
+  }, [client]);
+  useEffect(load, [load]);
+  // Audit events are not on /events (run streams only): a run event refreshes, and a slow poll catches the rest.
+  const live = useLiveRefresh(can.streamAllRuns ? '/events?from=now' : null, load, { pollMs: 5_000 });
+  useEffect(() => {
+    if (!can.streamAllRuns) return;
+    const timer = setInterval(load, 10_000);
+    return () => clearInterval(timer);
+  }, [can.streamAllRuns, load]);
+
+  const buckets = useMemo(() => failureBuckets(review?.writesWithoutAudit ?? []), [review]);
+  const verify = async () => {
+    setChecking(true);
+    try {
+      setChains(await client.get<ChainsVerification>('/audit/chains'));
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setChecking(false);
+    }
+  };
+  const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
+
+  return (
+    <section>
+      <div class="title-row">
+        <h1>Audit review</h1>
+        <span class={`live ${live ? 'on' : 'off'}`} data-testid="live-indicator" data-live={String(live)}>
+          {live ? 'live' : 'polling'}
+        </span>
+        <span class="spacer" />
+        <button type="button" data-testid="export-csv" disabled={review === null} onClick={() => review && download(`audit-review-${stamp()}.csv`, 'text/csv', auditWritesCsv(review.writes))}>
+          Export writes (CSV)
+        </button>
+        <button type="button" data-testid="export-json" disabled={review === null} onClick={() => review && download(`audit-review-${stamp()}.json`, 'application/json', JSON.stringify({ exportedAt: new Date().toISOString(), review, chains }, null, 2))}>
+          Export report (JSON)
+        </button>
+      </div>
+      <ErrorBanner error={error} />
+      <div class="totals" data-testid="audit-totals">
+        {TOTALS.map(([name, label]) => {
+          const value = review?.totals[name] ?? 0;
+          return (
+            <div key={name} class={`total ${FINDINGS.has(name) && value > 0 ? 'finding' : ''}`}>
+              <span class="n" data-testid={`total-${name}`}>
+                {review === null ? '…' : value}
+              </span>
+              <span class="label">{label}</span>
+            </div>
+          );
+        })}
+      </div>
+      <h2>Audit failures by effect over time</h2>
+      <FailureChart buckets={buckets} />
+      <h2>Audit chains</h2>
+      <p>
+        <button type="button" data-testid="verify-chains" disabled={checking} onClick={verify}>
+          {checking ? 'Verifying…' : 'Verify every audit chain'}
+        </button>{' '}
+        <span data-testid="chains-result" class={chains === null ? '' : chains.brokenRuns.length > 0 ? 'finding' : 'ok'}>
+          {chains === null ? 'Not verified yet.' : chains.brokenRuns.length === 0 ? `${chains.runs} chains, ${chains.records} records: every chain intact.` : `${chains.brokenRuns.length} broken chain(s): ${chains.brokenRuns.join(', ')}`}
+        </span>
+      </p>
+      {chains !== null && chains.breaks.length > 0 ? (
+        <table data-testid="chain-breaks">
+          <tbody>
+            {chains.breaks.map((b, i) => (
+              <tr key={i}>
+                <td class="mono">{b.runId}</td>
+                <td>
+                  <code>{JSON.stringify(b)}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <h2>Runs failed closed (AUDIT_PERSISTENCE_FAILED)</h2>
+      <RunsTable testId="runs-failed-closed" rowTestId="failed-closed-row" runs={review?.runsFailedClosed ?? []} />
+      <h2>Writes without audit</h2>
+      <WritesTable testId="writes-without-audit" rowTestId="write-without-audit-row" writes={review?.writesWithoutAudit ?? []} />
+      <h2>Gaps detected by the saga</h2>
+      <WritesTable testId="audit-gaps" rowTestId="audit-gap-row" writes={review?.gaps ?? []} />
+      <h2>Runs failed AUDIT_MISSING</h2>
+      <RunsTable testId="runs-failed-audit-missing" rowTestId="failed-audit-missing-row" runs={review?.runsFailedAuditMissing ?? []} />
+    </section>
+  );
+}
+
+function RunsTable({ runs, testId, rowTestId }: { runs: readonly AuditRun[]; testId: string; rowTestId: string }) {
+  if (runs.length === 0) return <p class="empty" data-testid={testId}>None.</p>;
+  return (
+    <table data-testid={testId}>
+      <thead>
+        <tr>
+          <th>Run</th>
+          <th>Reason</th>
+          <th>Failure class</th>
+          <th>Write in flight</th>
+          <th>Settled</th>
+        </tr>
+      </thead>
+      <tbody>
+        {runs.map((r) => (
+          <tr key={r.runId} data-testid={rowTestId} data-run-id={r.runId}>
+            <td>
+              <a class="mono" href={hashOf({ page: 'run', runId: r.runId })}>
+                {r.runId}
+              </a>
+            </td>
+            <td>{r.reason}</td>
+            <td>{r.failureClass ?? '—'}</td>
+            <td class="mono">{r.inFlightStepId ?? '—'}</td>
+            <td>{formatTime(r.settledAt)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function WritesTable({ writes, testId, rowTestId }: { writes: readonly AuditWrite[]; testId: string; rowTestId: string }) {
+  if (writes.length === 0) return <p class="empty" data-testid={testId}>None.</p>;
+  return (
+    <table data-testid={testId}>
+      <thead>
+        <tr>
+          <th>Step</th>
+          <th>Tool</th>
+          <th>Executed</th>
+          <th>Outcome</th>
+          <th>Gap detected</th>
+          <th>Run failed as</th>
+        </tr>
+      </thead>
+      <tbody>
+        {writes.map((w) => (
+          <tr key={w.stepId} data-testid={rowTestId} data-step-id={w.stepId}>
+            <td>
+              <a class="mono" href={hashOf({ page: 'run', runId: w.runId })}>
+                {w.stepId}
+              </a>
+            </td>
+            <td>
+              {w.toolName} <EffectBadge effect={w.effect} />
+            </td>
+            <td>{formatTime(w.executedAt)}</td>
+            <td>{w.outcome ?? 'not recorded'}</td>
+            <td>{w.gapDetectedAt === null ? '—' : `${formatTime(w.gapDetectedAt)} by ${w.gapDetectedBy ?? '?'}`}</td>
+            <td>{w.failedRunReason ?? '—'}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function download(name: string, type: string, content: string): void {
+  const url = URL.createObjectURL(new Blob([content], { type }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

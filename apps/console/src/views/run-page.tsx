@@ -1,0 +1,207 @@
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import { ApiError } from '../api/api-error';
+import type { ApprovalPage, RunRow, StepRow, StreamedEvent } from '../api/types';
+import { useSession } from '../auth/session';
+import { EffectBadge, StatusBadge } from '../components/badges';
+import { ErrorBanner } from '../components/error-banner';
+import { formatTime } from '../components/format';
+import { hashOf } from '../routing/route';
+import { withAuditEntries } from '../timeline/merge-audit';
+import type { TimelineEntry } from '../timeline/timeline-entry';
+import { timelineEntryOf } from '../timeline/timeline-entry';
+import { DecisionButtons } from './decision-buttons';
+import { useLiveRefresh } from './use-live';
+
+const TERMINAL: Readonly<Record<string, string>> = { RunCompleted: 'COMPLETED', RunFailed: 'FAILED', RunCancelled: 'CANCELLED' };
+
+/**
+ * One run: its status, a timeline of its events (live from the run's event
+ * stream), the write in flight if any, and the actions the key may take.
+ */
+export function RunPage({ runId }: { runId: string }) {
+  const { client, can } = useSession();
+  const [run, setRun] = useState<RunRow | null>(null);
+  const [steps, setSteps] = useState<readonly StepRow[]>([]);
+  const [pendingRound, setPendingRound] = useState<number | null>(null);
+  const [events, setEvents] = useState<readonly StreamedEvent[]>([]);
+  const [error, setError] = useState<unknown>(null);
+  const path = `/runs/${encodeURIComponent(runId)}`;
+
+  const load = useCallback(() => {
+    Promise.all([client.get<RunRow>(path), client.get<{ steps: StepRow[] }>(`${path}/steps`)])
+      .then(async ([row, stepAnswer]) => {
+        setRun(row);
+        setSteps(stepAnswer.steps);
+        if (row.status === 'WAITING_FOR_APPROVAL') {
+          const approvals = await client.get<ApprovalPage>(`/approvals?runId=${encodeURIComponent(runId)}&state=pending`);
+          setPendingRound(approvals.approvals[0]?.round ?? row.approvalRound);
+        } else {
+          setPendingRound(null);
+        }
+        setError(null);
+      })
+      // Right after a start the read model may not have the run yet: the stream will bring it.
+      .catch((failure: unknown) => setError(failure instanceof ApiError && failure.status === 404 ? null : failure));
+  }, [client, path, runId]);
+
+  useEffect(load, [load]);
+  const onEvent = useCallback((event: StreamedEvent) => setEvents((all) => (all.some((e) => e.position === event.position) ? all : [...all, event])), []);
+  const live = useLiveRefresh(`${path}/events`, load, { onEvent });
+
+  const terminal = events.find((e) => TERMINAL[e.type] !== undefined);
+  // The stream is ahead of the read model: a settlement it brought wins over a row not yet updated.
+  const status = terminal !== undefined ? TERMINAL[terminal.type]! : (run?.status ?? (events.length > 0 ? 'QUEUED' : '…'));
+  const reason = terminal !== undefined ? String(terminal.data.reason ?? '') : (run?.reason ?? null);
+  const entries = useMemo<TimelineEntry[]>(() => withAuditEntries(events.map(timelineEntryOf), steps, terminal !== undefined), [events, steps, terminal]);
+  const inFlight = run?.inFlightStepId === null || run === null ? undefined : steps.find((s) => s.stepId === run.inFlightStepId);
+  const settled = terminal !== undefined || ['COMPLETED', 'FAILED', 'CANCELLED'].includes(status);
+
+  return (
+    <section>
+      <p class="crumbs">
+        <a href={hashOf({ page: 'runs' })}>Runs</a> / <span class="mono">{runId}</span>
+      </p>
+      <div class="title-row">
+        <h1>
+          Run <span class="mono">{runId}</span>
+        </h1>
+        <span class={`live ${live ? 'on' : 'off'}`} data-testid="live-indicator" data-live={String(live)}>
+          {live ? 'live' : 'connecting…'}
+        </span>
+      </div>
+      <ErrorBanner error={error} />
+      <dl class="facts">
+        <dt>Status</dt>
+        <dd data-testid="run-status" data-status={status}>
+          <StatusBadge status={status} />
+        </dd>
+        <dt>Reason</dt>
+        <dd data-testid="run-reason">{reason ?? '—'}</dd>
+        <dt>Agent</dt>
+        <dd>{run?.agent ?? '—'}</dd>
+        <dt>Attempts / retries</dt>
+        <dd>
+          {run?.attempts ?? '—'} / {run?.requeues ?? '—'}
+        </dd>
+        <dt>Requested</dt>
+        <dd>{formatTime(run?.requestedAt)}</dd>
+        <dt>Settled</dt>
+        <dd>{formatTime(run?.settledAt)}</dd>
+        {run?.failureClass ? (
+          <>
+            <dt>Failure</dt>
+            <dd>
+              {run.failureClass} {run.failureCode ?? ''}: {run.failureMessage}
+              {run.deadLettered ? <span class="badge dead">dead-lettered</span> : null}
+            </dd>
+          </>
+        ) : null}
+        {run?.continuationOf ? (
+          <>
+            <dt>Continues</dt>
+            <dd>
+              <a href={hashOf({ page: 'run', runId: run.continuationOf })}>{run.continuationOf}</a>
+            </dd>
+          </>
+        ) : null}
+        {run?.continuedAs ? (
+          <>
+            <dt>Continued as</dt>
+            <dd>
+              <a href={hashOf({ page: 'run', runId: run.continuedAs })}>{run.continuedAs}</a>
+            </dd>
+          </>
+        ) : null}
+      </dl>
+      {inFlight === undefined ? null : (
+        <div class="in-flight" data-testid="in-flight-write">
+          Write in flight: <strong>{inFlight.toolName}</strong> <EffectBadge effect={inFlight.effect} /> at <span class="mono">{inFlight.stepId}</span>
+        </div>
+      )}
+      <Actions runId={runId} run={run} status={status} settled={settled} pendingRound={pendingRound} inFlight={inFlight} canApprove={can.approve} canOperate={can.operate} onChange={load} />
+      <h2>Timeline</h2>
+      <ol class="timeline" data-testid="timeline">
+        {entries.map((entry) => (
+          <li key={entry.key} class={`tone-${entry.tone}`} data-testid="timeline-event" data-type={entry.type}>
+            <time>{entry.at.replace('T', ' ').replace('Z', '')}</time>
+            <span class="what">
+              {entry.title} <EffectBadge effect={entry.effect} />
+            </span>
+            {entry.detail === '' ? null : <span class="detail">{entry.detail}</span>}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+function Actions(props: {
+  runId: string;
+  run: RunRow | null;
+  status: string;
+  settled: boolean;
+  pendingRound: number | null;
+  inFlight: StepRow | undefined;
+  canApprove: boolean;
+  canOperate: boolean;
+  onChange: () => void;
+}) {
+  const { client } = useSession();
+  const [error, setError] = useState<unknown>(null);
+  const [outcome, setOutcome] = useState<'executed' | 'notExecuted'>('notExecuted');
+  const [note, setNote] = useState('');
+  const { runId, run, settled } = props;
+  const act = async (path: string, body: unknown) => {
+    setError(null);
+    try {
+      const answer = await client.post<{ continuationRunId?: string }>(`/runs/${encodeURIComponent(runId)}/${path}`, body);
+      if (answer?.continuationRunId !== undefined) location.hash = hashOf({ page: 'run', runId: answer.continuationRunId });
+      props.onChange();
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+  const canCancel = props.canOperate && !settled && run?.cancelRequested !== true;
+  const canRequeue = props.canOperate && run?.status === 'FAILED' && run.deadLettered === true && run.continuedAs === null;
+  const needsResolution = props.inFlight?.effect === 'NON_IDEMPOTENT_WRITE';
+  const waiting = props.status === 'WAITING_FOR_APPROVAL' && props.pendingRound !== null;
+  if (!canCancel && !canRequeue && !(waiting && props.canApprove)) return <ErrorBanner error={error} />;
+  return (
+    <div class="actions">
+      {waiting && props.canApprove ? (
+        <span>
+          Waits for approval (round {props.pendingRound}): <DecisionButtons runId={runId} round={props.pendingRound!} testIds={{ approve: 'approve-run', deny: 'deny-run' }} onDecided={props.onChange} />
+        </span>
+      ) : null}
+      {canCancel ? (
+        <button type="button" class="bad" data-testid="cancel-run" onClick={() => act('cancel', { reason: 'cancelled from the console' })}>
+          Cancel run
+        </button>
+      ) : null}
+      {canRequeue ? (
+        <form
+          class="requeue"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void act('requeue', needsResolution ? { reason: 'requeued from the console', resolution: { outcome, note } } : { reason: 'requeued from the console' });
+          }}
+        >
+          {needsResolution ? (
+            <>
+              <span>A non-idempotent write was in flight: state whether it happened before requeueing.</span>
+              <select data-testid="requeue-outcome" value={outcome} onChange={(e) => setOutcome((e.target as HTMLSelectElement).value as 'executed' | 'notExecuted')}>
+                <option value="notExecuted">it did not happen</option>
+                <option value="executed">it happened</option>
+              </select>
+              <input data-testid="requeue-note" required placeholder="How you know (recorded in the audit chain)" value={note} onInput={(e) => setNote((e.target as HTMLInputElement).value)} />
+            </>
+          ) : null}
+          <button type="submit" data-testid="requeue-run">
+            Requeue as a continuation run
+          </button>
+        </form>
+      ) : null}
+      <ErrorBanner error={error} />
+    </div>
+  );
+}

@@ -1,0 +1,200 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import type { AgentInfo, RunPage as RunPageAnswer, RunRow } from '../api/types';
+import { RUN_STATUSES } from '../api/types';
+import { useSession } from '../auth/session';
+import { StatusBadge } from '../components/badges';
+import { ErrorBanner } from '../components/error-banner';
+import { formatTime } from '../components/format';
+import { hashOf } from '../routing/route';
+import { useLiveRefresh } from './use-live';
+
+const PAGE_SIZE = 25;
+
+interface Filters {
+  readonly status: string;
+  readonly agent: string;
+  readonly reason: string;
+}
+
+/**
+ * The runs list: filters, cursor pages, newest first, refreshed live from
+ * `GET /events` (new events only); a key limited to some agents polls. With
+ * `runs:submit`, a form starts a run.
+ */
+export function RunsPage() {
+  const { client, can } = useSession();
+  const [filters, setFilters] = useState<Filters>({ status: '', agent: '', reason: '' });
+  const [cursors, setCursors] = useState<readonly (string | null)[]>([null]);
+  const [page, setPage] = useState<RunPageAnswer | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const cursor = cursors[cursors.length - 1] ?? null;
+
+  const load = useCallback(() => {
+    const query = new URLSearchParams({ limit: String(PAGE_SIZE) });
+    if (filters.status !== '') query.set('status', filters.status);
+    if (filters.agent.trim() !== '') query.set('agent', filters.agent.trim());
+    if (filters.reason.trim() !== '') query.set('reason', filters.reason.trim());
+    if (cursor !== null) query.set('cursor', cursor);
+    client
+      .get<RunPageAnswer>(`/runs?${query}`)
+      .then((answer) => {
+        setPage(answer);
+        setError(null);
+      })
+      .catch(setError);
+  }, [client, filters, cursor]);
+
+  useEffect(load, [load]);
+  const live = useLiveRefresh(can.streamAllRuns ? '/events?from=now' : null, load);
+
+  const setFilter = (name: keyof Filters, value: string) => {
+    setFilters((f) => ({ ...f, [name]: value }));
+    setCursors([null]);
+  };
+
+  return (
+    <section>
+      <div class="title-row">
+        <h1>Runs</h1>
+        <span class={`live ${live ? 'on' : 'off'}`} data-testid="live-indicator" data-live={String(live)}>
+          {live ? 'live' : can.streamAllRuns ? 'connecting…' : 'polling every 3 s'}
+        </span>
+      </div>
+      {can.submitRuns ? <StartRunForm /> : null}
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Status
+          <select data-testid="filter-status" value={filters.status} onChange={(e) => setFilter('status', (e.target as HTMLSelectElement).value)}>
+            <option value="">any</option>
+            {RUN_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Agent
+          <input data-testid="filter-agent" value={filters.agent} onChange={(e) => setFilter('agent', (e.target as HTMLInputElement).value)} placeholder="any" />
+        </label>
+        <label>
+          Reason
+          <input data-testid="filter-reason" value={filters.reason} onChange={(e) => setFilter('reason', (e.target as HTMLInputElement).value)} placeholder="e.g. AUDIT_PERSISTENCE_FAILED" />
+        </label>
+      </form>
+      <ErrorBanner error={error} />
+      <RunsTable runs={page?.runs ?? []} />
+      <div class="pager">
+        <button type="button" data-testid="runs-previous-page" disabled={cursors.length <= 1} onClick={() => setCursors((c) => c.slice(0, -1))}>
+          ← Newer
+        </button>
+        <span>Page {cursors.length}</span>
+        <button type="button" data-testid="runs-next-page" disabled={page?.nextCursor === null || page === null} onClick={() => page?.nextCursor && setCursors((c) => [...c, page.nextCursor])}>
+          Older →
+        </button>
+      </div>
+    </section>
+  );
+}
+
+function RunsTable({ runs }: { runs: readonly RunRow[] }) {
+  if (runs.length === 0) return <p class="empty" data-testid="runs-table">No runs match.</p>;
+  return (
+    <table data-testid="runs-table">
+      <thead>
+        <tr>
+          <th>Run</th>
+          <th>Agent</th>
+          <th>Status</th>
+          <th>Reason</th>
+          <th>Steps</th>
+          <th>Requested</th>
+          <th>Settled</th>
+        </tr>
+      </thead>
+      <tbody>
+        {runs.map((run) => (
+          <tr key={run.runId} data-testid="run-row" data-run-id={run.runId} data-status={run.status}>
+            <td>
+              <a href={hashOf({ page: 'run', runId: run.runId })} class="mono">
+                {run.runId}
+              </a>
+            </td>
+            <td>{run.agent}</td>
+            <td>
+              <StatusBadge status={run.status} />
+              {run.deadLettered === true ? <span class="badge dead">dead-lettered</span> : null}
+            </td>
+            <td>{run.reason ?? '—'}</td>
+            <td class="num">{run.stepsTotal}</td>
+            <td>{formatTime(run.requestedAt)}</td>
+            <td>{formatTime(run.settledAt)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function StartRunForm() {
+  const { client } = useSession();
+  const [agents, setAgents] = useState<readonly AgentInfo[]>([]);
+  const [agent, setAgent] = useState('');
+  const [input, setInput] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    client
+      .get<{ agents: AgentInfo[] }>('/agents')
+      .then((answer) => {
+        setAgents(answer.agents);
+        setAgent((current) => (current === '' ? (answer.agents[0]?.name ?? '') : current));
+      })
+      .catch(setError);
+  }, [client]);
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const started = await client.post<{ runId: string }>('/runs', { agent, input });
+      location.hash = hashOf({ page: 'run', runId: started.runId });
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const chosen = agents.find((a) => a.name === agent);
+  return (
+    <form class="start-run" onSubmit={submit}>
+      <h2>Start a run</h2>
+      <label>
+        Agent
+        <select data-testid="start-agent" value={agent} onChange={(e) => setAgent((e.target as HTMLSelectElement).value)}>
+          {agents.map((a) => (
+            <option key={a.name} value={a.name}>
+              {a.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      {chosen === undefined ? null : (
+        <p class="hint">
+          {chosen.description ?? ''} Tools: {chosen.tools.map((t) => `${t.name} (${t.effect})`).join(', ') || 'none'}
+        </p>
+      )}
+      <label>
+        Input
+        <textarea data-testid="start-input" rows={2} value={input} onInput={(e) => setInput((e.target as HTMLTextAreaElement).value)} placeholder="The task for the agent" />
+      </label>
+      <button type="submit" data-testid="start-submit" disabled={busy || agent === ''}>
+        Start (queued)
+      </button>
+      <ErrorBanner error={error} />
+    </form>
+  );
+}
