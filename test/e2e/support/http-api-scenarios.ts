@@ -355,6 +355,24 @@ export function describeHttpApi(storeName: string, backend: () => Promise<Backen
       expect(whole.every((f) => f.data.streamName.startsWith('run-'))).toBe(true);
     });
 
+    it('?from=now streams only the events recorded after the request (no history); Last-Event-ID and after win over it', async () => {
+      const live = await openSse(`${base}/events?from=now`);
+      await post('/runs', { agent: 'clock', input: 'only the new', runId: 'sse-now' });
+      const frames = await live.until((f) => f.data.streamName === 'run-sse-now' && f.event === 'RunCompleted');
+      live.close();
+      // Nothing of the runs settled before the request (the earlier tests' runs): history is skipped.
+      expect(frames.filter((f) => f.data.streamName !== 'run-sse-now')).toEqual([]);
+      expect(frames[0]).toMatchObject({ event: 'RunRequested', data: { revision: 0 } });
+
+      const quiet = await openSse(`${base}/runs/sse-now/events?from=now`);
+      await expect(quiet.next(500)).rejects.toThrow(/Timed out/);
+      quiet.close();
+      const resumed = await openSse(`${base}/runs/sse-now/events?from=now`, { 'Last-Event-ID': frames[0]!.id as string });
+      expect((await resumed.next()).id).toBe(frames[1]!.id);
+      resumed.close();
+      expect(await get<ApiErrorBody>('/events?from=yesterday')).toMatchObject({ status: 400, body: { field: 'from' } });
+    });
+
     it('stops cleanly on SIGTERM with an event stream open', async () => {
       const open = await openSse(`${base}/events`);
       await open.next();

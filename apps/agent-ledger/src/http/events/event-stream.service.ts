@@ -3,7 +3,7 @@ import type { OnModuleDestroy } from '@nestjs/common';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InvalidFieldError, RunNotFoundError, StreamCategory } from '@agent-ledger/domain';
 import type { EventStore, EventSubscription, Position } from '@agent-ledger/event-store';
-import { categoryFilter, comparePositions, isEventStoreError, parsePosition } from '@agent-ledger/event-store';
+import { categoryFilter, comparePositions, Direction, isEventStoreError, parsePosition } from '@agent-ledger/event-store';
 import { RUN_EVENT_STORE, runStreamName } from '@agent-ledger/runtime';
 import { SERVICE_CONFIG } from '../service-config.token';
 import type { ServiceConfig } from '../../config/service-config';
@@ -54,23 +54,36 @@ export class EventStreamService implements OnModuleDestroy {
   }
 
   /**
-   * Streams one run's events (`run-<runId>`), after `after` if given.
+   * Streams one run's events (`run-<runId>`), after `after` if given; with
+   * `from: 'now'` and no `after`, only the events recorded after the request.
    *
    * The per-run stream is read through a stream subscription from its start;
    * events at or before `after` in the global order are skipped, which is how
    * a position is mapped back onto the stream (a run's stream is short).
    * @throws RunNotFoundError before anything is sent, if the run was never requested
    */
-  async streamRun(runId: string, after: Position | undefined, response: ServerResponse): Promise<void> {
+  async streamRun(runId: string, after: Position | undefined, response: ServerResponse, from: 'start' | 'now' = 'start'): Promise<void> {
     const name = runStreamName(runId);
-    const head = await this.store.readStream(name, { maxCount: 1 });
-    if (!head.streamExists) throw new RunNotFoundError(runId);
-    await this.pump(response, `run ${runId}`, (signal) => this.store.subscribeToStream(name, { signal }), after);
+    const first = await this.store.readStream(name, { maxCount: 1 });
+    if (!first.streamExists) throw new RunNotFoundError(runId);
+    const skipUntil = after ?? (from === 'now' ? await this.head() : undefined);
+    await this.pump(response, `run ${runId}`, (signal) => this.store.subscribeToStream(name, { signal }), skipUntil);
   }
 
-  /** Streams the events of every run (the `run` category of `$all`), after `after` if given. */
-  async streamAll(after: Position | undefined, response: ServerResponse): Promise<void> {
-    await this.pump(response, 'all runs', (signal) => this.store.subscribeToAll({ after, filter: categoryFilter(StreamCategory.RUN), signal }), undefined);
+  /**
+   * Streams the events of every run (the `run` category of `$all`), after
+   * `after` if given; with `from: 'now'` and no `after`, only events recorded
+   * after the store's current head (no history).
+   */
+  async streamAll(after: Position | undefined, response: ServerResponse, from: 'start' | 'now' = 'start'): Promise<void> {
+    const start = after ?? (from === 'now' ? await this.head() : undefined);
+    await this.pump(response, 'all runs', (signal) => this.store.subscribeToAll({ after: start, filter: categoryFilter(StreamCategory.RUN), signal }), undefined);
+  }
+
+  /** The position of the store's last event of any stream, or undefined for an empty store. */
+  private async head(): Promise<Position | undefined> {
+    for await (const event of this.store.readAll({ direction: Direction.BACKWARDS, fromPosition: 'end', maxCount: 1 })) return event.position;
+    return undefined;
   }
 
   /** Ends every open stream (the application is shutting down, the store is about to close). */

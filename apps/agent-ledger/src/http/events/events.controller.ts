@@ -51,7 +51,7 @@ export class EventsController {
   ): Promise<void> {
     assertRunId(runId);
     const after = this.streams.resumePoint({ lastEventId, after: query.after });
-    await this.streams.streamRun(runId, after, response);
+    await this.streams.streamRun(runId, after, response, query.from);
   }
 
   @Get('events')
@@ -63,6 +63,6 @@ export class EventsController {
   @ApiBadRequestResponse({ description: 'a bad Last-Event-ID or after (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
   async allEvents(@Query() query: EventStreamQueryDto, @Headers('last-event-id') lastEventId: string | undefined, @Res() response: ServerResponse): Promise<void> {
     const after = this.streams.resumePoint({ lastEventId, after: query.after });
-    await this.streams.streamAll(after, response);
+    await this.streams.streamAll(after, response, query.from);
   }
 }

@@ -178,6 +178,16 @@ export class EventStreamQueryDto {
   @Length(1, 64)
   @IsString()
   after?: string;
+
+  /**
+   * `now`: only events recorded after the request (no history), for a client
+   * that wants to hear of changes, not replay them. `Last-Event-ID` and
+   * `after` win over it, so a reconnection resumes where it left off.
+   */
+  @ApiPropertyOptional({ enum: ['start', 'now'], description: 'start (default): history then live; now: live only (Last-Event-ID and after win over it)' })
+  @IsOptional()
+  @IsIn(['start', 'now'])
+  from?: 'start' | 'now';
 }
 
 /** An operator's statement of what became of a write that was in flight. */
