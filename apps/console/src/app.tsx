@@ -36,7 +36,11 @@ export function App() {
   useEffect(() => {
     const key = keyStorage.read();
     if (key === null) {
-      setSignIn({ state: 'signedOut' });
+      // Without keys configured (the development mode, loopback only) nothing asks for one. The public
+      // readiness report says which mode runs; asking GET /me without a key would log a 401 otherwise.
+      developmentSession()
+        .then((session) => setSignIn(session === null ? { state: 'signedOut' } : { state: 'signedIn', session }))
+        .catch(() => setSignIn({ state: 'signedOut' }));
       return;
     }
     sessionFor(key)
@@ -75,6 +79,13 @@ export function App() {
       <Shell route={route} session={signIn.session} onSignOut={signOut} />
     </SessionContext.Provider>
   );
+}
+
+/** The session of the development mode (no authentication), or null when the service wants keys. */
+async function developmentSession(): Promise<Session | null> {
+  const response = await fetch('/ready', { headers: { accept: 'application/json' }, cache: 'no-store' });
+  const report = (await response.json()) as { auth?: { mode?: string } };
+  return report.auth?.mode === 'disabled-on-loopback' ? sessionFor('') : null;
 }
 
 async function sessionFor(key: string): Promise<Session> {

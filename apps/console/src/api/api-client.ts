@@ -25,7 +25,12 @@ const RETRY_MS = [500, 1_000, 2_000, 5_000] as const;
  * `EventSource` (that cannot send headers).
  */
 export class ApiClient {
+  /** `key`: the API key; '' in the development mode without authentication (no header is sent). */
   constructor(private readonly key: string) {}
+
+  private authorization(): Record<string, string> {
+    return this.key === '' ? {} : { authorization: `Bearer ${this.key}` };
+  }
 
   /** `GET path`, the JSON answer; throws {@link ApiError} on anything but 2xx. */
   get<T>(path: string, signal?: AbortSignal): Promise<T> {
@@ -38,7 +43,7 @@ export class ApiClient {
   }
 
   private async send<T>(method: string, path: string, body: unknown, signal?: AbortSignal): Promise<T> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.key}`, accept: 'application/json' };
+    const headers: Record<string, string> = { ...this.authorization(), accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal, cache: 'no-store' });
     const text = await response.text();
@@ -58,7 +63,7 @@ export class ApiClient {
     const connect = async (): Promise<void> => {
       while (!abort.signal.aborted) {
         try {
-          const headers: Record<string, string> = { authorization: `Bearer ${this.key}`, accept: 'text/event-stream' };
+          const headers: Record<string, string> = { ...this.authorization(), accept: 'text/event-stream' };
           if (lastId !== undefined) headers['last-event-id'] = lastId;
           const response = await fetch(path, { headers, signal: abort.signal, cache: 'no-store' });
           if (!response.ok || response.body === null) {
