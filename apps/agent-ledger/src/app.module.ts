@@ -53,7 +53,7 @@ export class AppModule {
         ...testLedgerImports(config.testLedgerPath),
       ],
       controllers: [...HTTP_API_CONTROLLERS],
-      providers: httpApiProviders(config, sources),
+      providers: httpApiProviders(config, sources, agents),
     };
   }
 }

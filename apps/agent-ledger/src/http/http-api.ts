@@ -1,21 +1,28 @@
 import type { Provider, Type } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import type { ProjectionSource } from '@agent-ledger/projections';
+import type { AgentDefinition } from '@agent-ledger/runtime';
 import type { ServiceConfig } from '../config/service-config';
 import { HealthController } from '../health/health.controller';
 import { ReadinessController } from '../health/readiness.controller';
 import { ReadinessService } from '../health/readiness.service';
+import { AGENT_DEFINITIONS } from './agents/agent-definitions.token';
+import { AgentsController } from './agents/agents.controller';
 import { ApprovalsController } from './approvals/approvals.controller';
+import { AuditChainsController } from './audit/audit-chains.controller';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { ApiKeyVerifier } from './auth/api-key-verifier';
 import { ApiExceptionFilter } from './errors/api-exception.filter';
 import { EventStreamService } from './events/event-stream.service';
 import { EventsController } from './events/events.controller';
+import { MeController } from './me/me.controller';
 import { MetricsController } from './metrics/metrics.controller';
 import { MetricsService } from './metrics/metrics.service';
 import { OpenApiController } from './openapi/openapi.controller';
 import { OpenApiDocumentHolder } from './openapi/openapi-document';
 import { ProjectionLagService } from './projections/projection-lag.service';
+import { ProjectionRebuildController } from './projections/projection-rebuild.controller';
+import { ProjectionRebuildService } from './projections/projection-rebuild.service';
 import { PROJECTION_SOURCES } from './projections/projection-sources.token';
 import { ReadModelsController } from './projections/read-models.controller';
 import { RunStarter } from './runs/run-starter';
@@ -24,20 +31,35 @@ import { SERVICE_CONFIG } from './service-config.token';
 import { createApiValidationPipe } from './validation/validation-pipe';
 
 /** The HTTP API's controllers. */
-export const HTTP_API_CONTROLLERS: readonly Type[] = [HealthController, ReadinessController, RunsController, ApprovalsController, EventsController, ReadModelsController, MetricsController, OpenApiController];
+export const HTTP_API_CONTROLLERS: readonly Type[] = [
+  HealthController,
+  ReadinessController,
+  RunsController,
+  ApprovalsController,
+  EventsController,
+  ReadModelsController,
+  ProjectionRebuildController,
+  AuditChainsController,
+  AgentsController,
+  MeController,
+  MetricsController,
+  OpenApiController,
+];
 
 /**
  * The HTTP API's providers: its services, the one `ValidationPipe`, the one
  * exception filter and the API key guard (all three application-wide: they
  * cover every controller of the application, those of other modules too).
- * They need `RunService`, `RuntimeMetrics` and the run store (from
- * `AgentLedgerModule`) and `ProjectionQueries` and `ProjectionStore` (from
- * `ProjectionsModule`) in the same module.
+ * They need `RunService`, `RuntimeMetrics`, the run and audit stores and the
+ * tool catalog (from `AgentLedgerModule`) and `ProjectionQueries`,
+ * `ProjectionRebuilder` and `ProjectionStore` (from `ProjectionsModule`) in
+ * the same module; `agents` are the definitions the runtime was given.
  */
-export function httpApiProviders(config: ServiceConfig, sources: readonly ProjectionSource[]): Provider[] {
+export function httpApiProviders(config: ServiceConfig, sources: readonly ProjectionSource[], agents: readonly AgentDefinition[]): Provider[] {
   return [
     { provide: SERVICE_CONFIG, useValue: config },
     { provide: PROJECTION_SOURCES, useValue: sources },
+    { provide: AGENT_DEFINITIONS, useValue: agents },
     { provide: APP_PIPE, useFactory: createApiValidationPipe },
     { provide: APP_FILTER, useClass: ApiExceptionFilter },
     { provide: APP_GUARD, useClass: ApiKeyGuard },
@@ -47,6 +69,7 @@ export function httpApiProviders(config: ServiceConfig, sources: readonly Projec
     RunStarter,
     EventStreamService,
     ProjectionLagService,
+    ProjectionRebuildService,
     ReadinessService,
   ];
 }

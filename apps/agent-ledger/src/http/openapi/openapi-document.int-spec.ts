@@ -224,6 +224,45 @@ describe('the OpenAPI document', () => {
     expect(property(step, 'outcome').enum).toEqual(['succeeded', 'failed', 'denied', null]);
   });
 
+  it('GET /me, GET /agents, /projections/rebuild and GET /audit/chains: typed answers, their scopes, their errors', () => {
+    expect(operationOf('/me', 'get')['x-required-scopes']).toBeUndefined();
+    expect(operationOf('/me', 'get').security).toEqual(expect.arrayContaining([{ bearer: [] }, { apiKeyHeader: [] }]));
+    const me = jsonSchemaOf('/me', 'get', '200');
+    expect(property(me, 'keyId')).toMatchObject({ type: 'string', nullable: true });
+    expect(property(me, 'authMode').enum).toEqual(['api-keys', 'disabled-on-loopback']);
+    expect(resolve(property(me, 'scopes').items ?? {}).enum).toEqual(expect.arrayContaining(['runs:read', 'operate']));
+
+    expect(operationOf('/agents', 'get')['x-required-scopes']).toEqual(['runs:submit', 'runs:read']);
+    const agent = resolve(property(jsonSchemaOf('/agents', 'get', '200'), 'agents').items ?? {});
+    expect(property(agent, 'description')).toMatchObject({ nullable: true });
+    expect(property(resolve(property(agent, 'tools').items ?? {}), 'effect').enum).toEqual(['READ_ONLY', 'IDEMPOTENT_WRITE', 'NON_IDEMPOTENT_WRITE']);
+    expect(property(property(agent, 'approvals'), 'onDenial').enum).toEqual(['tellModel', 'endRun']);
+
+    for (const method of ['get', 'post'] as const) expect(operationOf('/projections/rebuild', method)['x-required-scopes']).toEqual(['operate']);
+    expect(property(requestSchemaOf('/projections/rebuild', 'post'), 'projection').enum).toEqual(['runStatus', 'steps', 'auditReview', 'approvals']);
+    const rebuild = property(jsonSchemaOf('/projections/rebuild', 'post', '202'), 'rebuild');
+    expect(jsonSchemaOf('/projections/rebuild', 'get', '200')).toEqual(jsonSchemaOf('/projections/rebuild', 'post', '202'));
+    expect(property(rebuild, 'state').enum).toEqual(['idle', 'running', 'succeeded', 'failed']);
+    for (const name of ['projections', 'requestedBy', 'startedAt', 'finishedAt', 'error']) expect(property(rebuild, name).nullable).toBe(true);
+    // A nullable object is `{ nullable: true, allOf: [{ $ref }] }`.
+    const nullableObject = (name: string): SchemaObject => {
+      const schema = rebuild.properties?.[name] as SchemaObject | undefined;
+      expect({ name, nullable: schema?.nullable }).toEqual({ name, nullable: true });
+      return resolve(schema?.allOf?.[0] ?? {});
+    };
+    expect(Object.keys(nullableObject('progress').properties ?? {})).toEqual(expect.arrayContaining(['phase', 'source', 'eventsDone', 'fractionDone', 'eventsPerSecond', 'etaMs']));
+    expect(Object.keys(nullableObject('result').properties ?? {})).toEqual(expect.arrayContaining(['projections', 'eventsDone', 'eventsApplied', 'elapsedMs']));
+    expectErrorBodies('/projections/rebuild', 'post', ['400', '401', '403', '409']);
+
+    const chains = operationOf('/audit/chains', 'get');
+    expect(chains['x-required-scopes']).toEqual(['audit:read']);
+    expect(((chains.parameters ?? []) as ParameterObject[]).map((p) => [p.name, p.in, p.required ?? false])).toEqual([['runId', 'query', false]]);
+    const verification = jsonSchemaOf('/audit/chains', 'get', '200');
+    expect(verification.required).toEqual(expect.arrayContaining(['runs', 'records', 'brokenRuns', 'breaks']));
+    expect(property(resolve(property(verification, 'breaks').items ?? {}), 'problem').enum).toEqual(['hashMismatch', 'brokenLink', 'sequenceGap', 'duplicateStep']);
+    expectErrorBodies('/audit/chains', 'get', ['400', '401', '403', '404']);
+  });
+
   it('keeps the JSON error bodies', () => {
     expect(responseOf('/runs/{runId}', 'get', '404').content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/ApiErrorBodyDoc' });
     expect(responseOf('/events', 'get', '400').content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/ApiErrorBodyDoc' });
