@@ -12,6 +12,8 @@ import { ApprovalsController } from './approvals/approvals.controller';
 import { AuditChainsController } from './audit/audit-chains.controller';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { ApiKeyVerifier } from './auth/api-key-verifier';
+import { ConsoleController } from './console/console.controller';
+import { ConsoleFiles } from './console/console-files';
 import { ApiExceptionFilter } from './errors/api-exception.filter';
 import { EventStreamService } from './events/event-stream.service';
 import { EventsController } from './events/events.controller';
@@ -44,6 +46,7 @@ export const HTTP_API_CONTROLLERS: readonly Type[] = [
   MeController,
   MetricsController,
   OpenApiController,
+  ConsoleController,
 ];
 
 /**
@@ -71,5 +74,6 @@ export function httpApiProviders(config: ServiceConfig, sources: readonly Projec
     ProjectionLagService,
     ProjectionRebuildService,
     ReadinessService,
+    ConsoleFiles,
   ];
 }

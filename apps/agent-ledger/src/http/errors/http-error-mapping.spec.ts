@@ -4,6 +4,7 @@ import { StoreFailureError, StoreUnavailableError, WrongExpectedRevisionError } 
 import { InvalidQueryError, ProjectionStoreClosedError } from '@agent-ledger/projections';
 import { AuthenticationRequiredError, NotEntitledError, ScopeMissingError } from '../auth/auth.errors';
 import { ApprovalDecisionNotStoredError, AuditStatementNotStoredError, IdempotencyKeyReusedError } from '@agent-ledger/runtime';
+import { ConsoleFileNotFoundError, ConsoleMethodNotAllowedError, ConsoleNotBuiltError } from '../console/console.errors';
 import { RequestValidationError } from '../validation/request-validation.error';
 import { httpErrorAnswerOf } from './http-error-mapping';
 
@@ -34,11 +35,18 @@ describe('httpErrorAnswerOf: the one mapping from errors to HTTP', () => {
     ['a key without the scope', new ScopeMissingError('k1', ['runs:read']), 403, 'SCOPE_MISSING', { keyId: 'k1', requiredScopes: ['runs:read'] }],
     ['a key limited to other agents', new NotEntitledError('k1', 'agent', 'no'), 403, 'NOT_ENTITLED', { keyId: 'k1', field: 'agent', rule: 'entitled' }],
     ['ConfigurationError', new ConfigurationError('bad'), 500, 'CONFIGURATION', {}],
+    ['a console that is not built', new ConsoleNotBuiltError(), 404, 'CONSOLE_NOT_BUILT', { message: expect.stringContaining('npm run build') as string }],
+    ['a console file that is not there (or may not be served)', new ConsoleFileNotFoundError(), 404, 'CONSOLE_FILE_NOT_FOUND', {}],
+    ['a console file asked with POST', new ConsoleMethodNotAllowedError('POST'), 405, 'METHOD_NOT_ALLOWED', { method: 'POST' }],
   ])('%s', (_what, error, status, code, fields) => {
     const answer = httpErrorAnswerOf(error);
     expect(answer.status).toBe(status);
     expect(answer.body).toMatchObject({ statusCode: status, code, ...fields });
     expect(typeof answer.body.error).toBe('string');
+  });
+
+  it('tells the methods a console file answers on 405', () => {
+    expect(httpErrorAnswerOf(new ConsoleMethodNotAllowedError('DELETE')).headers).toEqual({ Allow: 'GET, HEAD' });
   });
 
   it('asks for a bearer token on 401', () => {

@@ -14,6 +14,7 @@ import { isEventStoreError } from '@agent-ledger/event-store';
 import type { EventStoreError } from '@agent-ledger/event-store';
 import { InvalidQueryError, ProjectionError } from '@agent-ledger/projections';
 import { AuthenticationRequiredError, NotEntitledError, ScopeMissingError } from '../auth/auth.errors';
+import { ConsoleFileNotFoundError, ConsoleMethodNotAllowedError, ConsoleNotBuiltError } from '../console/console.errors';
 import { ApprovalDecisionNotStoredError, AuditStatementNotStoredError, IdempotencyKeyReusedError } from '@agent-ledger/runtime';
 import { RequestValidationError } from '../validation/request-validation.error';
 import type { ApiErrorBody } from './api-error-body';
@@ -38,7 +39,8 @@ export interface HttpErrorAnswer {
  * | `AuthenticationRequiredError` (no key, bad key) | 401, with `WWW-Authenticate: Bearer` |
  * | `ScopeMissingError`, `NotEntitledError` | 403 |
  * | refused body / query (`RequestValidationError`), `InvalidFieldError`, `InvalidQueryError`, malformed JSON | 400 |
- * | `RunNotFoundError`, unknown route | 404 |
+ * | `RunNotFoundError`, unknown route, `ConsoleNotBuiltError`, `ConsoleFileNotFoundError` | 404 |
+ * | `ConsoleMethodNotAllowedError` | 405, with `Allow: GET, HEAD` |
  * | `RunAlreadyExistsError`, `RunAlreadySettledError`, `RunNotWaitingError` (`RUN_NOT_WAITING_FOR_APPROVAL` / `_INPUT`), `ApprovalRoundMismatchError`, any other `RunRuleViolation`, `IdempotencyKeyReusedError`, `WRONG_EXPECTED_REVISION` | 409 |
  * | `STREAM_DELETED` | 410 |
  * | a body that could not be decoded (`Content-Encoding` that lies) | 400 |
@@ -62,6 +64,8 @@ export function httpErrorAnswerOf(error: unknown): HttpErrorAnswer {
     return answer(400, { code: error.code, message: error.message, field: error.field, rule: 'invalid', problem: error.problem });
   }
   if (error instanceof RunNotFoundError) return answer(404, { code: error.code, message: error.message, runId: error.runId });
+  if (error instanceof ConsoleNotBuiltError || error instanceof ConsoleFileNotFoundError) return answer(404, { code: error.code, message: error.message });
+  if (error instanceof ConsoleMethodNotAllowedError) return answer(405, { code: error.code, message: error.message, method: error.method }, { headers: { Allow: 'GET, HEAD' } });
   if (error instanceof RunAlreadySettledError) return answer(409, { code: error.code, message: error.message, runId: error.runId, status: error.status });
   if (error instanceof RunAlreadyExistsError) return answer(409, { code: error.code, message: error.message, runId: error.runId, field: 'runId', rule: 'unique' });
   if (error instanceof RunNotWaitingError) return answer(409, { code: error.code, message: error.message, runId: error.runId, status: error.status, waitingFor: error.waitingFor });

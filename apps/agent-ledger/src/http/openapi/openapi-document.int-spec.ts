@@ -263,6 +263,10 @@ describe('the OpenAPI document', () => {
     expectErrorBodies('/audit/chains', 'get', ['400', '401', '403', '404']);
   });
 
+  it('leaves the console and its redirects out of the document', () => {
+    expect(Object.keys(document.paths).filter((path) => path === '/' || path.startsWith('/console'))).toEqual([]);
+  });
+
   it('keeps the JSON error bodies', () => {
     expect(responseOf('/runs/{runId}', 'get', '404').content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/ApiErrorBodyDoc' });
     expect(responseOf('/events', 'get', '400').content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/ApiErrorBodyDoc' });
