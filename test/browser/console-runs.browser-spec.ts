@@ -8,9 +8,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import type { ApprovalPage } from '@agent-ledger/projections';
+import type { ApprovalPage, RunStatusRow } from '@agent-ledger/projections';
 import { eventually } from '../e2e/support/http-service';
 import { launchChromium } from './support/chromium';
+import type { ConsoleTab } from './support/console-page';
+import { openConsoleTab, UI_TIMEOUT_MS } from './support/console-page';
 import type { ConsoleService } from './support/console-service';
 import { LIVE_WRITE, startConsoleService } from './support/console-service';
 import type { GatedModelServer } from './support/gated-model';
@@ -22,11 +24,19 @@ describe('the console: runs and approvals (browser)', () => {
   let model: GatedModelServer;
   let service: ConsoleService;
   let browser: Browser;
+  let tab: ConsoleTab | undefined;
+  /** The approver run of the first test: left pending (the approvals screenshot shows it). */
+  let stillPending: string;
 
   beforeAll(async () => {
     model = await startGatedModelServer(LIVE_WRITE);
     service = await startConsoleService({ modelBaseUrl: model.baseUrl });
     browser = await launchChromium();
+  });
+
+  afterEach(async () => {
+    await tab?.close();
+    tab = undefined;
   });
 
   afterAll(async () => {
@@ -50,6 +60,7 @@ describe('the console: runs and approvals (browser)', () => {
     expect(readFileSync(join(service.workspaceDir, 'note.txt'), 'utf8')).toBe('a note');
 
     const approver = await service.startRun('approver', 'log it');
+    stillPending = approver;
     await service.runWith(approver, 'WAITING_FOR_APPROVAL');
     expect(await pendingApproval(approver)).toMatchObject({
       runId: approver,
@@ -67,5 +78,174 @@ describe('the console: runs and approvals (browser)', () => {
     model.open();
     await service.runWith(live, 'COMPLETED');
     expect(readFileSync(join(service.workspaceDir, LIVE_WRITE.path), 'utf8')).toBe(LIVE_WRITE.content);
+  });
+
+  /** The run's events as the console's timeline shows them, in order. */
+  const timelineTypes = async (): Promise<string[]> =>
+    (await tab!.page.locator('[data-testid=timeline-event]').evaluateAll((items) => items.map((item) => item.getAttribute('data-type')))) as string[];
+
+  it('starts a run from the console and watches it complete LIVE: run-status goes RUNNING -> COMPLETED on the same page, no reload; the timeline shows its steps, events and effects', async () => {
+    model.hold();
+    const requestsBefore = model.received();
+    tab = await openConsoleTab(browser, service);
+    await tab.go('#/runs');
+    await tab.signIn(service.keys.operator);
+    const { page } = tab;
+    await page.getByTestId('start-submit').waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.locator('[data-testid=start-agent] option[value="live-writer"]').waitFor({ state: 'attached', timeout: UI_TIMEOUT_MS });
+    await page.getByTestId('start-agent').selectOption('live-writer');
+    await page.getByTestId('start-input').fill('write live, from the console');
+    await page.getByTestId('start-submit').click();
+    await page.waitForURL(/#\/runs\/[^/]+$/, { timeout: UI_TIMEOUT_MS });
+    const runId = decodeURIComponent(new URL(page.url()).hash.replace(/^#\/runs\//, ''));
+    expect(runId).not.toBe('');
+
+    // The page is at the run before the run can complete: the model holds its first answer.
+    await model.waitForRequests(requestsBefore + 1);
+    await page.locator('[data-testid=run-status][data-status=RUNNING]').waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.locator('[data-testid=live-indicator][data-live=true]').waitFor({ timeout: UI_TIMEOUT_MS });
+    expect((await service.as(service.keys.operator).get<RunStatusRow>(`/runs/${runId}`)).body).toMatchObject({ agent: 'live-writer', status: 'RUNNING' });
+    // A marker on the page's window, and a count of full page loads: a reload would lose the one and add to the other.
+    await page.evaluate(() => void ((globalThis as unknown as Record<string, unknown>).__liveMarker = 'still here'));
+    let loads = 0;
+    page.on('load', () => void (loads += 1));
+    const url = page.url();
+
+    model.open();
+    await page.locator('[data-testid=run-status][data-status=COMPLETED]').waitFor({ timeout: UI_TIMEOUT_MS });
+    expect((await page.getByTestId('run-status').textContent())?.trim()).toBe('COMPLETED');
+    expect(await page.evaluate(() => (globalThis as unknown as Record<string, unknown>).__liveMarker)).toBe('still here');
+    expect(loads).toBe(0);
+    expect(page.url()).toBe(url);
+
+    // The timeline, live as well: model step, the write, the model's answer, the audit records.
+    await page.locator('[data-testid=timeline-event][data-type=RunCompleted]').waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.locator('[data-testid=timeline-event][data-type=AuditRecorded]').first().waitFor({ timeout: UI_TIMEOUT_MS });
+    const types = await timelineTypes();
+    for (const type of ['RunRequested', 'StepStarted', 'ToolExecuted', 'RunCompleted', 'AuditRecorded']) expect(types).toContain(type);
+    expect(types.indexOf('StepStarted')).toBeLessThan(types.indexOf('RunCompleted'));
+    expect(await page.getByTestId('effect-badge').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('IDEMPOTENT_WRITE')]));
+    expect(await page.getByTestId('in-flight-write').count()).toBe(0);
+    expect(await page.getByTestId('cancel-run').count()).toBe(0); // settled: nothing to cancel
+    expect(await page.getByTestId('run-reason').textContent()).toContain('COMPLETED');
+
+    const row = await service.runWith(runId, 'COMPLETED');
+    expect(row).toMatchObject({ agent: 'live-writer', reason: 'COMPLETED' });
+    expect(readFileSync(join(service.workspaceDir, LIVE_WRITE.path), 'utf8')).toBe(LIVE_WRITE.content);
+    await tab.screenshot('run-timeline');
+    tab.expectNoProblems();
+  });
+
+  it('the runs list: rows with their status, live as runs start; filters by status, agent and reason; the next page', async () => {
+    // 26 more scribe runs: with the first test's, more than a page of 25. Then a run that waits, the newest.
+    const scribes = await Promise.all(Array.from({ length: 26 }, (_, i) => service.startRun('scribe', `note ${i}`)));
+    await Promise.all(scribes.map((runId) => service.runWith(runId, 'COMPLETED', 30_000)));
+    const waiting = await service.startRun('approver', 'log it later');
+    await service.runWith(waiting, 'WAITING_FOR_APPROVAL');
+    tab = await openConsoleTab(browser, service);
+    await tab.go('#/runs');
+    await tab.signIn(service.keys.operator);
+    const { page } = tab;
+    const rows = page.locator('[data-testid=run-row]');
+    /** Polls the rows shown until `accept` holds; returns them. */
+    const shown = (accept: (all: Array<{ id: string; status: string; text: string }>) => boolean, what: string) =>
+      eventually(
+        async () => {
+          const all = (await rows.evaluateAll((items) =>
+            items.map((item) => ({ id: item.getAttribute('data-run-id'), status: item.getAttribute('data-status'), text: item.textContent ?? '' })),
+          )) as Array<{ id: string; status: string; text: string }>;
+          return accept(all) ? all : undefined;
+        },
+        `the runs list to show ${what}`,
+        UI_TIMEOUT_MS,
+      );
+    await page.locator(`[data-testid=run-row][data-run-id="${waiting}"][data-status=WAITING_FOR_APPROVAL]`).waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.locator('[data-testid=live-indicator][data-live=true]').waitFor({ timeout: UI_TIMEOUT_MS });
+
+    // Live: a run started elsewhere appears, then settles, without a reload.
+    await page.evaluate(() => void ((globalThis as unknown as Record<string, unknown>).__listMarker = 1));
+    const fresh = await service.startRun('scribe', 'started while the list is open');
+    await page.locator(`[data-testid=run-row][data-run-id="${fresh}"][data-status=COMPLETED]`).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await page.evaluate(() => (globalThis as unknown as Record<string, unknown>).__listMarker)).toBe(1);
+
+    // Status.
+    await page.getByTestId('filter-status').selectOption('WAITING_FOR_APPROVAL');
+    await shown((all) => all.length === 2 && all.every((row) => [waiting, stillPending].includes(row.id) && row.status === 'WAITING_FOR_APPROVAL'), 'the two waiting runs only');
+    await page.getByTestId('filter-status').selectOption('');
+
+    // Agent (typed, then committed as a user does: Tab).
+    await page.getByTestId('filter-agent').fill('live-writer');
+    await page.getByTestId('filter-agent').press('Tab');
+    await shown((all) => all.length >= 1 && all.every((row) => row.text.includes('live-writer')), "live-writer's runs only");
+    expect(await page.locator(`[data-testid=run-row][data-run-id="${waiting}"]`).count()).toBe(0);
+
+    // Agent and the next page: 28 scribe runs, 25 a page.
+    await page.getByTestId('filter-agent').fill('scribe');
+    await page.getByTestId('filter-agent').press('Tab');
+    await page.locator(`[data-testid=run-row][data-run-id="${fresh}"]`).waitFor({ timeout: UI_TIMEOUT_MS });
+    const firstPage = (await shown((all) => all.length === 25 && all.every((row) => row.text.includes('scribe')), 'a first page of 25 scribe runs')).map((row) => row.id);
+    await page.getByTestId('runs-next-page').click();
+    const secondPage = (await shown((all) => all.length === 3, 'a second page of 3')).map((row) => row.id);
+    expect(secondPage.filter((id) => firstPage.includes(id))).toEqual([]);
+    expect(new Set([...firstPage, ...secondPage]).size).toBe(28);
+    expect((await shown(() => true, 'rows')).every((row) => row.status === 'COMPLETED')).toBe(true);
+
+    // Reason.
+    await page.getByTestId('filter-agent').fill('');
+    await page.getByTestId('filter-agent').press('Tab');
+    await page.getByTestId('filter-reason').fill('COMPLETED');
+    await page.getByTestId('filter-reason').press('Tab');
+    await page.locator(`[data-testid=run-row][data-run-id="${fresh}"]`).waitFor({ timeout: UI_TIMEOUT_MS });
+    await shown((all) => all.length > 0 && all.every((row) => row.status === 'COMPLETED'), 'completed runs only');
+    expect(await page.locator(`[data-testid=run-row][data-run-id="${waiting}"]`).count()).toBe(0);
+
+    // Back to every run, for the README's screenshot.
+    await page.getByTestId('filter-reason').fill('');
+    await page.getByTestId('filter-reason').press('Tab');
+    await page.locator(`[data-testid=run-row][data-run-id="${waiting}"]`).waitFor({ timeout: UI_TIMEOUT_MS });
+    await tab.screenshot('runs');
+    tab.expectNoProblems();
+  });
+
+  it('approves a pending write from the approvals inbox: the row becomes approved, the run completes (API and console), the append ran once', async () => {
+    const runId = await service.startRun('approver', 'log it, once approved');
+    await service.runWith(runId, 'WAITING_FOR_APPROVAL');
+    await pendingApproval(runId);
+    tab = await openConsoleTab(browser, service);
+    await tab.go('#/approvals');
+    await tab.signIn(service.keys.operator);
+    const { page } = tab;
+    await tab.go('#/approvals');
+    const row = page.locator(`[data-testid=approval-row][data-run-id="${runId}"]`);
+    await page.locator(`[data-testid=approval-row][data-run-id="${runId}"][data-state=pending]`).waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.locator(`[data-testid=approval-row][data-run-id="${stillPending}"][data-state=pending]`).waitFor({ timeout: UI_TIMEOUT_MS });
+    await tab.screenshot('approvals');
+    expect(existsSync(join(service.workspaceDir, 'approved.log'))).toBe(false);
+
+    await row.getByTestId('approve').click();
+    // The inbox lists the pending requests by default (filter-approval-state): the decided request leaves that view
+    // at once; listed with every state, its row shows it approved.
+    await page.locator(`[data-testid=approval-row][data-run-id="${runId}"][data-state=pending]`).waitFor({ state: 'detached', timeout: UI_TIMEOUT_MS });
+    if ((await row.count()) === 0) await page.getByTestId('filter-approval-state').selectOption('');
+    await page.locator(`[data-testid=approval-row][data-run-id="${runId}"][data-state=approved]`).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await row.getByTestId('approve').count()).toBe(0);
+    // The other request still waits, with its buttons.
+    await page.locator(`[data-testid=approval-row][data-run-id="${stillPending}"][data-state=pending]`).getByTestId('approve').waitFor({ timeout: UI_TIMEOUT_MS });
+
+    // Through the API: decided by the operator's key, the run completed, the append ran once.
+    const decided = await service.as(service.keys.operator).get<ApprovalPage>(`/approvals?runId=${runId}`);
+    expect(decided.body.approvals).toEqual([expect.objectContaining({ state: 'approved', decidedBy: 'operator' })]);
+    await service.runWith(runId, 'COMPLETED');
+    expect(readFileSync(join(service.workspaceDir, 'approved.log'), 'utf8')).toBe('approved line\n');
+
+    // In the console: the run page.
+    await tab.go(`#/runs/${encodeURIComponent(runId)}`);
+    await page.locator('[data-testid=run-status][data-status=COMPLETED]').waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.locator('[data-testid=timeline-event][data-type=RunCompleted]').waitFor({ timeout: UI_TIMEOUT_MS });
+    const types = await timelineTypes();
+    expect(types).toEqual(expect.arrayContaining(['ApprovalGranted', 'ToolExecuted', 'RunCompleted']));
+    expect(await page.getByTestId('effect-badge').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('NON_IDEMPOTENT_WRITE')]));
+    for (const action of ['approve-run', 'deny-run', 'cancel-run']) expect(await page.getByTestId(action).count()).toBe(0);
+    tab.expectNoProblems();
   });
 });

@@ -29,6 +29,10 @@ export interface ConsoleTab {
   readonly context: BrowserContext;
   /** What went wrong so far. */
   problems(): readonly ConsoleProblem[];
+  /** The URL of every request the page made so far. */
+  requestUrls(): readonly string[];
+  /** Every entry of the page's `sessionStorage` and `localStorage`, and the context's cookies. */
+  storage(): Promise<{ readonly session: Record<string, string>; readonly local: Record<string, string>; readonly cookies: readonly string[] }>;
   /**
    * Fails when anything went wrong in the page, except console errors matching
    * one of `allowed` (e.g. the browser's own log line of an expected 401).
@@ -59,6 +63,8 @@ export async function openConsoleTab(browser: Browser, service: ConsoleService):
     );
   });
   const page = await context.newPage();
+  const requestUrls: string[] = [];
+  page.on('request', (request) => void requestUrls.push(request.url()));
   page.on('console', (message) => {
     if (CSP_TEXT.test(message.text())) problems.push({ kind: 'csp', text: message.text() });
     else if (message.type() === 'error') problems.push({ kind: 'console', text: `${message.text()} (${message.location().url})` });
@@ -74,6 +80,12 @@ export async function openConsoleTab(browser: Browser, service: ConsoleService):
     page,
     context,
     problems: () => problems,
+    requestUrls: () => requestUrls,
+    storage: async () => {
+      const [session, local] = (await page.evaluate('[Object.assign({}, sessionStorage), Object.assign({}, localStorage)]')) as [Record<string, string>, Record<string, string>];
+      const cookies = (await context.cookies()).map((c) => `${c.name}=${c.value}`);
+      return { session, local, cookies };
+    },
     expectNoProblems: (allowed = []) => {
       const unexpected = problems.filter((p) => !(p.kind === 'console' && allowed.some((pattern) => pattern.test(p.text))));
       expect(unexpected).toEqual([]);
