@@ -27,7 +27,7 @@ describe('failureBuckets', () => {
       write(T0 + 30_000, 'NON_IDEMPOTENT_WRITE', true), // audited: not a failure
       write(T0 + 30_000, 'READ_ONLY'), // reads are never findings
       write(null, 'NON_IDEMPOTENT_WRITE'), // no time: not placeable
-    ]);
+    ], { minBuckets: 1 });
     expect(buckets.map((b) => [b.start - T0, b.end - T0, b.counts.IDEMPOTENT_WRITE, b.counts.NON_IDEMPOTENT_WRITE])).toEqual([
       [0, 60_000, 1, 2],
       [60_000, 120_000, 0, 0],
@@ -37,10 +37,17 @@ describe('failureBuckets', () => {
   });
 
   it('widens the bucket to stay within maxBuckets', () => {
-    const buckets = failureBuckets([write(T0, 'IDEMPOTENT_WRITE'), write(T0 + 5 * 3_600_000, 'IDEMPOTENT_WRITE')], 24);
+    const buckets = failureBuckets([write(T0, 'IDEMPOTENT_WRITE'), write(T0 + 5 * 3_600_000, 'IDEMPOTENT_WRITE')], { maxBuckets: 24 });
     expect(buckets[0]!.end - buckets[0]!.start).toBe(15 * 60_000);
     expect(buckets.length).toBeLessThanOrEqual(24);
     expect(buckets.reduce((n, b) => n + b.counts.IDEMPOTENT_WRITE, 0)).toBe(2);
+  });
+
+  it('pads the axis before the first failure to minBuckets, the failure in the last bucket', () => {
+    const buckets = failureBuckets([write(T0 + 30_000, 'NON_IDEMPOTENT_WRITE')], { minBuckets: 12 });
+    expect(buckets).toHaveLength(12);
+    expect(buckets[11]).toMatchObject({ start: T0, counts: { NON_IDEMPOTENT_WRITE: 1 } });
+    expect(buckets[0]!.start).toBe(T0 - 11 * 60_000);
   });
 
   it('is empty without failures', () => {

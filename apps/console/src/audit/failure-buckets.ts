@@ -17,9 +17,11 @@ const STEPS_MS = [60_000, 5 * 60_000, 15 * 60_000, 3_600_000, 6 * 3_600_000, 86_
  * `firstStartedAt`) and by effect, for the audit review's chart. The bucket
  * width is the smallest of 1 min, 5 min, 15 min, 1 h, 6 h, 1 day, 1 week that
  * covers the span in at most `maxBuckets`; buckets are aligned to it, and
- * empty ones in between are kept so the time axis is even.
+ * empty ones in between are kept so the time axis is even. Empty buckets
+ * before the first failure pad the axis to `minBuckets`, so that a single
+ * failure reads as a bar on a time line, not as a block.
  */
-export function failureBuckets(writes: readonly AuditWrite[], maxBuckets = 24): FailureBucket[] {
+export function failureBuckets(writes: readonly AuditWrite[], { maxBuckets = 24, minBuckets = 12 }: { maxBuckets?: number; minBuckets?: number } = {}): FailureBucket[] {
   const points = writes
     .filter((w) => !w.audited && (w.effect === 'IDEMPOTENT_WRITE' || w.effect === 'NON_IDEMPOTENT_WRITE'))
     .map((w) => ({ at: w.executedAt ?? w.firstStartedAt, effect: w.effect as (typeof WRITE_EFFECTS)[number] }))
@@ -28,8 +30,9 @@ export function failureBuckets(writes: readonly AuditWrite[], maxBuckets = 24): 
   const min = Math.min(...points.map((p) => p.at));
   const max = Math.max(...points.map((p) => p.at));
   const width = STEPS_MS.find((step) => Math.floor(max / step) - Math.floor(min / step) + 1 <= maxBuckets) ?? STEPS_MS[STEPS_MS.length - 1]!;
-  const first = Math.floor(min / width) * width;
-  const count = Math.floor(max / width) - Math.floor(min / width) + 1;
+  const spanned = Math.floor(max / width) - Math.floor(min / width) + 1;
+  const count = Math.max(spanned, Math.min(minBuckets, maxBuckets));
+  const first = (Math.floor(min / width) - (count - spanned)) * width;
   const buckets = Array.from({ length: count }, (_, i) => ({
     start: first + i * width,
     end: first + (i + 1) * width,
