@@ -133,7 +133,10 @@ describe('the console: runs and approvals (browser)', () => {
     expect(row).toMatchObject({ agent: 'live-writer', reason: 'COMPLETED' });
     expect(readFileSync(join(service.workspaceDir, LIVE_WRITE.path), 'utf8')).toBe(LIVE_WRITE.content);
     await tab.screenshot('run-timeline');
-    tab.expectNoProblems();
+    // Opened at once after the start, the run page may ask for the run before the read model has it: the page
+    // expects that 404 (the run's event stream brings the run), but Chromium logs each as a console error.
+    const notYetInReadModel = new RegExp(`status of 404 \\(Not Found\\) \\(${escapeRegExp(`${service.baseUrl}/runs/${encodeURIComponent(runId)}`)}(/steps)?\\)$`);
+    tab.expectNoProblems([notYetInReadModel]);
   });
 
   it('the runs list: rows with their status, live as runs start; filters by status, agent and reason; the next page', async () => {
@@ -147,18 +150,37 @@ describe('the console: runs and approvals (browser)', () => {
     await tab.signIn(service.keys.operator);
     const { page } = tab;
     const rows = page.locator('[data-testid=run-row]');
+    /**
+     * Sets a text filter and commits it (input, then change) in ONE step in the page: typed key by key and committed
+     * with Tab, a live refresh landing in between resets the text (see the known-bug test below).
+     */
+    const setFilter = (testId: string, value: string) =>
+      page.getByTestId(testId).evaluate((input, text) => {
+        const element = input as unknown as { value: string; dispatchEvent(event: unknown): boolean };
+        const EventClass = (globalThis as unknown as { Event: new (type: string, init: { bubbles: boolean }) => unknown }).Event;
+        element.value = text;
+        element.dispatchEvent(new EventClass('input', { bubbles: true }));
+        element.dispatchEvent(new EventClass('change', { bubbles: true }));
+      }, value);
     /** Polls the rows shown until `accept` holds; returns them. */
-    const shown = (accept: (all: Array<{ id: string; status: string; text: string }>) => boolean, what: string) =>
-      eventually(
-        async () => {
-          const all = (await rows.evaluateAll((items) =>
-            items.map((item) => ({ id: item.getAttribute('data-run-id'), status: item.getAttribute('data-status'), text: item.textContent ?? '' })),
-          )) as Array<{ id: string; status: string; text: string }>;
-          return accept(all) ? all : undefined;
-        },
-        `the runs list to show ${what}`,
-        UI_TIMEOUT_MS,
-      );
+    const shown = async (accept: (all: Array<{ id: string; status: string; text: string }>) => boolean, what: string) => {
+      let last: Array<{ id: string; status: string; text: string }> = [];
+      try {
+        return await eventually(
+          async () => {
+            last = (await rows.evaluateAll((items) =>
+              items.map((item) => ({ id: item.getAttribute('data-run-id'), status: item.getAttribute('data-status'), text: item.textContent ?? '' })),
+            )) as Array<{ id: string; status: string; text: string }>;
+            return accept(last) ? last : undefined;
+          },
+          `the runs list to show ${what}`,
+          UI_TIMEOUT_MS,
+        );
+      } catch (error) {
+        const filters = await Promise.all(['filter-status', 'filter-agent', 'filter-reason'].map((id) => page.getByTestId(id).inputValue()));
+        throw new Error(`${String(error)}; filters ${JSON.stringify(filters)}; ${last.length} rows shown: ${JSON.stringify(last.map((r) => `${r.status} ${r.text.slice(0, 80)}`))}`);
+      }
+    };
     await page.locator(`[data-testid=run-row][data-run-id="${waiting}"][data-status=WAITING_FOR_APPROVAL]`).waitFor({ timeout: UI_TIMEOUT_MS });
     await page.locator('[data-testid=live-indicator][data-live=true]').waitFor({ timeout: UI_TIMEOUT_MS });
 
@@ -173,15 +195,13 @@ describe('the console: runs and approvals (browser)', () => {
     await shown((all) => all.length === 2 && all.every((row) => [waiting, stillPending].includes(row.id) && row.status === 'WAITING_FOR_APPROVAL'), 'the two waiting runs only');
     await page.getByTestId('filter-status').selectOption('');
 
-    // Agent (typed, then committed as a user does: Tab).
-    await page.getByTestId('filter-agent').fill('live-writer');
-    await page.getByTestId('filter-agent').press('Tab');
+    // Agent.
+    await setFilter('filter-agent', 'live-writer');
     await shown((all) => all.length >= 1 && all.every((row) => row.text.includes('live-writer')), "live-writer's runs only");
     expect(await page.locator(`[data-testid=run-row][data-run-id="${waiting}"]`).count()).toBe(0);
 
     // Agent and the next page: 28 scribe runs, 25 a page.
-    await page.getByTestId('filter-agent').fill('scribe');
-    await page.getByTestId('filter-agent').press('Tab');
+    await setFilter('filter-agent', 'scribe');
     await page.locator(`[data-testid=run-row][data-run-id="${fresh}"]`).waitFor({ timeout: UI_TIMEOUT_MS });
     const firstPage = (await shown((all) => all.length === 25 && all.every((row) => row.text.includes('scribe')), 'a first page of 25 scribe runs')).map((row) => row.id);
     await page.getByTestId('runs-next-page').click();
@@ -191,19 +211,35 @@ describe('the console: runs and approvals (browser)', () => {
     expect((await shown(() => true, 'rows')).every((row) => row.status === 'COMPLETED')).toBe(true);
 
     // Reason.
-    await page.getByTestId('filter-agent').fill('');
-    await page.getByTestId('filter-agent').press('Tab');
-    await page.getByTestId('filter-reason').fill('COMPLETED');
-    await page.getByTestId('filter-reason').press('Tab');
+    await setFilter('filter-agent', '');
+    await setFilter('filter-reason', 'COMPLETED');
     await page.locator(`[data-testid=run-row][data-run-id="${fresh}"]`).waitFor({ timeout: UI_TIMEOUT_MS });
     await shown((all) => all.length > 0 && all.every((row) => row.status === 'COMPLETED'), 'completed runs only');
     expect(await page.locator(`[data-testid=run-row][data-run-id="${waiting}"]`).count()).toBe(0);
 
     // Back to every run, for the README's screenshot.
-    await page.getByTestId('filter-reason').fill('');
-    await page.getByTestId('filter-reason').press('Tab');
+    await setFilter('filter-reason', '');
     await page.locator(`[data-testid=run-row][data-run-id="${waiting}"]`).waitFor({ timeout: UI_TIMEOUT_MS });
     await tab.screenshot('runs');
+    tab.expectNoProblems();
+  });
+
+  // KNOWN CONSOLE BUG, reported: the runs page's text filters are controlled inputs committed on `change` (blur,
+  // Enter), and every re-render sets their value from the committed state: a live refresh that lands while a person
+  // types wipes what they typed. When the console keeps the typed text, this test fails: make it a plain `it`.
+  it.failing('(known console bug) text typed in filter-agent survives a live refresh of the runs list', async () => {
+    tab = await openConsoleTab(browser, service);
+    await tab.go('#/runs');
+    await tab.signIn(service.keys.operator);
+    const { page } = tab;
+    await page.locator('[data-testid=live-indicator][data-live=true]').waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.getByTestId('filter-agent').click();
+    await page.keyboard.type('scri');
+    expect(await page.getByTestId('filter-agent').inputValue()).toBe('scri');
+    // A run starts elsewhere while the text is typed, not yet committed: the list refreshes live.
+    const fresh = await service.startRun('scribe', 'started while someone types a filter');
+    await page.locator(`[data-testid=run-row][data-run-id="${fresh}"][data-status=COMPLETED]`).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await page.getByTestId('filter-agent').inputValue()).toBe('scri');
     tab.expectNoProblems();
   });
 
@@ -249,3 +285,7 @@ describe('the console: runs and approvals (browser)', () => {
     tab.expectNoProblems();
   });
 });
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
