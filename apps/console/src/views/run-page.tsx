@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import { useCallback, useMemo, useState } from 'preact/hooks';
 import { ApiError } from '../api/api-error';
 import type { ApprovalPage, RunRow, StepRow, StreamedEvent } from '../api/types';
 import { useSession } from '../auth/session';
@@ -44,9 +44,10 @@ export function RunPage({ runId }: { runId: string }) {
       .catch((failure: unknown) => setError(failure instanceof ApiError && failure.status === 404 ? null : failure));
   }, [client, path, runId]);
 
-  useEffect(load, [load]);
   const onEvent = useCallback((event: StreamedEvent) => setEvents((all) => (all.some((e) => e.position === event.position) ? all : [...all, event])), []);
-  const live = useLiveRefresh(`${path}/events`, load, { onEvent });
+  // The run's stream sends its history at once: its events drive the first read of the row and steps, which
+  // spares the read model a request for a run it has not projected yet (right after a start: a 404).
+  const live = useLiveRefresh(`${path}/events`, load, { onEvent, onFatal: setError, refreshOnConnect: false });
 
   const terminal = events.find((e) => TERMINAL[e.type] !== undefined);
   // The stream is ahead of the read model: a settlement it brought wins over a row not yet updated.

@@ -47,10 +47,11 @@ export function RunsPage() {
   useEffect(load, [load]);
   const live = useLiveRefresh(can.streamAllRuns ? '/events?from=now' : null, load);
 
-  const setFilter = (name: keyof Filters, value: string) => {
-    setFilters((f) => ({ ...f, [name]: value }));
-    setCursors([null]);
-  };
+  // A new filter starts again from the first page; applying the same value again changes nothing.
+  const setFilter = useCallback((name: keyof Filters, value: string) => setFilters((f) => (f[name] === value ? f : { ...f, [name]: value })), []);
+  useEffect(() => setCursors([null]), [filters]);
+  const applyAgent = useCallback((value: string) => setFilter('agent', value), [setFilter]);
+  const applyReason = useCallback((value: string) => setFilter('reason', value), [setFilter]);
 
   return (
     <section>
@@ -75,11 +76,11 @@ export function RunsPage() {
         </label>
         <label>
           Agent
-          <input data-testid="filter-agent" value={filters.agent} onChange={(e) => setFilter('agent', (e.target as HTMLInputElement).value)} placeholder="any" />
+          <TextFilter testId="filter-agent" placeholder="any" onApply={applyAgent} />
         </label>
         <label>
           Reason
-          <input data-testid="filter-reason" value={filters.reason} onChange={(e) => setFilter('reason', (e.target as HTMLInputElement).value)} placeholder="e.g. AUDIT_PERSISTENCE_FAILED" />
+          <TextFilter testId="filter-reason" placeholder="e.g. AUDIT_PERSISTENCE_FAILED" onApply={applyReason} />
         </label>
       </form>
       <ErrorBanner error={error} />
@@ -94,6 +95,30 @@ export function RunsPage() {
         </button>
       </div>
     </section>
+  );
+}
+
+const TYPING_PAUSE_MS = 400;
+
+/**
+ * A text filter that keeps what is typed (its own state: a live refresh of the
+ * list re-renders the page without touching it) and applies it after a pause
+ * in typing, or at once on Enter or when the field loses focus.
+ */
+function TextFilter({ testId, placeholder, onApply }: { testId: string; placeholder: string; onApply: (value: string) => void }) {
+  const [draft, setDraft] = useState('');
+  useEffect(() => {
+    const timer = setTimeout(() => onApply(draft), TYPING_PAUSE_MS);
+    return () => clearTimeout(timer);
+  }, [draft, onApply]);
+  return (
+    <input
+      data-testid={testId}
+      value={draft}
+      placeholder={placeholder}
+      onInput={(e) => setDraft((e.target as HTMLInputElement).value)}
+      onChange={(e) => onApply((e.target as HTMLInputElement).value)}
+    />
   );
 }
 
