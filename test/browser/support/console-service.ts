@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { RunStatusRow } from '@agent-ledger/projections';
 import type { TestKey } from '../../e2e/support/http-auth-support';
 import { apiKeysEnv, testKey, withKey } from '../../e2e/support/http-auth-support';
-import { eventually } from '../../e2e/support/http-service';
+import { eventually, listeningPort } from '../../e2e/support/http-service';
 import { BUILT_SERVICE, ROOT } from './built-service';
 
 export const ALL_SCOPES = ['runs:submit', 'runs:read', 'runs:approve', 'audit:read', 'operate', 'metrics:read'] as const;
@@ -171,21 +171,7 @@ export async function startConsoleService(options: { readonly modelBaseUrl?: str
   };
   let port: number;
   try {
-    port = await new Promise<number>((resolve, reject) => {
-      const deadline = setTimeout(() => reject(new Error(`The built service did not start in 60 s:\n${output}`)), 60_000);
-      const look = () => {
-        const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
-        if (match) {
-          clearTimeout(deadline);
-          resolve(Number(match[1]));
-        }
-      };
-      child.stdout?.on('data', look);
-      void exited.then((code) => {
-        clearTimeout(deadline);
-        reject(new Error(`The built service exited with ${code}:\n${output}`));
-      });
-    });
+    port = await listeningPort(child, () => output, exited, 'The built service');
   } catch (error) {
     await stop();
     throw error;

@@ -55,21 +55,7 @@ export async function startHttpService(options: { readonly agentsYaml: string; r
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const port = await new Promise<number>((resolve, reject) => {
-    const deadline = setTimeout(() => reject(new Error(`The service did not start in time:\n${output}`)), 60_000);
-    const look = () => {
-      const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
-      if (match) {
-        clearTimeout(deadline);
-        resolve(Number(match[1]));
-      }
-    };
-    child.stdout?.on('data', look);
-    void exited.then((code) => {
-      clearTimeout(deadline);
-      reject(new Error(`The service exited with ${code}:\n${output}`));
-    });
-  });
+  const port = await listeningPort(child, () => output, exited, 'The service');
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     dataDir,
@@ -88,6 +74,29 @@ export async function startHttpService(options: { readonly agentsYaml: string; r
       return child.exitCode;
     },
   };
+}
+
+/**
+ * The port of a service started with `PORT=0`, read from its `listening on
+ * http://127.0.0.1:<port>` line. Rejects when the process exits first, or
+ * after 60 s, with everything it printed.
+ */
+export function listeningPort(child: ChildProcess, output: () => string, exited: Promise<number | null>, label: string): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const deadline = setTimeout(() => reject(new Error(`${label} did not start in 60 s:\n${output()}`)), 60_000);
+    const look = () => {
+      const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output());
+      if (match) {
+        clearTimeout(deadline);
+        resolve(Number(match[1]));
+      }
+    };
+    child.stdout?.on('data', look);
+    void exited.then((code) => {
+      clearTimeout(deadline);
+      reject(new Error(`${label} exited with ${code}:\n${output()}`));
+    });
+  });
 }
 
 /** An HTTP answer with its JSON body. */
