@@ -218,8 +218,17 @@ describe('the console: runs and approvals (browser)', () => {
     await shown((all) => all.length > 0 && all.every((row) => row.status === 'COMPLETED'), 'completed runs only');
     expect(await page.locator(`[data-testid=run-row][data-run-id="${waiting}"]`).count()).toBe(0);
 
-    // Back to every run, for the README's screenshot.
+    // Time (requested at or after): none a minute from now, every run since an hour ago. datetime-local is local time.
     await setFilter('filter-reason', '');
+    const localTime = (ms: number) => new Date(ms - new Date(ms).getTimezoneOffset() * 60_000).toISOString().slice(0, 19);
+    await setFilter('filter-since', localTime(Date.now() + 60_000));
+    await page.locator('p[data-testid=runs-table]').waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await rows.count()).toBe(0);
+    await setFilter('filter-since', localTime(Date.now() - 3_600_000));
+    await page.locator(`[data-testid=run-row][data-run-id="${waiting}"]`).waitFor({ timeout: UI_TIMEOUT_MS });
+
+    // Back to every run, for the README's screenshot.
+    await setFilter('filter-since', '');
     await page.locator(`[data-testid=run-row][data-run-id="${waiting}"]`).waitFor({ timeout: UI_TIMEOUT_MS });
     await tab.screenshot('runs');
     tab.expectNoProblems();

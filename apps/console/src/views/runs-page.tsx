@@ -14,6 +14,9 @@ interface Filters {
   readonly status: string;
   readonly agent: string;
   readonly reason: string;
+  /** `datetime-local` values (the browser's time zone), '' for none. */
+  readonly since: string;
+  readonly until: string;
 }
 
 /**
@@ -23,7 +26,7 @@ interface Filters {
  */
 export function RunsPage() {
   const { client, can } = useSession();
-  const [filters, setFilters] = useState<Filters>({ status: '', agent: '', reason: '' });
+  const [filters, setFilters] = useState<Filters>({ status: '', agent: '', reason: '', since: '', until: '' });
   const [cursors, setCursors] = useState<readonly (string | null)[]>([null]);
   const [page, setPage] = useState<RunPageAnswer | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -34,6 +37,10 @@ export function RunsPage() {
     if (filters.status !== '') query.set('status', filters.status);
     if (filters.agent.trim() !== '') query.set('agent', filters.agent.trim());
     if (filters.reason.trim() !== '') query.set('reason', filters.reason.trim());
+    for (const bound of ['since', 'until'] as const) {
+      const at = filters[bound] === '' ? NaN : new Date(filters[bound]).getTime();
+      if (!Number.isNaN(at)) query.set(bound, String(at));
+    }
     if (cursor !== null) query.set('cursor', cursor);
     client
       .get<RunPageAnswer>(`/runs?${query}`)
@@ -81,6 +88,14 @@ export function RunsPage() {
         <label>
           Reason
           <TextFilter testId="filter-reason" placeholder="e.g. AUDIT_PERSISTENCE_FAILED" onApply={applyReason} />
+        </label>
+        <label>
+          Requested from
+          <input type="datetime-local" step={1} data-testid="filter-since" value={filters.since} onChange={(e) => setFilter('since', (e.target as HTMLInputElement).value)} />
+        </label>
+        <label>
+          before
+          <input type="datetime-local" step={1} data-testid="filter-until" value={filters.until} onChange={(e) => setFilter('until', (e.target as HTMLInputElement).value)} />
         </label>
       </form>
       <ErrorBanner error={error} />
