@@ -3,6 +3,7 @@
  * and the read models' messages: class-validator's rules checked before a
  * handler runs, with the HTTP API's field-level messages.
  */
+export * from './is-omittable.decorator';
 export * from './is-present.decorator';
 export * from './message-validation.error';
 export * from './validate-message';

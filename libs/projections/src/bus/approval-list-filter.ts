@@ -1,6 +1,6 @@
-import { IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { IsIn, IsString, Length, Matches } from 'class-validator';
 import { PageFilter } from './page-filter';
-import { RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
+import { IsOmittable, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
 import { APPROVAL_STATES, ApprovalState } from '../approvals/approval-rows';
 import type { ListApprovalsQuery } from '../queries/approval-list-query';
 
@@ -10,16 +10,16 @@ import type { ListApprovalsQuery } from '../queries/approval-list-query';
  * `limit` and `cursor`; times are ms since the epoch here).
  */
 export class ApprovalListFilter extends PageFilter implements ListApprovalsQuery {
-  @IsOptional()
+  @IsOmittable()
   @IsIn(APPROVAL_STATES)
   readonly state?: ApprovalState;
 
-  @IsOptional()
+  @IsOmittable()
   @Length(1, 128)
   @IsString()
   readonly agent?: string;
 
-  @IsOptional()
+  @IsOmittable()
   @Matches(RUN_ID_RULE, { message: RUN_ID_RULE_MESSAGE })
   @IsString()
   readonly runId?: string;

@@ -1,15 +1,15 @@
-import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
-import { RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
+import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsOmittable, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
 import type { AuditReviewQuery } from '../queries/audit-review-report';
 
 /** The options of {@link GetAuditReview} on the bus, with the rules of `GET /audit/review`'s query. */
 export class AuditReviewFilter implements AuditReviewQuery {
-  @IsOptional()
+  @IsOmittable()
   @Matches(RUN_ID_RULE, { message: RUN_ID_RULE_MESSAGE })
   @IsString()
   readonly runId?: string;
 
-  @IsOptional()
+  @IsOmittable()
   @Min(1)
   @Max(100_000)
   @IsInt()

@@ -1,4 +1,5 @@
-import { IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { IsInt, IsString, Length, Max, Min } from 'class-validator';
+import { IsOmittable } from '@agent-ledger/validation';
 
 /**
  * The time window and page of a newest-first list on the bus (`ListRuns`,
@@ -7,24 +8,24 @@ import { IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
  */
 export abstract class PageFilter {
   /** Rows requested at or after this time. */
-  @IsOptional()
+  @IsOmittable()
   @IsInt({ message: '$property must be ms since the epoch (an integer)' })
   readonly since?: number;
 
   /** Rows requested before this time. */
-  @IsOptional()
+  @IsOmittable()
   @IsInt({ message: '$property must be ms since the epoch (an integer)' })
   readonly until?: number;
 
   /** 1 to 1000. @default 50 */
-  @IsOptional()
+  @IsOmittable()
   @Min(1)
   @Max(1000)
   @IsInt()
   readonly limit?: number;
 
   /** The `nextCursor` of the previous page. */
-  @IsOptional()
+  @IsOmittable()
   @Length(1, 1024)
   @IsString()
   readonly cursor?: string;

@@ -44,6 +44,10 @@ describe('the read-model queries carry the HTTP API rules on the bus', () => {
     [{ limit: '10' }, 'query.limit', 'isInt'],
     [{ cursor: '' }, 'query.cursor', 'isLength'],
     [{ offset: 10 }, 'query.offset', 'unknownField'],
+    // Left out is no filter; null is not (it was let through once).
+    [{ status: null }, 'query.status', 'isIn'],
+    [{ limit: null }, 'query.limit', 'isInt'],
+    [{ cursor: null }, 'query.cursor', 'isString'],
   ])('ListRuns refuses %j naming %s (%s)', (query, field, rule) => {
     expect(refusal(new ListRuns(query as ListRunsQuery))).toMatchObject({ field, rule });
   });

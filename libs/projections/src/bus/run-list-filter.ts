@@ -1,4 +1,5 @@
-import { IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { IsIn, IsString, Length } from 'class-validator';
+import { IsOmittable } from '@agent-ledger/validation';
 import { PageFilter } from './page-filter';
 import { RunStatus, TerminationReason } from '@agent-ledger/domain';
 import type { ListRunsQuery } from '../queries/run-list-query';
@@ -9,15 +10,15 @@ import type { ListRunsQuery } from '../queries/run-list-query';
  * reads ISO 8601 text and converts it).
  */
 export class RunListFilter extends PageFilter implements ListRunsQuery {
-  @IsOptional()
+  @IsOmittable()
   @IsIn(Object.values(RunStatus))
   readonly status?: RunStatus;
 
-  @IsOptional()
+  @IsOmittable()
   @IsIn(Object.values(TerminationReason))
   readonly reason?: TerminationReason;
 
-  @IsOptional()
+  @IsOmittable()
   @Length(1, 128)
   @IsString()
   readonly agent?: string;

@@ -50,6 +50,10 @@ describe('StartRun validation', () => {
     ['idempotencyKey', { ...valid, idempotencyKey: ' leading' }, 'matches', expect.stringMatching(/^idempotencyKey must be 1 to 255/)],
     ['idempotencyKey', { ...valid, idempotencyKey: 'k'.repeat(256) }, 'matches', expect.stringMatching(/^idempotencyKey must be 1 to 255/)],
     ['colour', { ...valid, colour: 'red' }, 'unknownField', 'property colour should not exist'],
+    // An optional field may be left out, not set to null: null is checked by its rules (it was let through once).
+    ['mode', { ...valid, mode: null }, 'isIn', 'mode must be one of the following values: interactive, queued'],
+    ['runId', { ...valid, runId: null }, 'isString', 'runId must be a string'],
+    ['idempotencyKey', { ...valid, idempotencyKey: null }, 'isString', 'idempotencyKey must be a string'],
   ])('names %s: %j', (field, fields, rule, message) => {
     const error = refusal(startRun(fields));
     expect(error).toBeInstanceOf(InvalidFieldError);
@@ -100,6 +104,7 @@ describe('CancelRun validation', () => {
     ['reason', { runId: 'r1', requestedBy: 'ops', reason: 4 }, 'isString'],
     ['reason', { runId: 'r1', requestedBy: 'ops', reason: 'x'.repeat(501) }, 'isLength'],
     ['force', { runId: 'r1', requestedBy: 'ops', force: true }, 'unknownField'],
+    ['reason', { runId: 'r1', requestedBy: 'ops', reason: null }, 'isString'],
   ])('names %s: %j', (field, fields, rule) => {
     expect(refusal(new CancelRun(fields as never))).toMatchObject({ field, rule, messageType: 'CancelRun' });
   });

@@ -1,7 +1,7 @@
 import { Command } from '@nestjs/cqrs';
-import { IsOptional, IsString, Length, Matches } from 'class-validator';
+import { IsString, Length, Matches } from 'class-validator';
 import type { RunState, RunStatus } from '@agent-ledger/domain';
-import { assignFields, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
+import { assignFields, IsOmittable, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
 import type { RunSummary } from './run-summary';
 
 /** The fields of {@link CancelRun}. */
@@ -42,7 +42,7 @@ export class CancelRun extends Command<CancelRunResult> implements CancelRunFiel
   @IsString()
   readonly requestedBy!: string;
 
-  @IsOptional()
+  @IsOmittable()
   @Length(1, 500)
   @IsString()
   readonly reason?: string;

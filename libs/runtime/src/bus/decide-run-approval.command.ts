@@ -1,8 +1,8 @@
 import { Command } from '@nestjs/cqrs';
-import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsString, Length, Matches, Max, Min } from 'class-validator';
 import type { RunState, RunStatus } from '@agent-ledger/domain';
 import { MAX_ITERATIONS } from '@agent-ledger/domain';
-import { assignFields, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
+import { assignFields, IsOmittable, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
 import type { RunSummary } from './run-summary';
 
 /** The two decisions on calls that wait for approval. */
@@ -51,12 +51,12 @@ export class DecideRunApproval extends Command<DecideRunApprovalResult> implemen
   @IsString()
   readonly decidedBy!: string;
 
-  @IsOptional()
+  @IsOmittable()
   @Length(1, 500)
   @IsString()
   readonly reason?: string;
 
-  @IsOptional()
+  @IsOmittable()
   @Min(0)
   @Max(MAX_ITERATIONS - 1)
   @IsInt()

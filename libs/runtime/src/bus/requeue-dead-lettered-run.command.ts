@@ -1,7 +1,7 @@
 import { Command } from '@nestjs/cqrs';
-import { IsIn, IsOptional, IsString, Length, Matches, ValidateNested } from 'class-validator';
+import { IsIn, IsString, Length, Matches, ValidateNested } from 'class-validator';
 import type { RunState } from '@agent-ledger/domain';
-import { assignFields, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
+import { assignFields, IsOmittable, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
 
 /** An operator's statement of what became of a write that was in flight. */
 export class InFlightWriteResolutionFields {
@@ -52,12 +52,12 @@ export class RequeueDeadLetteredRun extends Command<RequeueDeadLetteredRunResult
   @IsString()
   readonly requestedBy!: string;
 
-  @IsOptional()
+  @IsOmittable()
   @Length(1, 500)
   @IsString()
   readonly reason?: string;
 
-  @IsOptional()
+  @IsOmittable()
   @ValidateNested()
   readonly resolution?: InFlightWriteResolutionFields;
 

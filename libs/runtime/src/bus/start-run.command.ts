@@ -1,8 +1,8 @@
 import { Command } from '@nestjs/cqrs';
-import { IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { IsIn, IsString, Length, Matches } from 'class-validator';
 import type { JsonValue, RunState, RunStatus } from '@agent-ledger/domain';
 import type { SegmentOutcome } from '../execution/segment-runner';
-import { assignFields, IDEMPOTENCY_KEY_RULE, IDEMPOTENCY_KEY_RULE_MESSAGE, IsJsonValue, IsPresent, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
+import { assignFields, IDEMPOTENCY_KEY_RULE, IDEMPOTENCY_KEY_RULE_MESSAGE, IsJsonValue, IsOmittable, IsPresent, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
 import type { RunSummary } from './run-summary';
 
 /** How a run is started. */
@@ -87,16 +87,16 @@ export class StartRun extends Command<StartRunResult> implements StartRunFields 
   @IsPresent()
   readonly input!: JsonValue;
 
-  @IsOptional()
+  @IsOmittable()
   @IsIn(START_MODES)
   readonly mode?: StartMode;
 
-  @IsOptional()
+  @IsOmittable()
   @Matches(RUN_ID_RULE, { message: RUN_ID_RULE_MESSAGE })
   @IsString()
   readonly runId?: string;
 
-  @IsOptional()
+  @IsOmittable()
   @Matches(IDEMPOTENCY_KEY_RULE, { message: IDEMPOTENCY_KEY_RULE_MESSAGE })
   @IsString()
   readonly idempotencyKey?: string;

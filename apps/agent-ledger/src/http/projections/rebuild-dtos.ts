@@ -2,7 +2,7 @@ import { IsIn, IsString } from 'class-validator';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import type { ProjectionName } from '@agent-ledger/projections';
 import { PROJECTION_NAMES } from '@agent-ledger/projections';
-import { IsOmittable } from '../validation/is-omittable';
+import { IsOmittable } from '@agent-ledger/validation';
 
 /** The body of `POST /projections/rebuild` (optional; unknown fields are refused). */
 export class StartRebuildDto {

@@ -6,7 +6,7 @@ import { MAX_ITERATIONS, RunStatus, TerminationReason } from '@agent-ledger/doma
 import { APPROVAL_DECISIONS, IsPresent } from '@agent-ledger/runtime';
 import type { ApprovalState } from '@agent-ledger/projections';
 import { APPROVAL_STATES } from '@agent-ledger/projections';
-import { IsOmittable } from '../validation/is-omittable';
+import { IsOmittable } from '@agent-ledger/validation';
 import { RawJson } from '../validation/raw-json';
 
 /** A run id: 1 to 128 letters, digits, `.`, `_`, `:` or `-`, starting with a letter or digit (the domain's rule). */
