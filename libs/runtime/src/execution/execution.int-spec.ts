@@ -99,6 +99,25 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
       expect(terminal(events)[0]).toMatchObject({ data: { failure: { failureClass: 'serverError' } } });
     });
 
+    it('returns the cancelled run when a cancel lands between its request and its claim (the cancel wins; no error)', async () => {
+      // The interleaving the simulation found: another caller cancels the run right before this caller claims it.
+      const process = rt.processor.process.bind(rt.processor);
+      const spy = jest.spyOn(rt.processor, 'process').mockImplementation(async (command, ...rest) => {
+        if (command.type === 'ClaimRun' && command.data.runId === 'raced') {
+          await process({ type: 'RequestCancel', data: { runId: 'raced', requestedBy: 'someone-else' }, metadata: { now: rt.clock.now() } });
+        }
+        return process(command, ...rest);
+      });
+      try {
+        const result = await rt.runs.runInteractive({ agent: 'putter', input: 'put x', runId: 'raced' });
+        expect(result).toMatchObject({ runId: 'raced', state: { status: 'CANCELLED' }, segment: { kind: 'settled' } });
+      } finally {
+        spy.mockRestore();
+      }
+      expect(types(await rt.runEvents('raced'))).toEqual(['RunRequested', 'CancelRequested', 'RunCancelled']);
+      expect(rt.behaviour.executions).toEqual([]);
+    });
+
     it('records a tool that throws as a failed execution, shown to the model, and goes on', async () => {
       rt.behaviour.failWith = Object.assign(new Error('disk gone'), { code: 'EIO' });
       const { state } = await rt.runs.runInteractive({ agent: 'reader', input: 'read' });

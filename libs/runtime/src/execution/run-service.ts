@@ -82,12 +82,17 @@ export class RunService {
    * Runs an agent interactively: records the request, claims it with a lease
    * of this caller's own, executes it here, and returns it settled, or
    * waiting for a person (approval or input: a worker resumes it after the
-   * decision). A failure settles it `FAILED`; it is never retried.
+   * decision). A failure settles it `FAILED`; it is never retried. A run
+   * cancelled before this caller could claim it is returned settled, as it is.
    */
   async runInteractive(request: RunRequest): Promise<InteractiveRunResult> {
     const runId = await this.request(request, 'interactive');
     const owner = newSegmentOwner('interactive');
     const claim = await this.dispatch(new DispatchRunCommand({ type: 'ClaimRun', data: { runId, owner }, metadata: { now: this.clock.now() } }));
+    // A cancel that landed between the request and the claim wins: the caller gets the cancelled run, not an error.
+    if (claim.decision.kind === 'rejected' && claim.state.status === 'CANCELLED') {
+      return { runId, state: claim.state, segment: { kind: 'settled', state: claim.state } };
+    }
     if (claim.decision.kind !== 'accepted') {
       throw claim.decision.kind === 'rejected' ? claim.decision.error : new Error(`Run ${runId} could not be claimed`);
     }
