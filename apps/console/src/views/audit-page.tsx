@@ -103,7 +103,7 @@ export function AuditPage() {
           {checking ? 'Verifying…' : 'Verify every audit chain'}
         </button>{' '}
         <span data-testid="chains-result" class={chains === null ? '' : chains.brokenRuns.length > 0 ? 'finding' : 'ok'}>
-          {chains === null ? 'Not verified yet.' : chains.brokenRuns.length === 0 ? `${chains.runs} chains, ${chains.records} records: every chain intact.` : `${chains.brokenRuns.length} broken chain(s): ${chains.brokenRuns.join(', ')}`}
+          {chains === null ? 'Not verified yet.' : chains.brokenRuns.length === 0 ? `${plural(chains.runs, 'chain')}, ${plural(chains.records, 'record')}: every chain intact.` : `${plural(chains.brokenRuns.length, 'broken chain')}: ${chains.brokenRuns.join(', ')}`}
         </span>
       </p>
       {chains !== null && chains.breaks.length > 0 ? (
@@ -198,6 +198,10 @@ function WritesTable({ writes, testId, rowTestId }: { writes: readonly AuditWrit
       </tbody>
     </table>
   );
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 function download(name: string, type: string, content: string): void {
