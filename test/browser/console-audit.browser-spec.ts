@@ -31,8 +31,9 @@ describe('the console: audit review and projections (browser)', () => {
   let tab: ConsoleTab | undefined;
 
   beforeAll(async () => {
-    // The gap saga's grace is short, so the failed-closed write's gap is reported (AuditGapDetected) within the test.
-    service = await startConsoleService({ env: { AUDIT_GAP_GRACE_MS: '500' } });
+    // The gap saga's grace is short, so the failed-closed write's gap is reported (AuditGapDetected) within the test;
+    // a refused append waits 500 ms for the audit file's lock, not the default 5 s.
+    service = await startConsoleService({ env: { AUDIT_GAP_GRACE_MS: '500', STORE_BUSY_TIMEOUT_MS: '500' } });
     browser = await launchChromium();
   });
 
@@ -54,7 +55,7 @@ describe('the console: audit review and projections (browser)', () => {
     const lock = holdWriteLock(service.auditStorePath);
     try {
       failedClosed = await service.startRun('ledger-writer', 'write while the audit store is locked');
-      // Each refused audit append waits the store's busy timeout (5 s): the model step's (fail-soft), then the write's.
+      // Each refused audit append waits the store's busy timeout (500 ms here): the model step's (fail-soft), then the write's.
       const row = await service.runWith(failedClosed, 'FAILED', 40_000);
       expect(row).toMatchObject({ reason: 'AUDIT_PERSISTENCE_FAILED', failureCode: 'AUDIT_PERSISTENCE_FAILED' });
     } finally {

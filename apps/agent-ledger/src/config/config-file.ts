@@ -16,6 +16,7 @@ export const CONFIG_FILE_KEYS = {
   'store.dataDir': 'AGENT_LEDGER_DATA_DIR',
   'store.path': 'EVENT_STORE_PATH',
   'store.connectionString': 'EVENTSTORE_CONNECTION_STRING',
+  'store.busyTimeoutMs': 'STORE_BUSY_TIMEOUT_MS',
   'audit.storePath': 'AUDIT_STORE_PATH',
   'audit.gapGraceMs': 'AUDIT_GAP_GRACE_MS',
   'agents.configFile': 'AGENTS_CONFIG',

@@ -15,9 +15,9 @@ export function openStores(config: ServiceConfig): OpenStores {
   // The service (src/main.ts), its worker and its CLI all open them here: EventStoreDB when the configuration names one, else the embedded file.
   const runStore = createEventStore({
     env: { EVENTSTORE_CONNECTION_STRING: config.eventStoreConnectionString ?? '' },
-    sqlite: config.eventStorePath === null ? undefined : { path: config.eventStorePath },
+    sqlite: config.eventStorePath === null ? undefined : { path: config.eventStorePath, busyTimeoutMs: config.storeBusyTimeoutMs },
   });
-  const auditStore = config.auditStorePath === null ? runStore : SqliteEventStore.open({ path: config.auditStorePath });
+  const auditStore = config.auditStorePath === null ? runStore : SqliteEventStore.open({ path: config.auditStorePath, busyTimeoutMs: config.storeBusyTimeoutMs });
   return {
     runStore,
     auditStore,

@@ -14,6 +14,7 @@ describe('readServiceConfig', () => {
       dataDir: '/srv/app/data',
       eventStorePath: '/srv/app/data/agent-ledger.sqlite',
       eventStoreConnectionString: null,
+      storeBusyTimeoutMs: 5000,
       auditStorePath: null,
       agentsConfigPath: '/srv/app/config/agents.example.yaml',
       workspaceDir: '/srv/app/data/workspace',
@@ -55,6 +56,7 @@ describe('readServiceConfig', () => {
         BACKOFF_CAP_SECONDS: '20',
         API_KEYS: JSON.stringify([{ id: 'ops', hash: OPS_HASH, scopes: ['operate'] }]),
         CONSOLE_DIR: 'web/console',
+        STORE_BUSY_TIMEOUT_MS: '250',
       },
       '/srv/app',
     );
@@ -77,6 +79,7 @@ describe('readServiceConfig', () => {
       backoffBaseSeconds: 2,
       backoffCapSeconds: 20,
       consoleDir: '/srv/app/web/console',
+      storeBusyTimeoutMs: 250,
       auth: { mode: 'api-keys', modeSource: 'default', apiKeys: [{ id: 'ops', hash: OPS_HASH, scopes: ['operate'], agents: null }] },
     });
   });
@@ -89,6 +92,8 @@ describe('readServiceConfig', () => {
     ['REAPER_INTERVAL_MS', '1.5'],
     ['HTTP_BODY_LIMIT_BYTES', '10'],
     ['SSE_HEARTBEAT_MS', '0'],
+    ['STORE_BUSY_TIMEOUT_MS', '60001'],
+    ['STORE_BUSY_TIMEOUT_MS', '-1'],
     ['READY_MAX_PROJECTION_LAG', '0'],
     ['BACKOFF_BASE_SECONDS', '0'],
     ['BACKOFF_CAP_SECONDS', 'soon'],

@@ -45,6 +45,14 @@ export interface ServiceConfig {
   readonly eventStorePath: string | null;
   /** `EVENTSTORE_CONNECTION_STRING`: use EventStoreDB instead of the embedded store. */
   readonly eventStoreConnectionString: string | null;
+  /**
+   * `STORE_BUSY_TIMEOUT_MS`: how long an append to an embedded store (the run
+   * store's file, the audit store's file) waits for another process's write
+   * lock before it is refused (`StoreUnavailableError`, busy). better-sqlite3
+   * is synchronous: the whole process waits that long, so keep it short
+   * where another process may hold the lock for long. @default 5000
+   */
+  readonly storeBusyTimeoutMs: number;
   /** `AUDIT_STORE_PATH`: put the audit streams in an embedded file of their own. @default null (the run store) */
   readonly auditStorePath: string | null;
   /** `AGENTS_CONFIG`: the agents file (agents and their model providers). @default config/agents.example.yaml */
@@ -179,6 +187,7 @@ export function resolveServiceConfig(env: Env, file: ConfigFile | null, cwd: str
     dataDir,
     eventStorePath: eventStoreConnectionString !== null ? null : (eventStorePath ?? join(dataDir, 'agent-ledger.sqlite')),
     eventStoreConnectionString,
+    storeBusyTimeoutMs: int('STORE_BUSY_TIMEOUT_MS', 0, 60_000, 5_000),
     auditStorePath: path('AUDIT_STORE_PATH') ?? null,
     agentsConfigPath: path('AGENTS_CONFIG') ?? absolute(cwd, 'config/agents.example.yaml'),
     workspaceDir: path('WORKSPACE_DIR') ?? join(dataDir, 'workspace'),
