@@ -234,9 +234,10 @@ describe('the console: runs and approvals (browser)', () => {
     tab.expectNoProblems();
   });
 
-  // A regression test: the text filters once were controlled by the committed filter, so a live refresh that
-  // landed while a person typed wiped what they typed. They keep their own draft now, applied after a pause.
-  it('text typed in filter-agent survives a live refresh of the runs list, and is applied after a pause in typing', async () => {
+  // A regression test: the text filters once were controlled by the committed filter, so any re-render of the page
+  // (a live refresh, another filter) that landed while a person typed wiped what they typed. They keep their own
+  // draft now, applied after a pause in typing.
+  it('text typed in filter-agent survives a re-render of the runs list, is applied after a pause in typing, and the list stays live', async () => {
     tab = await openConsoleTab(browser, service);
     await tab.go('#/runs');
     await tab.signIn(service.keys.operator);
@@ -244,16 +245,23 @@ describe('the console: runs and approvals (browser)', () => {
     await page.locator('[data-testid=live-indicator][data-live=true]').waitFor({ timeout: UI_TIMEOUT_MS });
     await page.getByTestId('filter-agent').click();
     await page.keyboard.type('scri');
+    // Another filter changes while the text is typed: the page renders again (with the old code, the text was gone).
+    await page.getByTestId('filter-status').selectOption('COMPLETED');
     expect(await page.getByTestId('filter-agent').inputValue()).toBe('scri');
-    // A run starts elsewhere while the text is typed, not yet committed: the list refreshes live.
-    const fresh = await service.startRun('scribe', 'started while someone types a filter');
-    await page.locator(`[data-testid=run-row][data-run-id="${fresh}"][data-status=COMPLETED]`).waitFor({ timeout: UI_TIMEOUT_MS });
-    expect(await page.getByTestId('filter-agent').inputValue()).toBe('scri');
-    // No Enter, no blur: the pause applies it (the list shows scribe's runs only; the filter is an exact name).
+    await page.getByTestId('filter-agent').click();
+    await page.keyboard.press('End');
     await page.keyboard.type('be');
-    await page.locator(`[data-testid=run-row][data-run-id="${fresh}"]`).waitFor({ timeout: UI_TIMEOUT_MS });
-    await page.locator('[data-testid=run-row]').first().waitFor({ timeout: UI_TIMEOUT_MS });
-    await eventually(async () => ((await page.locator('[data-testid=run-row]').allTextContents()).every((text) => text.includes('scribe')) ? true : undefined), "scribe's runs only", UI_TIMEOUT_MS);
+    // No Enter, no blur: the pause applies it (the filter is an exact agent name).
+    const onlyScribe = async () => {
+      const texts = await page.locator('[data-testid=run-row]').allTextContents();
+      return texts.length > 0 && texts.every((text) => text.includes('scribe') && text.includes('COMPLETED')) ? true : undefined;
+    };
+    await eventually(onlyScribe, "completed scribe runs only", UI_TIMEOUT_MS);
+    expect(await page.getByTestId('filter-agent').inputValue()).toBe('scribe');
+    // Live with the filters in place: a scribe run started elsewhere shows up, completed, without a reload.
+    const fresh = await service.startRun('scribe', 'started while the list is filtered');
+    await page.locator(`[data-testid=run-row][data-run-id="${fresh}"][data-status=COMPLETED]`).waitFor({ timeout: UI_TIMEOUT_MS });
+    await eventually(onlyScribe, "completed scribe runs only, the new one included", UI_TIMEOUT_MS);
     expect(await page.getByTestId('filter-agent').inputValue()).toBe('scribe');
     tab.expectNoProblems();
   });
@@ -297,6 +305,39 @@ describe('the console: runs and approvals (browser)', () => {
     expect(types).toEqual(expect.arrayContaining(['ApprovalGranted', 'ToolExecuted', 'RunCompleted']));
     expect(await page.getByTestId('effect-badge').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('NON_IDEMPOTENT_WRITE')]));
     for (const action of ['approve-run', 'deny-run', 'cancel-run']) expect(await page.getByTestId(action).count()).toBe(0);
+    tab.expectNoProblems();
+  });
+
+  it("answers a run that asks for input from its page: the question shown, the answer sent by the key, the run completes live; a key without runs:submit sees no form", async () => {
+    const runId = await service.startRun('asker', 'file the report');
+    await service.runWith(runId, 'WAITING_FOR_INPUT');
+    tab = await openConsoleTab(browser, service);
+    await tab.go(`#/runs/${encodeURIComponent(runId)}`);
+    await tab.signIn(service.keys.auditor);
+    await tab.page.locator('[data-testid=run-status][data-status=WAITING_FOR_INPUT]').waitFor({ timeout: UI_TIMEOUT_MS });
+    await tab.page.locator('[data-testid=timeline-event][data-type=InputRequested]').waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await tab.page.getByTestId('input-answer').count()).toBe(0); // the auditor may not submit
+    tab.expectNoProblems();
+    await tab.close();
+
+    tab = await openConsoleTab(browser, service);
+    await tab.go(`#/runs/${encodeURIComponent(runId)}`);
+    await tab.signIn(service.keys.operator);
+    const { page } = tab;
+    await page.getByTestId('input-question').filter({ hasText: 'Which report should I file?' }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.evaluate(() => void ((globalThis as unknown as Record<string, unknown>).__inputMarker = 1));
+    await page.getByTestId('input-answer').fill('the quarterly one');
+    await page.getByTestId('submit-input').click();
+    await page.locator('[data-testid=run-status][data-status=COMPLETED]').waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.locator('[data-testid=timeline-event][data-type=InputSubmitted]').waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await page.evaluate(() => (globalThis as unknown as Record<string, unknown>).__inputMarker)).toBe(1);
+    expect(await page.getByTestId('input-answer').count()).toBe(0);
+
+    const events = await service.as(service.keys.operator).get<{ steps: Array<{ toolName: string | null; outcome: string | null }> }>(`/runs/${runId}/steps`);
+    expect(events.body.steps).toEqual(expect.arrayContaining([expect.objectContaining({ toolName: 'user.ask', outcome: 'succeeded' })]));
+    const submitted = await page.locator('[data-testid=timeline-event][data-type=InputSubmitted]').textContent();
+    expect(submitted).toContain('operator');
+    expect(submitted).toContain('the quarterly one');
     tab.expectNoProblems();
   });
 });

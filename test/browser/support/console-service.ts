@@ -46,6 +46,7 @@ export const LIVE_WRITE = { path: 'live.txt', content: 'written live' } as const
  * - `approver` appends a line (files.append, NON_IDEMPOTENT_WRITE, NOT pre-approved):
  *   its run waits `WAITING_FOR_APPROVAL`; a denial ends it;
  * - `ledger-writer` writes a file (pre-approved): the failed-closed case runs it while the audit store is locked;
+ * - `asker` asks the user a question (user.ask): its run waits `WAITING_FOR_INPUT` until someone answers;
  * - `live-writer` (with a model server) writes a file through an OpenAI-compatible model the test holds
  *   (`gated-model.ts`): its run stays RUNNING until the test lets the model answer.
  */
@@ -105,6 +106,18 @@ export function consoleAgentsYaml(modelBaseUrl: string | null): string {
             - tool: files.write
               arguments: { path: ledger.txt, content: "ledger line" }
         - final: the ledger is written
+  - name: asker
+    description: Asks which report to file, then files it.
+    instructions: Ask which report to file.
+    tools: [user.ask]
+    maxIterations: 3
+    provider:
+      type: scripted
+      script:
+        - toolCalls:
+            - tool: user.ask
+              arguments: { question: Which report should I file? }
+        - final: filed, as answered
 ${live}`;
 }
 

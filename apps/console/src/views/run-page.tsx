@@ -120,6 +120,7 @@ export function RunPage({ runId }: { runId: string }) {
         </div>
       )}
       <Actions runId={runId} run={run} status={status} settled={settled} pendingRound={pendingRound} inFlight={inFlight} canApprove={can.approve} canOperate={can.operate} onChange={load} />
+      {status === 'WAITING_FOR_INPUT' && can.submitRuns ? <InputForm runId={runId} question={lastQuestion(events)} onSubmitted={load} /> : null}
       <h2>Timeline</h2>
       <ol class="timeline" data-testid="timeline">
         {entries.map((entry) => (
@@ -133,6 +134,45 @@ export function RunPage({ runId }: { runId: string }) {
         ))}
       </ol>
     </section>
+  );
+}
+
+/** The question of the run's latest `InputRequested`, if any. */
+function lastQuestion(events: readonly StreamedEvent[]): string | null {
+  const asked = events.filter((e) => e.type === 'InputRequested').at(-1);
+  return asked === undefined ? null : String(asked.data.prompt ?? '');
+}
+
+/** Answers a run whose tool asked for input (`POST /runs/{runId}/input`, `runs:submit`); the answer is sent as text. */
+function InputForm({ runId, question, onSubmitted }: { runId: string; question: string | null; onSubmitted: () => void }) {
+  const { client } = useSession();
+  const [answer, setAnswer] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await client.post(`/runs/${encodeURIComponent(runId)}/input`, { input: answer });
+      onSubmitted();
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="input-form" onSubmit={submit}>
+      <p>
+        The run asks: <strong data-testid="input-question">{question ?? '…'}</strong>
+      </p>
+      <textarea data-testid="input-answer" rows={2} value={answer} onInput={(e) => setAnswer((e.target as HTMLTextAreaElement).value)} placeholder="Your answer" />
+      <button type="submit" data-testid="submit-input" disabled={busy}>
+        Answer
+      </button>
+      <ErrorBanner error={error} />
+    </form>
   );
 }
 
