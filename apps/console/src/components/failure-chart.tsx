@@ -3,7 +3,7 @@ import { WRITE_EFFECTS } from '../audit/failure-buckets';
 import { formatTime } from './format';
 
 const WIDTH = 720;
-const HEIGHT = 200;
+const HEIGHT = 150;
 const PAD = { left: 36, right: 12, top: 12, bottom: 36 };
 
 /**
