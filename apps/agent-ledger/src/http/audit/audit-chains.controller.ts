@@ -3,12 +3,11 @@ import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation
 import { RunNotFoundError } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
 import type { AuditStoreVerification } from '@agent-ledger/runtime';
-import { AUDIT_EVENT_STORE, RunService, verifyAuditStore } from '@agent-ledger/runtime';
+import { AUDIT_EVENT_STORE, RunService, verifyAuditStore, verifyRunAuditChain } from '@agent-ledger/runtime';
 import { AcrossRuns, RequireScope } from '../auth/auth.decorators';
 import { ApiErrorBodyDoc } from '../openapi/api-error-body.doc';
 import { AuditStoreVerificationDoc } from '../openapi/audit-store-verification.doc';
 import { AuditChainsQueryDto } from './audit-chains-query.dto';
-import { verifyRunAuditChain } from './run-audit-chain';
 
 /** `GET /audit/chains`: verifies the hash chains of the audit streams, as `agent-ledger audit verify` does. */
 @ApiTags('audit')
