@@ -1,17 +1,14 @@
 import 'reflect-metadata';
 import { mkdirSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { InvalidFieldError } from '@agent-ledger/domain';
 import { loadAgentsConfig } from '@agent-ledger/runtime';
-import { AppModule } from './app.module';
 import { startCrashTestMode } from './config/crash-test/crash-test-mode';
 import { openStores } from './config/open-stores';
 import type { ServiceConfig } from './config/service-config';
 import { readServiceConfig } from './config/service-config';
 import { authDisabledBanner } from './http/auth/auth-mode-warning';
-import { buildOpenApiDocument, OpenApiDocumentHolder } from './http/openapi/openapi-document';
+import { createServiceApp } from './service-app';
 
 /** Reads the configuration, or ends the process with a message naming the bad setting (exit code 3, as the CLI answers a bad configuration). */
 function configurationOrExit(): ServiceConfig {
@@ -39,11 +36,7 @@ async function bootstrap(): Promise<void> {
   mkdirSync(config.workspaceDir, { recursive: true });
   const { agents } = await loadAgentsConfig(config.agentsConfigPath);
   const stores = openStores(config);
-  const auditStore = stores.auditStore === stores.runStore ? undefined : stores.auditStore;
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, store: stores.runStore, auditStore, agents }));
-  // JSON bodies only up to the limit: a larger one is refused with 413 before any handler runs.
-  app.useBodyParser('json', { limit: config.httpBodyLimitBytes });
-  app.get(OpenApiDocumentHolder).set(buildOpenApiDocument(app));
+  const app = await createServiceApp({ config, stores, agents });
   // Stop workers and the reaper first (Nest's shutdown), then close the stores they write to.
   const shutdown = async (signal: NodeJS.Signals) => {
     Logger.log(`${signal}: shutting down`, 'Bootstrap');

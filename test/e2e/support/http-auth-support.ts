@@ -3,7 +3,7 @@
  * API keys with their configuration entries, requests with a key, and a
  * strict parser of the Prometheus text format.
  */
-import { createHash, randomBytes, scryptSync } from 'node:crypto';
+import { generateApiKey, hashApiKey } from '../../../apps/agent-ledger/src/config/api-keys';
 import type { JsonAnswer } from './http-service';
 import { request } from './http-service';
 
@@ -15,14 +15,8 @@ export interface TestKey {
 
 /** A key hashed with `sha256:` (or `scrypt$`), as the README tells operators to. */
 export function testKey(id: string, scopes: readonly string[], options: { readonly agents?: readonly string[]; readonly scrypt?: boolean } = {}): TestKey {
-  const key = randomBytes(32).toString('base64url');
-  let hash: string;
-  if (options.scrypt === true) {
-    const salt = randomBytes(16);
-    hash = `scrypt$${salt.toString('hex')}$${scryptSync(key, salt, 32).toString('hex')}`;
-  } else {
-    hash = `sha256:${createHash('sha256').update(key, 'utf8').digest('hex')}`;
-  }
+  const key = generateApiKey();
+  const hash = hashApiKey(key, options.scrypt === true ? 'scrypt' : 'sha256');
   return { key, entry: { id, hash, scopes, ...(options.agents === undefined ? {} : { agents: options.agents }) } };
 }
 

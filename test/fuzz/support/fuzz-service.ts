@@ -14,15 +14,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoggerService } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import Database from 'better-sqlite3';
 import { loadAgentsConfig } from '@agent-ledger/runtime';
-import { AppModule } from '../../../apps/agent-ledger/src/app.module';
 import { openStores } from '../../../apps/agent-ledger/src/config/open-stores';
 import { readServiceConfig } from '../../../apps/agent-ledger/src/config/service-config';
 import type { ServiceConfig } from '../../../apps/agent-ledger/src/config/service-config';
-import { buildOpenApiDocument, OpenApiDocumentHolder } from '../../../apps/agent-ledger/src/http/openapi/openapi-document';
+import { createServiceApp } from '../../../apps/agent-ledger/src/service-app';
 
 const repoRoot = join(__dirname, '..', '..', '..');
 
@@ -98,11 +95,8 @@ export async function startFuzzService(options: { readonly agentsYaml: string; r
   // store's plain-object check would refuse them: the definitions are copied into this realm (a test-only concern).
   const agents = JSON.parse(JSON.stringify(loaded.agents)) as typeof loaded.agents;
   const stores = openStores(config);
-  const auditStore = stores.auditStore === stores.runStore ? undefined : stores.auditStore;
   const logger = new CollectingLogger();
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, store: stores.runStore, auditStore, agents }), { logger });
-  app.useBodyParser('json', { limit: config.httpBodyLimitBytes });
-  app.get(OpenApiDocumentHolder).set(buildOpenApiDocument(app));
+  const app = await createServiceApp({ config, stores, agents, logger });
   await app.listen(config.port, config.host);
   const port = (app.getHttpServer().address() as AddressInfo).port;
 

@@ -5,20 +5,19 @@
  * listening on a free loopback port in this process, so that a test can reach
  * its providers (stores, read models) as well as its routes.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { loadAgentsConfig } from '@agent-ledger/runtime';
-import { AppModule } from '../../app.module';
 import type { ApiScope } from '../../config/api-keys';
+import { generateApiKey, hashApiKey } from '../../config/api-keys';
 import type { OpenStores } from '../../config/open-stores';
 import { openStores } from '../../config/open-stores';
 import type { ServiceConfig } from '../../config/service-config';
 import { readServiceConfig } from '../../config/service-config';
+import { createServiceApp } from '../../service-app';
 
 /**
  * Two scripted agents on built-in tools: `clock` reads the time (no audit
@@ -58,8 +57,8 @@ export interface HttpTestKey {
 
 /** A random key hashed with `sha256:`. */
 export function httpTestKey(id: string, scopes: readonly ApiScope[], agents?: readonly string[]): HttpTestKey {
-  const key = randomBytes(32).toString('base64url');
-  return { key, entry: { id, hash: `sha256:${createHash('sha256').update(key, 'utf8').digest('hex')}`, scopes, ...(agents === undefined ? {} : { agents }) } };
+  const key = generateApiKey();
+  return { key, entry: { id, hash: hashApiKey(key, 'sha256'), scopes, ...(agents === undefined ? {} : { agents }) } };
 }
 
 /** A running application. */
@@ -111,11 +110,9 @@ export async function startHttpTestApp(options: { readonly keys?: readonly HttpT
   // store's plain-object check would refuse them: the definitions are copied into this realm (a test-only concern).
   const agents = JSON.parse(JSON.stringify(loaded.agents)) as typeof loaded.agents;
   const stores = openStores(config);
-  const auditStore = stores.auditStore === stores.runStore ? undefined : stores.auditStore;
   let app: NestExpressApplication;
   try {
-    app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, store: stores.runStore, auditStore, agents }), { logger: false });
-    app.useBodyParser('json', { limit: config.httpBodyLimitBytes });
+    app = await createServiceApp({ config, stores, agents, logger: false });
     await app.listen(0, '127.0.0.1');
   } catch (error) {
     await stores.close();

@@ -1,0 +1,30 @@
+import type { LoggerService } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { AgentDefinition } from '@agent-ledger/runtime';
+import { AppModule } from './app.module';
+import type { OpenStores } from './config/open-stores';
+import type { ServiceConfig } from './config/service-config';
+import { buildOpenApiDocument, OpenApiDocumentHolder } from './http/openapi/openapi-document';
+
+/**
+ * The service's Nest application on stores already opened: the runtime, the
+ * read models and the HTTP API, with its JSON body limit and its OpenAPI
+ * document. Not listening yet; the caller owns it and the stores.
+ * `src/main.ts` starts the service with it, and the in-process tests too.
+ */
+export async function createServiceApp(options: {
+  readonly config: ServiceConfig;
+  readonly stores: OpenStores;
+  readonly agents: readonly AgentDefinition[];
+  /** Nest's logger (`false`: none). @default Nest's console logger */
+  readonly logger?: LoggerService | false;
+}): Promise<NestExpressApplication> {
+  const { config, stores, agents, logger } = options;
+  const auditStore = stores.auditStore === stores.runStore ? undefined : stores.auditStore;
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, store: stores.runStore, auditStore, agents }), logger === undefined ? undefined : { logger });
+  // JSON bodies only up to the limit: a larger one is refused with 413 before any handler runs.
+  app.useBodyParser('json', { limit: config.httpBodyLimitBytes });
+  app.get(OpenApiDocumentHolder).set(buildOpenApiDocument(app));
+  return app;
+}
