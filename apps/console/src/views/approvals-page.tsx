@@ -3,6 +3,7 @@ import type { ApprovalPage } from '../api/types';
 import { useSession } from '../auth/session';
 import { EffectBadge } from '../components/badges';
 import { ErrorBanner } from '../components/error-banner';
+import { LiveIndicator } from '../components/live-indicator';
 import { formatTime } from '../components/format';
 import { hashOf } from '../routing/route';
 import { DecisionButtons } from './decision-buttons';
@@ -40,9 +41,7 @@ export function ApprovalsPage() {
     <section>
       <div class="title-row">
         <h1>Approvals</h1>
-        <span class={`live ${live ? 'on' : 'off'}`} data-testid="live-indicator" data-live={String(live)}>
-          {live ? 'live' : can.streamAllRuns ? 'connecting…' : 'polling every 3 s'}
-        </span>
+        <LiveIndicator live={live} offline={can.streamAllRuns ? 'connecting…' : 'polling every 3 s'} />
       </div>
       {can.approve ? null : <p class="hint">This key may read requests but not decide (it lacks runs:approve).</p>}
       <form class="filters" onSubmit={(e) => e.preventDefault()}>

@@ -5,6 +5,7 @@ import { failureBuckets } from '../audit/failure-buckets';
 import { useSession } from '../auth/session';
 import { EffectBadge } from '../components/badges';
 import { ErrorBanner } from '../components/error-banner';
+import { LiveIndicator } from '../components/live-indicator';
 import { FailureChart } from '../components/failure-chart';
 import { formatTime } from '../components/format';
 import { hashOf } from '../routing/route';
@@ -70,9 +71,7 @@ export function AuditPage() {
     <section>
       <div class="title-row">
         <h1>Audit review</h1>
-        <span class={`live ${live ? 'on' : 'off'}`} data-testid="live-indicator" data-live={String(live)}>
-          {live ? 'live' : 'polling'}
-        </span>
+        <LiveIndicator live={live} offline={'polling'} />
         <span class="spacer" />
         <button type="button" data-testid="export-csv" disabled={review === null} onClick={() => review && download(`audit-review-${stamp()}.csv`, 'text/csv', auditWritesCsv(review.writes))}>
           Export writes (CSV)

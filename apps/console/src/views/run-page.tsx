@@ -4,6 +4,7 @@ import type { ApprovalPage, RunRow, StepRow, StreamedEvent } from '../api/types'
 import { useSession } from '../auth/session';
 import { EffectBadge, StatusBadge } from '../components/badges';
 import { ErrorBanner } from '../components/error-banner';
+import { LiveIndicator } from '../components/live-indicator';
 import { formatTime } from '../components/format';
 import { hashOf } from '../routing/route';
 import { withAuditEntries } from '../timeline/merge-audit';
@@ -66,9 +67,7 @@ export function RunPage({ runId }: { runId: string }) {
         <h1>
           Run <span class="mono">{runId}</span>
         </h1>
-        <span class={`live ${live ? 'on' : 'off'}`} data-testid="live-indicator" data-live={String(live)}>
-          {live ? 'live' : 'connecting…'}
-        </span>
+        <LiveIndicator live={live} offline={'connecting…'} />
       </div>
       <ErrorBanner error={error} />
       <dl class="facts">

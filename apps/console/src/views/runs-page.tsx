@@ -4,6 +4,7 @@ import { RUN_STATUSES } from '../api/types';
 import { useSession } from '../auth/session';
 import { StatusBadge } from '../components/badges';
 import { ErrorBanner } from '../components/error-banner';
+import { LiveIndicator } from '../components/live-indicator';
 import { formatTime } from '../components/format';
 import { hashOf } from '../routing/route';
 import { useLiveRefresh } from './use-live';
@@ -64,9 +65,7 @@ export function RunsPage() {
     <section>
       <div class="title-row">
         <h1>Runs</h1>
-        <span class={`live ${live ? 'on' : 'off'}`} data-testid="live-indicator" data-live={String(live)}>
-          {live ? 'live' : can.streamAllRuns ? 'connecting…' : 'polling every 3 s'}
-        </span>
+        <LiveIndicator live={live} offline={can.streamAllRuns ? 'connecting…' : 'polling every 3 s'} />
       </div>
       {can.submitRuns ? <StartRunForm /> : null}
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
