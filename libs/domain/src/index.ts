@@ -35,4 +35,5 @@ export * from './audit/audit-commands';
 export * from './audit/audit-decider';
 export * from './audit/audit-chain';
 export * from './audit/canonical-json';
+export * from './principal/principal';
 export * from './streams';
