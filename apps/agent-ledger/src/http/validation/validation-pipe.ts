@@ -38,7 +38,7 @@ export class ApiValidationPipe extends ValidationPipe {
     if (metadata.type === 'body' && value !== undefined && value !== null && (typeof value !== 'object' || Array.isArray(value))) {
       throw new RequestValidationError([{ field: 'body', rule: 'isObject', message: 'body must be a JSON object' }]);
     }
-    if (metadata.type === 'body' && value === undefined && metadata.metatype !== undefined) {
+    if (metadata.type === 'body' && metadata.data === undefined && value === undefined && metadata.metatype !== undefined) {
       return this.absentBody(metadata);
     }
     if (metadata.type !== 'body' || value === undefined || value === null || metadata.metatype === undefined) {
