@@ -19,7 +19,8 @@
  *   answer (unless it sent that text in the body), nor in any answer unless
  *   it sent it; an event stream opens only for what the key may read;
  * - an accepted run records its input exactly as it was sent, and repeating
- *   a request with an idempotency key replays it and appends nothing.
+ *   a request with an idempotency key replays it and appends nothing;
+ * - a non-empty body that is not `application/json` is answered 415.
  *
  * A second property sends the same request naming another principal's real
  * run and a run that never existed: the answers must be the same.
@@ -247,6 +248,9 @@ describe('the HTTP API under hostile requests (fuzz)', () => {
       broken.push(`an error answered as ${type || 'no content type'}`);
     }
     if (status === 401 && !String(answer.headers['www-authenticate'] ?? '').startsWith('Bearer')) broken.push('a 401 without WWW-Authenticate: Bearer');
+    // A body the API cannot read is refused, whatever the route, before anything else looks at the request.
+    const mediaType = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+    if (request.body !== undefined && request.body.length > 0 && mediaType !== 'application/json' && status !== 415) broken.push(`a ${mediaType || 'typeless'} body answered ${status}, not 415`);
 
     // Another principal's data.
     const sender = authenticatesAs(request);

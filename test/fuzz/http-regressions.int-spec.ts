@@ -97,6 +97,22 @@ describe('HTTP API regressions found by fuzzing', () => {
     expect(service.loggedErrors()).toEqual([]);
   });
 
+  it('refuses a body that is not JSON with 415 on the routes whose body is optional (was: ignored, the run cancelled, a continuation started, a rebuild run)', async () => {
+    const queued = await request('ops', 'POST', '/runs', '{"agent":"ops-clock","input":"x"}');
+    const runId = queued.json.runId as string;
+    for (const [path, type, body] of [
+      [`/runs/${runId}/cancel`, 'text/plain;charset=UTF-8', '{"reason":"not needed"}'],
+      [`/runs/${runId}/requeue`, 'multipart/form-data; boundary=b', '--b\r\nContent-Disposition: form-data; name="reason"\r\n\r\nx\r\n--b--\r\n'],
+      ['/projections/rebuild', 'application/xml', '<rebuild/>'],
+      [`/runs/${runId}/cancel`, 'application/x-www-form-urlencoded', 'reason=x'],
+    ] as const) {
+      const answer = await request('ops', 'POST', path, body, { 'content-type': type });
+      expect({ path, type, status: answer.status, code: answer.json.code, appended: answer.appended }).toEqual({ path, type, status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', appended: 0 });
+    }
+    expect(service.streamEvents(`run-${runId}`).map((event) => event.type)).toEqual(['RunRequested']);
+    expect(service.loggedErrors()).toEqual([]);
+  });
+
   it('answers a key limited to some agents, for a value that is not a run id, as any key: 400 naming runId (was: 400 INVALID_STREAM_NAME naming no field)', async () => {
     for (const path of ['/runs/%20', `/runs/${'r'.repeat(300)}`, '/runs/x%0Ay/steps', '/runs/%20/events', '/approvals?runId=%20x', `/audit/review?runId=${'b'.repeat(300)}`]) {
       const limited = await request('alice', 'GET', path);

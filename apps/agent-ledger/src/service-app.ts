@@ -5,12 +5,17 @@ import type { AgentDefinition } from '@agent-ledger/runtime';
 import { AppModule } from './app.module';
 import type { OpenStores } from './config/open-stores';
 import type { ServiceConfig } from './config/service-config';
+import { AbsentJsonBodies } from './http/bodies/absent-json-bodies';
+import { refuseUnreadableBodies } from './http/bodies/refuse-unreadable-bodies';
 import { buildOpenApiDocument, OpenApiDocumentHolder } from './http/openapi/openapi-document';
 
 /**
  * The service's Nest application on stores already opened: the runtime, the
- * read models and the HTTP API, with its JSON body limit and its OpenAPI
- * document. Not listening yet; the caller owns it and the stores.
+ * read models and the HTTP API, with its body handling and its OpenAPI
+ * document. Bodies, before any route: a non-empty body that is not
+ * `application/json` is refused (415); a JSON body is parsed up to the
+ * limit (413 over it), an empty one is absent; no other parser is installed
+ * (Nest's default JSON and form parsers are off). Not listening yet; the caller owns it and the stores.
  * `src/main.ts` starts the service with it, and the in-process tests too.
  */
 export async function createServiceApp(options: {
@@ -22,9 +27,15 @@ export async function createServiceApp(options: {
 }): Promise<NestExpressApplication> {
   const { config, stores, agents, logger } = options;
   const auditStore = stores.auditStore === stores.runStore ? undefined : stores.auditStore;
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, store: stores.runStore, auditStore, agents }), logger === undefined ? undefined : { logger });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, store: stores.runStore, auditStore, agents }), {
+    bodyParser: false,
+    ...(logger === undefined ? {} : { logger }),
+  });
+  app.use(refuseUnreadableBodies({ discardLimitBytes: config.httpBodyLimitBytes }));
   // JSON bodies only up to the limit: a larger one is refused with 413 before any handler runs.
-  app.useBodyParser('json', { limit: config.httpBodyLimitBytes });
+  const absentBodies = new AbsentJsonBodies();
+  app.useBodyParser('json', { limit: config.httpBodyLimitBytes, verify: absentBodies.verify });
+  app.use(absentBodies.middleware);
   app.get(OpenApiDocumentHolder).set(buildOpenApiDocument(app));
   return app;
 }

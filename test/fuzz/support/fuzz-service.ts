@@ -38,6 +38,8 @@ export interface FuzzService {
   readonly workspaceDir: string;
   /** Total events in the run store and the audit store, read from their SQLite files (not through the service). */
   eventCount(): { readonly runs: number; readonly audit: number; readonly total: number };
+  /** The head of `$all` (the last event's position, 0 when empty) of the run store and of the audit store, read from their SQLite files. */
+  allHead(): { readonly runs: number; readonly audit: number };
   /** The `RunRequested` event of a run, read from the run store's file; null when the run was never requested. */
   runRequested(runId: string): { readonly agent: string; readonly input: unknown } | null;
   /** The events of a stream (type and data), read from the run store's file. */
@@ -103,6 +105,7 @@ export async function startFuzzService(options: { readonly agentsYaml: string; r
   const runDb = new Database(config.eventStorePath as string, { readonly: true, fileMustExist: true });
   const auditDb = new Database(auditPath, { readonly: true, fileMustExist: true });
   const count = (db: Database.Database) => (db.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n;
+  const head = (db: Database.Database) => (db.prepare('SELECT COALESCE(MAX(position), 0) AS p FROM events').get() as { p: number }).p;
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     port,
@@ -113,6 +116,9 @@ export async function startFuzzService(options: { readonly agentsYaml: string; r
       const runs = count(runDb);
       const audit = count(auditDb);
       return { runs, audit, total: runs + audit };
+    },
+    allHead() {
+      return { runs: head(runDb), audit: head(auditDb) };
     },
     runRequested(runId) {
       const row = runDb.prepare('SELECT data FROM events WHERE stream_name = ? AND revision = 0').get(`run-${runId}`) as { data: string } | undefined;

@@ -15,6 +15,8 @@ export interface RawRequest {
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: Buffer;
+  /** Send the body with `Transfer-Encoding: chunked` (no `Content-Length`), in chunks of at most 7 bytes; an empty body is the last chunk alone. */
+  readonly chunked?: boolean;
 }
 
 /** What came back. `body` is empty for an event stream (closed at once). */
@@ -32,7 +34,8 @@ const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 export function send(port: number, request: RawRequest, timeoutMs = 30_000): Promise<RawAnswer> {
   return new Promise<RawAnswer>((resolve, reject) => {
     const headers: Record<string, string | number> = { ...request.headers };
-    if (request.body !== undefined) headers['content-length'] = request.body.length;
+    if (request.body !== undefined && request.chunked !== true) headers['content-length'] = request.body.length;
+    if (request.chunked === true) headers['transfer-encoding'] = 'chunked';
     let req: ReturnType<typeof httpRequest>;
     try {
       // A large body may be refused before it is read: on a connection of its own, so that a kept-alive one is never left half-written.
@@ -68,7 +71,12 @@ export function send(port: number, request: RawRequest, timeoutMs = 30_000): Pro
         resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8'), stream: false });
       });
     });
-    req.end(request.body);
+    if (request.chunked === true && request.body !== undefined) {
+      for (let at = 0; at < request.body.length; at += 7) req.write(request.body.subarray(at, at + 7));
+      req.end();
+    } else {
+      req.end(request.body);
+    }
   });
 }
 

@@ -5,6 +5,7 @@ import { InvalidQueryError, ProjectionStoreClosedError } from '@agent-ledger/pro
 import { AuthenticationRequiredError, NotEntitledError, ScopeMissingError } from '../auth/auth.errors';
 import { ApprovalDecisionNotStoredError, AuditStatementNotStoredError, IdempotencyKeyReusedError } from '@agent-ledger/runtime';
 import { ConsoleFileNotFoundError, ConsoleMethodNotAllowedError, ConsoleNotBuiltError } from '../console/console.errors';
+import { UnsupportedMediaTypeError } from '../bodies/unsupported-media-type.error';
 import { RequestValidationError } from '../validation/request-validation.error';
 import { httpErrorAnswerOf } from './http-error-mapping';
 
@@ -30,6 +31,9 @@ describe('httpErrorAnswerOf: the one mapping from errors to HTTP', () => {
     ['malformed JSON', new BadRequestException('Unexpected end of JSON input'), 400, 'MALFORMED_JSON', { field: 'body', rule: 'json' }],
     // Found by the HTTP fuzz suite: `Content-Encoding: gzip` on a body that is not gzip was a 500.
     ['a body its Content-Encoding cannot decode', Object.assign(new Error('incorrect header check'), { errno: -3, code: 'Z_DATA_ERROR', status: 400, statusCode: 400, expose: true }), 400, 'MALFORMED_BODY', { field: 'body', rule: 'encoding' }],
+    ['a body that is not JSON', new UnsupportedMediaTypeError('text/plain'), 415, 'UNSUPPORTED_MEDIA_TYPE', { field: 'Content-Type', rule: 'mediaType', received: 'text/plain', expected: 'application/json' }],
+    ['a body without Content-Type', new UnsupportedMediaTypeError(null), 415, 'UNSUPPORTED_MEDIA_TYPE', { received: 'none', expected: 'application/json', message: expect.stringContaining('no Content-Type') as string }],
+    ['a JSON body in a charset that is not a UTF', Object.assign(new Error('unsupported charset "LATIN1"'), { type: 'charset.unsupported', status: 415, expose: true, charset: 'latin1' }), 415, 'CHARSET_UNSUPPORTED', { field: 'body' }],
     ['an unknown route', new NotFoundException('Cannot GET /x'), 404, 'ROUTE_NOT_FOUND', {}],
     ['no API key', new AuthenticationRequiredError('missing'), 401, 'UNAUTHENTICATED', { reason: 'missing' }],
     ['a key without the scope', new ScopeMissingError('k1', ['runs:read']), 403, 'SCOPE_MISSING', { keyId: 'k1', requiredScopes: ['runs:read'] }],

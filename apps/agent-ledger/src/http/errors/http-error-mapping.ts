@@ -16,6 +16,7 @@ import { InvalidQueryError, ProjectionError } from '@agent-ledger/projections';
 import { AuthenticationRequiredError, NotEntitledError, ScopeMissingError } from '../auth/auth.errors';
 import { ConsoleFileNotFoundError, ConsoleMethodNotAllowedError, ConsoleNotBuiltError } from '../console/console.errors';
 import { ApprovalDecisionNotStoredError, AuditStatementNotStoredError, IdempotencyKeyReusedError } from '@agent-ledger/runtime';
+import { UnsupportedMediaTypeError } from '../bodies/unsupported-media-type.error';
 import { RequestValidationError } from '../validation/request-validation.error';
 import type { ApiErrorBody } from './api-error-body';
 
@@ -45,6 +46,7 @@ export interface HttpErrorAnswer {
  * | `STREAM_DELETED` | 410 |
  * | a body that could not be decoded (`Content-Encoding` that lies) | 400 |
  * | body over the limit, `EVENT_TOO_LARGE` | 413 |
+ * | `UnsupportedMediaTypeError` (a non-empty body that is not `application/json`), a JSON body whose charset is not a UTF (`CHARSET_UNSUPPORTED`) | 415 |
  * | `STORE_UNAVAILABLE`, `STORE_CLOSED`, a closed read-model database, `CIRCUIT_OPEN`, a domain error of class `connection` (`AUDIT_STATEMENT_NOT_STORED`, `APPROVAL_DECISION_NOT_STORED`: with `Retry-After: 1`) | 503 |
  * | anything else | 500, with a generic message |
  */
@@ -62,6 +64,9 @@ export function httpErrorAnswerOf(error: unknown): HttpErrorAnswer {
   }
   if (error instanceof InvalidFieldError) {
     return answer(400, { code: error.code, message: error.message, field: error.field, rule: 'invalid', problem: error.problem });
+  }
+  if (error instanceof UnsupportedMediaTypeError) {
+    return answer(415, { code: error.code, message: error.message, field: 'Content-Type', rule: 'mediaType', received: error.received, expected: error.expected });
   }
   if (error instanceof RunNotFoundError) return answer(404, { code: error.code, message: error.message, runId: error.runId });
   if (error instanceof ConsoleNotBuiltError || error instanceof ConsoleFileNotFoundError) return answer(404, { code: error.code, message: error.message });

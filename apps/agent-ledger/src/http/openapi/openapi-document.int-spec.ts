@@ -184,7 +184,7 @@ describe('the OpenAPI document', () => {
     expect(property(answer, 'status').enum).toEqual(Object.values(RunStatus));
     expect(Object.keys(property(answer, 'run').properties ?? {})).toEqual(expect.arrayContaining(['status', 'reason', 'pendingApproval', 'pendingInput', 'steps']));
     expect(answer.required).toEqual(expect.arrayContaining(['runId', 'status', 'run']));
-    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '503']);
+    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '503']);
     expectErrorBodies('/runs/{runId}/approval', 'post', ['400', '401', '403', '404', '409', '503']);
   });
 
@@ -195,7 +195,7 @@ describe('the OpenAPI document', () => {
     expect(property(body, 'input')).toMatchObject({ nullable: true });
     expect(body.required).toEqual(['input']);
     expect(jsonSchemaOf('/runs/{runId}/input', 'post', '200')).toEqual(jsonSchemaOf('/runs/{runId}/approval', 'post', '200'));
-    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413']);
+    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415']);
     expectErrorBodies('/runs/{runId}/input', 'post', ['400', '404', '409']);
   });
 
@@ -265,6 +265,21 @@ describe('the OpenAPI document', () => {
 
   it('leaves the console and its redirects out of the document', () => {
     expect(Object.keys(document.paths).filter((path) => path === '/' || path.startsWith('/console'))).toEqual([]);
+  });
+
+  it('answers 415 on every operation (one shared response, an error body naming the type received), and takes JSON request bodies only', () => {
+    const operations = Object.entries(document.paths).flatMap(([path, item]) => METHODS.filter((method) => item[method] !== undefined).map((method) => ({ route: `${method.toUpperCase()} ${path}`, operation: item[method] as OperationObject })));
+    expect(operations.length).toBeGreaterThanOrEqual(20);
+    const without = operations.filter(({ operation }) => JSON.stringify(operation.responses['415']) !== JSON.stringify({ $ref: '#/components/responses/UnsupportedMediaType' })).map(({ route }) => route);
+    expect(without).toEqual([]);
+    const shared = document.components?.responses?.UnsupportedMediaType as ResponseObject | undefined;
+    expect(shared?.description).toMatch(/UNSUPPORTED_MEDIA_TYPE/);
+    const schema = shared?.content?.['application/json']?.schema as SchemaObject | undefined;
+    expect(schema?.allOf?.[0]).toEqual({ $ref: '#/components/schemas/ApiErrorBodyDoc' });
+    expect(Object.keys(resolve(schema?.allOf?.[1] ?? {}).properties ?? {})).toEqual(['received', 'expected']);
+    const bodies = operations.filter(({ operation }) => operation.requestBody !== undefined);
+    expect(bodies.map(({ route }) => route)).toEqual(expect.arrayContaining(['POST /runs', 'POST /runs/{runId}/cancel', 'POST /projections/rebuild']));
+    for (const { route, operation } of bodies) expect({ route, types: Object.keys((operation.requestBody as RequestBodyObject).content) }).toEqual({ route, types: ['application/json'] });
   });
 
   it('keeps the JSON error bodies', () => {

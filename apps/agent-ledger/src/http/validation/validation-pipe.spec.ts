@@ -95,3 +95,34 @@ describe('ApiValidationPipe: what Nest\'s pipe cannot be trusted with', () => {
     expect(await issuesOf({ agent: 'clerk' }, StartRunDto)).toEqual([{ field: 'input', rule: 'isPresent' }]);
   });
 });
+
+describe('ApiValidationPipe: a request without a body', () => {
+  it('refuses it where the body is required, naming the body first, then each missing field', async () => {
+    expect(await issuesOf(undefined, StartRunDto)).toEqual([
+      { field: 'body', rule: 'isPresent' },
+      { field: 'agent', rule: 'isString' },
+      { field: 'input', rule: 'isPresent' },
+    ]);
+    expect(await issuesOf(undefined, DecideApprovalDto)).toEqual([
+      { field: 'body', rule: 'isPresent' },
+      { field: 'decision', rule: 'isIn' },
+    ]);
+    expect(await issuesOf(undefined, SubmitInputDto)).toEqual([
+      { field: 'body', rule: 'isPresent' },
+      { field: 'input', rule: 'isPresent' },
+    ]);
+    await expect(pipe.transform(undefined, body(StartRunDto))).rejects.toThrow('body is required: a JSON object with agent, input (the request has no body)');
+  });
+
+  it('takes it where the body is optional, as an empty DTO', async () => {
+    for (const metatype of [CancelRunDto, RequeueRunDto]) {
+      const dto = (await pipe.transform(undefined, body(metatype))) as object;
+      expect(dto).toBeInstanceOf(metatype);
+      expect(Object.values(dto).filter((value) => value !== undefined)).toEqual([]);
+    }
+  });
+
+  it('names the missing fields of `{}`, not the body: `{}` is a body', async () => {
+    expect(await issuesOf({}, DecideApprovalDto)).toEqual([{ field: 'decision', rule: 'isIn' }]);
+  });
+});

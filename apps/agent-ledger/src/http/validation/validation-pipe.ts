@@ -16,6 +16,10 @@ import { RequestValidationError, requestValidationExceptionFactory } from './req
  * `prototype` key (`unknownField`), a number that is not finite in a raw JSON
  * field (`isJsonValue`). The DTO's `@RawJson()` fields (a run's `input`) are
  * then kept out of the pipe's reach and set on the DTO as they were sent.
+ *
+ * A request without a body (or with an empty one) is checked as `{}`: a
+ * route whose body is optional takes it, one whose body is required refuses
+ * it naming the body first (`body`, `isPresent`), then its missing fields.
  */
 export class ApiValidationPipe extends ValidationPipe {
   constructor() {
@@ -33,6 +37,9 @@ export class ApiValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' && value !== undefined && value !== null && (typeof value !== 'object' || Array.isArray(value))) {
       throw new RequestValidationError([{ field: 'body', rule: 'isObject', message: 'body must be a JSON object' }]);
+    }
+    if (metadata.type === 'body' && metadata.data === undefined && value === undefined && metadata.metatype !== undefined) {
+      return this.absentBody(metadata);
     }
     if (metadata.type !== 'body' || value === undefined || value === null || metadata.metatype === undefined) {
       return super.transform(value, metadata);
@@ -66,6 +73,17 @@ export class ApiValidationPipe extends ValidationPipe {
     if (issues.length > 0) throw new RequestValidationError(issues);
     for (const [key, raw] of kept) dto[key] = raw;
     return dto;
+  }
+
+  /** No body: the DTO of `{}`, or, when the DTO requires a field, a refusal naming the body first. */
+  private async absentBody(metadata: ArgumentMetadata): Promise<unknown> {
+    try {
+      return await super.transform(undefined, metadata);
+    } catch (error) {
+      if (!(error instanceof RequestValidationError)) throw error;
+      const fields = [...new Set(error.issues.map((issue) => issue.field))].join(', ');
+      throw new RequestValidationError([{ field: 'body', rule: 'isPresent', message: `body is required: a JSON object with ${fields} (the request has no body)` }, ...error.issues]);
+    }
   }
 }
 
