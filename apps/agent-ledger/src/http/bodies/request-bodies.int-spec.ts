@@ -215,8 +215,23 @@ describe('request bodies: only application/json is read, on every route; an empt
     expect(String(stream.headers['content-type'])).toMatch(/^text\/event-stream/);
   });
 
-  it('answers a non-JSON body over the body limit at once and closes the connection', async () => {
-    const answer = await send(app.baseUrl, { method: 'POST', path: '/runs', key: ops, contentType: 'text/plain', body: 'x'.repeat(app.config.httpBodyLimitBytes + 1) });
+  it('answers a non-JSON body declared over the body limit at once, before reading it, and closes the connection', async () => {
+    // Only the head is sent: the answer must come without the body (sending it too would race the server's close).
+    const { hostname, port } = new URL(app.baseUrl);
+    const headers = { authorization: `Bearer ${ops.key}`, 'content-type': 'text/plain', 'content-length': app.config.httpBodyLimitBytes + 1 };
+    const answer = await new Promise<RawAnswer>((resolve, reject) => {
+      const req = request({ host: hostname, port, method: 'POST', path: '/runs', headers, agent: false }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> });
+          req.destroy();
+        });
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.flushHeaders();
+    });
     expect(answer).toMatchObject({ status: 415, headers: { connection: 'close' }, json: { code: 'UNSUPPORTED_MEDIA_TYPE' } });
   });
 });
