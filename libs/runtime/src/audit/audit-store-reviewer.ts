@@ -1,4 +1,5 @@
-import { StreamCategory } from '@agent-ledger/domain';
+import type { AuditRecordContent } from '@agent-ledger/domain';
+import { auditRecordHash, isAuditEventType, StreamCategory } from '@agent-ledger/domain';
 import type { EventFilter, EventStore, Position, RecordedEvent } from '@agent-ledger/event-store';
 import { categoryFilter, comparePositions, eventTypeFilter } from '@agent-ledger/event-store';
 import { auditStreamName, runStreamName } from '../execution/run-streams';
@@ -43,8 +44,9 @@ interface Checkpoint {
  * this object's memory (never on disk, where it could be edited): the facts
  * read so far, each store's last position, and each run's audit head (the
  * revision, id and hash of the last record of `audit-<runId>`). A later
- * review first re-reads every run's audit head and compares it; a head that
- * is gone or changed (a truncated, deleted or rewritten tail) drops the
+ * review first re-reads every run's audit head, compares it and recomputes
+ * its hash; a head that is gone or changed (a truncated, deleted or
+ * rewritten tail, an edited last record) drops the
  * checkpoint and a full pass runs, which reports what changed. Otherwise it
  * reads only the events appended since, in both stores. What it does not see
  * is an edit or a deletion strictly inside a chain, behind its head, or in
@@ -161,7 +163,9 @@ async function headChange(store: EventStore, head: AuditHead): Promise<string | 
   const event = page.events[0];
   const where = `the audit head of run ${head.runId} (record #${head.revision})`;
   if (event === undefined || event.revision !== head.revision) return `${where} is gone`;
-  const hash = (event.data as Record<string, unknown>)['hash'];
+  const { hash, ...content } = event.data as Record<string, unknown>;
   if (event.id !== head.eventId || (typeof hash === 'string' ? hash : null) !== head.hash) return `${where} changed`;
+  // Its content must still give its hash: an edit that kept the hash field is a change too.
+  if (isAuditEventType(event.type) && auditRecordHash(content as unknown as AuditRecordContent) !== hash) return `${where} changed`;
   return null;
 }

@@ -43,7 +43,7 @@ export interface AuditVerdictTotals {
   readonly writesWithoutAuditNotAllowed: number;
   /** Executed writes of runs not settled yet whose audit is not stored yet (not a finding: the audit-gap saga watches them). */
   readonly writesAwaitingAudit: number;
-  /** Runs that executed writes and have no audit record at all in the audit store. */
+  /** Settled runs with an executed write that nothing allows to be unaudited, and no audit record at all in the audit store (the mark of another audit store). */
   readonly runsWithoutAuditStream: number;
   /** Runs with audit records that the run store does not know (a finding: the two stores do not belong together). */
   readonly auditedRunsUnknownToRunStore: number;

@@ -130,7 +130,7 @@ export class AuditVerdictBuilder {
         continue;
       }
       if (run.writes === null) continue;
-      let missing = 0;
+      let notAllowed = 0;
       for (const stepId of [...run.writes.keys()].sort()) {
         const executed = run.writes.get(stepId) as ExecutedWrite;
         const auditAttempt = run.audits?.get(stepId) ?? null;
@@ -144,7 +144,6 @@ export class AuditVerdictBuilder {
           }
           continue;
         }
-        missing++;
         if (run.end === null) {
           totals.writesAwaitingAudit++;
           if (awaiting.length < limit) awaiting.push(write);
@@ -152,10 +151,13 @@ export class AuditVerdictBuilder {
         }
         const allowedBy = allowance(run.end, stepId);
         totals.writesWithoutAudit++;
-        if (allowedBy === null) totals.writesWithoutAuditNotAllowed++;
+        if (allowedBy === null) {
+          totals.writesWithoutAuditNotAllowed++;
+          notAllowed++;
+        }
         if (withoutAudit.length < limit) withoutAudit.push({ ...write, runEnd: run.end.reason, allowedBy });
       }
-      if (missing > 0 && run.checker === null) totals.runsWithoutAuditStream++;
+      if (notAllowed > 0 && run.checker === null) totals.runsWithoutAuditStream++;
     }
     const brokenRuns = [...new Set(this.breaks.map((b) => b.runId))];
     const problems = describeProblems(totals, brokenRuns.length);
