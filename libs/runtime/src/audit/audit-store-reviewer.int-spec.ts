@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { writeExecutedWithoutAudit } from '../testing/crash-points';
 import type { RuntimeHarness, TestAgent } from '../testing/runtime-harness';
-import { startRuntime } from '../testing/runtime-harness';
+import { eventually, startRuntime } from '../testing/runtime-harness';
 import { AuditStoreReviewer, reviewAuditStores, reviewRunAudit } from './audit-store-reviewer';
 
 const AGENTS: TestAgent[] = [
@@ -128,5 +128,34 @@ describe('the audit verdict from the stores (embedded stores, run and audit apar
       const full = await reviewer.review({ full: true });
       expect(full).toMatchObject({ findings: true, brokenRuns: [first], verification: { mode: 'full', fullBecause: 'a full verification was asked' } });
     });
+  });
+});
+
+describe('the audit verdict from the stores (EventStoreDB, run and audit on two servers)', () => {
+  let rt: RuntimeHarness;
+
+  beforeEach(async () => {
+    rt = await startRuntime({ store: 'eventstoredb', agents: AGENTS, execution: { workers: { concurrency: 0 } } });
+  });
+
+  afterEach(() => rt.close());
+
+  it('matches every executed write to its audit, counts a write audited late, and continues incrementally', async () => {
+    const reviewer = new AuditStoreReviewer(rt);
+    const done = await rt.runs.runInteractive({ agent: 'putter', input: 'go' });
+    expect(await reviewer.review()).toMatchObject({ findings: false, runs: 1, records: 3, totals: { writesExecuted: 1, writesAudited: 1 } });
+
+    const { runId, stepId } = await writeExecutedWithoutAudit(rt, { agent: 'putter', tool: PUT });
+    rt.clock.advance(3600_000);
+    expect((await rt.reaper.reapOnce()).requeued).toEqual([runId]);
+    // The queue index follows the store: the requeued run is claimable once it has seen the requeue.
+    expect(await eventually(async () => (await rt.workers.runOnce()) ?? undefined, 10_000, 'the requeued run to be claimed')).toBe(runId);
+    expect((await rt.runEvents(runId)).at(-1)?.type).toBe('RunCompleted');
+
+    const verdict = await reviewer.review();
+    expect(verdict.verification).toMatchObject({ mode: 'incremental', headsChecked: 1 });
+    expect(verdict).toMatchObject({ findings: false, runs: 2, totals: { writesExecuted: 2, writesAudited: 2, auditedLate: 1 } });
+    expect(verdict.auditedLate).toEqual([expect.objectContaining({ runId, stepId, executedAttempt: 1, auditAttempt: 2 })]);
+    expect((await reviewRunAudit(rt, done.runId)).totals).toMatchObject({ writesExecuted: 1, writesAudited: 1, auditedLate: 0 });
   });
 });
