@@ -23,7 +23,7 @@ export class AuditVerdictTotalsDoc implements AuditVerdictTotals {
   @ApiProperty({ type: 'integer', description: 'Executed writes of runs not settled yet whose audit is not stored yet (not a finding)' })
   readonly writesAwaitingAudit!: number;
 
-  @ApiProperty({ type: 'integer', description: 'Runs that executed writes and have no audit record at all in the audit store' })
+  @ApiProperty({ type: 'integer', description: 'Settled runs with an executed write that nothing allows to be unaudited and no audit record at all in the audit store (the mark of another audit store)' })
   readonly runsWithoutAuditStream!: number;
 
   @ApiProperty({ type: 'integer', description: 'Runs with audit records that the run store does not know (a finding)' })
