@@ -122,6 +122,17 @@ describe('the audit verdict from the stores (embedded stores, run and audit apar
       expect(verdict.breaks).toEqual([expect.objectContaining({ runId: first, index: 2, problem: 'hashMismatch' })]);
     });
 
+    it('coalesces the requests that arrive before a queued review starts into that review, and starts a new one after', async () => {
+      // A review with another list limit goes first; the next two requests share the one review queued behind it.
+      const first = reviewer.review({ limit: 5 });
+      const second = reviewer.review();
+      const third = reviewer.review();
+      expect(second).toBe(third);
+      const [a, b] = await Promise.all([first, second]);
+      expect(a).not.toBe(b);
+      expect(await reviewer.review()).not.toBe(b);
+    });
+
     it('does not see an edit behind the head until a full pass, which does', async () => {
       expect(editAuditFile("UPDATE events SET data = replace(data, '\"succeeded\"', '\"failed\"') WHERE stream_name = ? AND revision = 1", `audit-${first}`)).toBe(1);
       expect(await reviewer.review()).toMatchObject({ findings: false, verification: { mode: 'incremental' } });

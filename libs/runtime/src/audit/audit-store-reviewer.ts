@@ -53,19 +53,31 @@ interface Checkpoint {
  * the run store, made while this process runs: a full pass (`full`, every
  * `GET /audit/chains`, every CLI run, every restart) sees those.
  *
- * Reviews are serialised: a review asked while one runs waits for it.
+ * Reviews are serialised, and coalesced: requests that arrive while a review
+ * runs share the one review queued after it (with the same options), which
+ * starts after they arrived. However often it is asked (a console refreshing
+ * on every run event), at most one review runs at a time, with at most one
+ * waiting.
  */
 export class AuditStoreReviewer {
   private checkpoint: Checkpoint | null = null;
   private queue: Promise<unknown> = Promise.resolve();
+  private waiting: { readonly key: string; readonly verdict: Promise<AuditStoreVerdict> } | null = null;
 
   constructor(private readonly stores: AuditVerdictStores) {}
 
-  /** The verdict on both stores as they are now. */
+  /** The verdict on both stores as they are now (from a review that starts after this call). */
   review(options: AuditReviewOptions = {}): Promise<AuditStoreVerdict> {
-    const next = this.queue.then(() => this.reviewNow(options));
-    this.queue = next.catch(() => undefined);
-    return next;
+    const key = `${options.full === true}:${options.limit ?? DEFAULT_VERDICT_LIST_LIMIT}`;
+    if (this.waiting !== null && this.waiting.key === key) return this.waiting.verdict;
+    const verdict: Promise<AuditStoreVerdict> = this.queue.then(() => {
+      // Started: later requests queue a review of their own.
+      if (this.waiting?.verdict === verdict) this.waiting = null;
+      return this.reviewNow(options);
+    });
+    this.waiting = { key, verdict };
+    this.queue = verdict.catch(() => undefined);
+    return verdict;
   }
 
   private async reviewNow(options: AuditReviewOptions): Promise<AuditStoreVerdict> {
