@@ -17,7 +17,7 @@ export interface AuditReviewOutput {
   readonly chains: AuditStoreVerification;
   /** The integrity verdict, read from the stores. */
   readonly verdict: AuditStoreVerdict;
-  /** The verdict's: whether something needs a person (a broken chain, an executed write without its audit in the store, audits of unknown runs). */
+  /** The verdict's: whether the audit's integrity is in doubt (a broken chain, an executed write without its audit in the store that the contract does not allow, audits of unknown runs). */
   readonly findings: boolean;
 }
 

@@ -10,7 +10,7 @@ export function printVerdict(verdict: AuditStoreVerdict, output: CliOutput): voi
   const t = verdict.totals;
   output.out(`Audit chains: ${verdict.runs} runs, ${verdict.records} records, ${verdict.brokenRuns.length} broken`);
   output.out(
-    `Writes in the run store: ${t.writesExecuted} executed, ${t.writesAudited} audited in the audit store (${t.auditedLate} audited late), ${t.writesWithoutAudit} without audit, ${t.writesAwaitingAudit} awaiting audit`,
+    `Writes in the run store: ${t.writesExecuted} executed, ${t.writesAudited} audited in the audit store (${t.auditedLate} audited late), ${t.writesWithoutAudit} without audit (${t.writesWithoutAuditNotAllowed} that the contract does not allow), ${t.writesAwaitingAudit} awaiting audit`,
   );
   for (const problem of verdict.problems) output.out(`Finding: ${problem}`);
   section(output, 'Broken chains', ['run', 'record', 'step', 'problem'], verdict.breaks.map((b) => [b.runId, String(b.index), b.stepId ?? '-', b.problem]));

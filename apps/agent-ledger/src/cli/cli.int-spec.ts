@@ -104,6 +104,10 @@ describe('agent-ledger CLI', () => {
       expect(text).toContain('Gaps detected (2)');
       expect(text).toContain('run-gap/r0/t0');
       expect(text).toMatch(/run-a\s+1\s+run-a\/r0\/t0\s+hashMismatch/);
+      // From the stores: the failed-closed write and the crashed one are listed, as the contract allows them.
+      expect(text).toMatch(/run-closed\s+run-closed\/r0\/t0\s+test\.append\s+NON_IDEMPOTENT_WRITE\s+AUDIT_PERSISTENCE_FAILED\s+failedClosed/);
+      expect(text).toMatch(/run-gap\s+run-gap\/r0\/t0\s+test\.append\s+NON_IDEMPOTENT_WRITE\s+AUDIT_MISSING\s+failedClosed/);
+      expect(text).toContain('2 without audit (0 that the contract does not allow)');
     });
   });
 
@@ -134,7 +138,7 @@ describe('agent-ledger CLI', () => {
       expect(await runCli(['audit', 'verify'], output, { ...env, AUDIT_STORE_PATH: join(dataDir, 'another-audit.sqlite') })).toBe(1);
       const text = output.lines.join('\n');
       expect(output.lines[0]).toBe('Audit chains: 0 runs, 0 records, 0 broken');
-      expect(text).toContain('the run store holds 2 executed writes whose audit records are not in this audit store');
+      expect(text).toContain('Finding: the run store holds 2 executed writes whose audit records are not in this audit store');
       expect(text).toContain('2 runs that executed writes have no audit stream in this audit store');
     });
 

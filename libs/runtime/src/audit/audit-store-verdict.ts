@@ -37,9 +37,9 @@ export interface AuditVerdictTotals {
   readonly writesAudited: number;
   /** Of the audited, writes audited late: by a later attempt than the one that executed them. */
   readonly auditedLate: number;
-  /** Executed writes of settled runs without their `AuditRecorded` in the audit store (a finding). */
+  /** Executed writes of settled runs without their `AuditRecorded` in the audit store (listed; a finding only when nothing allows it). */
   readonly writesWithoutAudit: number;
-  /** Of those, writes that nothing in the contract allows (invariant 3 is broken). */
+  /** Of those, writes that nothing in the contract allows (invariant 3 is broken): a finding. */
   readonly writesWithoutAuditNotAllowed: number;
   /** Executed writes of runs not settled yet whose audit is not stored yet (not a finding: the audit-gap saga watches them). */
   readonly writesAwaitingAudit: number;
@@ -56,12 +56,17 @@ export interface AuditVerdictTotals {
  * matched to its `AuditRecorded` in the audit store.
  */
 export interface AuditStoreVerdict extends AuditStoreVerification {
-  /** Whether something needs a person: a broken chain, an executed write without its audit, audits of runs the run store does not know. */
+  /**
+   * Whether the audit's integrity is in doubt: a broken chain, an executed
+   * write without its audit in the store that the contract does not allow
+   * (its run neither failed closed nor was cancelled naming it), audits of
+   * runs the run store does not know.
+   */
   readonly findings: boolean;
   /** One sentence per kind of finding (empty when there is none). */
   readonly problems: readonly string[];
   readonly totals: AuditVerdictTotals;
-  /** Executed writes of settled runs without their audit, by run then step (at most the limit). */
+  /** Executed writes of settled runs without their audit, by run then step, allowed or not (at most the limit). */
   readonly writesWithoutAudit: readonly StoreWriteWithoutAudit[];
   /** Writes audited by a later attempt than the one that executed them (at most the limit). */
   readonly auditedLate: readonly StoreWrite[];

@@ -85,7 +85,7 @@ describe('AuditVerdictBuilder', () => {
     expect(verdict.auditedRunsUnknownToRunStore).toEqual(['stranger']);
     expect(verdict).toMatchObject({ findings: true, runs: 2, records: 4, brokenRuns: [], breaks: [] });
     expect(verdict.problems).toEqual([
-      'the run store holds 3 executed writes whose audit records are not in this audit store (2 in runs that failed closed or were cancelled naming the write, as the contract allows)',
+      'the run store holds 1 executed write whose audit records are not in this audit store, in runs that neither failed closed nor were cancelled naming the write',
       '1 run that executed writes has no audit stream in this audit store (is this the audit store those runs were audited in?)',
       'the audit store holds the audit of 1 run that the run store does not know (is this the run store those audits belong to?)',
     ]);

@@ -36,7 +36,7 @@ export class AuditChainsController {
   @ApiOperation({
     summary: "Verify every run's audit chain and match every executed write to its audit, from the stores, or one run's (a key limited to some agents must name one of their runs with runId)",
   })
-  @ApiOkResponse({ description: 'the verdict: runs and records checked, every break found, writes without audit, audited late (`findings`: something needs a person)', type: AuditStoreVerdictDoc })
+  @ApiOkResponse({ description: 'the verdict: runs and records checked, every break found, writes without audit, audited late (`findings`: the integrity of the audit is in doubt)', type: AuditStoreVerdictDoc })
   @ApiBadRequestResponse({ description: 'a refused query (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
   @ApiNotFoundResponse({ description: 'runId names no run, or one the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
   async chains(@Query() query: AuditChainsQueryDto): Promise<AuditStoreVerdict> {

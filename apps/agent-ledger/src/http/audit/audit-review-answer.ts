@@ -5,6 +5,6 @@ import type { AuditStoreVerdict } from '@agent-ledger/runtime';
 export interface AuditReviewAnswer extends AuditReviewReport {
   /** The integrity verdict, read from the stores (never from the read model). */
   readonly verdict: AuditStoreVerdict;
-  /** `verdict.findings`: whether something needs a person. */
+  /** `verdict.findings`: whether the audit's integrity is in doubt. */
   readonly findings: boolean;
 }

@@ -34,7 +34,7 @@ export class AuditReviewController {
   @RequireScope('audit:read')
   @AcrossRuns()
   @ApiOperation({ summary: 'The audit-review report and the integrity verdict read from the stores (a key limited to some agents must name one of their runs with runId)' })
-  @ApiOkResponse({ description: 'totals and lists of the audit review, and the verdict (`findings`: something needs a person)', type: AuditReviewAnswerDoc })
+  @ApiOkResponse({ description: 'totals and lists of the audit review, and the verdict (`findings`: the integrity of the audit is in doubt)', type: AuditReviewAnswerDoc })
   @ApiBadRequestResponse({ description: 'a refused query (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
   @ApiNotFoundResponse({ description: 'runId names a run the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
   async review(@Query() query: AuditReviewQueryDto): Promise<AuditReviewAnswer> {

@@ -48,7 +48,7 @@ describe('GET /audit/review: the verdict from the stores', () => {
     expect(after.findings).toBe(true);
     expect(after.verdict.verification).toMatchObject({ mode: 'full', fullBecause: `the audit head of run ${tampered} (record #2) is gone` });
     expect(after.verdict.writesWithoutAudit).toEqual([expect.objectContaining({ runId: tampered, stepId: `${tampered}/r0/t0`, runEnd: 'COMPLETED', allowedBy: null })]);
-    expect(after.verdict.problems).toEqual(['the run store holds 1 executed write whose audit records are not in this audit store']);
+    expect(after.verdict.problems).toEqual(['the run store holds 1 executed write whose audit records are not in this audit store, in runs that neither failed closed nor were cancelled naming the write']);
     // The read model, built before the deletion, still counts the write as audited: the verdict does not rely on it.
     expect(after.totals).toMatchObject({ writesAudited: 2, writesWithoutAudit: 0 });
 

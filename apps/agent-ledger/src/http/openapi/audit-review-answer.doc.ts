@@ -13,7 +13,7 @@ export class AuditReviewAnswerDoc extends AuditReviewReportDoc implements AuditR
   @ApiProperty({ type: AuditStoreVerdictDoc, description: 'The integrity verdict, read from the stores (never from the read model)' })
   readonly verdict!: AuditStoreVerdictDoc;
 
-  @ApiProperty({ type: Boolean, description: "The verdict's findings flag: whether something needs a person" })
+  @ApiProperty({ type: Boolean, description: "The verdict's findings flag: whether the audit's integrity is in doubt" })
   readonly findings!: boolean;
 }
 

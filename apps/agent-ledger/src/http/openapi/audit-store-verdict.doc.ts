@@ -13,7 +13,11 @@ import { StoreWriteDoc } from './store-write.doc';
   description: "The audit's integrity verdict, read from the stores: every audit chain verified, every executed write of the run store matched to its AuditRecorded in the audit store",
 })
 export class AuditStoreVerdictDoc extends AuditStoreVerificationDoc implements AuditStoreVerdict {
-  @ApiProperty({ type: Boolean, description: 'Whether something needs a person: a broken chain, an executed write of a settled run without its audit in the store, audits of runs the run store does not know' })
+  @ApiProperty({
+    type: Boolean,
+    description:
+      "Whether the audit's integrity is in doubt: a broken chain, an executed write of a settled run without its audit in the store that the contract does not allow (its run neither failed closed nor was cancelled naming it), audits of runs the run store does not know",
+  })
   readonly findings!: boolean;
 
   @ApiProperty({ type: [String], description: 'One sentence per kind of finding (empty when there is none)' })
@@ -22,7 +26,7 @@ export class AuditStoreVerdictDoc extends AuditStoreVerificationDoc implements A
   @ApiProperty({ type: AuditVerdictTotalsDoc })
   readonly totals!: AuditVerdictTotalsDoc;
 
-  @ApiProperty({ type: [StoreWriteWithoutAuditDoc], description: 'Executed writes of settled runs without their audit in the store, by run then step' })
+  @ApiProperty({ type: [StoreWriteWithoutAuditDoc], description: 'Executed writes of settled runs without their audit in the store, by run then step, allowed by the contract or not (allowedBy)' })
   readonly writesWithoutAudit!: readonly StoreWriteWithoutAuditDoc[];
 
   @ApiProperty({ type: [StoreWriteDoc], description: 'Writes audited late: by a later attempt than the one that executed them' })

@@ -14,10 +14,10 @@ export class AuditVerdictTotalsDoc implements AuditVerdictTotals {
   @ApiProperty({ type: 'integer', description: 'Of the audited, writes audited late: by a later attempt than the one that executed them' })
   readonly auditedLate!: number;
 
-  @ApiProperty({ type: 'integer', description: 'Executed writes of settled runs without their AuditRecorded in the audit store (a finding)' })
+  @ApiProperty({ type: 'integer', description: 'Executed writes of settled runs without their AuditRecorded in the audit store, allowed by the contract or not' })
   readonly writesWithoutAudit!: number;
 
-  @ApiProperty({ type: 'integer', description: 'Of those, writes that nothing in the contract allows (neither failed closed nor cancelled naming the write)' })
+  @ApiProperty({ type: 'integer', description: 'Of those, writes that nothing in the contract allows (neither failed closed nor cancelled naming the write): a finding' })
   readonly writesWithoutAuditNotAllowed!: number;
 
   @ApiProperty({ type: 'integer', description: 'Executed writes of runs not settled yet whose audit is not stored yet (not a finding)' })
