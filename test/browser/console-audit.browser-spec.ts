@@ -8,6 +8,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { Browser } from 'playwright-core';
 import type { AuditReviewReport } from '@agent-ledger/projections';
 import { eventually } from '../e2e/support/http-service';
@@ -205,6 +206,38 @@ describe('the console: audit review and projections (browser)', () => {
     const review = await service.as(service.keys.auditor).get<AuditReviewReport>('/audit/review');
     expect(review.body.runsFailedClosed.map((r) => r.runId)).toEqual([failedClosed]);
     await tab.screenshot('projections');
+    tab.expectNoProblems();
+  });
+
+  it('the verdict comes from the stores: once the tail of an audit stream is deleted from the file, the page names the write without audit, which the read model still counts audited', async () => {
+    tab = await openAuditReview();
+    // The failed-closed write is listed, allowed by the contract: no finding.
+    await tab.page.locator(`[data-testid=store-write-without-audit-row][data-step-id="${failedStep}"]`).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await tab.page.locator(`[data-testid=store-write-without-audit-row][data-run-id="${completed}"]`).count()).toBe(0);
+    expect(await tab.page.getByTestId('audit-verdict').getAttribute('data-findings')).toBe('false');
+    await tab.close();
+    tab = undefined;
+
+    // Someone with access to the audit file deletes the completed run's write record and what follows it.
+    const db = new Database(service.auditStorePath);
+    try {
+      expect(db.prepare('DELETE FROM events WHERE stream_name = ? AND revision >= 1').run(`audit-${completed}`).changes).toBeGreaterThanOrEqual(1);
+    } finally {
+      db.close();
+    }
+    const answer = await service.as(service.keys.auditor).get<{ findings: boolean; totals: { writesWithoutAudit: number }; verdict: { writesWithoutAudit: { runId: string; allowedBy: string | null }[] } }>('/audit/review');
+    expect(answer.body.findings).toBe(true);
+    expect(answer.body.verdict.writesWithoutAudit.find((w) => w.runId === completed)).toMatchObject({ allowedBy: null });
+    expect(answer.body.totals.writesWithoutAudit).toBe(1);
+
+    tab = await openAuditReview();
+    const { page } = tab;
+    const row = page.locator(`[data-testid=store-write-without-audit-row][data-run-id="${completed}"]`);
+    await row.waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await row.textContent()).toContain('nothing');
+    expect(await page.getByTestId('audit-verdict').getAttribute('data-findings')).toBe('true');
+    expect(await page.getByTestId('audit-verdict').textContent()).toContain('1 executed write whose audit records are not in this audit store');
+    expect(Number(await page.getByTestId('total-writesWithoutAudit').textContent())).toBe(1);
     tab.expectNoProblems();
   });
 });

@@ -175,6 +175,7 @@ describe('projections of a real mixed workload (embedded stores, run and audit a
         writes: 5, // completed put, failed-closed append, retried put, reaped append, audit-missing append
         writesExecuted: 4,
         writesAudited: 2,
+        auditedLate: 0,
         writesWithoutAudit: 2,
         gapsDetected: 2,
         runsFailedClosed: 1,

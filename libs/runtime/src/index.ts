@@ -57,6 +57,9 @@ export * from './agent-ledger.module';
 export * from './saga/audit-gap-saga';
 export * from './saga/audit-gap-saga.options';
 export * from './audit/verify-audit-store';
+export * from './audit/audit-store-verdict';
+export * from './audit/audit-verdict-builder';
+export * from './audit/audit-store-reviewer';
 // The public commands and queries of the bus, validated before their handlers run.
 export * from '@agent-ledger/validation';
 export * from './bus/run-summary';

@@ -1,26 +1,34 @@
 import type { AuditReviewReport } from '@agent-ledger/projections';
 import { ProjectionQueries, ProjectionRunner } from '@agent-ledger/projections';
-import type { AuditStoreVerification } from '@agent-ledger/runtime';
-import { verifyAuditStore } from '@agent-ledger/runtime';
+import type { AuditStoreVerdict, AuditStoreVerification } from '@agent-ledger/runtime';
+import { reviewAuditStores } from '@agent-ledger/runtime';
 import type { ServiceConfig } from '../config/service-config';
 import type { CliOutput } from './cli-output';
 import { ExitCode, table } from './cli-output';
 import { openReadModels, projectionSources } from '../config/read-models';
 import { openStores } from '../config/open-stores';
+import { printVerdict } from './audit-verdict-output';
 
 /** The audit review as the command reports it. */
 export interface AuditReviewOutput {
+  /** The audit-review read model's report (the figures and lists of the dashboard). */
   readonly review: AuditReviewReport;
+  /** The chains' part of the verdict. */
   readonly chains: AuditStoreVerification;
-  /** Whether something needs a person: a write without audit, a gap, or a broken chain. */
+  /** The integrity verdict, read from the stores. */
+  readonly verdict: AuditStoreVerdict;
+  /** The verdict's: whether the audit's integrity is in doubt (a broken chain, an executed write without its audit in the store that the contract does not allow, audits of unknown runs). */
   readonly findings: boolean;
 }
 
 /**
  * `agent-ledger audit review [--json]`: brings the audit-review read model up
- * to date, verifies every audit chain, and prints totals, writes without
- * audit, gaps detected, broken chains and runs failed closed. Exit 1 when it
- * finds a write without audit, a gap or a broken chain (for scheduled jobs).
+ * to date and prints its totals and lists (writes without audit, gaps, runs
+ * failed closed, interrupted writes), then the integrity verdict read from
+ * the stores (every audit chain verified end to end, every executed write of
+ * the run store matched to its `AuditRecorded` in the audit store). The exit
+ * code is the verdict's, never the read model's: exit 1 on a finding (for
+ * scheduled jobs).
  */
 export async function auditReview(config: ServiceConfig, options: { json: boolean }, output: CliOutput): Promise<ExitCode> {
   const stores = openStores(config);
@@ -29,28 +37,29 @@ export async function auditReview(config: ServiceConfig, options: { json: boolea
     const sources = projectionSources(stores);
     for (const source of sources) await new ProjectionRunner(readModels, source).catchUp();
     const review = new ProjectionQueries(readModels, sources).auditReview();
-    const chains = await verifyAuditStore(stores.auditStore);
-    const findings = review.totals.writesWithoutAudit > 0 || review.totals.gapsDetected > 0 || chains.breaks.length > 0;
+    const verdict = await reviewAuditStores(stores);
+    const chains: AuditStoreVerification = { runs: verdict.runs, records: verdict.records, brokenRuns: verdict.brokenRuns, breaks: verdict.breaks };
     if (options.json) {
-      output.out(JSON.stringify({ review, chains, findings } satisfies AuditReviewOutput, null, 2));
+      output.out(JSON.stringify({ review, chains, verdict, findings: verdict.findings } satisfies AuditReviewOutput, null, 2));
     } else {
-      printReport(review, chains, output);
+      printReport(review, verdict, output);
     }
-    return findings ? ExitCode.FINDINGS : ExitCode.OK;
+    return verdict.findings ? ExitCode.FINDINGS : ExitCode.OK;
   } finally {
     readModels.close();
     await stores.close();
   }
 }
 
-function printReport(review: AuditReviewReport, chains: AuditStoreVerification, output: CliOutput): void {
+function printReport(review: AuditReviewReport, verdict: AuditStoreVerdict, output: CliOutput): void {
   const t = review.totals;
-  output.out('Audit review');
+  output.out('Audit review (read model)');
   for (const line of table(
     ['measure', 'count'],
     [
       ['writes executed', String(t.writesExecuted)],
       ['writes audited', String(t.writesAudited)],
+      ['writes audited late', String(t.auditedLate)],
       ['writes without audit', String(t.writesWithoutAudit)],
       ['gaps detected', String(t.gapsDetected)],
       ['runs failed closed (AUDIT_PERSISTENCE_FAILED)', String(t.runsFailedClosed)],
@@ -58,17 +67,19 @@ function printReport(review: AuditReviewReport, chains: AuditStoreVerification, 
       ['writes interrupted in flight', String(t.interruptedWrites)],
       ['approvals granted (by a person)', String(t.approvalsGranted)],
       ['approvals denied', String(t.approvalsDenied)],
-      ['audit chains checked', `${chains.runs} (${chains.records} records)`],
-      ['broken chains', String(chains.brokenRuns.length)],
+      ['audit chains checked', `${verdict.runs} (${verdict.records} records)`],
+      ['broken chains', String(verdict.brokenRuns.length)],
     ],
   )) {
     output.out(line);
   }
   section(output, 'Writes without audit', ['run', 'step', 'tool', 'effect'], review.writesWithoutAudit.map((w) => [w.runId, w.stepId, w.toolName ?? '-', w.effect ?? '-']));
   section(output, 'Gaps detected', ['run', 'step', 'tool', 'run already settled'], review.gaps.map((w) => [w.runId, w.stepId, w.toolName ?? '-', String(w.gapRunAlreadySettled ?? '-')]));
-  section(output, 'Broken chains', ['run', 'record', 'step', 'problem'], chains.breaks.map((b) => [b.runId, String(b.index), b.stepId ?? '-', b.problem]));
   section(output, 'Runs failed closed', ['run', 'reason', 'step in flight'], review.runsFailedClosed.map((r) => [r.runId, r.reason, r.inFlightStepId ?? '-']));
   section(output, 'Writes interrupted in flight', ['run', 'step', 'tool', 'effect', 'outcome'], review.interruptedWrites.map((w) => [w.runId, w.stepId, w.toolName, w.effect, w.eventType]));
+  output.out('');
+  output.out(`Verdict (from the stores): ${verdict.findings ? 'FINDINGS' : 'no finding'}`);
+  printVerdict(verdict, output);
 }
 
 function section(output: CliOutput, title: string, headers: string[], rows: string[][]): void {

@@ -1,26 +1,28 @@
-import { verifyAuditStore } from '@agent-ledger/runtime';
+import { reviewAuditStores } from '@agent-ledger/runtime';
 import type { ServiceConfig } from '../config/service-config';
 import type { CliOutput } from './cli-output';
-import { ExitCode, table } from './cli-output';
+import { ExitCode } from './cli-output';
 import { openStores } from '../config/open-stores';
+import { printVerdict } from './audit-verdict-output';
 
 /**
- * `agent-ledger audit verify [--json]`: verifies the hash chain of every
- * run's audit stream. Exit 1 when a chain is broken.
+ * `agent-ledger audit verify [--json]`: the audit's integrity verdict, read
+ * from the stores: verifies the hash chain of every run's audit stream, and
+ * matches every executed write of the run store to its `AuditRecorded` in the
+ * audit store. Exit 1 on a finding: a broken chain, an executed write without
+ * its audit (a deleted tail, or another audit store), audits of runs the run
+ * store does not know.
  */
 export async function auditVerify(config: ServiceConfig, options: { json: boolean }, output: CliOutput): Promise<ExitCode> {
   const stores = openStores(config);
   try {
-    const result = await verifyAuditStore(stores.auditStore);
+    const verdict = await reviewAuditStores(stores);
     if (options.json) {
-      output.out(JSON.stringify(result, null, 2));
+      output.out(JSON.stringify(verdict, null, 2));
     } else {
-      output.out(`Audit chains: ${result.runs} runs, ${result.records} records, ${result.brokenRuns.length} broken`);
-      if (result.breaks.length > 0) {
-        for (const line of table(['run', 'record', 'step', 'problem'], result.breaks.map((b) => [b.runId, String(b.index), b.stepId ?? '-', b.problem]))) output.out(line);
-      }
+      printVerdict(verdict, output);
     }
-    return result.brokenRuns.length > 0 ? ExitCode.FINDINGS : ExitCode.OK;
+    return verdict.findings ? ExitCode.FINDINGS : ExitCode.OK;
   } finally {
     await stores.close();
   }

@@ -104,6 +104,52 @@ describe('agent-ledger CLI', () => {
       expect(text).toContain('Gaps detected (2)');
       expect(text).toContain('run-gap/r0/t0');
       expect(text).toMatch(/run-a\s+1\s+run-a\/r0\/t0\s+hashMismatch/);
+      // From the stores: the failed-closed write and the crashed one are listed, as the contract allows them.
+      expect(text).toMatch(/run-closed\s+run-closed\/r0\/t0\s+test\.append\s+NON_IDEMPOTENT_WRITE\s+AUDIT_PERSISTENCE_FAILED\s+failedClosed/);
+      expect(text).toMatch(/run-gap\s+run-gap\/r0\/t0\s+test\.append\s+NON_IDEMPOTENT_WRITE\s+AUDIT_MISSING\s+failedClosed/);
+      expect(text).toContain('2 without audit (0 that the contract does not allow)');
+    });
+  });
+
+  describe('the verdict comes from the stores', () => {
+    it('audit review: exit 1 naming the run and step when the tail of an audit stream was deleted after the read model was built', async () => {
+      expect(await runCli(['audit', 'review'], capture(), env)).toBe(0);
+      // run-a's write is its audit record #1 (the model's record #0 and #2 around it): delete it and what follows.
+      const db = new Database(join(dataDir, 'audit.sqlite'));
+      expect(db.prepare("DELETE FROM events WHERE stream_name = 'audit-run-a' AND revision >= 1").run().changes).toBe(2);
+      db.close();
+
+      const output = capture();
+      expect(await runCli(['audit', 'review'], output, env)).toBe(1);
+      const text = output.lines.join('\n');
+      expect(text).toMatch(/Writes without audit in the store \(1\)/);
+      expect(text).toMatch(/run-a\s+run-a\/r0\/t0\s+test\.put\s+IDEMPOTENT_WRITE\s+COMPLETED/);
+
+      const json = capture();
+      expect(await runCli(['audit', 'review', '--json'], json, env)).toBe(1);
+      const report = JSON.parse(json.lines.join('\n')) as { findings: boolean; verdict: { findings: boolean; writesWithoutAudit: { runId: string; stepId: string }[] } };
+      expect(report.findings).toBe(true);
+      expect(report.verdict.findings).toBe(true);
+      expect(report.verdict.writesWithoutAudit).toEqual([expect.objectContaining({ runId: 'run-a', stepId: 'run-a/r0/t0' })]);
+    });
+
+    it('audit verify: exit 1 and says so when the audit store holds none of the audits of the run store (AUDIT_STORE_PATH changed)', async () => {
+      const output = capture();
+      expect(await runCli(['audit', 'verify'], output, { ...env, AUDIT_STORE_PATH: join(dataDir, 'another-audit.sqlite') })).toBe(1);
+      const text = output.lines.join('\n');
+      expect(output.lines[0]).toBe('Audit chains: 0 runs, 0 records, 0 broken');
+      expect(text).toContain('Finding: the run store holds 2 executed writes whose audit records are not in this audit store');
+      expect(text).toContain('2 runs that executed writes have no audit stream in this audit store');
+    });
+
+    it('audit verify: exit 1 when the tail of an audit stream was deleted (the chain alone is intact)', async () => {
+      const db = new Database(join(dataDir, 'audit.sqlite'));
+      db.prepare("DELETE FROM events WHERE stream_name = 'audit-run-b' AND revision >= 1").run();
+      db.close();
+      const output = capture();
+      expect(await runCli(['audit', 'verify'], output, env)).toBe(1);
+      expect(output.lines[0]).toBe('Audit chains: 2 runs, 4 records, 0 broken');
+      expect(output.lines.join('\n')).toMatch(/run-b\s+run-b\/r0\/t0\s+test\.put\s+IDEMPOTENT_WRITE\s+COMPLETED/);
     });
   });
 

@@ -10,6 +10,8 @@ import { AGENT_DEFINITIONS } from './agents/agent-definitions.token';
 import { AgentsController } from './agents/agents.controller';
 import { ApprovalsController } from './approvals/approvals.controller';
 import { AuditChainsController } from './audit/audit-chains.controller';
+import { AuditReviewController } from './audit/audit-review.controller';
+import { auditStoreReviewerProvider } from './audit/audit-store-reviewer.provider';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { ApiKeyVerifier } from './auth/api-key-verifier';
 import { ConsoleController } from './console/console.controller';
@@ -41,6 +43,7 @@ export const HTTP_API_CONTROLLERS: readonly Type[] = [
   EventsController,
   ReadModelsController,
   ProjectionRebuildController,
+  AuditReviewController,
   AuditChainsController,
   AgentsController,
   MeController,
@@ -75,5 +78,6 @@ export function httpApiProviders(config: ServiceConfig, sources: readonly Projec
     ProjectionRebuildService,
     ReadinessService,
     ConsoleFiles,
+    auditStoreReviewerProvider,
   ];
 }

@@ -136,24 +136,50 @@ export interface AuditRun {
   readonly inFlightStepId: string | null;
 }
 
-/** `GET /audit/review`. */
+/** A write of the run store and its audit in the audit store, as the store verdict lists it. */
+export interface StoreWrite {
+  readonly runId: string;
+  readonly stepId: string;
+  readonly toolName: string;
+  readonly effect: ToolEffect;
+  readonly executedAttempt: number;
+  readonly executedAt: number;
+  readonly auditAttempt: number | null;
+  /** Writes without audit only: how the run ended, and what allows it (null: nothing). */
+  readonly runEnd?: string;
+  readonly allowedBy?: 'failedClosed' | 'cancelledInFlight' | null;
+}
+
+/** The integrity verdict read from the stores: `GET /audit/chains`, and `verdict` of `GET /audit/review`. */
+export interface AuditVerdict {
+  readonly runs: number;
+  readonly records: number;
+  readonly brokenRuns: readonly string[];
+  readonly breaks: readonly { readonly runId: string; readonly [field: string]: unknown }[];
+  readonly findings: boolean;
+  readonly problems: readonly string[];
+  readonly totals: Readonly<Record<string, number>>;
+  readonly writesWithoutAudit: readonly StoreWrite[];
+  readonly auditedLate: readonly StoreWrite[];
+  readonly verification: { readonly mode: 'full' | 'incremental'; readonly fullBecause: string | null; readonly durationMs: number };
+}
+
+/** `GET /audit/review`: the read model's report, and the verdict read from the stores. */
 export interface AuditReview {
   readonly totals: Readonly<Record<string, number>>;
   readonly writes: readonly AuditWrite[];
   readonly writesWithoutAudit: readonly AuditWrite[];
   readonly gaps: readonly AuditWrite[];
+  readonly auditedLate: readonly AuditWrite[];
   readonly runsFailedClosed: readonly AuditRun[];
   readonly runsFailedAuditMissing: readonly AuditRun[];
   readonly interruptedWrites: readonly Record<string, unknown>[];
+  readonly verdict: AuditVerdict;
+  readonly findings: boolean;
 }
 
-/** `GET /audit/chains`. */
-export interface ChainsVerification {
-  readonly runs: number;
-  readonly records: number;
-  readonly brokenRuns: readonly string[];
-  readonly breaks: readonly { readonly runId: string; readonly [field: string]: unknown }[];
-}
+/** `GET /audit/chains`: a full verification. */
+export type ChainsVerification = AuditVerdict;
 
 /** A projection of `GET /projections`. */
 export interface ProjectionStatus {

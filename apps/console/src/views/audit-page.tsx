@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
-import type { AuditReview, AuditRun, AuditWrite, ChainsVerification } from '../api/types';
+import type { AuditReview, AuditRun, AuditWrite, ChainsVerification, StoreWrite } from '../api/types';
 import { auditWritesCsv } from '../audit/audit-csv';
+import { verdictSummary } from '../audit/verdict-summary';
 import { failureBuckets } from '../audit/failure-buckets';
 import { useSession } from '../auth/session';
 import { EffectBadge } from '../components/badges';
@@ -14,6 +15,7 @@ import { useLiveRefresh } from './use-live';
 const TOTALS: readonly [string, string][] = [
   ['writesExecuted', 'writes executed'],
   ['writesAudited', 'writes audited'],
+  ['auditedLate', 'writes audited late'],
   ['writesWithoutAudit', 'writes without audit'],
   ['gapsDetected', 'gaps detected'],
   ['runsFailedClosed', 'runs failed closed'],
@@ -25,9 +27,12 @@ const TOTALS: readonly [string, string][] = [
 const FINDINGS = new Set(['writesWithoutAudit', 'gapsDetected', 'runsFailedClosed', 'runsFailedAuditMissing', 'interruptedWrites']);
 
 /**
- * The audit review: totals, writes without audit, gaps, runs failed closed,
- * a chart of audit failures by effect over time, the audit chains' check,
- * and exports (CSV of the writes, JSON of the whole report).
+ * The audit review: the integrity verdict read from the stores (its check
+ * comes with every load of `GET /audit/review`), the read model's totals,
+ * writes without audit, gaps, writes audited late, runs failed closed, a
+ * chart of audit failures by effect over time, a full verification on demand
+ * (`GET /audit/chains`), and exports (CSV of the writes, JSON of the whole
+ * report).
  */
 export function AuditPage() {
   const { client, can } = useSession();
@@ -81,6 +86,22 @@ export function AuditPage() {
         </button>
       </div>
       <ErrorBanner error={error} />
+      <h2>Verdict from the stores</h2>
+      <p data-testid="audit-verdict" data-findings={review === null ? undefined : String(review.verdict.findings)} class={review === null ? '' : review.verdict.findings ? 'finding' : 'ok'}>
+        {review === null ? 'Checking…' : verdictSummary(review.verdict)}{' '}
+        {review === null ? null : (
+          <span data-testid="audit-verdict-mode">
+            ({review.verdict.verification.mode} verification, {review.verdict.verification.durationMs} ms)
+          </span>
+        )}
+      </p>
+      {review !== null && review.verdict.writesWithoutAudit.length > 0 ? (
+        <>
+          <h2>Writes without audit in the store</h2>
+          <StoreWritesTable testId="store-writes-without-audit" rowTestId="store-write-without-audit-row" writes={review.verdict.writesWithoutAudit} />
+        </>
+      ) : null}
+      <h2>Read model</h2>
       <div class="totals" data-testid="audit-totals">
         {TOTALS.map(([name, label]) => {
           const value = review?.totals[name] ?? 0;
@@ -99,10 +120,14 @@ export function AuditPage() {
       <h2>Audit chains</h2>
       <p>
         <button type="button" data-testid="verify-chains" disabled={checking} onClick={verify}>
-          {checking ? 'Verifying…' : 'Verify every audit chain'}
+          {checking ? 'Verifying…' : 'Verify everything (full pass)'}
         </button>{' '}
         <span data-testid="chains-result" class={chains === null ? '' : chains.brokenRuns.length > 0 ? 'finding' : 'ok'}>
-          {chains === null ? 'Not verified yet.' : chains.brokenRuns.length === 0 ? `${plural(chains.runs, 'chain')}, ${plural(chains.records, 'record')}: every chain intact.` : `${plural(chains.brokenRuns.length, 'broken chain')}: ${chains.brokenRuns.join(', ')}`}
+          {chains === null
+            ? 'Not verified yet.'
+            : chains.brokenRuns.length === 0
+              ? `${plural(chains.runs, 'chain')}, ${plural(chains.records, 'record')}: every chain intact.${chains.findings ? ` ${verdictSummary(chains)}` : ''}`
+              : `${plural(chains.brokenRuns.length, 'broken chain')}: ${chains.brokenRuns.join(', ')}`}
         </span>
       </p>
       {chains !== null && chains.breaks.length > 0 ? (
@@ -127,6 +152,8 @@ export function AuditPage() {
       <WritesTable testId="audit-gaps" rowTestId="audit-gap-row" writes={review?.gaps ?? []} />
       <h2>Runs failed AUDIT_MISSING</h2>
       <RunsTable testId="runs-failed-audit-missing" rowTestId="failed-audit-missing-row" runs={review?.runsFailedAuditMissing ?? []} />
+      <h2>Writes audited late</h2>
+      <StoreWritesTable testId="audited-late" rowTestId="audited-late-row" writes={review?.verdict.auditedLate ?? []} />
     </section>
   );
 }
@@ -192,6 +219,44 @@ function WritesTable({ writes, testId, rowTestId }: { writes: readonly AuditWrit
             <td>{w.outcome ?? 'not recorded'}</td>
             <td>{w.gapDetectedAt === null ? '—' : `${formatTime(w.gapDetectedAt)} by ${w.gapDetectedBy ?? '?'}`}</td>
             <td>{w.failedRunReason ?? '—'}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function StoreWritesTable({ writes, testId, rowTestId }: { writes: readonly StoreWrite[]; testId: string; rowTestId: string }) {
+  if (writes.length === 0) return <p class="empty" data-testid={testId}>None.</p>;
+  return (
+    <table data-testid={testId}>
+      <thead>
+        <tr>
+          <th>Step</th>
+          <th>Tool</th>
+          <th>Executed</th>
+          <th>Executed by attempt</th>
+          <th>Audited by attempt</th>
+          <th>Run ended</th>
+          <th>Allowed by</th>
+        </tr>
+      </thead>
+      <tbody>
+        {writes.map((w) => (
+          <tr key={w.stepId} data-testid={rowTestId} data-run-id={w.runId} data-step-id={w.stepId}>
+            <td>
+              <a class="mono" href={hashOf({ page: 'run', runId: w.runId })}>
+                {w.stepId}
+              </a>
+            </td>
+            <td>
+              {w.toolName} <EffectBadge effect={w.effect} />
+            </td>
+            <td>{formatTime(w.executedAt)}</td>
+            <td>{w.executedAttempt}</td>
+            <td>{w.auditAttempt ?? '—'}</td>
+            <td>{w.runEnd ?? '—'}</td>
+            <td>{w.runEnd === undefined ? '—' : (w.allowedBy ?? 'nothing')}</td>
           </tr>
         ))}
       </tbody>

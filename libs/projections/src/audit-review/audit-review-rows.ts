@@ -19,7 +19,11 @@ export type AuditWriteRow = {
   /** When its `ToolExecuted` was recorded; null if it never was (interrupted, or still running). */
   readonly executedAt: number | null;
   readonly outcome: 'succeeded' | 'failed' | null;
+  /** The attempt that executed it (`ToolExecuted.attempt`); null if not executed, or projected by an earlier version. */
+  readonly executedAttempt: number | null;
   readonly audited: boolean;
+  /** The attempt that recorded its `AuditRecorded`: later than `executedAttempt` when it was audited late. */
+  readonly auditAttempt: number | null;
   readonly auditSequence: number | null;
   readonly auditRecordedAt: number | null;
   readonly gapDetectedAt: number | null;
@@ -42,7 +46,9 @@ export const AUDIT_WRITES_TABLE: TableSpec<AuditWriteRow> = {
     firstStartedAt: ColumnType.INTEGER,
     executedAt: ColumnType.INTEGER,
     outcome: ColumnType.TEXT,
+    executedAttempt: ColumnType.INTEGER,
     audited: ColumnType.BOOLEAN,
+    auditAttempt: ColumnType.INTEGER,
     auditSequence: ColumnType.INTEGER,
     auditRecordedAt: ColumnType.INTEGER,
     gapDetectedAt: ColumnType.INTEGER,

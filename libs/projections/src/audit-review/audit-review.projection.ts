@@ -80,7 +80,7 @@ export function auditReviewChanges(event: ProjectedEvent, writeOf: (stepId: stri
       const d = event.data;
       if (!isWriteEffect(d.effect)) return [];
       const row = writeOf(d.stepId) ?? emptyWrite(d.stepId, d.runId);
-      return [write({ ...row, toolName: d.toolName, effect: d.effect, idempotencyKey: d.idempotencyKey, executedAt: d.executedAt, outcome: d.outcome })];
+      return [write({ ...row, toolName: d.toolName, effect: d.effect, idempotencyKey: d.idempotencyKey, executedAt: d.executedAt, outcome: d.outcome, executedAttempt: d.attempt })];
     }
     case 'AuditRecorded': {
       const d = event.data;
@@ -94,6 +94,7 @@ export function auditReviewChanges(event: ProjectedEvent, writeOf: (stepId: stri
           effect: runSideKnown ? row.effect : d.effect,
           idempotencyKey: runSideKnown ? row.idempotencyKey : d.idempotencyKey,
           audited: true,
+          auditAttempt: d.attempt,
           auditSequence: d.sequence,
           auditRecordedAt: d.recordedAt,
         }),
@@ -216,7 +217,9 @@ function emptyWrite(stepId: string, runId: string): AuditWriteRow {
     firstStartedAt: null,
     executedAt: null,
     outcome: null,
+    executedAttempt: null,
     audited: false,
+    auditAttempt: null,
     auditSequence: null,
     auditRecordedAt: null,
     gapDetectedAt: null,

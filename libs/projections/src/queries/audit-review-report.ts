@@ -20,6 +20,8 @@ export interface AuditReviewTotals {
   readonly writesExecuted: number;
   /** Writes with their `AuditRecorded`. */
   readonly writesAudited: number;
+  /** Audited writes whose `AuditRecorded` came from a later attempt than their `ToolExecuted` (the executing segment could not store it). */
+  readonly auditedLate: number;
   /** Executed writes without `AuditRecorded`. */
   readonly writesWithoutAudit: number;
   /** Writes whose gap was detected (`AuditGapDetected`). */
@@ -47,6 +49,8 @@ export interface AuditReviewReport {
   readonly writesWithoutAudit: readonly AuditWriteView[];
   /** Writes whose gap was detected. */
   readonly gaps: readonly AuditWriteView[];
+  /** Writes audited late: by a later attempt than the one that executed them. */
+  readonly auditedLate: readonly AuditWriteView[];
   readonly runsFailedClosed: readonly AuditRunRow[];
   readonly runsFailedAuditMissing: readonly AuditRunRow[];
   /** Writes in flight when their run was requeued (reaped or failed), failed or cancelled. */

@@ -32,6 +32,11 @@ const WRITE_VIEW_SQL = `
     ELSE NULL END AS failed_run_reason
   FROM audit_writes w LEFT JOIN audit_runs r ON r.run_id = w.run_id`;
 
+/** A write audited late: its `AuditRecorded` came from a later attempt than its `ToolExecuted`. */
+function auditedLateSql(table = ''): string {
+  return `${table}audited = 1 AND ${table}executed_attempt IS NOT NULL AND ${table}audit_attempt > ${table}executed_attempt`;
+}
+
 /**
  * The read side of the projections: typed rows from the live tables. Reads
  * never wait for a runner or a rebuild; during a rebuild they answer from the
@@ -148,6 +153,7 @@ export class ProjectionQueries {
       writes: writes(''),
       writesWithoutAudit: writes('w.executed_at IS NOT NULL AND w.audited = 0'),
       gaps: writes('w.gap_detected_at IS NOT NULL'),
+      auditedLate: writes(auditedLateSql('w.')),
       runsFailedClosed: runs('AUDIT_PERSISTENCE_FAILED'),
       runsFailedAuditMissing: runs('AUDIT_MISSING'),
       interruptedWrites: interruptions,
@@ -194,7 +200,8 @@ export class ProjectionQueries {
            count(executed_at) AS writes_executed,
            coalesce(sum(audited), 0) AS writes_audited,
            coalesce(sum(CASE WHEN executed_at IS NOT NULL AND audited = 0 THEN 1 ELSE 0 END), 0) AS writes_without_audit,
-           count(gap_detected_at) AS gaps_detected
+           count(gap_detected_at) AS gaps_detected,
+           coalesce(sum(CASE WHEN ${auditedLateSql()} THEN 1 ELSE 0 END), 0) AS audited_late
          FROM audit_writes ${where}`,
       )
       .get(...runParams) as Record<string, number>;
@@ -218,6 +225,7 @@ export class ProjectionQueries {
       writes: w.writes ?? 0,
       writesExecuted: w.writes_executed ?? 0,
       writesAudited: w.writes_audited ?? 0,
+      auditedLate: w.audited_late ?? 0,
       writesWithoutAudit: w.writes_without_audit ?? 0,
       gapsDetected: w.gaps_detected ?? 0,
       runsFailedClosed: r.closed ?? 0,

@@ -2,38 +2,47 @@ import { Controller, Get, Inject, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RunNotFoundError } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
-import type { AuditStoreVerification } from '@agent-ledger/runtime';
-import { AUDIT_EVENT_STORE, RunService, verifyAuditStore, verifyRunAuditChain } from '@agent-ledger/runtime';
+import type { AuditStoreVerdict } from '@agent-ledger/runtime';
+import { AUDIT_EVENT_STORE, AuditStoreReviewer, RUN_EVENT_STORE, RunService, reviewRunAudit } from '@agent-ledger/runtime';
 import { AcrossRuns, RequireScope } from '../auth/auth.decorators';
 import { ApiErrorBodyDoc } from '../openapi/api-error-body.doc';
-import { AuditStoreVerificationDoc } from '../openapi/audit-store-verification.doc';
+import { AuditStoreVerdictDoc } from '../openapi/audit-store-verdict.doc';
 import { AuditChainsQueryDto } from './audit-chains-query.dto';
 
-/** `GET /audit/chains`: verifies the hash chains of the audit streams, as `agent-ledger audit verify` does. */
+/**
+ * `GET /audit/chains`: the integrity verdict from a full pass over the stores
+ * (every audit chain verified, every executed write matched to its audit), as
+ * `agent-ledger audit verify` gives it.
+ */
 @ApiTags('audit')
 @Controller('audit/chains')
 export class AuditChainsController {
   constructor(
+    @Inject(RUN_EVENT_STORE) private readonly runStore: EventStore,
     @Inject(AUDIT_EVENT_STORE) private readonly auditStore: EventStore,
     private readonly runs: RunService,
+    private readonly reviewer: AuditStoreReviewer,
   ) {}
 
   /**
-   * Every run's audit chain (one pass over the audit store's `$all`), or one
-   * run's (`runId`: its `audit-<runId>` stream; 404 for a run that does not
-   * exist or that the key may not read).
+   * Every run (one full pass over each store's `$all`, which also renews the
+   * verified checkpoint `GET /audit/review` continues from), or one run
+   * (`runId`: its run stream and its `audit-<runId>` stream; 404 for a run
+   * that does not exist or that the key may not read).
    */
   @Get()
   @RequireScope('audit:read')
   @AcrossRuns()
-  @ApiOperation({ summary: "Verify the hash chain of every run's audit stream, or of one run's (a key limited to some agents must name one of their runs with runId)" })
-  @ApiOkResponse({ description: 'runs and records checked, and every break found (none: every chain is intact)', type: AuditStoreVerificationDoc })
+  @ApiOperation({
+    summary: "Verify every run's audit chain and match every executed write to its audit, from the stores, or one run's (a key limited to some agents must name one of their runs with runId)",
+  })
+  @ApiOkResponse({ description: 'the verdict: runs and records checked, every break found, writes without audit, audited late (`findings`: the integrity of the audit is in doubt)', type: AuditStoreVerdictDoc })
   @ApiBadRequestResponse({ description: 'a refused query (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
   @ApiNotFoundResponse({ description: 'runId names no run, or one the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
-  async chains(@Query() query: AuditChainsQueryDto): Promise<AuditStoreVerification> {
-    if (query.runId === undefined) return verifyAuditStore(this.auditStore);
+  async chains(@Query() query: AuditChainsQueryDto): Promise<AuditStoreVerdict> {
+    if (query.runId === undefined) return this.reviewer.review({ full: true });
     // A limited key's entitlement was checked by the guard; any key: a run that was never requested is not found.
     if ((await this.runs.get(query.runId)).status === null) throw new RunNotFoundError(query.runId);
-    return verifyRunAuditChain(this.auditStore, query.runId);
+    return reviewRunAudit({ runStore: this.runStore, auditStore: this.auditStore }, query.runId);
   }
 }

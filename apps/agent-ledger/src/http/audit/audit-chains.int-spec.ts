@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { AuditStoreVerification } from '@agent-ledger/runtime';
+import type { AuditStoreVerdict, AuditStoreVerification } from '@agent-ledger/runtime';
 import type { HttpTestApp } from '../testing/http-test-app';
 import { httpTestKey, startHttpTestApp } from '../testing/http-test-app';
 
@@ -37,14 +37,16 @@ describe('GET /audit/chains', () => {
     expect(answer.status).toBe(200);
     const records = runs.map(recordsOf);
     expect(records.every((n) => n > 0)).toBe(true);
-    expect(answer.body).toEqual({ runs: 3, records: records[0]! + records[1]! + records[2]!, brokenRuns: [], breaks: [] } satisfies AuditStoreVerification);
+    expect(answer.body).toMatchObject({ runs: 3, records: records[0]! + records[1]! + records[2]!, brokenRuns: [], breaks: [] } satisfies AuditStoreVerification);
+    // The verdict of a full pass: every write of the run store matched to its audit.
+    expect(answer.body).toMatchObject({ findings: false, problems: [], totals: { writesExecuted: 2, writesAudited: 2, writesWithoutAudit: 0 }, verification: { mode: 'full' } });
   });
 
   it("verifies one run's chain, for a key of every agent and for a key of that run's agent", async () => {
     for (const key of [auditor, writerAuditor]) {
       const answer = await app.call('GET', `/audit/chains?runId=${runs[0]}`, { key });
       expect(answer.status).toBe(200);
-      expect(answer.body).toEqual({ runs: 1, records: recordsOf(runs[0] as string), brokenRuns: [], breaks: [] });
+      expect(answer.body).toMatchObject({ runs: 1, records: recordsOf(runs[0] as string), brokenRuns: [], breaks: [], findings: false, totals: { writesExecuted: 1, writesAudited: 1 } });
     }
   });
 
@@ -73,10 +75,11 @@ describe('GET /audit/chains', () => {
     } finally {
       db.close();
     }
-    const all = (await app.call('GET', '/audit/chains', { key: auditor })).body as AuditStoreVerification;
+    const all = (await app.call('GET', '/audit/chains', { key: auditor })).body as AuditStoreVerdict;
     expect(all).toMatchObject({ runs: 3, brokenRuns: [tampered] });
     expect(all.breaks).toEqual([expect.objectContaining({ runId: tampered, index: 1, problem: 'hashMismatch' })]);
-    expect((await app.call('GET', `/audit/chains?runId=${tampered}`, { key: auditor })).body).toEqual({ runs: 1, records: recordsOf(tampered), brokenRuns: [tampered], breaks: all.breaks });
+    expect(all.findings).toBe(true);
+    expect((await app.call('GET', `/audit/chains?runId=${tampered}`, { key: auditor })).body).toMatchObject({ runs: 1, records: recordsOf(tampered), brokenRuns: [tampered], breaks: all.breaks, findings: true });
     expect((await app.call('GET', `/audit/chains?runId=${runs[0]}`, { key: auditor })).body).toMatchObject({ brokenRuns: [], breaks: [] });
   });
 });

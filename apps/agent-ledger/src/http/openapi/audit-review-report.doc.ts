@@ -21,6 +21,9 @@ export class AuditReviewReportDoc implements AuditReviewReport {
   @ApiProperty({ type: [AuditWriteViewDoc], description: 'Writes whose gap was detected' })
   readonly gaps!: readonly AuditWriteViewDoc[];
 
+  @ApiProperty({ type: [AuditWriteViewDoc], description: 'Writes audited late: by a later attempt than the one that executed them' })
+  readonly auditedLate!: readonly AuditWriteViewDoc[];
+
   @ApiProperty({ type: [AuditRunRowDoc], description: 'Runs failed AUDIT_PERSISTENCE_FAILED' })
   readonly runsFailedClosed!: readonly AuditRunRowDoc[];
 

@@ -14,6 +14,9 @@ export class AuditReviewTotalsDoc implements AuditReviewTotals {
   @ApiProperty({ type: 'integer', description: 'Writes with their AuditRecorded' })
   readonly writesAudited!: number;
 
+  @ApiProperty({ type: 'integer', description: 'Audited writes whose AuditRecorded came from a later attempt than their ToolExecuted (audited late)' })
+  readonly auditedLate!: number;
+
   @ApiProperty({ type: 'integer', description: 'Executed writes without AuditRecorded' })
   readonly writesWithoutAudit!: number;
 

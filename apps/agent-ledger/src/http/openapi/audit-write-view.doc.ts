@@ -36,8 +36,14 @@ export class AuditWriteViewDoc implements AuditWriteView {
   @ApiProperty(nullableEnum(WRITE_OUTCOMES))
   readonly outcome!: (typeof WRITE_OUTCOMES)[number] | null;
 
+  @ApiProperty({ type: 'integer', nullable: true, description: 'The attempt that executed it (ToolExecuted.attempt); null if not executed, or projected before this field existed' })
+  readonly executedAttempt!: number | null;
+
   @ApiProperty({ type: Boolean })
   readonly audited!: boolean;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'The attempt that recorded its AuditRecorded; later than executedAttempt when it was audited late' })
+  readonly auditAttempt!: number | null;
 
   @ApiProperty({ type: 'integer', nullable: true })
   readonly auditSequence!: number | null;

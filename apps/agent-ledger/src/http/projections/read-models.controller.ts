@@ -1,13 +1,10 @@
-import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiExtraModels, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { AuditReviewReport, ProjectionRunnerStats } from '@agent-ledger/projections';
-import { ProjectionQueries, ProjectionRunnerPool } from '@agent-ledger/projections';
-import { AcrossRuns, RequireScope } from '../auth/auth.decorators';
-import { ApiErrorBodyDoc } from '../openapi/api-error-body.doc';
-import { AuditReviewReportDoc } from '../openapi/audit-review-report.doc';
+import { Controller, Get } from '@nestjs/common';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { ProjectionRunnerStats } from '@agent-ledger/projections';
+import { ProjectionRunnerPool } from '@agent-ledger/projections';
+import { RequireScope } from '../auth/auth.decorators';
 import { ProjectionRunnerStatsDoc } from '../openapi/projection-runner-stats.doc';
 import { ProjectionsAnswerDoc } from '../openapi/projections-answer.doc';
-import { AuditReviewQueryDto } from '../runs/run-dtos';
 import type { ProjectionStatusWithLag } from './projection-lag.service';
 import { ProjectionLagService } from './projection-lag.service';
 
@@ -22,27 +19,14 @@ export interface ProjectionsAnswer {
   readonly runners: Readonly<Record<string, ProjectionRunnerStats>>;
 }
 
-/** The audit review and the projections' status. */
+/** The projections' status. */
 @ApiTags('read models')
 @Controller()
 export class ReadModelsController {
   constructor(
-    private readonly queries: ProjectionQueries,
     private readonly lag: ProjectionLagService,
     private readonly runners: ProjectionRunnerPool,
   ) {}
-
-  /** The report of the audit-review read model: every write and its audit state, runs failed closed, gaps, interrupted writes. */
-  @Get('audit/review')
-  @RequireScope('audit:read')
-  @AcrossRuns()
-  @ApiOperation({ summary: 'The audit-review report (a key limited to some agents must name one of their runs with runId)' })
-  @ApiOkResponse({ description: 'totals and lists of the audit review', type: AuditReviewReportDoc })
-  @ApiBadRequestResponse({ description: 'a refused query (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
-  @ApiNotFoundResponse({ description: 'runId names a run the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
-  auditReview(@Query() query: AuditReviewQueryDto): AuditReviewReport {
-    return this.queries.auditReview({ runId: query.runId, limit: query.limit });
-  }
 
   /** Each projection's checkpoint, its source's head, and its lag. */
   @Get('projections')

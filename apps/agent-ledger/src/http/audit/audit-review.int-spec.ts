@@ -1,0 +1,64 @@
+import Database from 'better-sqlite3';
+import { eventually } from '@agent-ledger/runtime/testing/runtime-harness';
+import type { HttpTestApp } from '../testing/http-test-app';
+import { httpTestKey, startHttpTestApp } from '../testing/http-test-app';
+import type { AuditReviewAnswer } from './audit-review-answer';
+
+describe('GET /audit/review: the verdict from the stores', () => {
+  const auditor = httpTestKey('auditor', ['audit:read', 'runs:submit']);
+  let app: HttpTestApp;
+  const runs: string[] = [];
+
+  beforeAll(async () => {
+    app = await startHttpTestApp({ keys: [auditor] });
+    // `writer` makes one pre-approved write, audited.
+    for (const agent of ['writer', 'writer']) {
+      const started = await app.call('POST', '/runs', { key: auditor, body: { agent, input: 'go', mode: 'interactive' } });
+      expect(started.body).toMatchObject({ run: { status: 'COMPLETED' } });
+      runs.push((started.body as { runId: string }).runId);
+    }
+  });
+  afterAll(() => app.close());
+
+  async function review(query = ''): Promise<AuditReviewAnswer> {
+    const answer = await app.call('GET', `/audit/review${query}`, { key: auditor });
+    expect(answer.status).toBe(200);
+    return answer.body as AuditReviewAnswer;
+  }
+
+  it('answers the read model and the verdict, then a finding naming the run and step once the tail of its audit stream is deleted, which the read model does not see', async () => {
+    // The read model follows the stores in the background: wait until it has both writes.
+    const before = await eventually(async () => {
+      const body = await review();
+      return body.totals.writesAudited === 2 ? body : undefined;
+    }, 10_000, 'the read model to hold both writes');
+    expect(before).toMatchObject({ findings: false, verdict: { findings: false, problems: [], totals: { writesExecuted: 2, writesAudited: 2, auditedLate: 0 } } });
+    expect((await review()).verdict.verification).toMatchObject({ mode: 'incremental', fullBecause: null, headsChecked: 2 });
+
+    const [tampered, intact] = runs as [string, string];
+    const db = new Database(app.config.eventStorePath as string);
+    try {
+      // The write's audit record is #1, after the model's #0: the stream keeps only #0.
+      expect(db.prepare('DELETE FROM events WHERE stream_name = ? AND revision >= 1').run(`audit-${tampered}`).changes).toBe(2);
+    } finally {
+      db.close();
+    }
+
+    const after = await review();
+    expect(after.findings).toBe(true);
+    expect(after.verdict.verification).toMatchObject({ mode: 'full', fullBecause: `the audit head of run ${tampered} (record #2) is gone` });
+    expect(after.verdict.writesWithoutAudit).toEqual([expect.objectContaining({ runId: tampered, stepId: `${tampered}/r0/t0`, runEnd: 'COMPLETED', allowedBy: null })]);
+    expect(after.verdict.problems).toEqual(['the run store holds 1 executed write whose audit records are not in this audit store, in runs that neither failed closed nor were cancelled naming the write']);
+    // The read model, built before the deletion, still counts the write as audited: the verdict does not rely on it.
+    expect(after.totals).toMatchObject({ writesAudited: 2, writesWithoutAudit: 0 });
+
+    expect((await review(`?runId=${tampered}`)).findings).toBe(true);
+    expect((await review(`?runId=${intact}`))).toMatchObject({ findings: false, verdict: { totals: { writesExecuted: 1, writesAudited: 1 } } });
+  });
+
+  it('answers 400 for a bad query', async () => {
+    const answer = await app.call('GET', '/audit/review?limit=0', { key: auditor });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ code: 'INVALID_FIELD', field: 'limit' });
+  });
+});
