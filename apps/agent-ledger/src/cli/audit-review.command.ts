@@ -17,7 +17,14 @@ export interface AuditReviewOutput {
   readonly chains: AuditStoreVerification;
   /** The integrity verdict, read from the stores. */
   readonly verdict: AuditStoreVerdict;
-  /** The verdict's: whether the audit's integrity is in doubt (a broken chain, an executed write without its audit in the store that the contract does not allow, audits of unknown runs). */
+  /**
+   * Whether something needs a person (the exit code): a finding of the verdict
+   * (a broken chain, an executed write without its audit that the contract
+   * does not allow, audits of unknown runs), or an executed write without its
+   * audit record that the contract allows (its run failed closed, or was
+   * cancelled naming it): the runtime kept its promise, but what that write
+   * did is recorded only by its tool.
+   */
   readonly findings: boolean;
 }
 
@@ -27,8 +34,9 @@ export interface AuditReviewOutput {
  * failed closed, interrupted writes), then the integrity verdict read from
  * the stores (every audit chain verified end to end, every executed write of
  * the run store matched to its `AuditRecorded` in the audit store). The exit
- * code is the verdict's, never the read model's: exit 1 on a finding (for
- * scheduled jobs).
+ * code comes from the stores, never the read model: exit 1 (for scheduled
+ * jobs) on a finding of the verdict, or on any executed write without its
+ * audit record, even one the contract allows.
  */
 export async function auditReview(config: ServiceConfig, options: { json: boolean }, output: CliOutput): Promise<ExitCode> {
   const stores = openStores(config);
@@ -39,12 +47,13 @@ export async function auditReview(config: ServiceConfig, options: { json: boolea
     const review = new ProjectionQueries(readModels, sources).auditReview();
     const verdict = await reviewAuditStores(stores);
     const chains: AuditStoreVerification = { runs: verdict.runs, records: verdict.records, brokenRuns: verdict.brokenRuns, breaks: verdict.breaks };
+    const findings = verdict.findings || verdict.totals.writesWithoutAudit > 0;
     if (options.json) {
-      output.out(JSON.stringify({ review, chains, verdict, findings: verdict.findings } satisfies AuditReviewOutput, null, 2));
+      output.out(JSON.stringify({ review, chains, verdict, findings } satisfies AuditReviewOutput, null, 2));
     } else {
       printReport(review, verdict, output);
     }
-    return verdict.findings ? ExitCode.FINDINGS : ExitCode.OK;
+    return findings ? ExitCode.FINDINGS : ExitCode.OK;
   } finally {
     readModels.close();
     await stores.close();

@@ -75,6 +75,23 @@ describe('agent-ledger CLI', () => {
       expect(report.chains.runs).toBe(2);
     });
 
+    it('exits 1 on a write its run failed closed without audit, though the contract allows it (verify, the integrity question, exits 0)', async () => {
+      const rt = await startRuntime({ store: 'sqlite', storeDir: dataDir, agents: AGENTS });
+      try {
+        const undo = rt.breakAuditStore();
+        await rt.runs.runInteractive({ agent: 'appender', input: 'go', runId: 'run-closed' });
+        undo();
+      } finally {
+        await rt.close();
+      }
+      const json = capture();
+      expect(await runCli(['audit', 'review', '--json'], json, env)).toBe(1);
+      const report = JSON.parse(json.lines.join('\n')) as { findings: boolean; verdict: { findings: boolean; writesWithoutAudit: { runId: string; allowedBy: string | null }[] } };
+      expect(report).toMatchObject({ findings: true, verdict: { findings: false } });
+      expect(report.verdict.writesWithoutAudit).toEqual([expect.objectContaining({ runId: 'run-closed', allowedBy: 'failedClosed' })]);
+      expect(await runCli(['audit', 'verify'], capture(), env)).toBe(0);
+    });
+
     it('exits 1 and lists a run failed closed, a gap found by the saga and a broken chain', async () => {
       const rt = await startRuntime({ store: 'sqlite', storeDir: dataDir, agents: AGENTS, execution: { auditGapSaga: { gracePeriodMs: 1000 } } });
       try {
