@@ -182,6 +182,10 @@ export class RunsController {
     type: ApiErrorBodyDoc,
   })
   @ApiPayloadTooLargeResponse({ description: 'a body over HTTP_BODY_LIMIT_BYTES (`PAYLOAD_TOO_LARGE`)', type: ApiErrorBodyDoc })
+  @ApiServiceUnavailableResponse({
+    description: 'the run store could not take the decision (`STORE_UNAVAILABLE`, `Retry-After`): nothing was decided. A decision whose audit statement could not be stored is a 200 with `auditStatement: pending`',
+    type: ApiErrorBodyDoc,
+  })
   async decideApproval(@Param('runId') runId: string, @Body() body: DecideApprovalDto, @Caller() caller: ApiCaller): Promise<RunResumeAnswer> {
     assertRunId(runId);
     const decided = await this.runs.decideApproval(runId, { decision: body.decision, decidedBy: caller.keyId, reason: body.reason, round: body.round });
