@@ -96,10 +96,15 @@ export class AuditRecorder {
           if (statement === undefined) {
             this.remember(stream, { state: events.reduce(auditDecider.evolve, current.state), revision: result.nextExpectedRevision });
           } else {
-            // Under the decision's id, a concurrent caller's statement (its own recordedAt, so its own hash) may be the one
-            // stored, and the store answers as for ours: the stream is read again before this process appends to it next.
+            // Under the decision's id, the store answers a concurrent caller's statement (its own recordedAt, so its own
+            // hash) as if it were ours: what is stored is read back, and counts as this call's only if it is ours.
             this.known.delete(stream);
-            statement.onAppend();
+            // A failed read back leaves it counted as ours: it is stored either way.
+            const ours = await this.store
+              .readStream(stream, { fromRevision: nextRevision, maxCount: 1 })
+              .then((stored) => (stored.events[0]?.data as { hash?: unknown } | undefined)?.hash === events[0]?.data.hash)
+              .catch(() => true);
+            if (ours) statement.onAppend();
           }
           return true;
         } catch (error) {
