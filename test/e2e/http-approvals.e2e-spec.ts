@@ -105,8 +105,8 @@ describe.each(BACKENDS)('approvals and input over HTTP on %s (e2e)', (_storeName
   const decide = (runId: string, body: unknown, key: TestKey = reviewer) => as(key).post<RunResumeAnswer & ApiErrorBody>(`/runs/${runId}/approval`, body);
   const expectAnswer = (answer: JsonAnswer<RunResumeAnswer>, runId: string, status: string): void => {
     expect(answer.status).toBe(200);
-    expect(Object.keys(answer.body).sort()).toEqual(['run', 'runId', 'status']);
-    expect(answer.body).toMatchObject({ runId, status, run: { runId, status } });
+    expect(Object.keys(answer.body).sort()).toEqual(['auditStatement', 'run', 'runId', 'status']);
+    expect(answer.body).toMatchObject({ runId, status, run: { runId, status }, auditStatement: 'recorded' });
   };
   /** The frames of a run's stream, from its start until `stop`. */
   const history = async (runId: string, stop: (frame: SseFrame) => boolean): Promise<SseFrame[]> => {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { RunEvent } from '@agent-ledger/domain';
+import type { AuditEvent, RunEvent } from '@agent-ledger/domain';
 import type { Check } from './invariants';
 import { checkInvariants } from './invariants';
 import type { Schedule } from './sim-model';
@@ -201,13 +201,44 @@ describe('the invariant checker on broken histories', () => {
     ).toContain('audit-chain');
   });
 
+  it('inv9: a decision stated twice, a decision not stated, a refused decision stated, a statement that says another decision', () => {
+    const careful = (h: { runs: RunHistory[] }) => runOf(h, 'careful') as unknown as { runId: string; audit: AuditEvent[] };
+    const statementAt = (run: { audit: readonly AuditEvent[] }) => run.audit.findIndex((e) => e.type === 'ApprovalDecisionRecorded');
+    expect(checksAfter((h) => careful(h).audit.push(careful(h).audit[statementAt(careful(h))] as AuditEvent))).toContain('inv9-decision-statements');
+    expect(checksAfter((h) => careful(h).audit.splice(statementAt(careful(h)), 1))).toContain('inv9-decision-statements');
+    expect(
+      checksAfter((h) => {
+        const asker = runOf(h, 'asker') as unknown as { runId: string; audit: AuditEvent[] };
+        const stated = careful(h).audit[statementAt(careful(h))] as AuditEvent & { type: 'ApprovalDecisionRecorded' };
+        asker.audit.push({ ...stated, data: { ...stated.data, runId: asker.runId } });
+      }),
+    ).toContain('inv9-decision-statements');
+    expect(
+      checksAfter((h) => {
+        const stated = careful(h).audit[statementAt(careful(h))] as { data: { decision: string } };
+        stated.data.decision = stated.data.decision === 'approved' ? 'denied' : 'approved';
+      }),
+    ).toContain('inv9-decision-statements');
+  });
+
+  it('statement-first: an approved call executed before the statement of its approval was stored', () => {
+    expect(
+      checksAfter((h) => {
+        const run = runOf(h, 'careful');
+        const granted = run.events.find((e) => e.type === 'ApprovalGranted') as RunEvent & { type: 'ApprovalGranted' };
+        const execution = h.ledger.find((x) => x.runId === run.runId && granted.data.stepIds.includes(x.stepId)) as { auditRevision: number };
+        execution.auditRevision = 0;
+      }),
+    ).toContain('statement-first');
+  });
+
   it('runtime: an error nobody expected', () => {
     expect(checksAfter((h) => h.unexpected.push('task #3 (worker step) threw Error: boom'))).toEqual(['runtime']);
   });
 });
 
 describe('the simulation on a runtime with a deliberate bug', () => {
-  const failureOf = async (mutation: 'nonIdempotentWriteRunsTwice' | 'auditSilentlyLost'): Promise<string> => {
+  const failureOf = async (mutation: 'nonIdempotentWriteRunsTwice' | 'auditSilentlyLost' | 'statementBeforeDecision'): Promise<string> => {
     const totals = new SimTotals();
     try {
       await fc.assert(simulationProperty(12, totals, { mutation }), { numRuns: 200, seed: 4242, includeErrorInReport: true });
@@ -231,6 +262,19 @@ describe('the simulation on a runtime with a deliberate bug', () => {
     expect(message).toMatch(/\[inv3-audit\] run-\d+: write run-\d+\/r\d+\/t\d+ executed without its audit event; the run is COMPLETED \(gap recorded\)/);
     expect(shrunkActions(message)).toBe(0);
   }, 120_000);
+});
+
+describe('the simulation on the runtime as it stated decisions before taking them', () => {
+  it('finds a statement for a decision that did not take effect, from concurrent decisions', async () => {
+    const totals = new SimTotals();
+    let message = '';
+    try {
+      await fc.assert(simulationProperty(12, totals, { mutation: 'statementBeforeDecision' }), { numRuns: 300, seed: 4242, includeErrorInReport: true });
+    } catch (error) {
+      message = error instanceof Error ? error.message : String(error);
+    }
+    expect(message).toMatch(/\[inv9-decision-statements\] run-\d+: /);
+  }, 180_000);
 });
 
 describe('determinism', () => {

@@ -1,5 +1,6 @@
-import type { AuditRecord, RunEvent, ToolEffect } from '@agent-ledger/domain';
-import { DEAD_LETTER_REASONS, isTerminalRunEvent, isWrite, verifyAuditChain } from '@agent-ledger/domain';
+import { createHash } from 'node:crypto';
+import type { AuditEvent, AuditRecord, JsonValue, RunEvent, ToolEffect } from '@agent-ledger/domain';
+import { canonicalJson, DEAD_LETTER_REASONS, isTerminalRunEvent, isWrite, verifyAuditChain } from '@agent-ledger/domain';
 import type { TestAgent } from '@agent-ledger/runtime/testing/runtime-harness';
 import { toolsOf } from './sim-agents';
 import type { History, LedgerEntry, RunHistory } from './sim-world';
@@ -32,6 +33,8 @@ export const CHECKS = {
   'approval': 'No write, nor a tool that requires approval, executes without an approval recorded before its StepStarted.',
   'denied': 'A denied call never executes.',
   'audit-chain': "Each run's audit chain is intact (hashes, links, sequence, one record per step).",
+  'inv9-decision-statements': 'The audit chain holds exactly one statement per decision that took effect on the run (stating that decision), and none for a refused one.',
+  'statement-first': "Nothing a decision allows (the approved calls, the denial given to the model, the input given to the tool) happens before the decision's statement is stored.",
   'runtime': 'Nothing throws unexpectedly, and the scheduler reaches quiescence.',
 } as const;
 
@@ -213,6 +216,7 @@ export function checkInvariants(history: History, settled = true): { violations:
     const ledger = history.ledger.filter((x) => x.runId === runId);
     checkExecutions(run, ledger, before, agents.get(run.agent), fail, note);
     checkAudit(run, ledger, fail, note);
+    checkStatements(run, ledger, fail, note);
   }
   return { violations, figures };
 }
@@ -318,8 +322,12 @@ function checkAudit(run: RunHistory, ledger: readonly LedgerEntry[], fail: (chec
     }
   }
 
-  // 7. An audit failure fails a run only for a write.
+  // 7. An audit failure fails a run only for a write (or for a decision whose statement could not be stored, before anything it allows).
   for (const e of events) {
+    if (e.type === 'RunFailed' && e.data.reason === 'AUDIT_PERSISTENCE_FAILED' && e.data.failure.code === 'DECISION_STATEMENT_NOT_STORED') {
+      note('runs failed closed by a decision statement not stored');
+      continue;
+    }
     if (e.type === 'RunFailed' && e.data.reason === 'AUDIT_PERSISTENCE_FAILED') {
       const stepId = /write step (\S+) \(tool/.exec(e.data.failure.message)?.[1];
       const started = events.find((s) => s.type === 'StepStarted' && s.data.stepId === stepId);
@@ -332,6 +340,97 @@ function checkAudit(run: RunHistory, ledger: readonly LedgerEntry[], fail: (chec
 
   for (const broken of verifyAuditChain(audit.map((e) => e.data as AuditRecord))) {
     fail('audit-chain', runId, `audit record ${broken.index} (${broken.stepId ?? '-'}): ${broken.problem}`);
+  }
+}
+
+const sha256 = (value: JsonValue) => createHash('sha256').update(canonicalJson(value)).digest('hex');
+
+/** A decision that took effect on the run, as the checker derives it from the run's own events (not with the product's code). */
+interface Decision {
+  readonly key: string;
+  /** Its event's revision in the run stream. */
+  readonly at: number;
+  /** What its statement must say. */
+  readonly expected: Record<string, JsonValue>;
+  /** Whether an execution comes from the decision: an approved call, the model told of a denial, the tool given the input. */
+  readonly allows: (x: LedgerEntry) => boolean;
+}
+
+function decisionsOf(events: readonly RunEvent[]): Decision[] {
+  const decisions: Decision[] = [];
+  for (const [at, e] of events.entries()) {
+    if (e.type === 'ApprovalGranted' || e.type === 'ApprovalDenied') {
+      const asked = events.slice(0, at).findLast((r) => r.type === 'ApprovalRequested' && r.data.round === e.data.round);
+      const calls = asked?.type === 'ApprovalRequested' ? asked.data.calls.filter((c) => e.data.stepIds.includes(c.stepId)) : [];
+      const granted = e.type === 'ApprovalGranted';
+      decisions.push({
+        key: `approval:${e.data.round}`,
+        at,
+        expected: {
+          decision: granted ? 'approved' : 'denied',
+          decidedBy: e.data.decidedBy,
+          reason: e.data.reason,
+          calls: calls.map((c) => ({ stepId: c.stepId, toolName: c.toolName, effect: c.effect, argumentsHash: sha256(c.arguments) })),
+        },
+        allows: (x) => x.runRevision > at && (granted ? x.kind === 'tool' && e.data.stepIds.includes(x.stepId) : x.kind === 'model'),
+      });
+    }
+    if (e.type === 'InputSubmitted') {
+      decisions.push({
+        key: `input:${e.data.stepId}`,
+        at,
+        expected: { stepId: e.data.stepId, inputHash: sha256(e.data.input), answeredBy: e.data.submittedBy },
+        allows: (x) => x.runRevision > at && x.kind === 'tool' && x.stepId === e.data.stepId,
+      });
+    }
+    if (e.type === 'RunRequeuedByOperator' && e.data.resolution !== null && e.data.inFlightWrite !== null) {
+      decisions.push({
+        key: `resolution:${e.data.inFlightWrite.stepId}:${e.data.continuationRunId}`,
+        at,
+        expected: { outcome: e.data.resolution.outcome, note: e.data.resolution.note, resolvedBy: e.data.requestedBy },
+        allows: () => false,
+      });
+    }
+  }
+  return decisions;
+}
+
+/** The decision an audit event states; null for a step's audit record. */
+function statedKey(e: AuditEvent): string | null {
+  if (e.type === 'ApprovalDecisionRecorded') return `approval:${e.data.round}`;
+  if (e.type === 'InputAnswerRecorded') return `input:${e.data.stepId}`;
+  if (e.type === 'WriteResolutionRecorded') return `resolution:${e.data.stepId}:${e.data.continuationRunId}`;
+  return null;
+}
+
+/** Invariant 9: one statement per decision that took effect, stating it, none for a refused one; and the statement before anything the decision allows. */
+function checkStatements(run: RunHistory, ledger: readonly LedgerEntry[], fail: (check: Check, runId: string | null, message: string) => void, note: (figure: string) => void): void {
+  const { runId, events, audit } = run;
+  const decisions = decisionsOf(events);
+  const keys = new Set(decisions.map((d) => d.key));
+  const statements = audit.map((e, index) => ({ e, index, key: statedKey(e) })).filter((s) => s.key !== null);
+  for (const s of statements) {
+    if (!keys.has(s.key as string)) fail('inv9-decision-statements', runId, `audit record ${s.index} (${s.e.type}) states ${s.key}, a decision the run does not hold (refused)`);
+  }
+  for (const decision of decisions) {
+    const stated = statements.filter((s) => s.key === decision.key);
+    note(`decisions:${decision.key.split(':')[0]}`);
+    if (stated.length !== 1) {
+      fail('inv9-decision-statements', runId, `${decision.key} (#${decision.at} ${events[decision.at]?.type}) has ${stated.length} statements in the audit chain`);
+      continue;
+    }
+    const statement = stated[0] as (typeof stated)[number];
+    const data = statement.e.data as unknown as Record<string, JsonValue>;
+    for (const [field, value] of Object.entries(decision.expected)) {
+      if (canonicalJson(data[field] ?? null) !== canonicalJson(value)) {
+        fail('inv9-decision-statements', runId, `${decision.key}: its statement says ${field} ${JSON.stringify(data[field])}, the run ${JSON.stringify(value)}`);
+      }
+    }
+    for (const x of ledger.filter(decision.allows)) {
+      if (x.auditRevision <= statement.index) {
+        fail('statement-first', runId, `${x.name} ${x.stepId} (execution ${x.order}) ran before the statement of ${decision.key} was stored (audit length ${x.auditRevision}, statement at ${statement.index})`);
+      }
+    }
   }
 }
 

@@ -63,7 +63,14 @@ export type Action =
    * Two actions started together: the second after `offset` microtask turns,
    * so their awaits interleave. At most one of them runs a segment.
    */
-  | { readonly kind: 'together'; readonly first: BasicAction; readonly second: BasicAction; readonly offset: number };
+  | { readonly kind: 'together'; readonly first: BasicAction; readonly second: BasicAction; readonly offset: number }
+  /**
+   * Concurrent decisions on one run: 2 to 4 of approvals, denials, input
+   * answers, cancels and reaper passes, all picking the same run, each
+   * started `offsets[i]` microtask turns after the one before, so that their
+   * awaits interleave. No segment runs among them.
+   */
+  | { readonly kind: 'race'; readonly members: readonly BasicAction[]; readonly offsets: readonly number[] };
 
 /** What the settle phase does with the segments still paused when the actions end. */
 export type PausedAtSettle =
@@ -134,11 +141,29 @@ const together = fc.oneof(
   fc.record({ kind: fc.constant('together' as const), first: otherAction, second: otherAction, offset }),
 );
 
+/** One contender of a race on the run `pick` chooses. */
+const contender = (racePick: number): fc.Arbitrary<BasicAction> =>
+  fc.oneof(
+    { weight: 4, arbitrary: fc.record({ kind: fc.constant('decide' as const), pick: fc.constant(racePick), approve: fc.boolean(), slot }) },
+    { weight: 3, arbitrary: fc.record({ kind: fc.constant('input' as const), pick: fc.constant(racePick), slot }) },
+    { weight: 2, arbitrary: fc.record({ kind: fc.constant('cancel' as const), pick: fc.constant(racePick), slot }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('reap' as const), slot }) },
+  );
+/** Concurrent decisions on one run (and cancels and reaper passes among them). */
+const race = pick.chain((racePick) =>
+  fc.record({
+    kind: fc.constant('race' as const),
+    members: fc.array(contender(racePick), { minLength: 2, maxLength: 4 }),
+    offsets: fc.array(fc.nat({ max: 6 }), { minLength: 3, maxLength: 3 }),
+  }),
+);
+
 export const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 23, arbitrary: segmentAction },
   { weight: 28, arbitrary: otherAction },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('crash' as const), slot }) },
   { weight: 5, arbitrary: together },
+  { weight: 4, arbitrary: race },
 );
 
 /** Whether an action runs a segment. */
@@ -160,6 +185,8 @@ export function describeAction(a: Action): string {
   switch (a.kind) {
     case 'together':
       return `together(${describeAction(a.first)} | +${a.offset} microtasks | ${describeAction(a.second)})`;
+    case 'race':
+      return `race(${a.members.map((m, i) => `${i === 0 ? '' : `+${a.offsets[i - 1] ?? 0} | `}${describeAction(m)}`).join(' ')})`;
     default: {
       const { kind, ...rest } = a;
       const args = Object.entries(rest).map(([k, v]) => `${k}=${JSON.stringify(v)}`);

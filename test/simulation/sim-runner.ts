@@ -70,13 +70,15 @@ export class SimTotals {
     const sum = (prefix: string) => Object.entries(this.counters).filter(([k]) => k.startsWith(prefix)).reduce((n, [, v]) => n + v, 0);
     const lines = [
       `simulation: ${this.schedules} schedules in ${(wallMs / 1000).toFixed(1)} s (${((this.schedules * 1000) / wallMs).toFixed(1)} schedules/s), ${this.failing} failing, ${this.known} with known findings only`,
-      `  actions ${sum('action:') - c('action:together')}, runs ${c('runs')}, segments ${c('metric:segmentsStarted')}, crash points reached ${c('crashPointsReached')}, model calls ${c('metric:modelCalls')}, tool executions ${c('metric:toolExecutions')}`,
+      `  actions ${sum('action:') - c('action:together') - c('action:race')}, runs ${c('runs')}, segments ${c('metric:segmentsStarted')}, crash points reached ${c('crashPointsReached')}, model calls ${c('metric:modelCalls')}, tool executions ${c('metric:toolExecutions')}`,
       `  injected: pauses ${c('fault:pause')}, process crashes ${c('fault:crash')} (segments killed ${c('fault:segmentKilled')}), clock past a lease ${c('fault:clockPastLease')}, ` +
         `audit store broken ${c('fault:auditBroken')} (appends refused ${c('auditAppendsRefused')}), model outages ${c('fault:modelOutage')}, tool faults ${c('fault:toolFault')}, ` +
         `cancels ${c('action:cancel')}, approvals ${c('fault:approve')} / denials ${c('fault:deny')}, inputs ${c('fault:input')}, together ${c('action:together')}`,
       `  API refusals (part of the game): ${sum('refused:')} (${Object.entries(this.counters).filter(([k]) => k.startsWith('refused:')).map(([k, v]) => `${k.slice(8)} ${v}`).join(', ')})`,
       `  runtime: leases lost ${c('metric:leaseLost')}, reaper passes ${c('metric:reaperRuns')}, conflicts re-decided ${c('metric:runCommandConflicts')}, claims lost ${c('metric:claimsLost')}, ` +
         `audit fail-closed ${c('metric:auditFailClosed')} / fail-soft ${c('metric:auditFailSoft')}, gaps reported ${c('metric:auditGapsReported')}, approvals requested ${c('metric:approvalsRequested')}, inputs requested ${c('metric:inputsRequested')}`,
+      `  decisions: races ${c('action:race')}; took effect: approval rounds ${c('decisions:approval')}, input answers ${c('decisions:input')}; ` +
+        `statements not stored at once ${c('statements:deferred')}, stored late ${c('statements:late')}, runs failed closed for one ${c('statements:failClosed')}, reconciler tries failed ${c('statements:failed')}`,
       `  pauses at: ${Object.entries(this.counters).filter(([k]) => k.startsWith('pauseAt:')).map(([k, v]) => `${k.slice(8)} ${v}`).join(', ')}`,
       `  outcomes: ${Object.entries(this.counters).filter(([k]) => k.startsWith('runs:')).sort(([, a], [, b]) => b - a).map(([k, v]) => `${k.slice(5)} ${v}`).join(', ')}`,
       `  accepted on the way: ${Object.entries(this.counters).filter(([k]) => !k.includes(':') && k !== 'runs' && k !== 'crashPointsReached' && k !== 'auditAppendsRefused').map(([k, v]) => `${k} ${v}`).join('; ') || 'nothing'}`,

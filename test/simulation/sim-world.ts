@@ -1,8 +1,9 @@
 import type { LoggerService } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { Test } from '@nestjs/testing';
 import type { TestingModule } from '@nestjs/testing';
-import type { AuditEvent, RunCommand, RunEvent, RunState } from '@agent-ledger/domain';
-import { AgentLedgerError, isAuditEventType, isRunEventType, isTerminalRunEvent } from '@agent-ledger/domain';
+import type { AuditEvent, DecisionStatement, RunCommand, RunEvent, RunState } from '@agent-ledger/domain';
+import { AgentLedgerError, canonicalSha256, isAuditEventType, isRunEventType, isTerminalRunEvent } from '@agent-ledger/domain';
 import type { CrashPointContext } from '@agent-ledger/crash-points';
 import { CrashPoint, crashPoint, installCrashPointHandler } from '@agent-ledger/crash-points';
 import type { AgentTool, ModelProvider, RunCommandOutcome, RuntimeCounter } from '@agent-ledger/runtime';
@@ -11,6 +12,7 @@ import {
   AuditGapSaga,
   ExecutionModule,
   Reaper,
+  RecordDecisionStatementCommand,
   RunCommandProcessor,
   RunService,
   RuntimeMetrics,
@@ -80,6 +82,8 @@ export interface LedgerEntry {
   readonly author: ExecutionAuthor | null;
   /** How many events the run's stream held when it executed: what it had been decided on. */
   readonly runRevision: number;
+  /** How many events the run's audit stream held when it executed: the statements stored before it. */
+  readonly auditRevision: number;
   /** The simulated clock. */
   readonly at: number;
 }
@@ -111,9 +115,11 @@ export interface SimOptions {
    * A deliberate bug, for the checker's own tests: `nonIdempotentWriteRunsTwice`
    * makes the NON_IDEMPOTENT_WRITE tool execute twice per call;
    * `auditSilentlyLost` makes the audit store acknowledge the audit events of
-   * writes without storing them.
+   * writes without storing them; `statementBeforeDecision` states a person's
+   * approval decision in the audit chain from the request, before the run
+   * decides it (what the runtime did before decisions took effect first).
    */
-  readonly mutation?: 'nonIdempotentWriteRunsTwice' | 'auditSilentlyLost';
+  readonly mutation?: 'nonIdempotentWriteRunsTwice' | 'auditSilentlyLost' | 'statementBeforeDecision';
 }
 
 /** Counters of one schedule (summed over schedules by the spec). */
@@ -231,6 +237,7 @@ export class SimWorld {
   private autoContinue = false;
   private modelOutage = false;
   private removeHandler: (() => void) | null = null;
+  private readonly mutation: SimOptions['mutation'] | null;
   private closed = false;
 
   private constructor(options: SimOptions) {
@@ -242,6 +249,7 @@ export class SimWorld {
     this.behaviour.executions.length = 0;
     this.behaviour.failWith = null;
     tools.onExecution = (e) => this.recordExecution('tool', e.tool, e.runId, e.stepId, e.idempotencyKey, e.attempt);
+    this.mutation = options.mutation ?? null;
     tools.appendRunsTwice = options.mutation === 'nonIdempotentWriteRunsTwice';
     if (options.mutation === 'auditSilentlyLost') {
       this.auditStore.lose = (events) => events.some((e) => e.type === 'AuditRecorded' && ['IDEMPOTENT_WRITE', 'NON_IDEMPOTENT_WRITE'].includes(String((e.data as { effect?: unknown }).effect)));
@@ -271,7 +279,7 @@ export class SimWorld {
 
   /** Plays one action and drains what it started. */
   async play(action: Action): Promise<void> {
-    if (action.kind === 'crash' || action.kind === 'together') this.count(`action:${action.kind}`);
+    if (action.kind === 'crash' || action.kind === 'together' || action.kind === 'race') this.count(`action:${action.kind}`);
     this.trace.push(`t=${this.clock.now()} ${describeAction(action)}`);
     if (action.kind === 'crash') {
       await this.crash(action.slot);
@@ -281,6 +289,11 @@ export class SimWorld {
       this.begin(action.first);
       for (let i = 0; i < action.offset; i++) await Promise.resolve();
       this.begin(action.second);
+    } else if (action.kind === 'race') {
+      for (const [i, member] of action.members.entries()) {
+        for (let turn = 0; turn < (i === 0 ? 0 : (action.offsets[i - 1] ?? 0)); turn++) await Promise.resolve();
+        this.begin(member);
+      }
     } else {
       this.begin(action);
     }
@@ -339,6 +352,7 @@ export class SimWorld {
           if (runId === undefined) return null;
           this.trace.push(`  ${action.approve ? 'approve' : 'deny'} ${runId}`);
           this.count(action.approve ? 'fault:approve' : 'fault:deny');
+          if (this.mutation === 'statementBeforeDecision') await this.stateFromRequest(action.slot, runId, action.approve);
           return p(action.slot).runs.decideApproval(runId, { decision: action.approve ? 'approve' : 'deny', decidedBy: 'sim-person' });
         });
         return;
@@ -602,6 +616,25 @@ export class SimWorld {
 
   // ---------------------------------------------------------------- helpers
 
+  /** The `statementBeforeDecision` mutation: a statement from the request and a snapshot, stored before the run decides. */
+  private async stateFromRequest(slot: Slot, runId: string, approve: boolean): Promise<void> {
+    const process = this.processes[slot] as SimProcess;
+    const pending = (await process.processor.load(runId)).state.pendingApproval;
+    if (pending === null) return;
+    const statement: DecisionStatement = {
+      kind: 'approval',
+      data: {
+        runId,
+        round: pending.round,
+        decision: approve ? 'approved' : 'denied',
+        calls: pending.calls.map((c) => ({ stepId: c.stepId, toolName: c.toolName, effect: c.effect, argumentsHash: canonicalSha256(c.arguments) })),
+        decidedBy: 'sim-person',
+        reason: null,
+      },
+    };
+    await process.module.get(CommandBus).execute(new RecordDecisionStatementCommand(statement, this.clock.now()));
+  }
+
   private newRun(agent: string): string {
     const runId = `run-${this.runIds.length + 1}`;
     this.runIds.push(runId);
@@ -644,6 +677,7 @@ export class SimWorld {
       attempt,
       author: task === undefined ? null : { taskId: task.id, lease: task.lease },
       runRevision: this.runStore.lengthOf(runStreamName(runId)),
+      auditRevision: this.auditStore.lengthOf(auditStreamName(runId)),
       at: this.clock.now(),
     });
   }
@@ -667,6 +701,7 @@ export class SimWorld {
 
   private addMetrics(process: SimProcess): void {
     for (const [name, value] of Object.entries(process.metrics.snapshot()) as [RuntimeCounter, number][]) this.count(`metric:${name}`, value);
+    for (const series of process.metrics.labelled('decisionStatements')) this.count(`statements:${series.labels.outcome ?? 'unknown'}`, series.value);
   }
 
   private async startProcess(slot: Slot, generation: number, verboseLogs: boolean): Promise<SimProcess> {

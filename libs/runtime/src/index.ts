@@ -46,7 +46,6 @@ export * from './execution/queue-index';
 export * from './execution/reaper';
 export * from './execution/run-command-processor';
 export * from './execution/run-service';
-export * from './execution/approval-decision-not-stored.error';
 export * from './execution/run-streams';
 export * from './execution/runtime-metrics';
 export * from './execution/runtime-options';

@@ -333,13 +333,13 @@ describe('agent-ledger CLI: approvals and input', () => {
     expect(told.lines).toEqual(['Run r1 denied: status QUEUED.', 'Watch it: agent-ledger events follow r1']);
   });
 
-  it('runs approve|deny: refusals (409, 404, 400) are exit 4 with the code; a decision not stored (503) is exit 3', async () => {
+  it('runs approve|deny: refusals (409, 404, 400) are exit 4 with the code; a decision whose statement is pending took effect: exit 0 and a warning', async () => {
     const { fetch } = fakeFetch(
       notWaiting(),
       json(409, { statusCode: 409, code: 'APPROVAL_ROUND_MISMATCH', message: 'Run r1 waits for the approval of round 2, not 1' }),
       notFound(),
       json(400, { statusCode: 400, code: 'INVALID_FIELD', field: 'reason', rule: 'length', message: 'reason must be 1 to 500 characters' }),
-      json(503, { statusCode: 503, code: 'APPROVAL_DECISION_NOT_STORED', message: 'the decision could not be stored in the audit trail; the run still waits' }),
+      json(200, { runId: 'r1', status: 'QUEUED', run: { runId: 'r1', status: 'QUEUED', reason: null }, auditStatement: 'pending' }),
     );
     const again = capture();
     expect(await runCli(['runs', 'approve', 'r1'], again, ENV, { fetch })).toBe(4);
@@ -353,9 +353,10 @@ describe('agent-ledger CLI: approvals and input', () => {
     const bad = capture();
     expect(await runCli(['runs', 'deny', 'r1', '--reason', 'x'.repeat(501)], bad, ENV, { fetch })).toBe(4);
     expect(bad.errText()).toContain('400 INVALID_FIELD: reason must be 1 to 500 characters (field: reason, rule: length)');
-    const notStored = capture();
-    expect(await runCli(['runs', 'approve', 'r1'], notStored, ENV, { fetch })).toBe(3);
-    expect(notStored.errText()).toContain('503 APPROVAL_DECISION_NOT_STORED');
+    const pending = capture();
+    expect(await runCli(['runs', 'approve', 'r1'], pending, ENV, { fetch })).toBe(0);
+    expect(pending.lines[0]).toBe('Run r1 approved: status QUEUED.');
+    expect(pending.errText()).toContain('its statement could not be stored in the audit trail yet');
     expect(again.lines).toEqual([]);
   });
 

@@ -311,8 +311,9 @@ agent-ledger runs get <runId>, or agent-ledger approvals list --state pending).
 --reason (1 to 500 characters) is recorded with the decision; who decided is the API
 key's id. --round N makes sure the decision is for that model round: another one is
 refused (APPROVAL_ROUND_MISMATCH). Refusals are exit 4: RUN_NOT_WAITING_FOR_APPROVAL,
-RUN_ALREADY_SETTLED, APPROVAL_ROUND_MISMATCH. A decision the audit trail could not
-store (503 APPROVAL_DECISION_NOT_STORED) is exit 3; the run still waits. The key needs
+RUN_ALREADY_SETTLED, APPROVAL_ROUND_MISMATCH. A decision whose statement the audit
+trail could not store yet took effect (exit 0, a warning on standard error): nothing
+it allows happens before the statement is stored, or the run fails closed. The key needs
 the scope runs:approve.${HTTP_HELP}${TIMEOUT_HELP}`,
     options: { reason: { type: 'string' }, round: { type: 'string' }, ...JSON_OPTION, ...URL_OPTION },
     run: ({ values, positionals, env, output, deps }) => {

@@ -260,6 +260,16 @@ interface DecisionAnswer {
   readonly runId: string;
   readonly status: string | null;
   readonly run: RunView;
+  /** `pending`: the decision took effect, its statement is not in the audit trail yet (older services do not send it). */
+  readonly auditStatement?: 'recorded' | 'pending';
+}
+
+/** Says on standard error that a decision's statement is not stored yet: it took effect, and nothing it allows happens before the statement is stored. */
+function warnIfStatementPending(answer: DecisionAnswer, output: CliOutput): void {
+  if (answer.auditStatement !== 'pending') return;
+  output.err(
+    'Warning: it took effect on the run, but its statement could not be stored in the audit trail yet; nothing it allows happens before it is stored (or the run fails closed). Do not send it again.',
+  );
 }
 
 /** `runs approve|deny` options. */
@@ -276,14 +286,16 @@ export interface DecideOptions {
  * `POST /runs/{runId}/approval`. Who decided is the API key's id (the
  * service's, not the command line's). Refusals are exit 4: not waiting
  * (`RUN_NOT_WAITING_FOR_APPROVAL`), settled (`RUN_ALREADY_SETTLED`), another
- * round (`APPROVAL_ROUND_MISMATCH`); a decision the audit trail could not
- * store (`APPROVAL_DECISION_NOT_STORED`, 503) is exit 3, and the run still waits.
+ * round (`APPROVAL_ROUND_MISMATCH`). A decision whose statement the audit
+ * trail could not store yet (`auditStatement: pending`) took effect: exit 0,
+ * with a warning on standard error.
  */
 export async function runsDecide(client: ApiClient, runId: string, options: DecideOptions, output: CliOutput): Promise<ExitCode> {
   const body: Record<string, unknown> = { decision: options.decision };
   if (options.reason !== undefined) body.reason = options.reason;
   if (options.round !== undefined) body.round = options.round;
   const answer = await client.json<DecisionAnswer>('POST', `/runs/${encodeURIComponent(runId)}/approval`, body);
+  warnIfStatementPending(answer.body, output);
   if (options.json) {
     output.out(JSON.stringify(answer.body, null, 2));
     return ExitCode.OK;
@@ -303,6 +315,7 @@ export async function runsDecide(client: ApiClient, runId: string, options: Deci
  */
 export async function runsInput(client: ApiClient, runId: string, options: { input: unknown; json: boolean }, output: CliOutput): Promise<ExitCode> {
   const answer = await client.json<DecisionAnswer>('POST', `/runs/${encodeURIComponent(runId)}/input`, { input: options.input });
+  warnIfStatementPending(answer.body, output);
   if (options.json) {
     output.out(JSON.stringify(answer.body, null, 2));
     return ExitCode.OK;

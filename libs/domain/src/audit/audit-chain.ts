@@ -30,7 +30,7 @@ export interface AuditChainBreak {
     | 'brokenLink'
     /** Its sequence number is not one more than the record before it. */
     | 'sequenceGap'
-    /** A second record for the same step. */
+    /** A second audit record (`AuditRecorded`) for the same step. */
     | 'duplicateStep';
 }
 
@@ -49,12 +49,14 @@ export class AuditChainChecker {
     const index = this.index++;
     const breaks: AuditChainBreak[] = [];
     const stepId = 'stepId' in record && typeof record.stepId === 'string' ? record.stepId : null;
+    // Only a step's own audit record (the one with a `kind`) is once per step; a statement about the step (an input answer, a resolution) is not.
+    const stepAudit = stepId !== null && 'kind' in record;
     const { hash, ...content } = record;
     if (auditRecordHash(content) !== hash) breaks.push({ index, stepId, problem: 'hashMismatch' });
     if (record.previousHash !== (this.previous?.hash ?? null)) breaks.push({ index, stepId, problem: 'brokenLink' });
     if (record.sequence !== (this.previous?.sequence ?? 0) + 1) breaks.push({ index, stepId, problem: 'sequenceGap' });
-    if (stepId !== null && this.steps.has(stepId)) breaks.push({ index, stepId, problem: 'duplicateStep' });
-    if (stepId !== null) this.steps.add(stepId);
+    if (stepAudit && this.steps.has(stepId)) breaks.push({ index, stepId, problem: 'duplicateStep' });
+    if (stepAudit) this.steps.add(stepId);
     this.previous = { hash, sequence: record.sequence };
     return breaks;
   }

@@ -1,6 +1,7 @@
 import { foldEvents } from '../decider';
 import { InvalidFieldError } from '../errors/invalid-field.error';
-import type { RecordApprovalDecision, RecordAudit } from './audit-commands';
+import { AuditStatementConflictError } from '../errors/audit-statement-conflict.error';
+import type { AuditCommand, RecordApprovalDecision, RecordAudit, RecordInputAnswer, RecordWriteResolution } from './audit-commands';
 import { auditRecordHash, verifyAuditChain } from './audit-chain';
 import { auditDecider } from './audit-decider';
 import type { AuditEvent } from './audit-events';
@@ -95,5 +96,88 @@ describe('audit decider: approval decisions', () => {
   ])('refuses a decision whose %s is malformed', (field, overrides) => {
     expect(() => decideAny([], decision(overrides))).toThrow(expect.objectContaining({ field }) as Error);
     expect(() => decideAny([], decision(overrides))).toThrow(InvalidFieldError);
+  });
+});
+
+describe('audit decider: one statement per decision', () => {
+  const approval = (overrides: Partial<RecordApprovalDecision['data']> = {}): RecordApprovalDecision => ({
+    type: 'RecordApprovalDecision',
+    data: {
+      runId: 'run-1',
+      round: 0,
+      decision: 'approved',
+      calls: [{ stepId: 'run-1/r0/t1', toolName: 'files.append', effect: 'NON_IDEMPOTENT_WRITE', argumentsHash: 'a'.repeat(64) }],
+      decidedBy: 'alice',
+      reason: null,
+      ...overrides,
+    },
+    metadata: { now: T0 },
+  });
+  const answer = (overrides: Partial<RecordInputAnswer['data']> = {}): RecordInputAnswer => ({
+    type: 'RecordInputAnswer',
+    data: { runId: 'run-1', stepId: 'run-1/r0/t0', inputHash: 'c'.repeat(64), answeredBy: 'dave', answeredAt: T0, ...overrides },
+    metadata: { now: T0 + 5 },
+  });
+  const resolution = (overrides: Partial<RecordWriteResolution['data']> = {}): RecordWriteResolution => ({
+    type: 'RecordWriteResolution',
+    data: {
+      runId: 'run-1',
+      stepId: 'run-1/r0/t1',
+      toolName: 'files.append',
+      effect: 'NON_IDEMPOTENT_WRITE',
+      idempotencyKey: 'agent-ledger:run-1/r0/t1',
+      outcome: 'notExecuted',
+      note: 'checked',
+      resolvedBy: 'op',
+      continuationRunId: 'run-2',
+      ...overrides,
+    },
+    metadata: { now: T0 },
+  });
+  const after = (given: readonly AuditEvent[], command: AuditCommand) => auditDecider.decide(command, foldEvents(auditDecider, given));
+
+  it.each<[string, AuditCommand, AuditCommand]>([
+    ['an approval round', approval(), approval({ decision: 'denied', decidedBy: 'bob' })],
+    ['an input answer', answer(), answer({ inputHash: 'd'.repeat(64) })],
+    ['a resolution', resolution(), resolution({ outcome: 'executed' })],
+  ])('%s: the same statement again records nothing, a different one for the same decision is refused', (_what, first, other) => {
+    const stored = after([], first);
+    expect(stored).toHaveLength(1);
+    // Sent again later (a late try, another caller): already there, whatever the time.
+    expect(after(stored, { ...first, metadata: { now: T0 + 60_000 } })).toEqual([]);
+    expect(() => after(stored, other)).toThrow(AuditStatementConflictError);
+    expect(() => after(stored, other)).toThrow(expect.objectContaining({ code: 'AUDIT_STATEMENT_CONFLICT', runId: 'run-1' }) as Error);
+  });
+
+  it('states other decisions of the run (another round, another step, another continuation)', () => {
+    const one = after([], approval());
+    expect(after(one, approval({ round: 1, calls: [{ stepId: 'run-1/r1/t0', toolName: 'files.append', effect: 'NON_IDEMPOTENT_WRITE', argumentsHash: 'b'.repeat(64) }] }))).toHaveLength(1);
+    const two = after([], resolution());
+    expect(after(two, resolution({ continuationRunId: 'run-3', outcome: 'executed' }))).toHaveLength(1);
+  });
+
+  it('reads an old chain holding several statements of one round, and takes any of them as already stated', () => {
+    const approved = after([], approval());
+    const denied = auditDecider.decide(approval({ decision: 'denied', decidedBy: 'bob' }), { ...foldEvents(auditDecider, approved), statements: new Map() });
+    const chain = [...approved, ...denied];
+    expect(after(chain, approval({ decision: 'denied', decidedBy: 'bob' }))).toEqual([]);
+    expect(after(chain, approval())).toEqual([]);
+  });
+
+  it('an input answer is chained with the SHA-256 of the input, and the step audit of the same step does not break the chain', () => {
+    const stated = after([], answer());
+    expect(stated).toMatchObject([{ type: 'InputAnswerRecorded', data: { sequence: 1, inputHash: 'c'.repeat(64), answeredBy: 'dave', recordedAt: T0 + 5, previousHash: null } }]);
+    const stepAudit = after(stated, record('run-1/r0/t0', { toolName: 'test.ask', effect: 'READ_ONLY', idempotencyKey: null }));
+    expect(stepAudit).toHaveLength(1);
+    expect(verifyAuditChain([...stated, ...stepAudit].map((e) => e.data))).toEqual([]);
+  });
+
+  it.each<[string, Partial<RecordInputAnswer['data']>]>([
+    ['data.stepId', { stepId: 'run-2/r0/t0' }],
+    ['data.inputHash', { inputHash: 'not a hash' }],
+    ['data.answeredBy', { answeredBy: '' }],
+    ['data.answeredAt', { answeredAt: Number.NaN }],
+  ])('refuses an input answer whose %s is malformed', (field, overrides) => {
+    expect(() => after([], answer(overrides))).toThrow(expect.objectContaining({ field }) as Error);
   });
 });

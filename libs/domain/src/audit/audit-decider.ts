@@ -2,9 +2,14 @@ import type { Decider } from '../decider';
 import { InvalidFieldError } from '../errors/invalid-field.error';
 import { isToolEffect } from '../tool-effect/tool-effect';
 import { assertRunId } from '../run/step-id';
-import type { AuditCommand, RecordApprovalDecision, RecordWriteResolution } from './audit-commands';
+import { AuditStatementConflictError } from '../errors/audit-statement-conflict.error';
+import type { JsonObject } from '../json';
+import type { AuditCommand, RecordApprovalDecision, RecordInputAnswer, RecordWriteResolution } from './audit-commands';
 import { auditRecordHash } from './audit-chain';
 import type { AuditEvent, AuditRecorded } from './audit-events';
+import { canonicalJson } from './canonical-json';
+import type { DecisionStatement } from './decision-statement';
+import { auditStatementKey, statementKey } from './decision-statement';
 
 /** A run's audit trail as its events tell it. */
 export interface AuditState {
@@ -13,6 +18,12 @@ export interface AuditState {
   /** The hash of the last audit record; null for none. */
   readonly lastHash: string | null;
   readonly recordedSteps: ReadonlySet<string>;
+  /**
+   * The decisions stated so far, by decision key (`statementKey`): the
+   * fingerprint of each statement under it. A chain written before statements
+   * were made exactly once may hold several under one key.
+   */
+  readonly statements: ReadonlyMap<string, readonly string[]>;
 }
 
 /** The audit stream's decider. */
@@ -20,29 +31,41 @@ export type AuditDecider = Decider<AuditCommand, AuditState, AuditEvent, readonl
 
 /** The state of an empty audit stream. */
 export function initialAuditState(): AuditState {
-  return { sequence: 0, lastHash: null, recordedSteps: new Set() };
+  return { sequence: 0, lastHash: null, recordedSteps: new Set(), statements: new Map() };
+}
+
+/** What identifies a statement's content: everything it states, not where or when it sits in the chain. */
+function fingerprint(data: object): string {
+  const { sequence: _sequence, recordedAt: _recordedAt, previousHash: _previousHash, hash: _hash, ...content } = data as Record<string, unknown>;
+  return canonicalJson(content as JsonObject);
 }
 
 /** Folds an audit event into the state; never throws. */
 export function evolveAudit(state: AuditState, event: AuditEvent): AuditState {
   if (event.type === 'AuditRecorded') {
-    return { sequence: event.data.sequence, lastHash: event.data.hash, recordedSteps: new Set([...state.recordedSteps, event.data.stepId]) };
+    return { ...state, sequence: event.data.sequence, lastHash: event.data.hash, recordedSteps: new Set([...state.recordedSteps, event.data.stepId]) };
   }
-  if (event.type === 'WriteResolutionRecorded' || event.type === 'ApprovalDecisionRecorded') {
-    return { ...state, sequence: event.data.sequence, lastHash: event.data.hash };
-  }
-  return state;
+  const key = auditStatementKey(event);
+  if (key === null) return state;
+  const statements = new Map(state.statements);
+  statements.set(key, [...(state.statements.get(key) ?? []), fingerprint(event.data)]);
+  return { ...state, sequence: event.data.sequence, lastHash: event.data.hash, statements };
 }
 
 /**
- * Decides `RecordAudit`: one audit record per step, numbered in order and
- * hash-chained to the record before it.
+ * Decides an audit command: one audit record per step, and one statement per
+ * decision (approval round, answered step, requeue), each numbered in order
+ * and hash-chained to the record before it. The same statement sent again
+ * records nothing (it is already there); a different statement for a decision
+ * already stated is refused.
  *
  * @throws {@link InvalidFieldError} naming the field of a malformed command.
+ * @throws {@link AuditStatementConflictError} for a second, different statement of one decision.
  */
 export function decideAudit(command: AuditCommand, state: AuditState): readonly AuditEvent[] {
-  if (command.type === 'RecordWriteResolution') return decideWriteResolution(command, state);
-  if (command.type === 'RecordApprovalDecision') return decideApprovalDecision(command, state);
+  if (command.type === 'RecordWriteResolution') return stateOnce({ kind: 'resolution', data: command.data }, state, () => decideWriteResolution(command, state));
+  if (command.type === 'RecordApprovalDecision') return stateOnce({ kind: 'approval', data: command.data }, state, () => decideApprovalDecision(command, state));
+  if (command.type === 'RecordInputAnswer') return stateOnce({ kind: 'input', data: command.data }, state, () => decideInputAnswer(command, state));
   const { data, metadata } = command;
   assertRunId(data.runId, 'data.runId');
   if (typeof data.stepId !== 'string' || !data.stepId.startsWith(`${data.runId}/`)) {
@@ -57,6 +80,25 @@ export function decideAudit(command: AuditCommand, state: AuditState): readonly 
   if (state.recordedSteps.has(data.stepId)) return [];
   const content: Omit<AuditRecorded['data'], 'hash'> = { ...data, sequence: state.sequence + 1, recordedAt: metadata.now, previousHash: state.lastHash };
   return [{ type: 'AuditRecorded', data: { ...content, hash: auditRecordHash(content) } }];
+}
+
+/** Records a statement once: nothing when the chain already holds it, refused when it holds another for the same decision. */
+function stateOnce(statement: DecisionStatement, state: AuditState, decide: () => readonly AuditEvent[]): readonly AuditEvent[] {
+  const events = decide();
+  const stated = state.statements.get(statementKey(statement));
+  if (stated === undefined) return events;
+  if (stated.includes(fingerprint(statement.data))) return [];
+  throw new AuditStatementConflictError(statement.data.runId, statementKey(statement));
+}
+
+function decideInputAnswer({ data, metadata }: RecordInputAnswer, state: AuditState): readonly AuditEvent[] {
+  assertRunId(data.runId, 'data.runId');
+  if (typeof data.stepId !== 'string' || !data.stepId.startsWith(`${data.runId}/`)) throw new InvalidFieldError('data.stepId', 'must be a step id of the run');
+  if (typeof data.inputHash !== 'string' || !/^[0-9a-f]{64}$/.test(data.inputHash)) throw new InvalidFieldError('data.inputHash', 'must be a SHA-256 in hex');
+  if (typeof data.answeredBy !== 'string' || data.answeredBy.length === 0) throw new InvalidFieldError('data.answeredBy', 'must name who answered');
+  if (typeof data.answeredAt !== 'number' || !Number.isFinite(data.answeredAt)) throw new InvalidFieldError('data.answeredAt', 'must be a time in milliseconds');
+  const content = { ...data, sequence: state.sequence + 1, recordedAt: metadata.now, previousHash: state.lastHash };
+  return [{ type: 'InputAnswerRecorded', data: { ...content, hash: auditRecordHash(content) } }];
 }
 
 function decideWriteResolution({ data, metadata }: RecordWriteResolution, state: AuditState): readonly AuditEvent[] {

@@ -31,8 +31,10 @@ export type AuditRecorded = DomainEvent<
 
 /**
  * An operator's statement of what became of a write that was in flight when
- * its run was dead-lettered, recorded when the run is requeued. Part of the
- * run's audit chain, like every audit record.
+ * its run was dead-lettered, stated once the requeue took effect on the run
+ * (`RunRequeuedByOperator`), from that event: one statement per requeue. The
+ * continuation is not started before it is stored. Part of the run's audit
+ * chain, like every audit record.
  */
 export type WriteResolutionRecorded = DomainEvent<
   'WriteResolutionRecorded',
@@ -63,9 +65,12 @@ export interface DecidedCall {
 }
 
 /**
- * A person's decision on tool calls a run waited to have approved, recorded
- * before the decision takes effect on the run: a decision whose audit record
- * cannot be stored is refused. Part of the run's audit chain.
+ * A person's decision on tool calls a run waited to have approved, stated
+ * once the decision took effect on the run (`ApprovalGranted` or
+ * `ApprovalDenied`), from that event: one statement per decided round, none
+ * for a refused decision. Nothing the decision allows (the approved calls, the
+ * denial given to the model) happens before it is stored. Part of the run's
+ * audit chain.
  */
 export type ApprovalDecisionRecorded = DomainEvent<
   'ApprovalDecisionRecorded',
@@ -83,14 +88,40 @@ export type ApprovalDecisionRecorded = DomainEvent<
   }
 >;
 
+/**
+ * A person's answer to a tool that asked for input, stated once the answer
+ * took effect on the run (`InputSubmitted`), from that event: one statement
+ * per answered step. The tool is not given the input before it is stored. The
+ * input itself stays in the run's stream; the audit chain keeps its SHA-256.
+ */
+export type InputAnswerRecorded = DomainEvent<
+  'InputAnswerRecorded',
+  {
+    readonly runId: string;
+    /** The step of the tool that asked. */
+    readonly stepId: string;
+    readonly sequence: number;
+    /** SHA-256 (hex) of the input in canonical JSON. */
+    readonly inputHash: string;
+    /** Who answered, as `InputSubmitted.submittedBy` records it. */
+    readonly answeredBy: string;
+    /** When the answer took effect on the run (`InputSubmitted.submittedAt`). */
+    readonly answeredAt: number;
+    readonly recordedAt: number;
+    readonly previousHash: string | null;
+    readonly hash: string;
+  }
+>;
+
 /** Every event of an audit stream. */
-export type AuditEvent = AuditRecorded | WriteResolutionRecorded | ApprovalDecisionRecorded;
+export type AuditEvent = AuditRecorded | WriteResolutionRecorded | ApprovalDecisionRecorded | InputAnswerRecorded;
 
 /** The schema version of each audit event's payload. */
 export const AUDIT_EVENT_SCHEMA_VERSIONS: Readonly<Record<AuditEvent['type'], number>> = Object.freeze({
   AuditRecorded: 1,
   WriteResolutionRecorded: 1,
   ApprovalDecisionRecorded: 1,
+  InputAnswerRecorded: 1,
 });
 
 /** Whether `type` is an audit event type this version knows. */

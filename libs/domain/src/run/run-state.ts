@@ -1,3 +1,5 @@
+import type { DecisionStatement } from '../audit/decision-statement';
+import { statementOf } from '../audit/decision-statement';
 import type { JsonValue } from '../json';
 import type { ToolEffect } from '../tool-effect/tool-effect';
 import { isWrite } from '../tool-effect/tool-effect';
@@ -103,6 +105,12 @@ export interface RunState {
   readonly inputs: ReadonlyMap<string, JsonValue>;
   /** True once the run waited for a person: any worker may then resume it, whatever its mode. */
   readonly resumedAfterPause: boolean;
+  /**
+   * What the audit chain must state about each decision that took effect on
+   * this run (approvals, denials, input answers, an operator's resolution), in
+   * order, derived from the run's own events.
+   */
+  readonly statements: readonly DecisionStatement[];
 }
 
 /** The state of a run that was never requested. */
@@ -131,6 +139,7 @@ export function initialRunState(): RunState {
     pendingInput: null,
     inputs: new Map(),
     resumedAfterPause: false,
+    statements: [],
   };
 }
 
@@ -140,6 +149,12 @@ export function initialRunState(): RunState {
  * leaves the state as it is, so that old code can read newer streams.
  */
 export function evolveRun(state: RunState, event: RunEvent): RunState {
+  const statement = statementOf(event, state.pendingApproval);
+  const next = evolveFacts(state, event);
+  return statement === null ? next : { ...next, statements: [...state.statements, statement] };
+}
+
+function evolveFacts(state: RunState, event: RunEvent): RunState {
   switch (event.type) {
     case 'RunRequested': {
       const { runId, agent, input, mode, maxIterations, requestedAt, continuation } = event.data;

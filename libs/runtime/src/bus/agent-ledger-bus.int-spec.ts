@@ -18,6 +18,7 @@ import type { AgentTool, ToolContext } from '../tools/agent-tool';
 import { Tool } from '../tools/tool.decorator';
 import { ToolRegistry } from '../tools/tool-registry';
 import { CancelRun } from './cancel-run.command';
+import { DecideRunApproval } from './decide-run-approval.command';
 import { GetRunState } from './get-run-state.query';
 import { IdempotencyKeyReusedError, runIdForIdempotencyKey } from './idempotency';
 import { MessageValidationError } from '@agent-ledger/validation';
@@ -110,6 +111,15 @@ const AGENTS: AgentDefinition[] = [
     tools: ['shelf.wait'],
     maxIterations: 2,
     provider: { type: 'scripted', script: [{ toolCalls: [{ tool: 'shelf.wait', arguments: {} }] }, { final: 'waited' }] },
+  },
+  {
+    name: 'careful-shelver',
+    instructions: 'Put the value on the shelf, once a person approves.',
+    tools: ['shelf.put'],
+    // Nothing pre-approved: a person decides on the write.
+    approvals: { preApproved: [], onDenial: 'endRun' },
+    maxIterations: 5,
+    provider: { type: 'scripted', script: [{ toolCalls: [{ tool: 'shelf.put', arguments: { key: 'k2', value: 7 } }] }, { final: 'shelved' }] },
   },
 ];
 
@@ -250,9 +260,26 @@ describe.each<Variant>(['forRoot', 'forRootAsync'])('AgentLedgerModule.%s on the
     await expect(commands.execute(new StartRun({ agent: 'ghost', input: 'x' }))).rejects.toMatchObject({
       constructor: InvalidFieldError,
       field: 'agent',
-      message: 'agent must name a configured agent (known: shelver, waiter)',
+      message: 'agent must name a configured agent (known: shelver, waiter, careful-shelver)',
     });
     expect(await countEvents(store)).toBe(before);
+  });
+
+  it('decides an approval with DecideRunApproval: of two decisions at once one takes effect and is stated once in the audit chain, the other is refused', async () => {
+    const started = await commands.execute(new StartRun({ agent: 'careful-shelver', input: 'shelve k2', mode: 'interactive', runId: 'bus-approve' }));
+    expect(started).toMatchObject({ status: 'WAITING_FOR_APPROVAL' });
+    const [approve, deny] = await Promise.allSettled([
+      commands.execute(new DecideRunApproval({ runId: 'bus-approve', decision: 'approve', decidedBy: 'host:alice' })),
+      commands.execute(new DecideRunApproval({ runId: 'bus-approve', decision: 'deny', decidedBy: 'host:bob' })),
+    ]);
+    const won = [approve, deny].filter((r) => r.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    expect(won[0]).toMatchObject({ value: { runId: 'bus-approve', auditStatement: 'recorded' } });
+    const lost = [approve, deny].find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect((lost.reason as { code?: string }).code).toMatch(/^(RUN_NOT_WAITING_FOR_APPROVAL|RUN_ALREADY_SETTLED)$/);
+    const statements = (await store.readStream(auditStreamName('bus-approve'))).events.filter((e) => e.type === 'ApprovalDecisionRecorded');
+    expect(statements).toHaveLength(1);
+    expect(statements[0]?.data).toMatchObject({ decision: approve.status === 'fulfilled' ? 'approved' : 'denied', decidedBy: approve.status === 'fulfilled' ? 'host:alice' : 'host:bob' });
   });
 
   it('cancels a running run with CancelRun (stopped at its step boundary); a bad one is refused before anything is appended', async () => {

@@ -68,8 +68,8 @@ export class DecideRunApprovalHandler extends ValidatedCommandHandler<DecideRunA
   }
 
   protected async handle({ runId, decision, decidedBy, reason, round }: DecideRunApproval): Promise<DecideRunApprovalResult> {
-    const state = await this.runs.decideApproval(runId, { decision, decidedBy, reason, round });
-    return { runId, status: state.status ?? 'QUEUED', run: runSummaryOf(runId, state), state };
+    const { state, auditStatement } = await this.runs.decideApproval(runId, { decision, decidedBy, reason, round });
+    return { runId, status: state.status ?? 'QUEUED', run: runSummaryOf(runId, state), state, auditStatement };
   }
 }
 
@@ -81,8 +81,8 @@ export class SubmitRunInputHandler extends ValidatedCommandHandler<SubmitRunInpu
   }
 
   protected async handle({ runId, input, submittedBy }: SubmitRunInput): Promise<SubmitRunInputResult> {
-    const state = await this.runs.submitInput(runId, { input, submittedBy });
-    return { runId, status: state.status ?? 'QUEUED', run: runSummaryOf(runId, state), state };
+    const { state, auditStatement } = await this.runs.submitInput(runId, { input, submittedBy });
+    return { runId, status: state.status ?? 'QUEUED', run: runSummaryOf(runId, state), state, auditStatement };
   }
 }
 

@@ -28,16 +28,25 @@ export interface DecideRunApprovalResult {
   readonly status: RunStatus;
   readonly run: RunSummary;
   readonly state: RunState;
+  /**
+   * `recorded`: the decision's statement is in the run's audit chain;
+   * `pending`: the decision took effect but its statement could not be stored
+   * yet. Nothing the decision allows happens before it is stored (or the run
+   * fails closed): do not send the decision again, it would be refused.
+   */
+  readonly auditStatement: 'recorded' | 'pending';
 }
 
 /**
  * A person approves or denies the calls a run waits for
- * (`WAITING_FOR_APPROVAL`). The decision is stored in the run's audit trail
- * first; then an approval queues the run for a worker, and a denial tells
- * the model or ends the run `APPROVAL_DENIED`, as the agent's configuration says.
+ * (`WAITING_FOR_APPROVAL`). The decision takes effect on the run first (one of
+ * concurrent decisions wins, the others are refused), then its statement is
+ * stored in the run's audit chain (see `auditStatement`); an approval queues
+ * the run for a worker, and a denial tells the model or ends the run
+ * `APPROVAL_DENIED`, as the agent's configuration says.
  *
  * @throws MessageValidationError for a field that breaks its rule
- * @throws RunNotFoundError, RunAlreadySettledError, RunNotWaitingError (not waiting, or decided already), ApprovalRoundMismatchError, ApprovalDecisionNotStoredError
+ * @throws RunNotFoundError, RunAlreadySettledError, RunNotWaitingError (not waiting, or decided already), ApprovalRoundMismatchError
  */
 export class DecideRunApproval extends Command<DecideRunApprovalResult> implements DecideRunApprovalFields {
   @Matches(RUN_ID_RULE, { message: RUN_ID_RULE_MESSAGE })

@@ -19,11 +19,15 @@ export interface SubmitRunInputResult {
   readonly status: RunStatus;
   readonly run: RunSummary;
   readonly state: RunState;
+  /** `recorded`: the answer's statement is in the run's audit chain; `pending`: not stored yet (the tool gets the input only once it is). */
+  readonly auditStatement: 'recorded' | 'pending';
 }
 
 /**
  * Submits the input a waiting run's tool asked for (`WAITING_FOR_INPUT`);
- * the run is queued again and a worker resumes it.
+ * the run is queued again and a worker resumes it. The answer takes effect
+ * on the run first (one of concurrent answers wins), then its statement is
+ * stored in the run's audit chain (see `auditStatement`).
  *
  * @throws MessageValidationError for a field that breaks its rule
  * @throws RunNotFoundError, RunAlreadySettledError, RunNotWaitingError

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { AuditCommand, AuditEvent, AuditState, RecordApprovalDecision, RecordAudit, RecordWriteResolution } from '@agent-ledger/domain';
-import { AUDIT_EVENT_SCHEMA_VERSIONS, auditDecider, foldEvents, isAuditEventType } from '@agent-ledger/domain';
+import type { AuditCommand, AuditEvent, AuditState, DecisionStatement, RecordAudit } from '@agent-ledger/domain';
+import { AUDIT_EVENT_SCHEMA_VERSIONS, auditDecider, foldEvents, isAuditEventType, statementCommand, statementKey } from '@agent-ledger/domain';
 import type { CurrentRevision, EventStore } from '@agent-ledger/event-store';
-import { ExpectedRevision, WrongExpectedRevisionError } from '@agent-ledger/event-store';
+import { deterministicEventId, ExpectedRevision, WrongExpectedRevisionError } from '@agent-ledger/event-store';
 import { toDomainEvents, toEventData } from './domain-event-codec';
 import { AUDIT_EVENT_STORE } from './event-store.tokens';
 import { auditStreamName } from './run-streams';
@@ -14,6 +14,13 @@ export type AuditEntry = RecordAudit['data'];
 const MAX_CONFLICT_RETRIES = 3;
 /** Audit streams whose state is kept between appends (the most recently used). */
 const CACHED_STREAMS = 4096;
+
+/**
+ * What became of a statement: `stored` now, `alreadyStored` (the chain held it
+ * before: another caller stored it), or `notStored` (the store refused or
+ * failed; logged and counted).
+ */
+export type StatementRecording = 'stored' | 'alreadyStored' | 'notStored';
 
 /** An audit stream's state as of a revision, as this process last wrote or read it. */
 interface KnownAuditStream {
@@ -49,18 +56,31 @@ export class AuditRecorder {
     return this.append(entry.runId, `step ${entry.stepId}`, (at) => ({ type: 'RecordAudit', data: entry, metadata: { now: at } }), now);
   }
 
-  /** Records an operator's statement about a write that was in flight. @returns whether it is stored. */
-  recordWriteResolution(resolution: RecordWriteResolution['data'], now: number): Promise<boolean> {
-    return this.append(resolution.runId, `the resolution of step ${resolution.stepId}`, (at) => ({ type: 'RecordWriteResolution', data: resolution, metadata: { now: at } }), now);
+  /**
+   * Records the statement of a decision that took effect on a run, exactly
+   * once: under an event id named after the decision (a retried or concurrent
+   * append of it is a no-op in the store), and decided against the chain (a
+   * statement already there records nothing; a different one for the same
+   * decision is refused, logged and reported `notStored`).
+   */
+  async recordStatement(statement: DecisionStatement, now: number): Promise<StatementRecording> {
+    const key = statementKey(statement);
+    let appended = false;
+    const stored = await this.append(statement.data.runId, `the statement of ${key}`, (at) => statementCommand(statement, at), now, {
+      eventId: deterministicEventId(`${auditStreamName(statement.data.runId)}|statement|${key}`),
+      onAppend: () => (appended = true),
+    });
+    if (!stored) return 'notStored';
+    return appended ? 'stored' : 'alreadyStored';
   }
 
-  /** Records a person's decision on calls waiting for approval. @returns whether it is stored. */
-  recordApprovalDecision(decision: RecordApprovalDecision['data'], now: number): Promise<boolean> {
-    const what = `approval decision of round ${decision.round}`;
-    return this.append(decision.runId, what, (at) => ({ type: 'RecordApprovalDecision', data: decision, metadata: { now: at } }), now);
-  }
-
-  private async append(runId: string, subject: string, command: (now: number) => AuditCommand, now: number): Promise<boolean> {
+  private async append(
+    runId: string,
+    subject: string,
+    command: (now: number) => AuditCommand,
+    now: number,
+    statement?: { readonly eventId: string; readonly onAppend: () => void },
+  ): Promise<boolean> {
     const stream = auditStreamName(runId);
     try {
       let current = this.known.get(stream) ?? (await this.load(stream));
@@ -69,10 +89,23 @@ export class AuditRecorder {
         if (events.length === 0) return true;
         const nextRevision = current.revision === ExpectedRevision.NO_STREAM ? 0n : current.revision + 1n;
         try {
-          const result = await this.store.append(stream, toEventData(stream, nextRevision, events, AUDIT_EVENT_SCHEMA_VERSIONS, { correlationId: runId }), {
+          const data = toEventData(stream, nextRevision, events, AUDIT_EVENT_SCHEMA_VERSIONS, { correlationId: runId });
+          const result = await this.store.append(stream, statement === undefined ? data : data.map((event) => ({ ...event, id: statement.eventId })), {
             expectedRevision: current.revision,
           });
-          this.remember(stream, { state: events.reduce(auditDecider.evolve, current.state), revision: result.nextExpectedRevision });
+          if (statement === undefined) {
+            this.remember(stream, { state: events.reduce(auditDecider.evolve, current.state), revision: result.nextExpectedRevision });
+          } else {
+            // Under the decision's id, the store answers a concurrent caller's statement (its own recordedAt, so its own
+            // hash) as if it were ours: what is stored is read back, and counts as this call's only if it is ours.
+            this.known.delete(stream);
+            // A failed read back leaves it counted as ours: it is stored either way.
+            const ours = await this.store
+              .readStream(stream, { fromRevision: nextRevision, maxCount: 1 })
+              .then((stored) => (stored.events[0]?.data as { hash?: unknown } | undefined)?.hash === events[0]?.data.hash)
+              .catch(() => true);
+            if (ours) statement.onAppend();
+          }
           return true;
         } catch (error) {
           this.known.delete(stream);

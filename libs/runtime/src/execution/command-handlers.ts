@@ -1,7 +1,8 @@
 import type { ICommandHandler } from '@nestjs/cqrs';
 import { CommandHandler } from '@nestjs/cqrs';
+import type { StatementRecording } from './audit-recorder';
 import { AuditRecorder } from './audit-recorder';
-import { DispatchRunCommand, RecordApprovalDecisionCommand, RecordAuditCommand, RecordWriteResolutionCommand } from './commands';
+import { DispatchRunCommand, RecordAuditCommand, RecordDecisionStatementCommand } from './commands';
 import type { RunCommandOutcome } from './run-command-processor';
 import { RunCommandProcessor } from './run-command-processor';
 
@@ -25,22 +26,12 @@ export class RecordAuditCommandHandler implements ICommandHandler<RecordAuditCom
   }
 }
 
-/** Records an operator's statement about an in-flight write; resolves to whether it persisted. */
-@CommandHandler(RecordWriteResolutionCommand)
-export class RecordWriteResolutionCommandHandler implements ICommandHandler<RecordWriteResolutionCommand, boolean> {
+/** Records a decision's statement in the audit chain, once; resolves to what became of it. */
+@CommandHandler(RecordDecisionStatementCommand)
+export class RecordDecisionStatementCommandHandler implements ICommandHandler<RecordDecisionStatementCommand, StatementRecording> {
   constructor(private readonly recorder: AuditRecorder) {}
 
-  execute({ resolution, now }: RecordWriteResolutionCommand): Promise<boolean> {
-    return this.recorder.recordWriteResolution(resolution, now);
-  }
-}
-
-/** Records a person's approval decision in the audit trail; resolves to whether it persisted. */
-@CommandHandler(RecordApprovalDecisionCommand)
-export class RecordApprovalDecisionCommandHandler implements ICommandHandler<RecordApprovalDecisionCommand, boolean> {
-  constructor(private readonly recorder: AuditRecorder) {}
-
-  execute({ decision, now }: RecordApprovalDecisionCommand): Promise<boolean> {
-    return this.recorder.recordApprovalDecision(decision, now);
+  execute({ statement, now }: RecordDecisionStatementCommand): Promise<StatementRecording> {
+    return this.recorder.recordStatement(statement, now);
   }
 }

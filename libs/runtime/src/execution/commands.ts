@@ -1,6 +1,6 @@
 import { Command } from '@nestjs/cqrs';
-import type { RecordApprovalDecision, RecordWriteResolution, RunCommand } from '@agent-ledger/domain';
-import type { AuditEntry } from './audit-recorder';
+import type { DecisionStatement, RunCommand } from '@agent-ledger/domain';
+import type { AuditEntry, StatementRecording } from './audit-recorder';
 import type { CausationContext } from './domain-event-codec';
 import type { RunCommandOutcome, RunSnapshot } from './run-command-processor';
 
@@ -30,20 +30,14 @@ export class RecordAuditCommand extends Command<boolean> {
   }
 }
 
-/** Records an operator's statement about a write that was in flight; resolves to whether it persisted. */
-export class RecordWriteResolutionCommand extends Command<boolean> {
+/**
+ * Records in the run's audit chain the statement of a decision that took
+ * effect on the run (derived from its run event), exactly once; resolves to
+ * what became of it and never throws.
+ */
+export class RecordDecisionStatementCommand extends Command<StatementRecording> {
   constructor(
-    readonly resolution: RecordWriteResolution['data'],
-    readonly now: number,
-  ) {
-    super();
-  }
-}
-
-/** Records a person's decision on calls waiting for approval in the run's audit trail; resolves to whether it persisted. */
-export class RecordApprovalDecisionCommand extends Command<boolean> {
-  constructor(
-    readonly decision: RecordApprovalDecision['data'],
+    readonly statement: DecisionStatement,
     readonly now: number,
   ) {
     super();

@@ -11,7 +11,7 @@ import { AuditGapSaga } from '../saga/audit-gap-saga';
 import { AUDIT_GAP_SAGA_OPTIONS } from '../saga/audit-gap-saga.options';
 import { AgentToolsCheck } from './agent-tools-check';
 import { AuditRecorder } from './audit-recorder';
-import { DispatchRunCommandHandler, RecordApprovalDecisionCommandHandler, RecordAuditCommandHandler, RecordWriteResolutionCommandHandler } from './command-handlers';
+import { DispatchRunCommandHandler, RecordAuditCommandHandler, RecordDecisionStatementCommandHandler } from './command-handlers';
 import { AUDIT_EVENT_STORE, RUN_EVENT_STORE } from './event-store.tokens';
 import { QueueIndex } from './queue-index';
 import { Reaper } from './reaper';
@@ -71,8 +71,7 @@ export class ExecutionModule {
         AuditRecorder,
         DispatchRunCommandHandler,
         RecordAuditCommandHandler,
-        RecordWriteResolutionCommandHandler,
-        RecordApprovalDecisionCommandHandler,
+        RecordDecisionStatementCommandHandler,
         SegmentRunner,
         QueueIndex,
         WorkerPool,

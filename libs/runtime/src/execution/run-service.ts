@@ -1,20 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import type { DecideApproval, InFlightWriteResolution, JsonValue, RunDecider, RunMode, RunState } from '@agent-ledger/domain';
-import { assertRunId, canonicalJson, continuationOf, InvalidFieldError, MAX_ITERATIONS } from '@agent-ledger/domain';
-import { createHash } from 'node:crypto';
+import type { DecideApproval, DecisionStatement, InFlightWriteResolution, JsonValue, RunMode, RunState, SubmitInput } from '@agent-ledger/domain';
+import { assertRunId, continuationOf, InvalidFieldError, MAX_ITERATIONS, RunAlreadyRequeuedError, runEventStatementKey, statementKey } from '@agent-ledger/domain';
 import { AuditStatementNotStoredError } from './audit-statement-not-stored.error';
 import type { Clock } from '../clock/clock';
 import { CLOCK } from '../clock/clock';
 import type { AgentCatalog } from './agent-catalog';
 import { AGENT_CATALOG } from './agent-catalog';
-import { ApprovalDecisionNotStoredError } from './approval-decision-not-stored.error';
-import { DispatchRunCommand, RecordApprovalDecisionCommand, RecordWriteResolutionCommand } from './commands';
-import { RUN_DECIDER } from './run-decider.token';
+import { DispatchRunCommand, RecordDecisionStatementCommand } from './commands';
 import { QueueIndex } from './queue-index';
 import type { RunCommandOutcome } from './run-command-processor';
 import { RunCommandProcessor } from './run-command-processor';
+import { RuntimeMetrics } from './runtime-metrics';
 import type { SegmentOutcome } from './segment-runner';
 import { SegmentRunner } from './segment-runner';
 import { newSegmentOwner } from './segment-identity';
@@ -55,6 +53,17 @@ export interface InputSubmission {
   readonly submittedBy: string;
 }
 
+/**
+ * A person's decision that took effect on the run: the run as it stands
+ * after it, and whether the decision's statement is in the run's audit chain
+ * (`recorded`) or could not be stored yet (`pending`: it is stored before
+ * anything the decision allows happens, or the run fails closed).
+ */
+export interface DecisionTaken {
+  readonly state: RunState;
+  readonly auditStatement: 'recorded' | 'pending';
+}
+
 /** The result of an interactive run: the run as settled, and how its segment ended. */
 export interface InteractiveRunResult {
   readonly runId: string;
@@ -68,6 +77,7 @@ export interface InteractiveRunResult {
  */
 @Injectable()
 export class RunService {
+  private readonly logger = new Logger(RunService.name);
   constructor(
     private readonly commandBus: CommandBus,
     private readonly segments: SegmentRunner,
@@ -75,7 +85,7 @@ export class RunService {
     private readonly index: QueueIndex,
     @Inject(AGENT_CATALOG) private readonly agents: AgentCatalog,
     @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(RUN_DECIDER) private readonly decider: RunDecider,
+    private readonly metrics: RuntimeMetrics,
   ) {}
 
   /**
@@ -126,50 +136,54 @@ export class RunService {
    * An operator requeues a dead-lettered run: the run stays settled, and a
    * continuation run (queued at once) carries its completed steps and its
    * idempotency keys. With a `NON_IDEMPOTENT_WRITE` in flight, `resolution`
-   * is required; it is recorded in the run's audit trail before anything else,
-   * and the requeue is refused if it cannot be.
+   * is required.
    *
-   * Repeating a requeue that was recorded but whose continuation was not
-   * (a crash in between) completes it.
+   * The requeue takes effect on the run first (one of concurrent requeues
+   * wins; the others are refused `RUN_ALREADY_REQUEUED`); then the
+   * resolution's statement, derived from the recorded requeue, is stored in
+   * the run's audit chain, and only then is the continuation started.
    *
-   * @throws RunNotFoundError, RunNotDeadLetteredError, RunAlreadyRequeuedError, InFlightWriteUnresolvedError, InvalidFieldError
+   * Repeating a requeue that was recorded but whose continuation was not (a
+   * crash in between, or a statement that could not be stored) completes it:
+   * the statement first (late), then the continuation, with the resolution the
+   * run recorded. A repeat that states another resolution is refused.
+   *
+   * @throws RunNotFoundError, RunNotDeadLetteredError, RunAlreadyRequeuedError, InFlightWriteUnresolvedError, InvalidFieldError,
+   *   AuditStatementNotStoredError (the requeue is recorded, its continuation not started: repeat it)
    */
   async requeue(runId: string, request: RequeueRequest): Promise<{ readonly continuationRunId: string; readonly state: RunState }> {
     const snapshot = await this.processor.load(runId);
-    if (snapshot.state.continuedAs !== null && (await this.processor.load(snapshot.state.continuedAs)).state.status === null) {
-      return this.startContinuation(snapshot.state, snapshot.state.continuedAs, request.resolution);
+    const recorded = snapshot.state.continuedAs;
+    if (recorded !== null && (await this.processor.load(recorded)).state.status === null) {
+      const resolution = recordedResolution(snapshot.state, recorded);
+      const differs =
+        request.resolution !== undefined && (resolution === undefined || resolution.outcome !== request.resolution.outcome || resolution.note !== request.resolution.note);
+      if (differs) throw new RunAlreadyRequeuedError(runId, recorded);
+      await this.stateRequeue(snapshot.state, recorded, 'late');
+      return this.startContinuation(snapshot.state, recorded, resolution);
     }
-    const command = {
-      type: 'RequeueRun' as const,
-      data: { runId, continuationRunId: randomUUID(), requestedBy: request.requestedBy, reason: request.reason, resolution: request.resolution },
-      metadata: { now: this.clock.now() },
-    };
-    // Decide before writing anything, so a refused requeue leaves no statement in the audit trail.
-    const preview = this.decider.decide(command, snapshot.state);
-    if (preview.kind === 'rejected') throw preview.error;
-    const inFlight = snapshot.state.inFlightWrite;
-    if (request.resolution !== undefined && inFlight !== null) {
-      const stored = await this.commandBus.execute(
-        new RecordWriteResolutionCommand(
-          {
-            runId,
-            stepId: inFlight.stepId,
-            toolName: inFlight.toolName,
-            effect: inFlight.effect,
-            idempotencyKey: inFlight.idempotencyKey,
-            outcome: request.resolution.outcome,
-            note: request.resolution.note,
-            resolvedBy: request.requestedBy,
-            continuationRunId: command.data.continuationRunId,
-          },
-          this.clock.now(),
-        ),
-      );
-      if (!stored) throw new AuditStatementNotStoredError(runId, inFlight.stepId);
-    }
-    const outcome = await this.dispatch(new DispatchRunCommand(command, snapshot));
+    const continuationRunId = randomUUID();
+    const outcome = await this.dispatch(
+      new DispatchRunCommand(
+        {
+          type: 'RequeueRun',
+          data: { runId, continuationRunId, requestedBy: request.requestedBy, reason: request.reason, resolution: request.resolution },
+          metadata: { now: this.clock.now() },
+        },
+        snapshot,
+      ),
+    );
     if (outcome.decision.kind === 'rejected') throw outcome.decision.error;
-    return this.startContinuation(outcome.state, outcome.state.continuedAs ?? command.data.continuationRunId, request.resolution);
+    await this.stateRequeue(outcome.state, continuationRunId, 'deferred');
+    return this.startContinuation(outcome.state, continuationRunId, recordedResolution(outcome.state, continuationRunId));
+  }
+
+  /** Stores the statement of a recorded requeue's resolution, if it has one; throws when it cannot be stored: the continuation must not start. */
+  private async stateRequeue(state: RunState, continuationRunId: string, ifNotStored: 'deferred' | 'late'): Promise<void> {
+    const statement = state.statements.find((s) => s.kind === 'resolution' && s.data.continuationRunId === continuationRunId);
+    if (statement === undefined || statement.kind !== 'resolution') return;
+    const recording = await this.recordStatement(statement, ifNotStored);
+    if (recording === 'notStored') throw new AuditStatementNotStoredError(statement.data.runId, statement.data.stepId, continuationRunId);
   }
 
   private async startContinuation(state: RunState, continuationRunId: string, resolution: InFlightWriteResolution | undefined) {
@@ -182,69 +196,65 @@ export class RunService {
   }
 
   /**
-   * A person approves or denies the calls a run waits for. The decision is
-   * stored in the run's audit trail first (its hash chain), and refused if it
-   * cannot be; then it takes effect on the run: approved, the run is queued
-   * again and a worker resumes it; denied, the calls never execute and the
-   * model is told, or the run ends `APPROVAL_DENIED`, as the agent says.
+   * A person approves or denies the calls a run waits for. The decision takes
+   * effect on the run first: of concurrent decisions (and cancels) exactly one
+   * wins, the others are refused. Approved, the run is queued again and a
+   * worker resumes it; denied, the calls never execute and the model is told,
+   * or the run ends `APPROVAL_DENIED`, as the agent says.
    *
-   * @throws RunNotFoundError, RunAlreadySettledError, RunNotWaitingError (not waiting, or already decided), ApprovalRoundMismatchError, InvalidFieldError, ApprovalDecisionNotStoredError
+   * Then its statement, derived from the recorded decision, is stored in the
+   * run's audit chain. If that fails, the decision still stands
+   * (`auditStatement: 'pending'`): the segment that resumes the run stores it
+   * before anything else, and fails the run closed if it cannot; a run that
+   * settled with the decision gets it from the audit-gap saga.
+   *
+   * @throws RunNotFoundError, RunAlreadySettledError, RunNotWaitingError (not waiting, or already decided), ApprovalRoundMismatchError, InvalidFieldError
    */
-  async decideApproval(runId: string, request: ApprovalDecisionRequest): Promise<RunState> {
-    const snapshot = await this.processor.load(runId);
+  async decideApproval(runId: string, request: ApprovalDecisionRequest): Promise<DecisionTaken> {
     const command: DecideApproval = {
       type: 'DecideApproval',
       data: { runId, decision: request.decision, decidedBy: request.decidedBy, reason: request.reason, round: request.round },
       metadata: { now: this.clock.now() },
     };
-    // Decide before writing anything, so a refused decision leaves no statement in the audit trail.
-    const preview = this.decider.decide(command, snapshot.state);
-    if (preview.kind === 'rejected') throw preview.error;
-    const pending = snapshot.state.pendingApproval;
-    if (pending === null) throw new Error(`Run ${runId} was accepted for a decision without a pending approval`);
-    const stored = await this.commandBus.execute(
-      new RecordApprovalDecisionCommand(
-        {
-          runId,
-          round: pending.round,
-          decision: request.decision === 'approve' ? 'approved' : 'denied',
-          calls: pending.calls.map((call) => ({
-            stepId: call.stepId,
-            toolName: call.toolName,
-            effect: call.effect,
-            argumentsHash: createHash('sha256').update(canonicalJson(call.arguments)).digest('hex'),
-          })),
-          decidedBy: request.decidedBy,
-          reason: request.reason ?? null,
-        },
-        this.clock.now(),
-      ),
-    );
-    if (!stored) throw new ApprovalDecisionNotStoredError(runId, pending.round);
-    const outcome = await this.dispatch(new DispatchRunCommand(command, snapshot));
-    // A concurrent decision won the race after the preview: the audit trail then holds both statements, the run only the first.
-    if (outcome.decision.kind === 'rejected') throw outcome.decision.error;
-    this.index.changes.notify();
-    return outcome.state;
+    return this.decide(command);
   }
 
   /**
    * Submits the input a waiting run's tool asked for; the run is queued
-   * again and a worker resumes it, calling the tool with the input.
+   * again and a worker resumes it, calling the tool with the input once the
+   * answer's statement is stored in the audit chain (as for an approval).
    *
    * @throws RunNotFoundError, RunAlreadySettledError, RunNotWaitingError, InvalidFieldError
    */
-  async submitInput(runId: string, submission: InputSubmission): Promise<RunState> {
-    const outcome = await this.dispatch(
-      new DispatchRunCommand({
-        type: 'SubmitInput',
-        data: { runId, input: submission.input, submittedBy: submission.submittedBy },
-        metadata: { now: this.clock.now() },
-      }),
-    );
+  async submitInput(runId: string, submission: InputSubmission): Promise<DecisionTaken> {
+    return this.decide({ type: 'SubmitInput', data: { runId, input: submission.input, submittedBy: submission.submittedBy }, metadata: { now: this.clock.now() } });
+  }
+
+  /** A person's decision: on the run first, then its statement in the audit chain. */
+  private async decide(command: DecideApproval | SubmitInput): Promise<DecisionTaken> {
+    const outcome = await this.dispatch(new DispatchRunCommand(command));
     if (outcome.decision.kind === 'rejected') throw outcome.decision.error;
+    let auditStatement: DecisionTaken['auditStatement'] = 'recorded';
+    for (const event of outcome.appended) {
+      const key = runEventStatementKey(event);
+      const statement = key === null ? undefined : outcome.state.statements.find((s) => statementKey(s) === key);
+      if (statement !== undefined && (await this.recordStatement(statement, 'deferred')) === 'notStored') auditStatement = 'pending';
+    }
     this.index.changes.notify();
-    return outcome.state;
+    return { state: outcome.state, auditStatement };
+  }
+
+  /** Records a statement; a statement not stored is logged and counted (`deferred`: right after its decision; `late`: by a repeat). */
+  private async recordStatement(statement: DecisionStatement, ifNotStored: 'deferred' | 'late') {
+    const recording = await this.commandBus.execute(new RecordDecisionStatementCommand(statement, this.clock.now()));
+    if (recording === 'notStored') {
+      this.metrics.incrementLabelled('decisionStatements', { kind: statement.kind, outcome: ifNotStored === 'deferred' ? 'deferred' : 'failed' });
+      this.logger.warn(`The statement of ${statementKey(statement)} of run ${statement.data.runId} was not stored; the decision stands, and nothing it allows happens before it is`);
+    } else if (ifNotStored === 'late' && recording === 'stored') {
+      this.metrics.incrementLabelled('decisionStatements', { kind: statement.kind, outcome: 'late' });
+      this.logger.warn(`The statement of ${statementKey(statement)} of run ${statement.data.runId} was stored late`);
+    }
+    return recording;
   }
 
   /** The run as its stream tells it now. */
@@ -273,4 +283,10 @@ export class RunService {
   private dispatch(command: DispatchRunCommand): Promise<RunCommandOutcome> {
     return this.commandBus.execute(command);
   }
+}
+
+/** The resolution a recorded requeue states for its continuation, as the run holds it. */
+function recordedResolution(state: RunState, continuationRunId: string): InFlightWriteResolution | undefined {
+  const statement = state.statements.find((s) => s.kind === 'resolution' && s.data.continuationRunId === continuationRunId);
+  return statement?.kind === 'resolution' ? { outcome: statement.data.outcome, note: statement.data.note } : undefined;
 }

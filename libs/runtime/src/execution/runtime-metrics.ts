@@ -24,9 +24,13 @@ export type RuntimeCounter = (typeof RUNTIME_COUNTERS)[number];
 /**
  * The counters the runtime keeps by label: `auditFailures` by `effect` and
  * `mode` (`fail_closed` | `fail_soft`), `reaperActions` by `action`
- * (`requeued` | `failed` | `cancelled`).
+ * (`requeued` | `failed` | `cancelled`), `decisionStatements` by `kind`
+ * (`approval` | `input` | `resolution`) and `outcome`: `deferred` (not stored
+ * right after the decision), `late` (stored later, before anything the
+ * decision allows), `failClosed` (not stored late either: the run failed),
+ * `failed` (a reconciler's try that did not store it; it tries again).
  */
-export const RUNTIME_LABELLED_COUNTERS = ['auditFailures', 'reaperActions'] as const;
+export const RUNTIME_LABELLED_COUNTERS = ['auditFailures', 'reaperActions', 'decisionStatements'] as const;
 
 /** One of {@link RUNTIME_LABELLED_COUNTERS}. */
 export type RuntimeLabelledCounter = (typeof RUNTIME_LABELLED_COUNTERS)[number];

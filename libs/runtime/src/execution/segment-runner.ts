@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type {
   ApprovalCallRequest,
+  DecisionStatement,
   FailureInfo,
   JsonValue,
   ModelResponse,
@@ -12,7 +13,7 @@ import type {
   TerminationReason,
   ToolCallRequest,
 } from '@agent-ledger/domain';
-import { AuditPersistenceFailedException, classifyFailure, isWrite, stepIdFor, ToolEffect } from '@agent-ledger/domain';
+import { AuditPersistenceFailedException, classifyFailure, isWrite, statementKey, stepIdFor, ToolEffect } from '@agent-ledger/domain';
 import { isEventStoreError } from '@agent-ledger/event-store';
 import { CrashPoint, crashPoint } from '@agent-ledger/crash-points';
 import type { Clock } from '../clock/clock';
@@ -21,7 +22,8 @@ import { approvalsOf } from '../agents/agent-approvals';
 import { UserInputRequired } from '../tools/user-input-required';
 import type { AgentCatalog, CatalogAgent } from './agent-catalog';
 import { AGENT_CATALOG } from './agent-catalog';
-import { DispatchRunCommand, RecordAuditCommand } from './commands';
+import type { StatementRecording } from './audit-recorder';
+import { DispatchRunCommand, RecordAuditCommand, RecordDecisionStatementCommand } from './commands';
 import { QueueIndex } from './queue-index';
 import { buildConversation } from './conversation-builder';
 import type { RunCommandOutcome, RunSnapshot } from './run-command-processor';
@@ -81,6 +83,12 @@ class SegmentStop {
  *   giving up its lease; a pre-approved write records `ToolCallPreApproved`
  *   right before its fence. A read-only tool may ask for input
  *   (`UserInputRequired`): the run waits (`WAITING_FOR_INPUT`) the same way.
+ * - Before any step, the statement of every decision the run holds (an
+ *   approval, a denial, an input answer) is ensured in the audit chain: one
+ *   that could not be stored right after its decision is stored now (late),
+ *   once. If it cannot be stored, the run fails closed
+ *   (`AUDIT_PERSISTENCE_FAILED`, `DECISION_STATEMENT_NOT_STORED`): nothing
+ *   the decision allows happens without its statement.
  * - A lost lease stops the segment at once: nothing more is recorded.
  */
 @Injectable()
@@ -122,6 +130,10 @@ export class SegmentRunner {
     return this.commandBus.execute(new RecordAuditCommand(entry, this.clock.now()));
   }
 
+  /** @internal */ recordStatement(statement: DecisionStatement): Promise<StatementRecording> {
+    return this.commandBus.execute(new RecordDecisionStatementCommand(statement, this.clock.now()));
+  }
+
   /** @internal */ get context() {
     return { tools: this.tools, agents: this.agents, clock: this.clock, metrics: this.metrics, logger: this.logger };
   }
@@ -153,6 +165,7 @@ class Segment {
   }
 
   async execute(): Promise<SegmentOutcome> {
+    await this.ensureStatements();
     const agentName = this.state.agent ?? '';
     const agent = this.runner.context.agents.get(agentName);
     if (agent === undefined) {
@@ -172,6 +185,32 @@ class Segment {
       { failureClass: 'unknown', message: `No final answer after ${this.state.maxIterations} rounds`, code: 'MAX_ITERATIONS' },
       'MAX_ITERATIONS',
     );
+  }
+
+  /**
+   * Ensures the statement of every decision the run holds is in its audit
+   * chain (each is recorded at most once: one already there records nothing),
+   * before anything a decision allows. One that cannot be stored fails the
+   * run closed.
+   */
+  private async ensureStatements(): Promise<void> {
+    const { metrics, logger } = this.runner.context;
+    for (const statement of this.state.statements) {
+      if (statement.kind === 'resolution') continue; // The requeued run's, stored before its continuation was started.
+      const recording = await this.runner.recordStatement(statement);
+      if (recording === 'alreadyStored') continue;
+      const key = statementKey(statement);
+      if (recording === 'stored') {
+        metrics.incrementLabelled('decisionStatements', { kind: statement.kind, outcome: 'late' });
+        logger.warn(`The statement of ${key} of run ${this.runId} was stored late, before anything it allows`);
+        continue;
+      }
+      metrics.incrementLabelled('decisionStatements', { kind: statement.kind, outcome: 'failClosed' });
+      const message = `The statement of ${key} of run ${this.runId} could not be stored in the audit trail; the run fails closed and nothing the decision allows happens`;
+      logger.error(message);
+      this.failClosed = { failure: { failureClass: 'unknown', message, code: 'DECISION_STATEMENT_NOT_STORED' }, reason: 'AUDIT_PERSISTENCE_FAILED' };
+      await this.fail(this.failClosed.failure, this.failClosed.reason);
+    }
   }
 
   /** A model round: reused if recorded, else started, called and recorded. */

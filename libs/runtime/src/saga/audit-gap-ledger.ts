@@ -11,8 +11,16 @@ export interface PendingWrite {
   readonly deadlineAt: number;
 }
 
-/** Which subscription a checkpoint belongs to. */
-export type SagaSource = 'writes' | 'audits';
+/** A decision that took effect on a run and whose statement has not been seen in the audit chain yet. */
+export interface PendingStatement {
+  readonly runId: string;
+  /** The decision, as `statementKey` names it. */
+  readonly decision: string;
+  readonly deadlineAt: number;
+}
+
+/** Which subscription a checkpoint belongs to: writes and their audits, decisions and their statements. */
+export type SagaSource = 'writes' | 'audits' | 'decisions' | 'statements';
 
 /**
  * The saga's durable state, in SQLite: per-source checkpoints, writes waiting
@@ -41,6 +49,10 @@ export class AuditGapLedger {
         PRIMARY KEY (run_id, step_id));
       CREATE INDEX IF NOT EXISTS pending_writes_deadline ON pending_writes (deadline_at);
       CREATE TABLE IF NOT EXISTS audited_steps (run_id TEXT NOT NULL, step_id TEXT NOT NULL, PRIMARY KEY (run_id, step_id));
+      CREATE TABLE IF NOT EXISTS pending_statements (
+        run_id TEXT NOT NULL, decision TEXT NOT NULL, deadline_at INTEGER NOT NULL, PRIMARY KEY (run_id, decision));
+      CREATE INDEX IF NOT EXISTS pending_statements_deadline ON pending_statements (deadline_at);
+      CREATE TABLE IF NOT EXISTS stated_decisions (run_id TEXT NOT NULL, decision TEXT NOT NULL, PRIMARY KEY (run_id, decision));
     `);
     this.statements = {
       checkpoint: this.db.prepare<[string], { position: string }>('SELECT position FROM saga_checkpoints WHERE source = ?'),
@@ -53,6 +65,15 @@ export class AuditGapLedger {
         'SELECT run_id, step_id, tool_name, effect, deadline_at FROM pending_writes WHERE deadline_at <= ? ORDER BY deadline_at LIMIT 1000',
       ),
       pendingCount: this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM pending_writes'),
+      removeStated: this.db.prepare('DELETE FROM stated_decisions WHERE run_id = ? AND decision = ?'),
+      addPendingStatement: this.db.prepare('INSERT OR IGNORE INTO pending_statements (run_id, decision, deadline_at) VALUES (?, ?, ?)'),
+      removePendingStatement: this.db.prepare('DELETE FROM pending_statements WHERE run_id = ? AND decision = ?'),
+      postponeStatement: this.db.prepare('UPDATE pending_statements SET deadline_at = ? WHERE run_id = ? AND decision = ?'),
+      addStated: this.db.prepare('INSERT OR IGNORE INTO stated_decisions (run_id, decision) VALUES (?, ?)'),
+      dueStatements: this.db.prepare<[number], { run_id: string; decision: string; deadline_at: number }>(
+        'SELECT run_id, decision, deadline_at FROM pending_statements WHERE deadline_at <= ? ORDER BY deadline_at LIMIT 1000',
+      ),
+      pendingStatementCount: this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM pending_statements'),
     };
   }
 
@@ -78,6 +99,44 @@ export class AuditGapLedger {
       if (this.statements.removePending.run(runId, stepId).changes === 0) this.statements.addAudited.run(runId, stepId);
       this.statements.saveCheckpoint.run('audits', position);
     })();
+  }
+
+  /** A decision took effect on a run: wait for its statement, unless it was already seen. Atomic with the checkpoint. */
+  decisionTaken(pending: PendingStatement, position: string): void {
+    this.db.transaction(() => {
+      if (this.statements.removeStated.run(pending.runId, pending.decision).changes === 0) {
+        this.statements.addPendingStatement.run(pending.runId, pending.decision, pending.deadlineAt);
+      }
+      this.statements.saveCheckpoint.run('decisions', position);
+    })();
+  }
+
+  /** A decision's statement arrived in the audit chain: its decision, pending or still to come, is stated. Atomic with the checkpoint. */
+  decisionStated(runId: string, decision: string, position: string): void {
+    this.db.transaction(() => {
+      if (this.statements.removePendingStatement.run(runId, decision).changes === 0) this.statements.addStated.run(runId, decision);
+      this.statements.saveCheckpoint.run('statements', position);
+    })();
+  }
+
+  /** Decisions whose statement was not seen by `now`. */
+  dueStatements(now: number): PendingStatement[] {
+    return this.statements.dueStatements.all(now).map((row) => ({ runId: row.run_id, decision: row.decision, deadlineAt: row.deadline_at }));
+  }
+
+  /** The statement is in the chain (stored late, or found): stop watching it. */
+  resolveStatement(runId: string, decision: string): void {
+    this.statements.removePendingStatement.run(runId, decision);
+  }
+
+  /** The statement could not be stored: try again at `deadlineAt`. */
+  postponeStatement(runId: string, decision: string, deadlineAt: number): void {
+    this.statements.postponeStatement.run(deadlineAt, runId, decision);
+  }
+
+  /** How many decisions wait for their statement. */
+  pendingStatementCount(): number {
+    return this.statements.pendingStatementCount.get()?.n ?? 0;
   }
 
   /** Runs `apply` in one transaction (the ledger's own transactions inside it become savepoints): one commit for a batch of events. */

@@ -35,9 +35,9 @@ describe.each(['sqlite', 'eventstoredb'] as const)('audit-gap saga on %s', (stor
     const { runId, stepId } = await writeExecutedWithoutAudit(rt, { agent: 'putter', tool: APPEND });
     await pending(rt, 1);
     rt.clock.advance(29 * SECOND);
-    expect(await rt.saga.checkDeadlines()).toEqual({ reported: [], found: [] });
+    expect(await rt.saga.checkDeadlines()).toEqual({ reported: [], found: [], statements: [] });
     rt.clock.advance(2 * SECOND);
-    expect(await rt.saga.checkDeadlines()).toEqual({ reported: [stepId], found: [] });
+    expect(await rt.saga.checkDeadlines()).toEqual({ reported: [stepId], found: [], statements: [] });
     const events = await rt.runEvents(runId);
     expect(gapEvents(events)).toEqual([
       expect.objectContaining({ type: 'AuditGapDetected', data: expect.objectContaining({ stepId, runAlreadySettled: false, effect: 'NON_IDEMPOTENT_WRITE' }) }),
@@ -64,7 +64,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('audit-gap saga on %s', (stor
     await eventually(async () => ((await rt.auditEvents(runId)).length === 3 ? true : undefined));
     await pending(rt, 0);
     rt.clock.advance(3600 * SECOND);
-    expect(await rt.saga.checkDeadlines()).toEqual({ reported: [], found: [] });
+    expect(await rt.saga.checkDeadlines()).toEqual({ reported: [], found: [], statements: [] });
     expect(gapEvents(await rt.runEvents(runId))).toEqual([expect.objectContaining({ type: 'RunCompleted' })]);
     expect(gapEvents(await rt.runEvents(read.runId))).toEqual([]);
   });

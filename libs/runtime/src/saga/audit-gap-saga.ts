@@ -2,13 +2,16 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { RunCommandOutcome } from '../execution/run-command-processor';
-import { isToolEffect, isWrite } from '@agent-ledger/domain';
+import type { AuditEvent, RunEvent } from '@agent-ledger/domain';
+import { auditStatementKey, isToolEffect, isWrite, runEventStatementKey, statementKey } from '@agent-ledger/domain';
 import type { EventStore, EventSubscription, Position, RecordedEvent } from '@agent-ledger/event-store';
 import { eventTypeFilter, parsePosition } from '@agent-ledger/event-store';
 import { pullBatches } from '@agent-ledger/projections';
 import type { Clock } from '../clock/clock';
 import { CLOCK } from '../clock/clock';
-import { DispatchRunCommand } from '../execution/commands';
+import { DispatchRunCommand, RecordDecisionStatementCommand } from '../execution/commands';
+import type { StatementRecording } from '../execution/audit-recorder';
+import { RunCommandProcessor } from '../execution/run-command-processor';
 import { AUDIT_EVENT_STORE, RUN_EVENT_STORE } from '../execution/event-store.tokens';
 import { auditStreamName } from '../execution/run-streams';
 import { RuntimeMetrics } from '../execution/runtime-metrics';
@@ -27,7 +30,13 @@ export interface AuditGapCheck {
   readonly reported: string[];
   /** Writes whose audit was found in the audit stream after all (the audit subscription lagged). */
   readonly found: string[];
+  /** Decisions whose statement this check stored late (`<runId> <decision>`). */
+  readonly statements: string[];
 }
+
+/** The run events that call for a statement, and the audit events that make one. */
+const DECISION_EVENT_TYPES = ['ApprovalGranted', 'ApprovalDenied', 'InputSubmitted', 'RunRequeuedByOperator'] as const;
+const STATEMENT_EVENT_TYPES = ['ApprovalDecisionRecorded', 'InputAnswerRecorded', 'WriteResolutionRecorded'] as const;
 
 /**
  * The audit-gap saga: a process manager that expects, for every
@@ -41,6 +50,15 @@ export interface AuditGapCheck {
  * restarted later, still fails that run. Its decisions are idempotent: two
  * instances, or a replay of history, report each gap once (the run's decider
  * records one `AuditGapDetected` per step).
+ *
+ * It reconciles decisions the same way: for every decision that took effect
+ * on a run (`ApprovalGranted`, `ApprovalDenied`, `InputSubmitted`, a
+ * `RunRequeuedByOperator` with a resolution) it expects the statement in the
+ * run's audit chain within the grace period, and otherwise stores it, late
+ * and once (the audit decider records nothing when it is there). This covers
+ * the runs that no segment resumes, a denial that ended the run or a cancel
+ * that landed right after the decision; a statement it cannot store is tried
+ * again one grace period later.
  */
 @Injectable()
 export class AuditGapSaga implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -59,6 +77,7 @@ export class AuditGapSaga implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(AUDIT_EVENT_STORE) private readonly auditStore: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly metrics: RuntimeMetrics,
+    private readonly runs: RunCommandProcessor,
     @Inject(AUDIT_GAP_SAGA_OPTIONS) private readonly options: AuditGapSagaOptions,
   ) {}
 
@@ -81,7 +100,7 @@ export class AuditGapSaga implements OnApplicationBootstrap, OnApplicationShutdo
     this.stopped = false;
     const ledger = new AuditGapLedger(this.options.databasePath ?? DEFAULT_AUDIT_GAP_SAGA_PATH);
     this.ledger = ledger;
-    this.follow('writes', this.runStore, 'ToolExecuted', (event, position) => {
+    this.follow('writes', this.runStore, ['ToolExecuted'], (event, position) => {
       const data = event.data as { runId?: unknown; stepId?: unknown; toolName?: unknown; effect?: unknown; executedAt?: unknown };
       if (event.type !== 'ToolExecuted' || !isToolEffect(data.effect) || !isWrite(data.effect)) return ledger.skip('writes', position);
       const executedAt = typeof data.executedAt === 'number' ? data.executedAt : this.clock.now();
@@ -90,10 +109,24 @@ export class AuditGapSaga implements OnApplicationBootstrap, OnApplicationShutdo
         position,
       );
     });
-    this.follow('audits', this.auditStore, 'AuditRecorded', (event, position) => {
+    this.follow('audits', this.auditStore, ['AuditRecorded'], (event, position) => {
       const data = event.data as { runId?: unknown; stepId?: unknown; effect?: unknown };
       if (event.type !== 'AuditRecorded' || !isToolEffect(data.effect) || !isWrite(data.effect)) return ledger.skip('audits', position);
       ledger.auditRecorded(String(data.runId), String(data.stepId), position);
+    });
+    this.follow('decisions', this.runStore, DECISION_EVENT_TYPES, (event, position) => {
+      if (!(DECISION_EVENT_TYPES as readonly string[]).includes(event.type)) return ledger.skip('decisions', position);
+      const decision = runEventStatementKey({ type: event.type, data: event.data } as unknown as RunEvent);
+      if (decision === null) return ledger.skip('decisions', position);
+      const data = event.data as { runId?: unknown; decidedAt?: unknown; submittedAt?: unknown; requeuedAt?: unknown };
+      const at = [data.decidedAt, data.submittedAt, data.requeuedAt].find((t): t is number => typeof t === 'number') ?? this.clock.now();
+      ledger.decisionTaken({ runId: String(data.runId), decision, deadlineAt: at + this.gracePeriodMs }, position);
+    });
+    this.follow('statements', this.auditStore, STATEMENT_EVENT_TYPES, (event, position) => {
+      if (!(STATEMENT_EVENT_TYPES as readonly string[]).includes(event.type)) return ledger.skip('statements', position);
+      const decision = auditStatementKey({ type: event.type, data: event.data } as unknown as AuditEvent);
+      if (decision === null) return ledger.skip('statements', position);
+      ledger.decisionStated(String((event.data as { runId?: unknown }).runId), decision, position);
     });
     const interval = this.options.checkIntervalMs ?? DEFAULT_AUDIT_GAP_CHECK_INTERVAL_MS;
     if (interval > 0) {
@@ -112,6 +145,11 @@ export class AuditGapSaga implements OnApplicationBootstrap, OnApplicationShutdo
     await this.checking?.catch(() => undefined);
     this.ledger?.close();
     this.ledger = null;
+  }
+
+  /** How many decisions wait for their statement. */
+  pendingStatementCount(): number {
+    return this.ledger?.pendingStatementCount() ?? 0;
   }
 
   /** How many writes wait for their audit. */
@@ -138,8 +176,9 @@ export class AuditGapSaga implements OnApplicationBootstrap, OnApplicationShutdo
 
   private async check(): Promise<AuditGapCheck> {
     const ledger = this.ledger;
-    const result: AuditGapCheck = { reported: [], found: [] };
+    const result: AuditGapCheck = { reported: [], found: [], statements: [] };
     if (ledger === null) return result;
+    await this.checkStatements(ledger, result);
     for (const write of ledger.due(this.clock.now())) {
       if (await this.auditExists(write.runId, write.stepId)) {
         ledger.resolve(write.runId, write.stepId);
@@ -161,19 +200,45 @@ export class AuditGapSaga implements OnApplicationBootstrap, OnApplicationShutdo
     return result;
   }
 
+  /** Stores, late, the statement of every decision whose grace period is over and whose statement was not seen. */
+  private async checkStatements(ledger: AuditGapLedger, result: AuditGapCheck): Promise<void> {
+    for (const pending of ledger.dueStatements(this.clock.now())) {
+      const { state } = await this.runs.load(pending.runId);
+      const statement = state.statements.find((s) => statementKey(s) === pending.decision);
+      if (statement === undefined) {
+        this.logger.error(`Run ${pending.runId} holds no decision ${pending.decision} to state; not watched any more`);
+        ledger.resolveStatement(pending.runId, pending.decision);
+        continue;
+      }
+      const recording: StatementRecording = await this.commandBus.execute(new RecordDecisionStatementCommand(statement, this.clock.now()));
+      if (recording === 'notStored') {
+        this.metrics.incrementLabelled('decisionStatements', { kind: statement.kind, outcome: 'failed' });
+        this.logger.error(`The statement of ${pending.decision} of run ${pending.runId} could not be stored; trying again in ${this.gracePeriodMs} ms`);
+        ledger.postponeStatement(pending.runId, pending.decision, this.clock.now() + this.gracePeriodMs);
+        continue;
+      }
+      if (recording === 'stored') {
+        this.metrics.incrementLabelled('decisionStatements', { kind: statement.kind, outcome: 'late' });
+        this.logger.warn(`The statement of ${pending.decision} of run ${pending.runId} was missing after ${this.gracePeriodMs} ms: stored late`);
+        result.statements.push(`${pending.runId} ${pending.decision}`);
+      }
+      ledger.resolveStatement(pending.runId, pending.decision);
+    }
+  }
+
   private async auditExists(runId: string, stepId: string): Promise<boolean> {
     const read = await this.auditStore.readStream(auditStreamName(runId));
     return read.events.some((event) => (event.data as { stepId?: unknown }).stepId === stepId);
   }
 
-  private follow(source: SagaSource, store: EventStore, type: string, apply: (event: RecordedEvent, position: string) => void): void {
+  private follow(source: SagaSource, store: EventStore, types: readonly string[], apply: (event: RecordedEvent, position: string) => void): void {
     const ledger = this.ledger as AuditGapLedger;
     const consume = async () => {
       let delayMs = 100;
       while (!this.stopped) {
         const checkpoint = ledger.checkpoint(source);
         const after: Position | undefined = checkpoint === undefined ? undefined : parsePosition(checkpoint);
-        const subscription = store.subscribeToAll({ filter: eventTypeFilter(type), after });
+        const subscription = store.subscribeToAll({ filter: eventTypeFilter(...types), after });
         this.subscriptions.push(subscription);
         try {
           // The events available at once are applied in one transaction: one commit per batch, not per event.

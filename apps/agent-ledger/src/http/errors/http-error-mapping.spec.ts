@@ -3,7 +3,7 @@ import { ApprovalRoundMismatchError, ConfigurationError, InvalidFieldError, RunA
 import { StoreFailureError, StoreUnavailableError, WrongExpectedRevisionError } from '@agent-ledger/event-store';
 import { InvalidQueryError, ProjectionStoreClosedError } from '@agent-ledger/projections';
 import { AuthenticationRequiredError, NotEntitledError, ScopeMissingError } from '../auth/auth.errors';
-import { ApprovalDecisionNotStoredError, AuditStatementNotStoredError, IdempotencyKeyReusedError } from '@agent-ledger/runtime';
+import { AuditStatementNotStoredError, IdempotencyKeyReusedError } from '@agent-ledger/runtime';
 import { ConsoleFileNotFoundError, ConsoleMethodNotAllowedError, ConsoleNotBuiltError } from '../console/console.errors';
 import { UnsupportedMediaTypeError } from '../bodies/unsupported-media-type.error';
 import { RequestValidationError } from '../validation/request-validation.error';
@@ -20,8 +20,7 @@ describe('httpErrorAnswerOf: the one mapping from errors to HTTP', () => {
     ['RunNotWaitingError (approval)', new RunNotWaitingError('r1', 'approval', 'QUEUED'), 409, 'RUN_NOT_WAITING_FOR_APPROVAL', { runId: 'r1', status: 'QUEUED', waitingFor: 'approval' }],
     ['RunNotWaitingError (input)', new RunNotWaitingError('r1', 'input', 'WAITING_FOR_APPROVAL'), 409, 'RUN_NOT_WAITING_FOR_INPUT', { runId: 'r1', status: 'WAITING_FOR_APPROVAL', waitingFor: 'input' }],
     ['ApprovalRoundMismatchError', new ApprovalRoundMismatchError('r1', 0, 2), 409, 'APPROVAL_ROUND_MISMATCH', { runId: 'r1', field: 'round', round: 0, waitingRound: 2 }],
-    ['ApprovalDecisionNotStoredError', new ApprovalDecisionNotStoredError('r1', 1), 503, 'APPROVAL_DECISION_NOT_STORED', { runId: 'r1' }],
-    ['AuditStatementNotStoredError', new AuditStatementNotStoredError('r1', 'r1/r0/t0'), 503, 'AUDIT_STATEMENT_NOT_STORED', { runId: 'r1' }],
+    ['AuditStatementNotStoredError', new AuditStatementNotStoredError('r1', 'r1/r0/t0', 'c1'), 503, 'AUDIT_STATEMENT_NOT_STORED', { runId: 'r1', continuationRunId: 'c1' }],
     ['another RunRuleViolation', new RunNotClaimableError('r1', 'notQueued', 'RUNNING', null), 409, 'RUN_NOT_CLAIMABLE', { runId: 'r1' }],
     ['IdempotencyKeyReusedError', new IdempotencyKeyReusedError('ik-1', 'input'), 409, 'IDEMPOTENCY_KEY_REUSED', { field: 'idempotencyKey', differs: 'input' }],
     ['WrongExpectedRevisionError', new WrongExpectedRevisionError('run-r1', 1n, 2n), 409, 'WRONG_EXPECTED_REVISION', {}],
@@ -57,11 +56,9 @@ describe('httpErrorAnswerOf: the one mapping from errors to HTTP', () => {
     expect(httpErrorAnswerOf(new AuthenticationRequiredError('invalid')).headers).toEqual({ 'WWW-Authenticate': 'Bearer realm="agent-ledger"' });
   });
 
-  it('answers the audit statements that could not be stored (an approval decision, a requeue resolution) alike: 503, Retry-After, not a server fault', () => {
-    const decision = httpErrorAnswerOf(new ApprovalDecisionNotStoredError('r1', 1));
-    const statement = httpErrorAnswerOf(new AuditStatementNotStoredError('r1', 'r1/r0/t0'));
-    for (const answer of [decision, statement]) expect(answer).toMatchObject({ status: 503, serverFault: false, headers: { 'Retry-After': '1' } });
-    expect(Object.keys(decision.body).sort()).toEqual(Object.keys(statement.body).sort());
+  it('answers a requeue whose statement could not be stored: 503, Retry-After (a repeat completes it), the continuation named, not a server fault', () => {
+    const statement = httpErrorAnswerOf(new AuditStatementNotStoredError('r1', 'r1/r0/t0', 'c1'));
+    expect(statement).toMatchObject({ status: 503, serverFault: false, headers: { 'Retry-After': '1' }, body: { runId: 'r1', continuationRunId: 'c1' } });
   });
 
   it('answers the refusals of a decision or an input like RUN_ALREADY_SETTLED: 409, the run, its status, no server fault', () => {

@@ -15,7 +15,7 @@ import type { EventStoreError } from '@agent-ledger/event-store';
 import { InvalidQueryError, ProjectionError } from '@agent-ledger/projections';
 import { AuthenticationRequiredError, NotEntitledError, ScopeMissingError } from '../auth/auth.errors';
 import { ConsoleFileNotFoundError, ConsoleMethodNotAllowedError, ConsoleNotBuiltError } from '../console/console.errors';
-import { ApprovalDecisionNotStoredError, AuditStatementNotStoredError, IdempotencyKeyReusedError } from '@agent-ledger/runtime';
+import { AuditStatementNotStoredError, IdempotencyKeyReusedError } from '@agent-ledger/runtime';
 import { UnsupportedMediaTypeError } from '../bodies/unsupported-media-type.error';
 import { RequestValidationError } from '../validation/request-validation.error';
 import type { ApiErrorBody } from './api-error-body';
@@ -47,7 +47,7 @@ export interface HttpErrorAnswer {
  * | a body that could not be decoded (`Content-Encoding` that lies) | 400 |
  * | body over the limit, `EVENT_TOO_LARGE` | 413 |
  * | `UnsupportedMediaTypeError` (a non-empty body that is not `application/json`), a JSON body whose charset is not a UTF (`CHARSET_UNSUPPORTED`) | 415 |
- * | `STORE_UNAVAILABLE`, `STORE_CLOSED`, a closed read-model database, `CIRCUIT_OPEN`, a domain error of class `connection` (`AUDIT_STATEMENT_NOT_STORED`, `APPROVAL_DECISION_NOT_STORED`: with `Retry-After: 1`) | 503 |
+ * | `STORE_UNAVAILABLE`, `STORE_CLOSED`, a closed read-model database, `CIRCUIT_OPEN`, a domain error of class `connection` (`AUDIT_STATEMENT_NOT_STORED`: with `Retry-After: 1` and `continuationRunId`) | 503 |
  * | anything else | 500, with a generic message |
  */
 export function httpErrorAnswerOf(error: unknown): HttpErrorAnswer {
@@ -81,9 +81,9 @@ export function httpErrorAnswerOf(error: unknown): HttpErrorAnswer {
   if (error instanceof IdempotencyKeyReusedError) {
     return answer(409, { code: error.code, message: error.message, runId: error.runId, field: 'idempotencyKey', rule: 'sameRequest', differs: error.field });
   }
-  if (error instanceof AuditStatementNotStoredError || error instanceof ApprovalDecisionNotStoredError) {
-    // The audit store could not take the statement: nothing was done, the same request may succeed later.
-    return answer(503, { code: error.code, message: error.message, runId: error.runId }, { headers: { 'Retry-After': '1' } });
+  if (error instanceof AuditStatementNotStoredError) {
+    // The requeue is recorded but its statement is not: the continuation waits for a repeat of the request, which completes it.
+    return answer(503, { code: error.code, message: error.message, runId: error.runId, continuationRunId: error.continuationRunId }, { headers: { 'Retry-After': '1' } });
   }
   if (error instanceof AgentLedgerError) {
     // The target (a store, a provider) could not be reached: the request may succeed later.

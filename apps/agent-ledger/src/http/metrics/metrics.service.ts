@@ -98,6 +98,12 @@ export class MetricsService {
         type: 'counter',
         samples: [...reaper].map(([action, value]) => ({ labels: { action }, value })),
       },
+      {
+        name: 'agent_ledger_decision_statements_total',
+        help: 'Statements of decisions (approval, input, resolution) not stored right after the decision (deferred), stored later before anything the decision allows (late), not stored late either so the run failed closed (failClosed), or a reconciler try that failed (failed), in this process',
+        type: 'counter',
+        samples: this.runtime.labelled('decisionStatements').map((series) => ({ labels: { kind: series.labels.kind ?? 'unknown', outcome: series.labels.outcome ?? 'unknown' }, value: series.value })),
+      },
       ...RUNTIME_COUNTERS.map(
         (counter): MetricFamily => ({ name: `agent_ledger_${snake(counter)}_total`, help: RUNTIME_COUNTER_HELP[counter], type: 'counter', samples: [{ value: this.runtime.get(counter) }] }),
       ),

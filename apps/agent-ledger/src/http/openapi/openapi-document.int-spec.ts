@@ -183,7 +183,8 @@ describe('the OpenAPI document', () => {
     const answer = jsonSchemaOf('/runs/{runId}/approval', 'post', '200');
     expect(property(answer, 'status').enum).toEqual(Object.values(RunStatus));
     expect(Object.keys(property(answer, 'run').properties ?? {})).toEqual(expect.arrayContaining(['status', 'reason', 'pendingApproval', 'pendingInput', 'steps']));
-    expect(answer.required).toEqual(expect.arrayContaining(['runId', 'status', 'run']));
+    expect(answer.required).toEqual(expect.arrayContaining(['runId', 'status', 'run', 'auditStatement']));
+    expect(property(answer, 'auditStatement').enum).toEqual(['recorded', 'pending']);
     expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '503']);
     expectErrorBodies('/runs/{runId}/approval', 'post', ['400', '401', '403', '404', '409', '503']);
   });

@@ -18,6 +18,13 @@ export class RunResumeAnswerDoc implements RunResumeAnswer {
 
   @ApiProperty({ type: RunViewDoc })
   readonly run!: RunViewDoc;
+
+  @ApiProperty({
+    enum: ['recorded', 'pending'],
+    description:
+      '`recorded`: the statement of the decision or input is in the run\'s audit chain. `pending`: the decision took effect on the run, but its statement could not be stored yet; nothing it allows happens before it is (the run fails closed if it cannot be); do not send it again (it would be refused, 409)',
+  })
+  readonly auditStatement!: 'recorded' | 'pending';
 }
 
 const _matches: DocMatches<RunResumeAnswerDoc, RunResumeAnswer> = true;

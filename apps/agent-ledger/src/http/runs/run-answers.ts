@@ -40,6 +40,13 @@ export interface RunResumeAnswer {
   readonly runId: string;
   readonly status: RunStatus;
   readonly run: RunView;
+  /**
+   * `recorded`: the statement of the decision or answer is in the run's audit
+   * chain. `pending`: it took effect on the run but its statement could not be
+   * stored yet; it is stored before anything it allows happens (or the run
+   * fails closed). Sending it again would be refused: it is decided.
+   */
+  readonly auditStatement: 'recorded' | 'pending';
 }
 
 /** The body of `POST /runs/{runId}/requeue` (202). */

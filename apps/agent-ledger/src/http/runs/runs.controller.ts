@@ -1,10 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
-import type { RunState, RunStatus } from '@agent-ledger/domain';
+import type { RunStatus } from '@agent-ledger/domain';
 import { assertRunId, RunNotFoundError } from '@agent-ledger/domain';
 import type { RunPage, RunStatusRow, StepRow } from '@agent-ledger/projections';
 import { ProjectionQueries } from '@agent-ledger/projections';
+import type { DecisionTaken } from '@agent-ledger/runtime';
 import { RunService } from '@agent-ledger/runtime';
 import type { ApiCaller } from '../auth/api-caller';
 import { Caller, mayUseAgent } from '../auth/api-caller';
@@ -33,10 +34,10 @@ export interface RunStepsAnswer {
 }
 
 /** The answer of a decision or an input: the run as its own stream tells it after the command. */
-function resumeAnswerOf(runId: string, state: RunState): RunResumeAnswer {
+function resumeAnswerOf(runId: string, { state, auditStatement }: DecisionTaken): RunResumeAnswer {
   const status: RunStatus | null = state.status;
   if (status === null) throw new RunNotFoundError(runId);
-  return { runId, status, run: runViewOf(runId, state) };
+  return { runId, status, run: runViewOf(runId, state), auditStatement };
 }
 
 /**
@@ -146,7 +147,10 @@ export class RunsController {
   @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
   @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
   @ApiConflictResponse({ description: '`RUN_NOT_DEAD_LETTERED`, `RUN_ALREADY_REQUEUED`, `IN_FLIGHT_WRITE_UNRESOLVED`', type: ApiErrorBodyDoc })
-  @ApiServiceUnavailableResponse({ description: 'the statement could not be stored in the audit trail (`AUDIT_STATEMENT_NOT_STORED`); nothing was requeued', type: ApiErrorBodyDoc })
+  @ApiServiceUnavailableResponse({
+    description: 'the requeue is recorded, but its statement could not be stored in the audit trail (`AUDIT_STATEMENT_NOT_STORED`, with `continuationRunId`): the continuation is not started; repeat the requeue to complete it',
+    type: ApiErrorBodyDoc,
+  })
   async requeue(@Param('runId') runId: string, @Body() body: RequeueRunDto, @Res() response: ServerResponse): Promise<void> {
     assertRunId(runId);
     const resolution = body.resolution === undefined ? undefined : { outcome: body.resolution.outcome, note: body.resolution.note };
@@ -158,10 +162,13 @@ export class RunsController {
   /**
    * A person approves or denies the calls a run waits to have approved
    * (`WAITING_FOR_APPROVAL`). The caller's API key id is recorded as who
-   * decided (`development` without keys). The decision is stored in the run's
-   * audit trail first; approved (or denied with `tellModel`), the run is
-   * queued again and a worker resumes it; denied with `endRun`, it fails
-   * `APPROVAL_DENIED`.
+   * decided (`development` without keys). The decision takes effect on the
+   * run first (of concurrent decisions one wins, the others get 409), then
+   * its statement is stored in the run's audit chain: `auditStatement` says
+   * whether it is (`recorded`) or not yet (`pending`: nothing the decision
+   * allows happens before it is). Approved (or denied with `tellModel`), the
+   * run is queued again and a worker resumes it; denied with `endRun`, it
+   * fails `APPROVAL_DENIED`.
    */
   @Post(':runId/approval')
   @HttpCode(200)
@@ -175,11 +182,14 @@ export class RunsController {
     type: ApiErrorBodyDoc,
   })
   @ApiPayloadTooLargeResponse({ description: 'a body over HTTP_BODY_LIMIT_BYTES (`PAYLOAD_TOO_LARGE`)', type: ApiErrorBodyDoc })
-  @ApiServiceUnavailableResponse({ description: 'the decision could not be stored in the audit trail (`APPROVAL_DECISION_NOT_STORED`, `Retry-After`); nothing was decided, the run still waits', type: ApiErrorBodyDoc })
+  @ApiServiceUnavailableResponse({
+    description: 'the run store could not take the decision (`STORE_UNAVAILABLE`, `Retry-After`): nothing was decided. A decision whose audit statement could not be stored is a 200 with `auditStatement: pending`',
+    type: ApiErrorBodyDoc,
+  })
   async decideApproval(@Param('runId') runId: string, @Body() body: DecideApprovalDto, @Caller() caller: ApiCaller): Promise<RunResumeAnswer> {
     assertRunId(runId);
-    const state = await this.runs.decideApproval(runId, { decision: body.decision, decidedBy: caller.keyId, reason: body.reason, round: body.round });
-    return resumeAnswerOf(runId, state);
+    const decided = await this.runs.decideApproval(runId, { decision: body.decision, decidedBy: caller.keyId, reason: body.reason, round: body.round });
+    return resumeAnswerOf(runId, decided);
   }
 
   /**
@@ -198,7 +208,7 @@ export class RunsController {
   @ApiPayloadTooLargeResponse({ description: 'a body over HTTP_BODY_LIMIT_BYTES (`PAYLOAD_TOO_LARGE`)', type: ApiErrorBodyDoc })
   async submitInput(@Param('runId') runId: string, @Body() body: SubmitInputDto, @Caller() caller: ApiCaller): Promise<RunResumeAnswer> {
     assertRunId(runId);
-    const state = await this.runs.submitInput(runId, { input: body.input, submittedBy: caller.keyId });
-    return resumeAnswerOf(runId, state);
+    const submitted = await this.runs.submitInput(runId, { input: body.input, submittedBy: caller.keyId });
+    return resumeAnswerOf(runId, submitted);
   }
 }
