@@ -2,7 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { TestingModule } from '@nestjs/testing';
 import type { AuditEvent, RunCommand, RunEvent, RunState } from '@agent-ledger/domain';
-import { AgentLedgerError, isAuditEventType, isRunEventType, isTerminalRunEvent } from '@agent-ledger/domain';
+import { AgentLedgerError, busPrincipal, isAuditEventType, isRunEventType, isTerminalRunEvent } from '@agent-ledger/domain';
 import type { CrashPointContext } from '@agent-ledger/crash-points';
 import { CrashPoint, crashPoint, installCrashPointHandler } from '@agent-ledger/crash-points';
 import type { AgentTool, ModelProvider, RunCommandOutcome, RuntimeCounter } from '@agent-ledger/runtime';
@@ -330,7 +330,7 @@ export class SimWorld {
           const runId = await this.pickRun(action.pick, (state) => state.settlement === null, action.slot);
           if (runId === undefined) return null;
           this.trace.push(`  cancel ${runId}`);
-          return p(action.slot).runs.cancel(runId, 'sim-operator', 'simulated cancel');
+          return p(action.slot).runs.cancel(runId, busPrincipal('sim-operator'), 'simulated cancel');
         });
         return;
       case 'decide':
@@ -339,7 +339,7 @@ export class SimWorld {
           if (runId === undefined) return null;
           this.trace.push(`  ${action.approve ? 'approve' : 'deny'} ${runId}`);
           this.count(action.approve ? 'fault:approve' : 'fault:deny');
-          return p(action.slot).runs.decideApproval(runId, { decision: action.approve ? 'approve' : 'deny', decidedBy: 'sim-person' });
+          return p(action.slot).runs.decideApproval(runId, { decision: action.approve ? 'approve' : 'deny', decidedBy: busPrincipal('sim-person') });
         });
         return;
       case 'input':
@@ -348,7 +348,7 @@ export class SimWorld {
           if (runId === undefined) return null;
           this.trace.push(`  input for ${runId}`);
           this.count('fault:input');
-          return p(action.slot).runs.submitInput(runId, { input: 'the answer', submittedBy: 'sim-person' });
+          return p(action.slot).runs.submitInput(runId, { input: 'the answer', submittedBy: busPrincipal('sim-person') });
         });
         return;
       case 'breakAudit':
@@ -430,10 +430,10 @@ export class SimWorld {
         if (state.status === 'WAITING_FOR_APPROVAL') {
           const approve = plan.approvals[decision++ % plan.approvals.length] ?? true;
           this.count(approve ? 'fault:approve' : 'fault:deny');
-          this.launch('service', slot, `settle: decide ${runId}`, null, () => p.runs.decideApproval(runId, { decision: approve ? 'approve' : 'deny', decidedBy: 'sim-settle' }));
+          this.launch('service', slot, `settle: decide ${runId}`, null, () => p.runs.decideApproval(runId, { decision: approve ? 'approve' : 'deny', decidedBy: busPrincipal('sim-settle') }));
         } else if (state.status === 'WAITING_FOR_INPUT') {
           this.count('fault:input');
-          this.launch('service', slot, `settle: input ${runId}`, null, () => p.runs.submitInput(runId, { input: 'the answer', submittedBy: 'sim-settle' }));
+          this.launch('service', slot, `settle: input ${runId}`, null, () => p.runs.submitInput(runId, { input: 'the answer', submittedBy: busPrincipal('sim-settle') }));
         }
       }
       await this.drain();

@@ -4,6 +4,9 @@ import type { RecordApprovalDecision, RecordAudit } from './audit-commands';
 import { auditRecordHash, verifyAuditChain } from './audit-chain';
 import { auditDecider } from './audit-decider';
 import type { AuditEvent } from './audit-events';
+import { apiKeyPrincipal } from '../principal/principal';
+
+const ALICE = apiKeyPrincipal('alice');
 
 const T0 = Date.UTC(2026, 0, 1);
 const record = (stepId: string, overrides: Partial<RecordAudit['data']> = {}): RecordAudit => ({
@@ -61,7 +64,7 @@ describe('audit decider: approval decisions', () => {
       round: 0,
       decision: 'approved',
       calls: [{ stepId: 'run-1/r0/t1', toolName: 'files.append', effect: 'NON_IDEMPOTENT_WRITE', argumentsHash: 'a'.repeat(64) }],
-      decidedBy: 'alice',
+      decidedBy: ALICE,
       reason: null,
       ...overrides,
     },
@@ -72,7 +75,7 @@ describe('audit decider: approval decisions', () => {
   it('chains a decision after the step records, and the chain verifies', () => {
     const first = decideAny([], record('run-1/r0/llm', { kind: 'llm', toolName: null, effect: null, idempotencyKey: null, outcome: 'responded' }));
     const approved = decideAny(first, decision());
-    expect(approved).toMatchObject([{ type: 'ApprovalDecisionRecorded', data: { sequence: 2, previousHash: first[0]?.data.hash, decision: 'approved', decidedBy: 'alice' } }]);
+    expect(approved).toMatchObject([{ type: 'ApprovalDecisionRecorded', data: { sequence: 2, previousHash: first[0]?.data.hash, decision: 'approved', decidedBy: ALICE } }]);
     const after = decideAny([...first, ...approved], record('run-1/r0/t1'));
     expect(after).toMatchObject([{ data: { sequence: 3, previousHash: approved[0]?.data.hash } }]);
     expect(verifyAuditChain([...first, ...approved, ...after].map((e) => e.data))).toEqual([]);
@@ -82,7 +85,7 @@ describe('audit decider: approval decisions', () => {
     const one = decideAny([], decision());
     const two = decideAny(one, decision({ decision: 'denied', round: 1, calls: [{ stepId: 'run-1/r1/t0', toolName: 'files.append', effect: 'NON_IDEMPOTENT_WRITE', argumentsHash: 'b'.repeat(64) }] }));
     expect(two).toHaveLength(1);
-    const tampered = [{ ...one[0]!.data, decidedBy: 'mallory' }, two[0]!.data];
+    const tampered = [{ ...one[0]!.data, decidedBy: apiKeyPrincipal('mallory') }, two[0]!.data];
     expect(verifyAuditChain(tampered)).toMatchObject([{ index: 0, problem: 'hashMismatch' }]);
   });
 
@@ -91,7 +94,9 @@ describe('audit decider: approval decisions', () => {
     ['data.calls', { calls: [] }],
     ['data.calls[0].stepId', { calls: [{ stepId: 'run-2/r0/t0', toolName: 'x', effect: 'NON_IDEMPOTENT_WRITE', argumentsHash: '' }] }],
     ['data.calls[0].effect', { calls: [{ stepId: 'run-1/r0/t0', toolName: 'x', effect: 'SOME' as never, argumentsHash: '' }] }],
-    ['data.decidedBy', { decidedBy: '' }],
+    ['data.decidedBy', { decidedBy: 'alice' as never }],
+    ['data.decidedBy.id', { decidedBy: { kind: 'apiKey', id: ' ' } }],
+    ['data.decidedBy.kind', { decidedBy: { kind: 'unverified', name: 'alice' } }],
   ])('refuses a decision whose %s is malformed', (field, overrides) => {
     expect(() => decideAny([], decision(overrides))).toThrow(expect.objectContaining({ field }) as Error);
     expect(() => decideAny([], decision(overrides))).toThrow(InvalidFieldError);

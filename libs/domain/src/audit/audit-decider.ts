@@ -1,5 +1,6 @@
 import type { Decider } from '../decider';
 import { InvalidFieldError } from '../errors/invalid-field.error';
+import { assertPrincipal } from '../principal/principal';
 import { isToolEffect } from '../tool-effect/tool-effect';
 import { assertRunId } from '../run/step-id';
 import type { AuditCommand, RecordApprovalDecision, RecordWriteResolution } from './audit-commands';
@@ -64,6 +65,7 @@ function decideWriteResolution({ data, metadata }: RecordWriteResolution, state:
   if (typeof data.stepId !== 'string' || !data.stepId.startsWith(`${data.runId}/`)) throw new InvalidFieldError('data.stepId', 'must be a step id of the run');
   if (data.outcome !== 'executed' && data.outcome !== 'notExecuted') throw new InvalidFieldError('data.outcome', 'must be "executed" or "notExecuted"');
   if (typeof data.note !== 'string' || data.note.trim().length === 0) throw new InvalidFieldError('data.note', 'must say how the outcome is known');
+  assertPrincipal(data.resolvedBy, 'data.resolvedBy');
   const content = { ...data, sequence: state.sequence + 1, recordedAt: metadata.now, previousHash: state.lastHash };
   return [{ type: 'WriteResolutionRecorded', data: { ...content, hash: auditRecordHash(content) } }];
 }
@@ -76,7 +78,7 @@ function decideApprovalDecision({ data, metadata }: RecordApprovalDecision, stat
     if (typeof call.stepId !== 'string' || !call.stepId.startsWith(`${data.runId}/`)) throw new InvalidFieldError(`data.calls[${i}].stepId`, 'must be a step id of the run');
     if (!isToolEffect(call.effect)) throw new InvalidFieldError(`data.calls[${i}].effect`, 'must be a tool effect');
   });
-  if (typeof data.decidedBy !== 'string' || data.decidedBy.length === 0) throw new InvalidFieldError('data.decidedBy', 'must name who decided');
+  assertPrincipal(data.decidedBy, 'data.decidedBy');
   const content = { ...data, sequence: state.sequence + 1, recordedAt: metadata.now, previousHash: state.lastHash };
   return [{ type: 'ApprovalDecisionRecorded', data: { ...content, hash: auditRecordHash(content) } }];
 }
