@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AuditCommand, AuditEvent, AuditState, RecordApprovalDecision, RecordAudit, RecordWriteResolution } from '@agent-ledger/domain';
-import { AUDIT_EVENT_SCHEMA_VERSIONS, auditDecider, foldEvents, isAuditEventType } from '@agent-ledger/domain';
+import { auditDecider, foldEvents, isAuditEventType } from '@agent-ledger/domain';
 import type { CurrentRevision, EventStore } from '@agent-ledger/event-store';
 import { ExpectedRevision, WrongExpectedRevisionError } from '@agent-ledger/event-store';
 import { toDomainEvents, toEventData } from './domain-event-codec';
@@ -69,7 +69,7 @@ export class AuditRecorder {
         if (events.length === 0) return true;
         const nextRevision = current.revision === ExpectedRevision.NO_STREAM ? 0n : current.revision + 1n;
         try {
-          const result = await this.store.append(stream, toEventData(stream, nextRevision, events, AUDIT_EVENT_SCHEMA_VERSIONS, { correlationId: runId }), {
+          const result = await this.store.append(stream, toEventData(stream, nextRevision, events, { correlationId: runId }), {
             expectedRevision: current.revision,
           });
           this.remember(stream, { state: events.reduce(auditDecider.evolve, current.state), revision: result.nextExpectedRevision });

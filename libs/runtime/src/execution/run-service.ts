@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import type { DecideApproval, InFlightWriteResolution, JsonValue, RunDecider, RunMode, RunState } from '@agent-ledger/domain';
+import type { DecideApproval, InFlightWriteResolution, JsonValue, Principal, RunDecider, RunMode, RunState } from '@agent-ledger/domain';
 import { assertRunId, canonicalJson, continuationOf, InvalidFieldError, MAX_ITERATIONS } from '@agent-ledger/domain';
 import { createHash } from 'node:crypto';
 import { AuditStatementNotStoredError } from './audit-statement-not-stored.error';
@@ -31,8 +31,9 @@ export interface RunRequest {
 
 /** An operator's requeue of a dead-lettered run. */
 export interface RequeueRequest {
-  /** Who requeues (recorded). */
-  readonly requestedBy: string;
+  /** Who requeues: the authenticated caller (recorded, and in the audit trail with a resolution). */
+  readonly requestedBy: Principal;
+  /** The caller's own words, if any: never who acted. */
   readonly reason?: string;
   /** Required when a `NON_IDEMPOTENT_WRITE` was in flight: whether it was executed, and how that is known. */
   readonly resolution?: InFlightWriteResolution;
@@ -41,8 +42,8 @@ export interface RequeueRequest {
 /** A person's decision on the calls a run waits to have approved. */
 export interface ApprovalDecisionRequest {
   readonly decision: 'approve' | 'deny';
-  /** Who decides (recorded, and in the audit trail). */
-  readonly decidedBy: string;
+  /** Who decides: the authenticated caller (recorded, and in the audit trail). */
+  readonly decidedBy: Principal;
   readonly reason?: string;
   /** The round the person saw: a decision on another (later) request is refused. */
   readonly round?: number;
@@ -51,8 +52,8 @@ export interface ApprovalDecisionRequest {
 /** Input a person submits to a run whose tool asked for it. */
 export interface InputSubmission {
   readonly input: JsonValue;
-  /** Who submits (recorded). */
-  readonly submittedBy: string;
+  /** Who submits: the authenticated caller (recorded). */
+  readonly submittedBy: Principal;
 }
 
 /** The result of an interactive run: the run as settled, and how its segment ended. */
@@ -112,9 +113,11 @@ export class RunService {
    * Asks to cancel a run: a queued run is cancelled at once, a running one at
    * its segment's next step boundary.
    *
+   * `requestedBy` is the authenticated caller; `reason` the caller's own words.
+   *
    * @throws RunNotFoundError, RunAlreadySettledError
    */
-  async cancel(runId: string, requestedBy: string, reason?: string): Promise<RunState> {
+  async cancel(runId: string, requestedBy: Principal, reason?: string): Promise<RunState> {
     const outcome = await this.dispatch(
       new DispatchRunCommand({ type: 'RequestCancel', data: { runId, requestedBy, reason }, metadata: { now: this.clock.now() } }),
     );

@@ -1,9 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { ModelResponse, RunEvent, StepTool } from '@agent-ledger/domain';
-import { createRunDecider, RUN_EVENT_SCHEMA_VERSIONS } from '@agent-ledger/domain';
-import { RunHistory } from '@agent-ledger/domain/testing/run-history';
-import type { EventStore } from '@agent-ledger/event-store';
 import { auditStreamName, runStreamName } from '@agent-ledger/runtime';
+import { decisionHistories as histories, seedRun as seed, storedEvents as eventsOf } from '@agent-ledger/runtime/testing/decision-histories';
 import type { HttpTestApp, HttpTestKey } from '../testing/http-test-app';
 import { httpTestKey, startHttpTestApp } from '../testing/http-test-app';
 
@@ -14,62 +11,6 @@ import { httpTestKey, startHttpTestApp } from '../testing/http-test-app';
  * and a body that names an actor is refused (400 naming the field), with
  * nothing written.
  */
-
-const SECOND = 1000;
-const WORKER = 'worker:test:1';
-const LEASE = { owner: WORKER, attempt: 1 };
-const decider = createRunDecider();
-const APPEND: StepTool = { name: 'files.append', effect: 'NON_IDEMPOTENT_WRITE' };
-const ASK: StepTool = { name: 'user.ask', effect: 'READ_ONLY' };
-const appendCall: ModelResponse = { type: 'toolCalls', calls: [{ toolName: 'files.append', arguments: { path: 'log.txt', content: 'hi' } }] };
-const askCall: ModelResponse = { type: 'toolCalls', calls: [{ toolName: 'user.ask', arguments: { question: 'which ticket?' } }] };
-
-/** A run claimed by a worker whose round 0 asked for `response`, at `t0`. */
-function responded(runId: string, t0: number, response: ModelResponse): RunHistory {
-  return new RunHistory(decider, runId)
-    .send({ type: 'RequestRun', data: { runId, agent: 'writer', input: 'go', mode: 'queued' }, metadata: { now: t0 } })
-    .claim(WORKER, t0)
-    .startLlm(LEASE, 0, t0)
-    .respond(LEASE, 0, response, t0);
-}
-
-/** Histories of runs in each state a decision needs (recorded a minute ago, so the service's clock is after them). */
-const histories = {
-  waitingForApproval(runId: string): readonly RunEvent[] {
-    const t0 = Date.now() - 60 * SECOND;
-    return responded(runId, t0, appendCall).send({
-      type: 'RequestApproval',
-      data: { runId, ...LEASE, round: 0, calls: [{ callIndex: 0, effect: 'NON_IDEMPOTENT_WRITE', requirement: 'write' }], onDenial: 'endRun' },
-      metadata: { now: t0 },
-    }).events;
-  },
-  waitingForInput(runId: string): readonly RunEvent[] {
-    const t0 = Date.now() - 60 * SECOND;
-    return responded(runId, t0, askCall)
-      .startTool(LEASE, 0, 0, ASK, t0)
-      .send({ type: 'RequestInput', data: { runId, ...LEASE, round: 0, callIndex: 0, prompt: 'Which ticket?' }, metadata: { now: t0 } }).events;
-  },
-  /** Dead-lettered (WRITE_INTERRUPTED) while a non-idempotent append was in flight: a requeue needs a resolution. */
-  deadLetteredMidAppend(runId: string): readonly RunEvent[] {
-    const t0 = Date.now() - 3600 * SECOND;
-    return responded(runId, t0, appendCall)
-      .startTool(LEASE, 0, 0, APPEND, t0)
-      .reap(t0 + 1800 * SECOND).events;
-  },
-};
-
-async function seed(store: EventStore, runId: string, events: readonly RunEvent[]): Promise<void> {
-  await store.append(
-    runStreamName(runId),
-    events.map((e) => ({ id: randomUUID(), type: e.type, data: e.data as unknown as Record<string, unknown>, metadata: { schemaVersion: RUN_EVENT_SCHEMA_VERSIONS[e.type] } })),
-    { expectedRevision: 'no_stream' },
-  );
-}
-
-async function eventsOf(store: EventStore, stream: string): Promise<Array<{ type: string; data: Record<string, unknown> }>> {
-  const read = await store.readStream(stream);
-  return read.events.map((e) => ({ type: e.type, data: e.data as Record<string, unknown> }));
-}
 
 /** Runs the decision routes as `key` and checks each records `principal`. */
 function decisionRoutes(get: () => { app: HttpTestApp; key: HttpTestKey | null }, principal: Record<string, unknown>) {
@@ -93,7 +34,7 @@ function decisionRoutes(get: () => { app: HttpTestApp; key: HttpTestKey | null }
 
   it('requeue records the caller in RunRequeuedByOperator and in the audited write resolution', async () => {
     const runId = `dead-${randomUUID()}`;
-    await seed(get().app.stores.runStore, runId, histories.deadLetteredMidAppend(runId));
+    await seed(get().app.stores.runStore, runId, histories.deadLetteredMidAppend(runId, 'writer'));
     const requeued = await call('POST', `/runs/${runId}/requeue`, { reason: 'the target was checked', resolution: { outcome: 'notExecuted', note: 'no line in log.txt' } });
     expect(requeued.status).toBe(202);
     expect((await runEvents(runId)).find((e) => e.type === 'RunRequeuedByOperator')?.data).toMatchObject({ requestedBy: principal, reason: 'the target was checked' });
@@ -102,7 +43,7 @@ function decisionRoutes(get: () => { app: HttpTestApp; key: HttpTestKey | null }
 
   it.each(['approve', 'deny'] as const)('%s records the caller in the run decision and in the audited decision', async (decision) => {
     const runId = `waits-${randomUUID()}`;
-    await seed(get().app.stores.runStore, runId, histories.waitingForApproval(runId));
+    await seed(get().app.stores.runStore, runId, histories.waitingForApproval(runId, 'writer'));
     const decided = await call('POST', `/runs/${runId}/approval`, { decision, reason: 'checked' });
     expect(decided.status).toBe(200);
     const type = decision === 'approve' ? 'ApprovalGranted' : 'ApprovalDenied';
@@ -112,7 +53,7 @@ function decisionRoutes(get: () => { app: HttpTestApp; key: HttpTestKey | null }
 
   it('input records the caller in InputSubmitted', async () => {
     const runId = `asks-${randomUUID()}`;
-    await seed(get().app.stores.runStore, runId, histories.waitingForInput(runId));
+    await seed(get().app.stores.runStore, runId, histories.waitingForInput(runId, 'writer'));
     const submitted = await call('POST', `/runs/${runId}/input`, { input: 'T-7' });
     expect(submitted.status).toBe(200);
     expect((await runEvents(runId)).find((e) => e.type === 'InputSubmitted')?.data).toMatchObject({ submittedBy: principal, input: 'T-7' });
@@ -141,7 +82,7 @@ function decisionRoutes(get: () => { app: HttpTestApp; key: HttpTestKey | null }
 
   it('the approvals read model shows the caller as its label', async () => {
     const runId = `shown-${randomUUID()}`;
-    await seed(get().app.stores.runStore, runId, histories.waitingForApproval(runId));
+    await seed(get().app.stores.runStore, runId, histories.waitingForApproval(runId, 'writer'));
     expect((await call('POST', `/runs/${runId}/approval`, { decision: 'approve' })).status).toBe(200);
     const label = principal.kind === 'apiKey' ? `key:${String(principal.id)}` : 'development';
     const deadline = Date.now() + 20_000;

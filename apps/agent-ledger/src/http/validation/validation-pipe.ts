@@ -1,5 +1,7 @@
 import type { ArgumentMetadata } from '@nestjs/common';
 import { ValidationPipe } from '@nestjs/common';
+import { getMetadataStorage } from 'class-validator';
+import { withActorFieldIssues } from './actor-fields';
 import { bodyFieldIssues, rawJsonFieldsOf } from './raw-json';
 import { RequestValidationError, requestValidationExceptionFactory } from './request-validation.error';
 
@@ -16,6 +18,10 @@ import { RequestValidationError, requestValidationExceptionFactory } from './req
  * `prototype` key (`unknownField`), a number that is not finite in a raw JSON
  * field (`isJsonValue`). The DTO's `@RawJson()` fields (a run's `input`) are
  * then kept out of the pipe's reach and set on the DTO as they were sent.
+ *
+ * A body field that would name who acts (`requestedBy`, `decidedBy`...) is
+ * refused as any unknown field, with a message saying that who acts is the
+ * authenticated caller (`actor-fields.ts`).
  */
 export class ApiValidationPipe extends ValidationPipe {
   constructor() {
@@ -31,6 +37,15 @@ export class ApiValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    try {
+      return await this.transformChecked(value, metadata);
+    } catch (error) {
+      if (metadata.type !== 'body' || !(error instanceof RequestValidationError)) throw error;
+      throw new RequestValidationError(withActorFieldIssues(error.issues, declaresField(metadata.metatype, 'reason')));
+    }
+  }
+
+  private async transformChecked(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' && value !== undefined && value !== null && (typeof value !== 'object' || Array.isArray(value))) {
       throw new RequestValidationError([{ field: 'body', rule: 'isObject', message: 'body must be a JSON object' }]);
     }
@@ -67,6 +82,14 @@ export class ApiValidationPipe extends ValidationPipe {
     for (const [key, raw] of kept) dto[key] = raw;
     return dto;
   }
+}
+
+/** Whether the DTO class declares `field` (has a validation rule on it). */
+function declaresField(metatype: unknown, field: string): boolean {
+  if (typeof metatype !== 'function') return false;
+  return getMetadataStorage()
+    .getTargetValidationMetadatas(metatype, '', true, false)
+    .some((rule) => rule.propertyName === field);
 }
 
 /** Builds the API's {@link ApiValidationPipe}. */
