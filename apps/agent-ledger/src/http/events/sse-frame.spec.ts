@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '@agent-ledger/event-store';
+import { positionFromParts } from '@agent-ledger/event-store';
 import { streamedEventOf } from './sse-frame';
 
 const recorded = (type: string, data: Record<string, unknown>, metadata: Record<string, unknown>): RecordedEvent => ({
@@ -6,9 +7,9 @@ const recorded = (type: string, data: Record<string, unknown>, metadata: Record<
   streamName: 'run-r1',
   type,
   revision: 3n,
-  position: '7:7',
+  position: positionFromParts({ commit: 7n, prepare: 7n }),
   data,
-  metadata,
+  metadata: metadata as RecordedEvent['metadata'],
   created: new Date(0),
 });
 
