@@ -201,7 +201,7 @@ describe('the console: audit review and projections (browser)', () => {
     await rebuild.click();
     await page.locator('[data-testid=rebuild-progress][data-state=succeeded]').waitFor({ timeout: 60_000 });
     const state = await service.as(service.keys.operator).get<{ rebuild: { state: string; requestedBy: string | null } }>('/projections/rebuild');
-    expect(state.body.rebuild).toMatchObject({ state: 'succeeded', requestedBy: 'operator' });
+    expect(state.body.rebuild).toMatchObject({ state: 'succeeded', requestedBy: 'key:operator' });
     // The rebuilt read models still tell the same story.
     const review = await service.as(service.keys.auditor).get<AuditReviewReport>('/audit/review');
     expect(review.body.runsFailedClosed.map((r) => r.runId)).toEqual([failedClosed]);

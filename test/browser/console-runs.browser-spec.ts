@@ -293,7 +293,7 @@ describe('the console: runs and approvals (browser)', () => {
 
     // Through the API: decided by the operator's key, the run completed, the append ran once.
     const decided = await service.as(service.keys.operator).get<ApprovalPage>(`/approvals?runId=${runId}`);
-    expect(decided.body.approvals).toEqual([expect.objectContaining({ state: 'approved', decidedBy: 'operator' })]);
+    expect(decided.body.approvals).toEqual([expect.objectContaining({ state: 'approved', decidedBy: 'key:operator' })]);
     await service.runWith(runId, 'COMPLETED');
     expect(readFileSync(join(service.workspaceDir, 'approved.log'), 'utf8')).toBe('approved line\n');
 

@@ -9,7 +9,7 @@
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRunDecider, RUN_EVENT_SCHEMA_VERSIONS } from '@agent-ledger/domain';
+import { createRunDecider } from '@agent-ledger/domain';
 import { ExpectedRevision, SqliteEventStore } from '@agent-ledger/event-store';
 import { toEventData } from '@agent-ledger/runtime/execution/domain-event-codec';
 import { runStreamName } from '@agent-ledger/runtime/execution/run-streams';
@@ -40,7 +40,7 @@ describe('an interactive run whose caller died (e2e, real processes)', () => {
         const decider = createRunDecider();
         const decision = decider.decide({ type: 'RequestRun', data: { runId, agent: 'mixer', input: { task: runId }, mode: 'interactive', maxIterations: 6 }, metadata: { now: Date.now() } }, decider.initialState());
         if (decision.kind !== 'accepted') throw new Error(`RequestRun was not accepted: ${JSON.stringify(decision)}`);
-        await store.append(runStreamName(runId), toEventData(runStreamName(runId), 0n, decision.events, RUN_EVENT_SCHEMA_VERSIONS, { correlationId: runId }), { expectedRevision: ExpectedRevision.NO_STREAM });
+        await store.append(runStreamName(runId), toEventData(runStreamName(runId), 0n, decision.events, { correlationId: runId }), { expectedRevision: ExpectedRevision.NO_STREAM });
       } finally {
         await store.close();
       }

@@ -6,7 +6,7 @@
  */
 import type { CliResult } from './support/cli-process';
 import { printedTypes, runCliProcess } from './support/cli-process';
-import { apiKeysEnv, testKey } from './support/http-auth-support';
+import { apiKeysEnv, testKey, withKey } from './support/http-auth-support';
 import type { HttpService } from './support/http-service';
 import { startHttpService, testAgentsYaml } from './support/http-service';
 
@@ -17,7 +17,7 @@ function expectExit(result: CliResult, code: number): void {
 }
 
 describe('agent-ledger CLI with API keys (e2e)', () => {
-  const operator = testKey('operator', ['runs:submit', 'runs:read', 'operate']);
+  const operator = testKey('operator', ['runs:submit', 'runs:read', 'runs:approve', 'operate']);
   const reader = testKey('reader', ['runs:read']);
   let service: HttpService;
 
@@ -50,5 +50,34 @@ describe('agent-ledger CLI with API keys (e2e)', () => {
     expectExit(badKey, 4);
     expect(badKey.stderr).toMatch(/401 UNAUTHENTICATED/);
     expect(badKey.stderr).not.toContain('not-a-key');
+  });
+
+  it('records the key the CLI sends as who decided (key:operator), never a name of its own', async () => {
+    const env = { AGENT_LEDGER_URL: service.baseUrl, AGENT_LEDGER_API_KEY: operator.key };
+    const api = withKey(service.baseUrl, operator);
+    const waiting = async (agent: string): Promise<string> => {
+      const started = await runCliProcess(['runs', 'start', '--agent', agent, '--input', 'go', '-q'], env);
+      expectExit(started, 0);
+      const runId = started.stdout.trim();
+      const deadline = Date.now() + 60_000;
+      while ((await api.get<{ status?: string }>(`/runs/${runId}`)).body.status !== 'WAITING_FOR_APPROVAL') {
+        if (Date.now() > deadline) throw new Error(`run ${runId} never waited for approval`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return runId;
+    };
+
+    const denied = await waiting('told');
+    expectExit(await runCliProcess(['runs', 'deny', denied, '--reason', 'not today'], env), 0);
+    const cancelled = await waiting('approver');
+    expectExit(await runCliProcess(['runs', 'cancel', cancelled, '--reason', 'not needed'], env), 0);
+
+    const deniedEvents = await runCliProcess(['events', 'follow', denied], env);
+    expect(deniedEvents.stdout).toMatch(/ApprovalDenied round=0 decidedBy=key:operator reason="not today"/);
+    const cancelledEvents = await runCliProcess(['events', 'follow', cancelled], env);
+    expectExit(cancelledEvents, 1);
+    expect(cancelledEvents.stdout).toMatch(/CancelRequested requestedBy=key:operator reason="not needed"/);
+    expect(cancelledEvents.stdout).toMatch(/RunCancelled requestedBy=key:operator/);
+    expect((await api.get<{ cancelRequestedBy?: string }>(`/runs/${cancelled}`)).body.cancelRequestedBy).toBe('key:operator');
   });
 });

@@ -113,7 +113,8 @@ describe('agent-ledger CLI against the service (e2e)', () => {
     const followed = await follower.exited();
     expectExit(followed, 1);
     expect(printedTypes(followed.stdout).slice(-2)).toEqual(['CancelRequested', 'RunCancelled']);
-    expect(followed.stdout).toMatch(/CancelRequested requestedBy=cli\S* reason="not needed"/);
+    // Who asks is the caller as the service authenticated it (here the development mode), never a name the CLI makes up.
+    expect(followed.stdout).toMatch(/CancelRequested requestedBy=development reason="not needed"/);
 
     const again = await runCliProcess(['runs', 'cancel', runId], env);
     expectExit(again, 4);

@@ -40,7 +40,7 @@ const APPEND_CALL = { toolName: 'files.append', effect: 'NON_IDEMPOTENT_WRITE', 
 
 describe.each(BACKENDS)('approvals and input over HTTP on %s (e2e)', (_storeName, backend) => {
   jest.setTimeout(60_000);
-  /** Every scope: who decides is recorded as "reviewer". */
+  /** Every scope: who decides is recorded as the key, `key:reviewer`. */
   const reviewer = testKey('reviewer', ['runs:submit', 'runs:read', 'runs:approve', 'audit:read', 'operate', 'metrics:read']);
   /** Starts runs and answers them, but may not approve. */
   const submitter = testKey('submitter', ['runs:submit', 'runs:read']);
@@ -225,7 +225,7 @@ describe.each(BACKENDS)('approvals and input over HTTP on %s (e2e)', (_storeName
     expect(await decide(approvedRun, { decision: 'approve' })).toMatchObject({ status: 409, body: { code: 'RUN_ALREADY_SETTLED', status: 'COMPLETED' } });
 
     const request = await approvalOf(approvedRun, 'approved');
-    expect(request).toMatchObject({ decidedBy: 'reviewer', reason: 'looks right', decidedAt: expect.any(Number) as number });
+    expect(request).toMatchObject({ decidedBy: 'key:reviewer', reason: 'looks right', decidedAt: expect.any(Number) as number });
     const steps = await eventually(async () => {
       const s = await as(reviewer).get<RunStepsAnswer>(`/runs/${approvedRun}/steps`);
       const append = s.body.steps.find((step) => step.toolName === 'files.append');
@@ -249,7 +249,7 @@ describe.each(BACKENDS)('approvals and input over HTTP on %s (e2e)', (_storeName
     expect(await decide(deniedRun, { decision: 'approve' })).toMatchObject({ status: 409, body: { code: 'RUN_ALREADY_SETTLED', status: 'FAILED', runId: deniedRun } });
     expect(await settled(deniedRun)).toMatchObject({ status: 'FAILED', reason: 'APPROVAL_DENIED', deadLettered: false, nonIdempotentWriteSteps: 0 });
     expect(approverLog()).toBe('approved line\n');
-    expect(await approvalOf(deniedRun, 'denied')).toMatchObject({ decidedBy: 'reviewer', reason: 'not today' });
+    expect(await approvalOf(deniedRun, 'denied')).toMatchObject({ decidedBy: 'key:reviewer', reason: 'not today' });
     const review = await eventually(async () => {
       const r = await as(reviewer).get<AuditReviewReport>(`/audit/review?runId=${deniedRun}`);
       return r.body.totals.approvalsDenied === 1 ? r.body : undefined;
@@ -280,7 +280,7 @@ describe.each(BACKENDS)('approvals and input over HTTP on %s (e2e)', (_storeName
       return s.body.steps.length === 3 ? s.body.steps : undefined;
     }, 'the steps of the told run');
     expect(steps.find((s) => s.toolName === 'files.append')).toMatchObject({ status: 'completed', outcome: 'denied', approval: 'denied', starts: 0 });
-    expect(await approvalOf(toldRun, 'denied')).toMatchObject({ onDenial: 'tellModel', decidedBy: 'reviewer', reason: null });
+    expect(await approvalOf(toldRun, 'denied')).toMatchObject({ onDenial: 'tellModel', decidedBy: 'key:reviewer', reason: null });
   });
 
   it('an interactive start answers 200 WAITING_FOR_APPROVAL with the pending call; after the approval a worker completes it', async () => {
@@ -312,7 +312,7 @@ describe.each(BACKENDS)('approvals and input over HTTP on %s (e2e)', (_storeName
       await rowWith(runId, 'WAITING_FOR_APPROVAL');
       expectAnswer(await decide(runId, { decision: 'approve' }), runId, 'QUEUED');
       const live = await stream.until((f) => f.event === 'RunCompleted');
-      expect(live[0]).toMatchObject({ event: 'ApprovalGranted', data: { data: { runId, round: 1, decidedBy: 'reviewer', stepIds: [`${runId}/r1/t0`] } } });
+      expect(live[0]).toMatchObject({ event: 'ApprovalGranted', data: { data: { runId, round: 1, decidedBy: { kind: 'apiKey', id: 'reviewer' }, stepIds: [`${runId}/r1/t0`] } } });
       const types = live.map((f) => f.event);
       expect(types).toEqual(expect.arrayContaining(['RunClaimed', 'StepStarted', 'ToolExecuted', 'RunCompleted']));
       expect(types.indexOf('ApprovalGranted')).toBeLessThan(types.indexOf('ToolExecuted'));
@@ -352,7 +352,7 @@ describe.each(BACKENDS)('approvals and input over HTTP on %s (e2e)', (_storeName
     const types = frames.map((f) => f.event);
     expect(types.indexOf('InputRequested')).toBeLessThan(types.indexOf('InputSubmitted'));
     expect(frames.find((f) => f.event === 'InputRequested')?.data.data).toMatchObject({ toolName: 'user.ask', prompt: 'Which file should I read?' });
-    expect(frames.find((f) => f.event === 'InputSubmitted')?.data.data).toMatchObject({ stepId: `${askerRun}/r0/t0`, input: { file: 'notes.txt' }, submittedBy: 'submitter' });
+    expect(frames.find((f) => f.event === 'InputSubmitted')?.data.data).toMatchObject({ stepId: `${askerRun}/r0/t0`, input: { file: 'notes.txt' }, submittedBy: { kind: 'apiKey', id: 'submitter' } });
     expect(frames.find((f) => f.event === 'ToolExecuted')?.data.data).toMatchObject({
       toolName: 'user.ask',
       outcome: 'succeeded',
@@ -370,7 +370,7 @@ describe.each(BACKENDS)('approvals and input over HTTP on %s (e2e)', (_storeName
     await rowWith(cancelledRun, 'WAITING_FOR_APPROVAL');
     expect(await as(reviewer).post(`/runs/${cancelledRun}/cancel`, { reason: 'nobody decided' })).toMatchObject({ status: 200, body: { run: { status: 'CANCELLED' } } });
     expect(await decide(cancelledRun, { decision: 'approve' })).toMatchObject({ status: 409, body: { code: 'RUN_ALREADY_SETTLED', status: 'CANCELLED' } });
-    expect(await approvalOf(cancelledRun, 'cancelled')).toMatchObject({ decidedBy: 'http-api' });
+    expect(await approvalOf(cancelledRun, 'cancelled')).toMatchObject({ decidedBy: 'key:reviewer' });
     expect(approverLog()).toBe('approved line\napproved line\napproved line\n');
   });
 

@@ -49,7 +49,6 @@ describe('POST /runs/{runId}/requeue (e2e)', () => {
     expect(dead).toMatchObject({ status: 'FAILED', reason: 'NOT_RETRYABLE', deadLettered: true });
 
     const requeued = await request<{ runId: string; continuationRunId: string }>(service.baseUrl, 'POST', `/runs/${dead.runId}/requeue`, {
-      requestedBy: 'alice',
       reason: 'the key was rotated',
     });
     expect(requeued.status).toBe(202);

@@ -1,3 +1,4 @@
+import { busPrincipal } from '@agent-ledger/domain';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { EventStore, RecordedEvent } from '@agent-ledger/event-store';
@@ -212,7 +213,7 @@ describe('EventStoreDB briefly unreachable (protocol-level servers stopped and r
     const continuations: string[] = [];
     for (const outcome of outcomes.filter((o) => o.reason === 'NOT_RETRYABLE')) {
       expect(outcome).toMatchObject({ failureCode: 'STORE_UNAVAILABLE', deadLettered: true });
-      continuations.push((await rt.runs.requeue(outcome.runId, { requestedBy: 'operator', reason: 'store back' })).continuationRunId);
+      continuations.push((await rt.runs.requeue(outcome.runId, { requestedBy: busPrincipal('operator'), reason: 'store back' })).continuationRunId);
     }
     await settleEverything(rt);
     const failClosed = outcomes.filter((o) => o.reason === 'AUDIT_PERSISTENCE_FAILED');

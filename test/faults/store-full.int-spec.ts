@@ -1,3 +1,4 @@
+import { busPrincipal } from '@agent-ledger/domain';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -179,7 +180,7 @@ describe('the store is full (embedded stores: a page cap, and a real full file s
 
     cap.lift();
     cap = null;
-    const { continuationRunId } = await rt.runs.requeue(queued, { requestedBy: 'operator', reason: 'disk space freed' });
+    const { continuationRunId } = await rt.runs.requeue(queued, { requestedBy: busPrincipal('operator'), reason: 'disk space freed' });
     await runQueued(rt, continuationRunId);
     const continued = await outcomeOf(rt, continuationRunId);
     expect(continued).toMatchObject({ status: 'COMPLETED', terminalEvents: 1 });
@@ -250,7 +251,7 @@ describe('the store is full (embedded stores: a page cap, and a real full file s
     const continuations: string[] = [];
     for (const outcome of outcomes.filter((o) => o.reason === 'NOT_RETRYABLE')) {
       expect(outcome).toMatchObject({ failureCode: 'STORE_FULL', failureClass: 'unknown', deadLettered: true });
-      continuations.push((await rt.runs.requeue(outcome.runId, { requestedBy: 'operator', reason: 'disk space freed' })).continuationRunId);
+      continuations.push((await rt.runs.requeue(outcome.runId, { requestedBy: busPrincipal('operator'), reason: 'disk space freed' })).continuationRunId);
     }
     await settleEverything(rt);
 
@@ -326,7 +327,7 @@ describe('the store is full (embedded stores: a page cap, and a real full file s
     const continuations: string[] = [];
     for (const outcome of outcomes.filter((o) => o.reason === 'NOT_RETRYABLE')) {
       expect(outcome).toMatchObject({ failureCode: 'STORE_FULL', failureClass: 'unknown', deadLettered: true });
-      continuations.push((await rt.runs.requeue(outcome.runId, { requestedBy: 'operator', reason: 'disk space freed' })).continuationRunId);
+      continuations.push((await rt.runs.requeue(outcome.runId, { requestedBy: busPrincipal('operator'), reason: 'disk space freed' })).continuationRunId);
     }
     await settleEverything(rt);
     const failClosed = outcomes.filter((o) => o.reason === 'AUDIT_PERSISTENCE_FAILED');

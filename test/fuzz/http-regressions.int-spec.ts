@@ -86,7 +86,7 @@ describe('HTTP API regressions found by fuzzing', () => {
     const start = await request('alice', 'POST', '/runs', '{"agent":"alice-clock","input":"x","idempotencyKey":null}');
     expect(start).toMatchObject({ status: 400, json: { field: 'idempotencyKey', rule: 'isString' }, appended: 0 });
     const queued = await request('ops', 'POST', '/runs', '{"agent":"ops-clock","input":"x"}');
-    const requeue = await request('ops', 'POST', `/runs/${queued.json.runId as string}/requeue`, '{"requestedBy":"ops","resolution":null}');
+    const requeue = await request('ops', 'POST', `/runs/${queued.json.runId as string}/requeue`, '{"reason":"ops","resolution":null}');
     expect(requeue).toMatchObject({ status: 400, json: { field: 'resolution', rule: 'nestedValidation' }, appended: 0 });
     const writer = await request('alice', 'POST', '/runs', '{"agent":"alice-writer","input":"x","mode":"interactive"}');
     expect(writer.json).toMatchObject({ run: { status: 'WAITING_FOR_APPROVAL' } });

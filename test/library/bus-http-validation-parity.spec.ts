@@ -64,18 +64,29 @@ describe('the bus and the HTTP API refuse the same input alike', () => {
   });
 
   it.each<Record<string, unknown>>([
-    { requestedBy: 'ops' },
-    { requestedBy: 'ops', reason: 'done' },
-    { requestedBy: '' },
-    { requestedBy: 5 },
-    { requestedBy: 'x'.repeat(129) },
-    { requestedBy: 'ops', reason: '' },
-    { requestedBy: 'ops', reason: 'x'.repeat(501) },
-    { requestedBy: 'ops', force: true },
-  ])('CancelRun %j (runId, a path parameter over HTTP, given)', async (body) => {
+    {},
+    { reason: 'done' },
+    { reason: '' },
+    { reason: 5 },
+    { reason: 'x'.repeat(501) },
+    { force: true },
+    { reason: '', force: true },
+  ])('CancelRun %j (runId, a path parameter over HTTP, given; who asks: the HTTP caller, the bus principal)', async (body) => {
     const http = await httpIssues(CancelRunDto, body);
-    expect(busIssues(new CancelRun({ runId: 'r1', ...body } as unknown as CancelRunFields))).toEqual(http);
+    expect(busIssues(new CancelRun({ runId: 'r1', principal: { kind: 'bus', id: 'ops' }, ...body } as unknown as CancelRunFields))).toEqual(http);
   });
+
+  it.each<Record<string, unknown>>([{ requestedBy: 'ops' }, { requestedBy: 'ops', reason: 'done' }, { requestedBy: '' }, { principal: { kind: 'bus', id: 'ops' } }])(
+    'CancelRun %j: an actor in the body is refused on both, naming it (the HTTP message says the caller is the actor)',
+    async (body) => {
+      const http = await httpIssues(CancelRunDto, body);
+      const bus = busIssues(new CancelRun({ runId: 'r1', principal: { kind: 'bus', id: 'ops' }, ...body } as unknown as CancelRunFields));
+      const actorField = Object.keys(body).find((key) => key !== 'reason') as string;
+      expect(http).toEqual([expect.objectContaining({ field: actorField, rule: 'unknownField', message: expect.stringContaining('authenticated caller') as string })]);
+      // On the bus `principal` is the command's own field: a stated one is accepted, a requestedBy is unknown.
+      expect(bus.map(({ field, rule }) => ({ field, rule }))).toEqual(actorField === 'principal' ? [] : [{ field: actorField, rule: 'unknownField' }]);
+    },
+  );
 
   /** A query's filters as an URL's query string carries them: every value a string. */
   function asQueryString(filters: Record<string, unknown>): Record<string, unknown> {

@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { Test } from '@nestjs/testing';
 import type { TestingModule } from '@nestjs/testing';
 import type { AuditEvent, DecisionStatement, RunCommand, RunEvent, RunState } from '@agent-ledger/domain';
-import { AgentLedgerError, canonicalSha256, isAuditEventType, isRunEventType, isTerminalRunEvent } from '@agent-ledger/domain';
+import { AgentLedgerError, busPrincipal, canonicalSha256, isAuditEventType, isRunEventType, isTerminalRunEvent } from '@agent-ledger/domain';
 import type { CrashPointContext } from '@agent-ledger/crash-points';
 import { CrashPoint, crashPoint, installCrashPointHandler } from '@agent-ledger/crash-points';
 import type { AgentTool, ModelProvider, RunCommandOutcome, RuntimeCounter } from '@agent-ledger/runtime';
@@ -343,7 +343,7 @@ export class SimWorld {
           const runId = await this.pickRun(action.pick, (state) => state.settlement === null, action.slot);
           if (runId === undefined) return null;
           this.trace.push(`  cancel ${runId}`);
-          return p(action.slot).runs.cancel(runId, 'sim-operator', 'simulated cancel');
+          return p(action.slot).runs.cancel(runId, busPrincipal('sim-operator'), 'simulated cancel');
         });
         return;
       case 'decide':
@@ -353,7 +353,7 @@ export class SimWorld {
           this.trace.push(`  ${action.approve ? 'approve' : 'deny'} ${runId}`);
           this.count(action.approve ? 'fault:approve' : 'fault:deny');
           if (this.mutation === 'statementBeforeDecision') await this.stateFromRequest(action.slot, runId, action.approve);
-          return p(action.slot).runs.decideApproval(runId, { decision: action.approve ? 'approve' : 'deny', decidedBy: 'sim-person' });
+          return p(action.slot).runs.decideApproval(runId, { decision: action.approve ? 'approve' : 'deny', decidedBy: busPrincipal('sim-person') });
         });
         return;
       case 'input':
@@ -362,7 +362,7 @@ export class SimWorld {
           if (runId === undefined) return null;
           this.trace.push(`  input for ${runId}`);
           this.count('fault:input');
-          return p(action.slot).runs.submitInput(runId, { input: 'the answer', submittedBy: 'sim-person' });
+          return p(action.slot).runs.submitInput(runId, { input: 'the answer', submittedBy: busPrincipal('sim-person') });
         });
         return;
       case 'breakAudit':
@@ -444,10 +444,10 @@ export class SimWorld {
         if (state.status === 'WAITING_FOR_APPROVAL') {
           const approve = plan.approvals[decision++ % plan.approvals.length] ?? true;
           this.count(approve ? 'fault:approve' : 'fault:deny');
-          this.launch('service', slot, `settle: decide ${runId}`, null, () => p.runs.decideApproval(runId, { decision: approve ? 'approve' : 'deny', decidedBy: 'sim-settle' }));
+          this.launch('service', slot, `settle: decide ${runId}`, null, () => p.runs.decideApproval(runId, { decision: approve ? 'approve' : 'deny', decidedBy: busPrincipal('sim-settle') }));
         } else if (state.status === 'WAITING_FOR_INPUT') {
           this.count('fault:input');
-          this.launch('service', slot, `settle: input ${runId}`, null, () => p.runs.submitInput(runId, { input: 'the answer', submittedBy: 'sim-settle' }));
+          this.launch('service', slot, `settle: input ${runId}`, null, () => p.runs.submitInput(runId, { input: 'the answer', submittedBy: busPrincipal('sim-settle') }));
         }
       }
       await this.drain();
@@ -628,7 +628,7 @@ export class SimWorld {
         round: pending.round,
         decision: approve ? 'approved' : 'denied',
         calls: pending.calls.map((c) => ({ stepId: c.stepId, toolName: c.toolName, effect: c.effect, argumentsHash: canonicalSha256(c.arguments) })),
-        decidedBy: 'sim-person',
+        decidedBy: busPrincipal('sim-person'),
         reason: null,
       },
     };

@@ -15,7 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AuditCommand, AuditEvent, AuditState, DomainEvent, JsonObject, RunCommand, RunDecider, RunEvent, RunState, StepTool } from '@agent-ledger/domain';
-import { AUDIT_EVENT_SCHEMA_VERSIONS, auditDecider, createRunDecider, RUN_EVENT_SCHEMA_VERSIONS, stepIdFor, ToolEffect } from '@agent-ledger/domain';
+import { apiKeyPrincipal, auditDecider, busPrincipal, createRunDecider, stepIdFor, ToolEffect } from '@agent-ledger/domain';
 import type { CurrentRevision } from '@agent-ledger/event-store';
 import { ExpectedRevision, SqliteEventStore } from '@agent-ledger/event-store';
 import { toEventData } from '@agent-ledger/runtime/execution/domain-event-codec';
@@ -237,7 +237,7 @@ function* runScript(sim: SimulatedRun, kind: RunKind, serial: number, random: ()
   yield;
   sim.wait(interactive ? 2 : 50 + random() * 400);
   if (kind === 'cancelledQueued') {
-    sim.run({ type: 'RequestCancel', data: { runId, requestedBy: 'operator', reason: 'not needed any more' }, metadata: meta() });
+    sim.run({ type: 'RequestCancel', data: { runId, requestedBy: busPrincipal('operator'), reason: 'not needed any more' }, metadata: meta() });
     return;
   }
   let owner = tag(serial);
@@ -280,12 +280,12 @@ function* runScript(sim: SimulatedRun, kind: RunKind, serial: number, random: ()
           round,
           decision: deny ? 'denied' : 'approved',
           calls: pending.calls.map((c) => ({ stepId: c.stepId, toolName: c.toolName, effect: c.effect, argumentsHash: 'c0ffee'.padEnd(64, '0') })),
-          decidedBy: 'key:ops-team',
+          decidedBy: apiKeyPrincipal('ops-team'),
           reason: deny ? 'not during the freeze' : null,
         },
         metadata: meta(),
       });
-      sim.run({ type: 'DecideApproval', data: { runId, decision: deny ? 'deny' : 'approve', decidedBy: 'key:ops-team', reason: deny ? 'not during the freeze' : undefined, round }, metadata: meta() });
+      sim.run({ type: 'DecideApproval', data: { runId, decision: deny ? 'deny' : 'approve', decidedBy: apiKeyPrincipal('ops-team'), reason: deny ? 'not during the freeze' : undefined, round }, metadata: meta() });
       yield;
       if (deny) return;
       sim.wait(100 + random() * 400);
@@ -297,7 +297,7 @@ function* runScript(sim: SimulatedRun, kind: RunKind, serial: number, random: ()
     for (const [callIndex, tool] of calls.entries()) {
       const stepId = stepIdFor({ runId, round, callIndex });
       if (kind === 'cancelledRunning' && round === 0 && callIndex === calls.length - 1) {
-        sim.run({ type: 'RequestCancel', data: { runId, requestedBy: 'key:support', reason: 'the customer withdrew the ticket' }, metadata: meta() });
+        sim.run({ type: 'RequestCancel', data: { runId, requestedBy: apiKeyPrincipal('support'), reason: 'the customer withdrew the ticket' }, metadata: meta() });
         yield;
         sim.wait(3);
         // The segment's next boundary finds the cancel: the run ends.
@@ -384,9 +384,8 @@ export async function generateHistory(options: { readonly path: string; readonly
     if (op.kind === 'run') runEvents += op.events.length;
     else auditEvents += op.events.length;
     appends += 1;
-    const versions = op.kind === 'run' ? RUN_EVENT_SCHEMA_VERSIONS : AUDIT_EVENT_SCHEMA_VERSIONS;
     const nextRevision = next(op.revision, 1);
-    pending.push(store.append(op.stream, toEventData(op.stream, nextRevision, op.events, versions, { correlationId: op.runId }), { expectedRevision: op.revision }));
+    pending.push(store.append(op.stream, toEventData(op.stream, nextRevision, op.events, { correlationId: op.runId }), { expectedRevision: op.revision }));
   };
   const active: Array<{ sim: SimulatedRun; script: RunScript }> = [];
   const startRun = () => {

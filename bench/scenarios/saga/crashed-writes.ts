@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AuditCommand, AuditState, RunCommand, RunDecider, RunState, StepTool } from '@agent-ledger/domain';
-import { AUDIT_EVENT_SCHEMA_VERSIONS, auditDecider, RUN_EVENT_SCHEMA_VERSIONS, stepIdFor } from '@agent-ledger/domain';
+import { auditDecider, stepIdFor } from '@agent-ledger/domain';
 import type { CurrentRevision, EventStore } from '@agent-ledger/event-store';
 import { ExpectedRevision } from '@agent-ledger/event-store';
 import { toEventData } from '@agent-ledger/runtime/execution/domain-event-codec';
@@ -49,13 +49,13 @@ export async function appendCrashedWrite(store: EventStore, decider: RunDecider,
       state = decider.evolve(state, event);
       if (event.type === 'ToolExecuted') executedAt = event.data.executedAt;
     }
-    await store.append(runStream, toEventData(runStream, nextRevision(runRevision), decision.events, RUN_EVENT_SCHEMA_VERSIONS, { correlationId: runId }), { expectedRevision: runRevision });
+    await store.append(runStream, toEventData(runStream, nextRevision(runRevision), decision.events, { correlationId: runId }), { expectedRevision: runRevision });
     runRevision = nextRevision(runRevision) + BigInt(decision.events.length - 1);
   };
   const audit = async (command: AuditCommand) => {
     const events = auditDecider.decide(command, auditState);
     for (const event of events) auditState = auditDecider.evolve(auditState, event);
-    await store.append(auditStream, toEventData(auditStream, nextRevision(auditRevision), events, AUDIT_EVENT_SCHEMA_VERSIONS, { correlationId: runId }), { expectedRevision: auditRevision });
+    await store.append(auditStream, toEventData(auditStream, nextRevision(auditRevision), events, { correlationId: runId }), { expectedRevision: auditRevision });
     auditRevision = nextRevision(auditRevision) + BigInt(events.length - 1);
   };
   const now = () => ({ now: Date.now() });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Test } from '@nestjs/testing';
 import { CqrsModule, QueryBus } from '@nestjs/cqrs';
 import type { ApprovalRequested, RunEvent } from '@agent-ledger/domain';
-import { isTerminalRunEvent } from '@agent-ledger/domain';
+import { apiKeyPrincipal, isTerminalRunEvent } from '@agent-ledger/domain';
 import type { RuntimeHarness, TestAgent } from '@agent-ledger/runtime/testing/runtime-harness';
 import { eventually, startRuntime, stateOf } from '@agent-ledger/runtime/testing/runtime-harness';
 import { ListApprovals, ListRuns } from './bus/read-model-queries';
@@ -88,25 +88,25 @@ describe.each(['sqlite', 'eventstoredb'] as const)('projections of runs that wai
     await caughtUp();
     expect(queries.getRun(approved)).toMatchObject({ status: 'WAITING_FOR_APPROVAL', approvalRound: 0, leaseOwner: null });
     expect(queries.listApprovals({ runId: approved }).approvals).toEqual([expect.objectContaining({ state: 'pending' })]);
-    await rt.runs.decideApproval(approved, { decision: 'approve', decidedBy: 'alice', reason: 'looks right' });
+    await rt.runs.decideApproval(approved, { decision: 'approve', decidedBy: apiKeyPrincipal('alice'), reason: 'looks right' });
     await settled(approved);
 
     const denied = await waitingForApproval('careful');
-    await rt.runs.decideApproval(denied, { decision: 'deny', decidedBy: 'bob', reason: 'not today' });
+    await rt.runs.decideApproval(denied, { decision: 'deny', decidedBy: apiKeyPrincipal('bob'), reason: 'not today' });
     await settled(denied);
 
     const cancelled = await waitingForApproval('careful');
-    await rt.runs.cancel(cancelled, 'carol', 'changed my mind');
+    await rt.runs.cancel(cancelled, apiKeyPrincipal('carol'), 'changed my mind');
 
     const toldModel = await waitingForApproval('told');
-    await rt.runs.decideApproval(toldModel, { decision: 'deny', decidedBy: 'bob' });
+    await rt.runs.decideApproval(toldModel, { decision: 'deny', decidedBy: apiKeyPrincipal('bob') });
     await settled(toldModel);
 
     const input = await enqueue('asker');
     await waitFor(input, 'WAITING_FOR_INPUT');
     await caughtUp();
     expect(queries.getRun(input)).toMatchObject({ status: 'WAITING_FOR_INPUT', inputStepId: `${input}/r0/t0`, approvalRound: null, leaseOwner: null });
-    await rt.runs.submitInput(input, { input: { ticket: 'T-7' }, submittedBy: 'dave' });
+    await rt.runs.submitInput(input, { input: { ticket: 'T-7' }, submittedBy: apiKeyPrincipal('dave') });
     await settled(input);
 
     const waitingForInput = await enqueue('asker');
@@ -177,7 +177,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('projections of runs that wai
         [w.preApproved]: ['COMPLETED', 'COMPLETED'],
       });
       expect(queries.getRun(w.denied)).toMatchObject({ failureCode: 'APPROVAL_DENIED', deadLettered: false, waitingSince: null });
-      expect(queries.getRun(w.cancelled)).toMatchObject({ cancelRequested: true, cancelRequestedBy: 'carol', waitingSince: null, approvalRound: null });
+      expect(queries.getRun(w.cancelled)).toMatchObject({ cancelRequested: true, cancelRequestedBy: 'key:carol', waitingSince: null, approvalRound: null });
       expect(queries.getRun(w.approved)).toMatchObject({ attempts: 2, nonIdempotentWriteSteps: 1 });
       expect(queries.getRun(w.toldModel)).toMatchObject({ attempts: 2, nonIdempotentWriteSteps: 0, readOnlySteps: 1 });
     });
@@ -212,10 +212,10 @@ describe.each(['sqlite', 'eventstoredb'] as const)('projections of runs that wai
       expect(byRun[w.waiting]?.calls).toEqual([
         { stepId: `${w.waiting}/r0/t1`, callIndex: 1, toolName: 'test.append', effect: 'NON_IDEMPOTENT_WRITE', arguments: { value: 'b' }, requirement: 'write' },
       ]);
-      expect(byRun[w.approved]).toMatchObject({ state: 'approved', decidedBy: 'alice', reason: 'looks right', decidedAt: await decidedAt(w.approved) });
-      expect(byRun[w.denied]).toMatchObject({ state: 'denied', decidedBy: 'bob', reason: 'not today', onDenial: 'endRun', decidedAt: await decidedAt(w.denied) });
-      expect(byRun[w.cancelled]).toMatchObject({ state: 'cancelled', decidedBy: 'carol', reason: 'CANCELLED', decidedAt: await decidedAt(w.cancelled) });
-      expect(byRun[w.toldModel]).toMatchObject({ agent: 'told', state: 'denied', decidedBy: 'bob', reason: null, onDenial: 'tellModel' });
+      expect(byRun[w.approved]).toMatchObject({ state: 'approved', decidedBy: 'key:alice', reason: 'looks right', decidedAt: await decidedAt(w.approved) });
+      expect(byRun[w.denied]).toMatchObject({ state: 'denied', decidedBy: 'key:bob', reason: 'not today', onDenial: 'endRun', decidedAt: await decidedAt(w.denied) });
+      expect(byRun[w.cancelled]).toMatchObject({ state: 'cancelled', decidedBy: 'key:carol', reason: 'CANCELLED', decidedAt: await decidedAt(w.cancelled) });
+      expect(byRun[w.toldModel]).toMatchObject({ agent: 'told', state: 'denied', decidedBy: 'key:bob', reason: null, onDenial: 'tellModel' });
       expect(Object.keys(byRun).sort()).toEqual([w.waiting, w.approved, w.denied, w.cancelled, w.toldModel].sort());
     });
 

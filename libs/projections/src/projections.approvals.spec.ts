@@ -1,4 +1,4 @@
-import { RunStatus } from '@agent-ledger/domain';
+import { apiKeyPrincipal, RunStatus } from '@agent-ledger/domain';
 import type { ApprovalRunRow, StoredApprovalRow } from './approvals/approval-rows';
 import { APPROVAL_RUNS_TABLE, APPROVALS_TABLE } from './approvals/approval-rows';
 import { approvalsProjection } from './approvals/approvals.projection';
@@ -208,9 +208,9 @@ describe('approvals read model', () => {
 
   it('records who approved or denied, why and when; an endRun denial stays denied when the run then fails', () => {
     const log = everyFlow();
-    expect(approval(log, 'approved/r0')).toMatchObject({ state: 'approved', decidedBy: 'alice', reason: 'fine', decidedAt: T0 + 8000 });
-    expect(approval(log, 'told/r0')).toMatchObject({ state: 'denied', decidedBy: 'bob', reason: 'no', decidedAt: T0 + 8000, onDenial: 'tellModel' });
-    expect(approval(log, 'ended/r0')).toMatchObject({ state: 'denied', decidedBy: 'bob', onDenial: 'endRun' });
+    expect(approval(log, 'approved/r0')).toMatchObject({ state: 'approved', decidedBy: 'key:alice', reason: 'fine', decidedAt: T0 + 8000 });
+    expect(approval(log, 'told/r0')).toMatchObject({ state: 'denied', decidedBy: 'key:bob', reason: 'no', decidedAt: T0 + 8000, onDenial: 'tellModel' });
+    expect(approval(log, 'ended/r0')).toMatchObject({ state: 'denied', decidedBy: 'key:bob', onDenial: 'endRun' });
     expect(model(log).rows(APPROVALS_TABLE).map((r) => r.approvalId)).toEqual(['approved/r0', 'cancelled/r0', 'ended/r0', 'told/r0']);
     expect(model(log).rows<ApprovalRunRow>(APPROVAL_RUNS_TABLE).every((r) => r.pendingApprovalId === null)).toBe(true);
   });
@@ -220,7 +220,7 @@ describe('approvals read model', () => {
     cancelledWhileWaitingRun(log, 'c');
     const f = untilRoundZeroAnswered(log, 'f');
     log.run(f.approvalRequested(0, [APPEND]), f.failed('AUDIT_MISSING', { failureClass: 'unknown', message: 'gap' }, null, T0 + 30_000));
-    expect(approval(log, 'c/r0')).toMatchObject({ state: 'cancelled', decidedBy: 'alice', reason: 'CANCELLED', decidedAt: T0 + 8500 });
+    expect(approval(log, 'c/r0')).toMatchObject({ state: 'cancelled', decidedBy: 'key:alice', reason: 'CANCELLED', decidedAt: T0 + 8500 });
     expect(approval(log, 'f/r0')).toMatchObject({ state: 'cancelled', decidedBy: null, reason: 'AUDIT_MISSING', decidedAt: T0 + 30_000 });
   });
 
@@ -233,8 +233,8 @@ describe('approvals read model', () => {
       ['r/r0', 'denied'],
       ['r/r1', 'pending'],
     ]);
-    log.run(e.granted(1, [1], 'carol', null, T0 + 21_000));
-    expect(approval(log, 'r/r1')).toMatchObject({ state: 'approved', decidedBy: 'carol', reason: null, decidedAt: T0 + 21_000 });
+    log.run(e.granted(1, [1], apiKeyPrincipal('carol'), null, T0 + 21_000));
+    expect(approval(log, 'r/r1')).toMatchObject({ state: 'approved', decidedBy: 'key:carol', reason: null, decidedAt: T0 + 21_000 });
   });
 
   it('ignores a run it never saw requested, and the audit trail', () => {
@@ -251,9 +251,9 @@ describe('audit review: approval decisions', () => {
   it('keeps one row per decision recorded in the audit trail', () => {
     const rows = projectInMemory([auditReviewProjection], everyFlow().events).rows(AUDIT_APPROVAL_DECISIONS_TABLE);
     expect(rows.map((r) => [r.decisionId, r.decision, r.calls, r.decidedBy])).toEqual([
-      ['approved@2', 'approved', 1, 'alice'],
-      ['ended@2', 'denied', 1, 'bob'],
-      ['told@2', 'denied', 1, 'bob'],
+      ['approved@2', 'approved', 1, 'key:alice'],
+      ['ended@2', 'denied', 1, 'key:bob'],
+      ['told@2', 'denied', 1, 'key:bob'],
     ]);
   });
 });

@@ -112,7 +112,7 @@ describe('projections of a real mixed workload (embedded stores, run and audit a
       expect(queries.getRun(workload.retriesExhausted)).toMatchObject({ attempts: 4, requeues: 3, failureClass: 'serverError', deadLettered: true });
       expect(queries.getRun(workload.reapedMidWrite)).toMatchObject({ inFlightStepId: `${workload.reapedMidWrite}/r0/t1`, nonIdempotentWriteSteps: 1 });
       expect(queries.getRun(workload.failedClosed)).toMatchObject({ auditGaps: 1, failureClass: 'unknown' });
-      expect(queries.getRun(workload.cancelled)).toMatchObject({ cancelRequested: true, cancelRequestedBy: 'alice', stepsTotal: 0 });
+      expect(queries.getRun(workload.cancelled)).toMatchObject({ cancelRequested: true, cancelRequestedBy: 'key:alice', stepsTotal: 0 });
       expect(queries.getRun('never-requested')).toBeNull();
     });
 

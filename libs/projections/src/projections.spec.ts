@@ -10,7 +10,7 @@ import { STEPS_TABLE } from './steps/step-row';
 import { EventLog } from './testing/event-builders';
 import { projectInMemory } from './testing/in-memory-row-store';
 import { everyFlow } from './testing/approval-flows';
-import { runEvents } from './testing/run-event-fixtures';
+import { ALICE, runEvents } from './testing/run-event-fixtures';
 
 const W = 'test.put';
 
@@ -73,7 +73,7 @@ describe('run status (pure mapping)', () => {
     log.run(c.requested(), c.claimed(), c.cancelRequested(), c.cancelled());
     const rows = projectInMemory([runStatusProjection], log.events).rows(RUNS_TABLE);
     expect(rows[0]).toMatchObject({ runId: 'f', status: 'FAILED', reason: 'AUDIT_PERSISTENCE_FAILED', failureClass: 'unknown', deadLettered: true });
-    expect(rows[1]).toMatchObject({ runId: 'g', status: 'CANCELLED', reason: 'CANCELLED', cancelRequested: true, cancelRequestedBy: 'alice' });
+    expect(rows[1]).toMatchObject({ runId: 'g', status: 'CANCELLED', reason: 'CANCELLED', cancelRequested: true, cancelRequestedBy: 'key:alice' });
   });
 
   it('keeps the final answer of a completed run, and links a dead-lettered run and its continuation both ways', () => {
@@ -83,7 +83,7 @@ describe('run status (pure mapping)', () => {
     log.run(d.requested(), d.claimed(), d.failed('NOT_RETRYABLE', { failureClass: 'auth', message: 'key revoked' }));
     log.run({
       type: 'RunRequeuedByOperator',
-      data: { runId: 'd', continuationRunId: 'd-2', requestedBy: 'alice', reason: null, inFlightWrite: null, resolution: null, requeuedAt: Date.UTC(2026, 0, 2) },
+      data: { runId: 'd', continuationRunId: 'd-2', requestedBy: ALICE, reason: null, inFlightWrite: null, resolution: null, requeuedAt: Date.UTC(2026, 0, 2) },
     });
     const requested = runEvents('d-2').requested();
     if (requested.type !== 'RunRequested') throw new Error('a RunRequested');

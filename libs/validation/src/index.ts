@@ -9,3 +9,4 @@ export * from './message-validation.error';
 export * from './validate-message';
 export * from './validated-handlers';
 export * from './run-id-rules';
+export * from './principal-fields';

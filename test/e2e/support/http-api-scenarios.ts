@@ -260,18 +260,18 @@ export function describeHttpApi(storeName: string, backend: () => Promise<Backen
       await eventually(async () => (model.received() >= receivedBefore + 2 ? true : undefined), 'both held model calls');
       const queued = (await post<QueuedAnswer>('/runs', { agent: 'clock', input: 'behind the held ones' })).body.runId;
       const cancelQueued = await post<CancelAnswer>(`/runs/${queued}/cancel`, { reason: 'not needed' });
-      expect(cancelQueued).toMatchObject({ status: 200, body: { cancelRequested: true, run: { status: 'CANCELLED', reason: 'CANCELLED', cancelRequestedBy: 'http-api' } } });
+      expect(cancelQueued).toMatchObject({ status: 200, body: { cancelRequested: true, run: { status: 'CANCELLED', reason: 'CANCELLED', cancelRequestedBy: 'development' } } });
 
       const target = held[0] as string;
       const stream = await openSse(`${base}/runs/${target}/events`);
       const history = await stream.until((f) => f.event === 'StepStarted');
       expect(history.map((f) => f.event)).toEqual(['RunRequested', 'RunClaimed', 'StepStarted']);
-      const cancel = await post<CancelAnswer>(`/runs/${target}/cancel`, { requestedBy: 'e2e' });
-      expect(cancel).toMatchObject({ status: 202, body: { cancelRequested: true, run: { status: 'RUNNING', cancelRequestedBy: 'e2e' } } });
+      const cancel = await post<CancelAnswer>(`/runs/${target}/cancel`, { reason: 'e2e' });
+      expect(cancel).toMatchObject({ status: 202, body: { cancelRequested: true, run: { status: 'RUNNING', cancelRequestedBy: 'development' } } });
       const live = await stream.until((f) => TERMINAL.has(f.event ?? ''));
       stream.close();
       expect(live.map((f) => f.event)).toEqual(['CancelRequested', 'RunCancelled']);
-      expect(await settledRun(base, target)).toMatchObject({ status: 'CANCELLED', reason: 'CANCELLED', cancelRequested: true, cancelRequestedBy: 'e2e' });
+      expect(await settledRun(base, target)).toMatchObject({ status: 'CANCELLED', reason: 'CANCELLED', cancelRequested: true, cancelRequestedBy: 'development' });
       await eventually(async () => (model.aborted() >= 1 ? true : undefined), 'the model call to be aborted');
 
       expect(await post<ApiErrorBody>(`/runs/${target}/cancel`)).toMatchObject({ status: 409, body: { code: 'RUN_ALREADY_SETTLED', status: 'CANCELLED' } });

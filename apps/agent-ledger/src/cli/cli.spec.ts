@@ -261,7 +261,8 @@ describe('agent-ledger CLI: runs', () => {
     const queued = capture();
     expect(await runCli(['runs', 'cancel', 'r1', '--reason', 'not needed'], queued, ENV, { fetch })).toBe(0);
     expect(calls[0]).toMatchObject({ url: 'http://svc.test:8080/runs/r1/cancel', method: 'POST', body: { reason: 'not needed' } });
-    expect((calls[0]?.body as { requestedBy: string }).requestedBy).toMatch(/^cli/);
+    // Who asks is the CLI's key, as the service authenticates it: never a name in the body.
+    expect(calls[0]?.body).toEqual({ reason: 'not needed' });
     expect(queued.text()).toBe('Run r1 cancelled (status CANCELLED).');
     const running = capture();
     expect(await runCli(['runs', 'cancel', 'r1'], running, ENV, { fetch })).toBe(0);
@@ -588,8 +589,12 @@ describe('event lines', () => {
     expect(line('RunRequeued', { cause: 'failure', requeues: 1, notBefore: Date.UTC(2026, 10, 30), failure: { failureClass: 'rateLimit', message: 'slow down' } })).toBe(
       '9:9 RunRequeued cause=failure requeues=1 notBefore=2026-11-30T00:00:00.000Z failure=rateLimit: slow down',
     );
-    expect(line('CancelRequested', { requestedBy: 'cli:ops', reason: 'not needed' })).toBe('9:9 CancelRequested requestedBy=cli:ops reason="not needed"');
-    expect(line('RunCancelled', { requestedBy: 'cli:ops', inFlightWrite: { stepId: 'r1/r0/t0' } })).toBe('9:9 RunCancelled requestedBy=cli:ops inFlightWrite=r0/t0');
+    const v2 = (type: string, data: Record<string, unknown>) => eventLine({ type, position: '9:9', data: { runId: 'r1', ...data }, metadata: { schemaVersion: 2 } });
+    expect(v2('CancelRequested', { requestedBy: { kind: 'apiKey', id: 'ops' }, reason: 'not needed' })).toBe('9:9 CancelRequested requestedBy=key:ops reason="not needed"');
+    expect(v2('RunCancelled', { requestedBy: { kind: 'development' }, inFlightWrite: { stepId: 'r1/r0/t0' } })).toBe('9:9 RunCancelled requestedBy=development inFlightWrite=r0/t0');
+    expect(v2('RunRequeuedByOperator', { continuationRunId: 'r2', requestedBy: { kind: 'bus', id: 'billing' }, reason: null })).toBe('9:9 RunRequeuedByOperator continuationRunId=r2 requestedBy=bus:billing');
+    // An event of schema version 1 (no version stated) named its actor in free text, never checked: it reads as unverified.
+    expect(line('CancelRequested', { requestedBy: 'cli:ops', reason: 'not needed' })).toBe('9:9 CancelRequested requestedBy=unverified:cli:ops reason="not needed"');
     expect(line('SomethingNew', { runId: 'r1', x: 1 })).toBe('9:9 SomethingNew {"runId":"r1","x":1}');
   });
 
@@ -599,9 +604,11 @@ describe('event lines', () => {
       '9:9 ApprovalRequested round=2 calls=files.append(NON_IDEMPOTENT_WRITE) onDenial=tellModel',
     );
     expect(line('ToolCallPreApproved', { stepId: 'r1/r1/t0', toolName: 'files.write', effect: 'IDEMPOTENT_WRITE' })).toBe('9:9 ToolCallPreApproved step=r1/t0 tool=files.write effect=IDEMPOTENT_WRITE');
-    expect(line('ApprovalGranted', { round: 2, decidedBy: 'ops', reason: null })).toBe('9:9 ApprovalGranted round=2 decidedBy=ops');
-    expect(line('ApprovalDenied', { round: 2, decidedBy: 'ops', reason: 'not now', onDenial: 'endRun' })).toBe('9:9 ApprovalDenied round=2 decidedBy=ops reason="not now" onDenial=endRun');
+    const v2 = (type: string, data: Record<string, unknown>) => eventLine({ type, position: '9:9', data: { runId: 'r1', ...data }, metadata: { schemaVersion: 2 } });
+    expect(v2('ApprovalGranted', { round: 2, decidedBy: { kind: 'apiKey', id: 'ops' }, reason: null })).toBe('9:9 ApprovalGranted round=2 decidedBy=key:ops');
+    expect(v2('ApprovalDenied', { round: 2, decidedBy: { kind: 'apiKey', id: 'ops' }, reason: 'not now', onDenial: 'endRun' })).toBe('9:9 ApprovalDenied round=2 decidedBy=key:ops reason="not now" onDenial=endRun');
+    expect(line('ApprovalGranted', { round: 2, decidedBy: 'ops', reason: null })).toBe('9:9 ApprovalGranted round=2 decidedBy=unverified:ops');
     expect(line('InputRequested', { stepId: 'r1/r0/t0', toolName: 'user.ask', prompt: 'Which file?' })).toBe('9:9 InputRequested step=r0/t0 tool=user.ask prompt="Which file?"');
-    expect(line('InputSubmitted', { stepId: 'r1/r0/t0', submittedBy: 'me', input: 'notes.txt' })).toBe('9:9 InputSubmitted step=r0/t0 submittedBy=me input="notes.txt"');
+    expect(v2('InputSubmitted', { stepId: 'r1/r0/t0', submittedBy: { kind: 'apiKey', id: 'me' }, input: 'notes.txt' })).toBe('9:9 InputSubmitted step=r0/t0 submittedBy=key:me input="notes.txt"');
   });
 });

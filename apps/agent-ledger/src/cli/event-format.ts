@@ -1,4 +1,6 @@
 /** Reading Server-Sent Events and printing run events in one line each. */
+import type { Principal } from '@agent-ledger/domain';
+import { PRINCIPAL_KINDS, principalLabel, storedSchemaVersion, upcastEventData } from '@agent-ledger/domain';
 
 /** An event as the service streams it (the `data:` line of a frame). */
 export interface StreamedEventJson {
@@ -58,9 +60,16 @@ export class SseParser {
 /** The events after which a run is settled. */
 export const TERMINAL_EVENT_TYPES: ReadonlySet<string> = new Set(['RunCompleted', 'RunFailed', 'RunCancelled']);
 
-/** `<position> <type> <summary>`: one line for people. */
+/** The fields that name who made a decision: a principal, shown as its label (`requestedBy=key:ops`). */
+const ACTOR_FIELDS: ReadonlySet<string> = new Set(['requestedBy', 'decidedBy', 'submittedBy', 'resolvedBy']);
+
+/**
+ * `<position> <type> <summary>`: one line for people. The payload is read in
+ * the current shape of its type (the service streams it so; an older one is
+ * upcast here with the same registry).
+ */
 export function eventLine(event: StreamedEventJson): string {
-  const summary = summaryOf(event.type, isRecord(event.data) ? event.data : {});
+  const summary = summaryOf(event.type, isRecord(event.data) ? currentShape(event.type, event.metadata, event.data) : {});
   return `${event.position} ${event.type}${summary === '' ? '' : ` ${summary}`}`;
 }
 
@@ -72,6 +81,7 @@ export function summaryOf(type: string, data: Record<string, unknown>): string {
   const show = (name: string) => {
     const value = data[name];
     if (name === 'stepId') return `step=${shortStep(value)}`;
+    if (ACTOR_FIELDS.has(name) && isPrincipal(value)) return `${name}=${scalar(principalLabel(value))}`;
     return `${name === 'stepId' ? 'step' : name === 'toolName' ? 'tool' : name}=${scalar(value)}`;
   };
   const pairs = (...names: string[]) =>
@@ -122,6 +132,8 @@ export function summaryOf(type: string, data: Record<string, unknown>): string {
       return `${pairs('stepId', 'submittedBy')} input=${clip(JSON.stringify(data.input ?? null), 60)}`;
     case 'AuditGapDetected':
       return pairs('stepId', 'toolName', 'effect', 'runAlreadySettled');
+    case 'RunRequeuedByOperator':
+      return pairs('continuationRunId', 'requestedBy', 'reason');
     default:
       return clip(JSON.stringify(data), 100);
   }
@@ -142,6 +154,20 @@ function scalar(value: unknown): string {
 /** Cuts a text to `max` characters, with an ellipsis. */
 export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** The payload upcast to its type's current shape; one this version cannot read (a newer version's) is shown as it came. */
+function currentShape(type: string, metadata: unknown, data: Record<string, unknown>): Record<string, unknown> {
+  try {
+    return { ...upcastEventData(type, storedSchemaVersion(metadata), data) };
+  } catch {
+    // A line for people: the raw payload says more than no line at all.
+    return data;
+  }
+}
+
+function isPrincipal(value: unknown): value is Principal {
+  return isRecord(value) && (PRINCIPAL_KINDS as readonly unknown[]).includes(value.kind);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

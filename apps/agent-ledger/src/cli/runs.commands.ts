@@ -1,4 +1,3 @@
-import { userInfo } from 'node:os';
 import type { PendingApproval, PendingInput } from '@agent-ledger/domain';
 import { RunStatus } from '@agent-ledger/domain';
 import type { RunStatusRow as RunRow } from '@agent-ledger/projections';
@@ -215,9 +214,13 @@ function waitingFor(row: RunRow, approval: PendingApproval | null, input: Pendin
   return '-';
 }
 
-/** `runs cancel <runId> [--reason R]`: `POST /runs/{runId}/cancel`. A settled run is refused (409, exit 4). */
+/**
+ * `runs cancel <runId> [--reason R]`: `POST /runs/{runId}/cancel`. A settled
+ * run is refused (409, exit 4). Who asks is the CLI's API key, as the service
+ * authenticated it (`development` without keys): the body only gives a reason.
+ */
 export async function runsCancel(client: ApiClient, runId: string, options: { reason: string | undefined; json: boolean }, output: CliOutput): Promise<ExitCode> {
-  const body: Record<string, string> = { requestedBy: requester() };
+  const body: Record<string, string> = {};
   if (options.reason !== undefined) body.reason = options.reason;
   const answer = await client.json<{ runId: string; cancelRequested: boolean; run: RunView }>('POST', `/runs/${encodeURIComponent(runId)}/cancel`, body);
   if (options.json) {
@@ -234,7 +237,8 @@ export async function runsCancel(client: ApiClient, runId: string, options: { re
 /**
  * `runs requeue <runId> [--reason R] [--write-executed NOTE | --write-not-executed NOTE]`:
  * `POST /runs/{runId}/requeue`. Refusals (not dead-lettered, requeued already,
- * a non-idempotent write in flight without a statement) are exit 4.
+ * a non-idempotent write in flight without a statement) are exit 4. Who
+ * requeues is the CLI's API key.
  */
 export async function runsRequeue(
   client: ApiClient,
@@ -242,7 +246,7 @@ export async function runsRequeue(
   options: { reason: string | undefined; resolution: { outcome: 'executed' | 'notExecuted'; note: string } | undefined; json: boolean },
   output: CliOutput,
 ): Promise<ExitCode> {
-  const body: Record<string, unknown> = { requestedBy: requester() };
+  const body: Record<string, unknown> = {};
   if (options.reason !== undefined) body.reason = options.reason;
   if (options.resolution !== undefined) body.resolution = options.resolution;
   const answer = await client.json<{ runId: string; continuationRunId: string }>('POST', `/runs/${encodeURIComponent(runId)}/requeue`, body);
@@ -331,15 +335,6 @@ export function parseJsonOption(name: string, text: string): unknown {
     return JSON.parse(text);
   } catch (error) {
     throw new UsageError(`--${name} must be JSON, e.g. '"notes.txt"' or '{"file":"notes.txt"}' (${error instanceof Error ? error.message : String(error)})`);
-  }
-}
-
-/** Who asks to cancel: `cli:<user>`, for the record. */
-function requester(): string {
-  try {
-    return clip(`cli:${userInfo().username}`, 128);
-  } catch {
-    return 'cli';
   }
 }
 

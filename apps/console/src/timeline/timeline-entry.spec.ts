@@ -25,6 +25,14 @@ describe('timelineEntryOf', () => {
     expect(failed.detail).toBe('unknown / AUDIT_PERSISTENCE_FAILED: audit not stored; write in flight: files.append (NON_IDEMPOTENT_WRITE) at r1/r0/t0');
   });
 
+  it('who decided is shown as the principal\'s label, as the read models show it', () => {
+    expect(timelineEntryOf(event('ApprovalGranted', { decidedBy: { kind: 'apiKey', id: 'ops' }, reason: 'fine' })).title).toBe('Approved by key:ops');
+    expect(timelineEntryOf(event('ApprovalDenied', { decidedBy: { kind: 'development' }, reason: null, onDenial: 'endRun' })).title).toBe('Denied by development');
+    expect(timelineEntryOf(event('InputSubmitted', { submittedBy: { kind: 'bus', id: 'billing' }, input: 'T-7' })).title).toBe('Input from bus:billing');
+    expect(timelineEntryOf(event('CancelRequested', { requestedBy: { kind: 'unverified', name: 'alice' }, reason: null })).title).toBe('Cancel requested by unverified:alice');
+    expect(timelineEntryOf(event('RunRequeuedByOperator', { requestedBy: { kind: 'apiKey', id: 'ops' }, continuationRunId: 'r2', reason: null })).title).toBe('Requeued by key:ops as r2');
+  });
+
   it('a model call has no effect; an unknown event is shown raw', () => {
     expect(timelineEntryOf(event('StepStarted', { stepId: 's', kind: 'llm', toolName: null, effect: null, idempotencyKey: null }))).toMatchObject({ effect: null, title: 'Model call started' });
     expect(timelineEntryOf(event('SomethingNew', { a: 1 }))).toMatchObject({ title: 'SomethingNew', detail: '{"a":1}', key: '7:7' });

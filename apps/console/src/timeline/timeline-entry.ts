@@ -21,6 +21,20 @@ export interface TimelineEntry {
 type Data = Record<string, unknown>;
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : value === null || value === undefined ? '' : JSON.stringify(value));
+/**
+ * Who made a decision, from its principal (`{ kind, id }`): `key:<id>`,
+ * `development`, `bus:<id>`, `unverified:<name>` (the service's labels, as
+ * the read models show them; docs/events.md).
+ */
+export function principalText(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return text(value);
+  const { kind, id, name } = value as { kind?: unknown; id?: unknown; name?: unknown };
+  if (kind === 'apiKey') return `key:${text(id)}`;
+  if (kind === 'development') return 'development';
+  if (kind === 'bus') return `bus:${text(id)}`;
+  if (kind === 'unverified') return `unverified:${text(name)}`;
+  return text(value);
+}
 const time = (value: unknown): string => (typeof value === 'number' ? new Date(value).toISOString() : '');
 const failureOf = (data: Data): string => {
   const failure = data.failure as { failureClass?: unknown; code?: unknown; message?: unknown } | undefined;
@@ -76,25 +90,25 @@ export function timelineEntryOf(event: StreamedEvent): TimelineEntry {
       return { ...base, tone: 'warn', title: `Waits for approval (round ${text(data.round)})`, detail: calls.map((c) => `${text(c.toolName)} (${text(c.effect)})`).join(', ') };
     }
     case 'ApprovalGranted':
-      return { ...base, tone: 'good', title: `Approved by ${text(data.decidedBy)}`, detail: text(data.reason) };
+      return { ...base, tone: 'good', title: `Approved by ${principalText(data.decidedBy)}`, detail: text(data.reason) };
     case 'ApprovalDenied':
-      return { ...base, tone: 'bad', title: `Denied by ${text(data.decidedBy)}`, detail: `${text(data.reason)} (on denial: ${text(data.onDenial)})` };
+      return { ...base, tone: 'bad', title: `Denied by ${principalText(data.decidedBy)}`, detail: `${text(data.reason)} (on denial: ${text(data.onDenial)})` };
     case 'InputRequested':
       return { ...base, tone: 'warn', stepId: text(data.stepId), title: 'Waits for input', detail: text(data.prompt) };
     case 'InputSubmitted':
-      return { ...base, stepId: text(data.stepId), title: `Input from ${text(data.submittedBy)}`, detail: text(data.input) };
+      return { ...base, stepId: text(data.stepId), title: `Input from ${principalText(data.submittedBy)}`, detail: text(data.input) };
     case 'RunRequeued':
       return { ...base, tone: 'warn', title: `Requeued (${text(data.cause)}, retry ${text(data.requeues)})`, detail: `${failureOf(data)}; not before ${time(data.notBefore)}${inFlight(data)}` };
     case 'RunRequeuedByOperator':
-      return { ...base, tone: 'warn', title: `Requeued by ${text(data.requestedBy)} as ${text(data.continuationRunId)}`, detail: `${text(data.reason)}${inFlight(data)}` };
+      return { ...base, tone: 'warn', title: `Requeued by ${principalText(data.requestedBy)} as ${text(data.continuationRunId)}`, detail: `${text(data.reason)}${inFlight(data)}` };
     case 'CancelRequested':
-      return { ...base, tone: 'warn', title: `Cancel requested by ${text(data.requestedBy)}`, detail: text(data.reason) };
+      return { ...base, tone: 'warn', title: `Cancel requested by ${principalText(data.requestedBy)}`, detail: text(data.reason) };
     case 'RunCompleted':
       return { ...base, tone: 'good', title: 'Completed', detail: text(data.finalAnswer) };
     case 'RunFailed':
       return { ...base, tone: 'bad', title: `Failed: ${text(data.reason)}${data.deadLettered === true ? ' (dead-lettered)' : ''}`, detail: `${failureOf(data)}${inFlight(data)}` };
     case 'RunCancelled':
-      return { ...base, tone: 'warn', title: `Cancelled by ${text(data.requestedBy)}`, detail: inFlight(data).replace(/^; /, '') };
+      return { ...base, tone: 'warn', title: `Cancelled by ${principalText(data.requestedBy)}`, detail: inFlight(data).replace(/^; /, '') };
     case 'AuditGapDetected':
       return {
         ...base,

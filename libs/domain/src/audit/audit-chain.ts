@@ -15,6 +15,24 @@ export type AuditRecordContent = AuditRecord extends infer R ? (R extends AuditR
  * commits to the whole chain of the run's audit before it.
  */
 export function auditRecordHash(content: AuditRecordContent): string {
+  return hashOfContent(content);
+}
+
+/**
+ * An audit record's payload **as stored**, in the schema version it was
+ * written in (a version 1 record names its actor as a string, a version 2
+ * record as a principal object). The hash covers exactly this payload, so a
+ * chain is checked on the stored records, never on upcast ones
+ * (`upcastEventData` is for reading what a record says, not for checking it).
+ */
+export interface StoredAuditRecord {
+  readonly [field: string]: unknown;
+  readonly sequence: number;
+  readonly previousHash: string | null;
+  readonly hash: string;
+}
+
+function hashOfContent(content: object): string {
   return createHash('sha256').update(canonicalJson(content as unknown as JsonObject)).digest('hex');
 }
 
@@ -44,15 +62,15 @@ export class AuditChainChecker {
   private readonly steps = new Set<string>();
   private index = 0;
 
-  /** Checks the next record; returns what is wrong with it (nothing when it is intact and linked). */
-  add(record: AuditRecord): AuditChainBreak[] {
+  /** Checks the next record, as stored; returns what is wrong with it (nothing when it is intact and linked). */
+  add(record: StoredAuditRecord): AuditChainBreak[] {
     const index = this.index++;
     const breaks: AuditChainBreak[] = [];
-    const stepId = 'stepId' in record && typeof record.stepId === 'string' ? record.stepId : null;
+    const stepId = typeof record.stepId === 'string' ? record.stepId : null;
     // Only a step's own audit record (the one with a `kind`) is once per step; a statement about the step (an input answer, a resolution) is not.
     const stepAudit = stepId !== null && 'kind' in record;
     const { hash, ...content } = record;
-    if (auditRecordHash(content) !== hash) breaks.push({ index, stepId, problem: 'hashMismatch' });
+    if (hashOfContent(content) !== hash) breaks.push({ index, stepId, problem: 'hashMismatch' });
     if (record.previousHash !== (this.previous?.hash ?? null)) breaks.push({ index, stepId, problem: 'brokenLink' });
     if (record.sequence !== (this.previous?.sequence ?? 0) + 1) breaks.push({ index, stepId, problem: 'sequenceGap' });
     if (stepAudit && this.steps.has(stepId)) breaks.push({ index, stepId, problem: 'duplicateStep' });
@@ -63,7 +81,7 @@ export class AuditChainChecker {
 }
 
 /**
- * Verifies a run's audit chain, in stream order. An empty result means every
+ * Verifies a run's audit chain, in stream order, on the records as stored. An empty result means every
  * record is intact and linked to the one before it, from the first.
  *
  * It proves that no record inside the chain was edited, removed, inserted or
@@ -73,7 +91,7 @@ export class AuditChainChecker {
  * rewrote the whole chain with fresh hashes (anchor the latest hash elsewhere
  * for that).
  */
-export function verifyAuditChain(records: readonly AuditRecord[]): AuditChainBreak[] {
+export function verifyAuditChain(records: readonly StoredAuditRecord[]): AuditChainBreak[] {
   const checker = new AuditChainChecker();
   return records.flatMap((record) => checker.add(record));
 }

@@ -5,6 +5,9 @@ import type { AuditCommand, RecordApprovalDecision, RecordAudit, RecordInputAnsw
 import { auditRecordHash, verifyAuditChain } from './audit-chain';
 import { auditDecider } from './audit-decider';
 import type { AuditEvent } from './audit-events';
+import { apiKeyPrincipal, busPrincipal } from '../principal/principal';
+
+const ALICE = apiKeyPrincipal('alice');
 
 const T0 = Date.UTC(2026, 0, 1);
 const record = (stepId: string, overrides: Partial<RecordAudit['data']> = {}): RecordAudit => ({
@@ -62,7 +65,7 @@ describe('audit decider: approval decisions', () => {
       round: 0,
       decision: 'approved',
       calls: [{ stepId: 'run-1/r0/t1', toolName: 'files.append', effect: 'NON_IDEMPOTENT_WRITE', argumentsHash: 'a'.repeat(64) }],
-      decidedBy: 'alice',
+      decidedBy: ALICE,
       reason: null,
       ...overrides,
     },
@@ -73,7 +76,7 @@ describe('audit decider: approval decisions', () => {
   it('chains a decision after the step records, and the chain verifies', () => {
     const first = decideAny([], record('run-1/r0/llm', { kind: 'llm', toolName: null, effect: null, idempotencyKey: null, outcome: 'responded' }));
     const approved = decideAny(first, decision());
-    expect(approved).toMatchObject([{ type: 'ApprovalDecisionRecorded', data: { sequence: 2, previousHash: first[0]?.data.hash, decision: 'approved', decidedBy: 'alice' } }]);
+    expect(approved).toMatchObject([{ type: 'ApprovalDecisionRecorded', data: { sequence: 2, previousHash: first[0]?.data.hash, decision: 'approved', decidedBy: ALICE } }]);
     const after = decideAny([...first, ...approved], record('run-1/r0/t1'));
     expect(after).toMatchObject([{ data: { sequence: 3, previousHash: approved[0]?.data.hash } }]);
     expect(verifyAuditChain([...first, ...approved, ...after].map((e) => e.data))).toEqual([]);
@@ -83,7 +86,7 @@ describe('audit decider: approval decisions', () => {
     const one = decideAny([], decision());
     const two = decideAny(one, decision({ decision: 'denied', round: 1, calls: [{ stepId: 'run-1/r1/t0', toolName: 'files.append', effect: 'NON_IDEMPOTENT_WRITE', argumentsHash: 'b'.repeat(64) }] }));
     expect(two).toHaveLength(1);
-    const tampered = [{ ...one[0]!.data, decidedBy: 'mallory' }, two[0]!.data];
+    const tampered = [{ ...one[0]!.data, decidedBy: apiKeyPrincipal('mallory') }, two[0]!.data];
     expect(verifyAuditChain(tampered)).toMatchObject([{ index: 0, problem: 'hashMismatch' }]);
   });
 
@@ -92,7 +95,9 @@ describe('audit decider: approval decisions', () => {
     ['data.calls', { calls: [] }],
     ['data.calls[0].stepId', { calls: [{ stepId: 'run-2/r0/t0', toolName: 'x', effect: 'NON_IDEMPOTENT_WRITE', argumentsHash: '' }] }],
     ['data.calls[0].effect', { calls: [{ stepId: 'run-1/r0/t0', toolName: 'x', effect: 'SOME' as never, argumentsHash: '' }] }],
-    ['data.decidedBy', { decidedBy: '' }],
+    ['data.decidedBy', { decidedBy: busPrincipal('alice') as never }],
+    ['data.decidedBy.id', { decidedBy: { kind: 'apiKey', id: ' ' } }],
+    ['data.decidedBy.kind', { decidedBy: { kind: 'unverified', name: 'alice' } }],
   ])('refuses a decision whose %s is malformed', (field, overrides) => {
     expect(() => decideAny([], decision(overrides))).toThrow(expect.objectContaining({ field }) as Error);
     expect(() => decideAny([], decision(overrides))).toThrow(InvalidFieldError);
@@ -107,7 +112,7 @@ describe('audit decider: one statement per decision', () => {
       round: 0,
       decision: 'approved',
       calls: [{ stepId: 'run-1/r0/t1', toolName: 'files.append', effect: 'NON_IDEMPOTENT_WRITE', argumentsHash: 'a'.repeat(64) }],
-      decidedBy: 'alice',
+      decidedBy: busPrincipal('alice'),
       reason: null,
       ...overrides,
     },
@@ -115,7 +120,7 @@ describe('audit decider: one statement per decision', () => {
   });
   const answer = (overrides: Partial<RecordInputAnswer['data']> = {}): RecordInputAnswer => ({
     type: 'RecordInputAnswer',
-    data: { runId: 'run-1', stepId: 'run-1/r0/t0', inputHash: 'c'.repeat(64), answeredBy: 'dave', answeredAt: T0, ...overrides },
+    data: { runId: 'run-1', stepId: 'run-1/r0/t0', inputHash: 'c'.repeat(64), answeredBy: busPrincipal('dave'), answeredAt: T0, ...overrides },
     metadata: { now: T0 + 5 },
   });
   const resolution = (overrides: Partial<RecordWriteResolution['data']> = {}): RecordWriteResolution => ({
@@ -128,7 +133,7 @@ describe('audit decider: one statement per decision', () => {
       idempotencyKey: 'agent-ledger:run-1/r0/t1',
       outcome: 'notExecuted',
       note: 'checked',
-      resolvedBy: 'op',
+      resolvedBy: busPrincipal('op'),
       continuationRunId: 'run-2',
       ...overrides,
     },
@@ -137,7 +142,7 @@ describe('audit decider: one statement per decision', () => {
   const after = (given: readonly AuditEvent[], command: AuditCommand) => auditDecider.decide(command, foldEvents(auditDecider, given));
 
   it.each<[string, AuditCommand, AuditCommand]>([
-    ['an approval round', approval(), approval({ decision: 'denied', decidedBy: 'bob' })],
+    ['an approval round', approval(), approval({ decision: 'denied', decidedBy: busPrincipal('bob') })],
     ['an input answer', answer(), answer({ inputHash: 'd'.repeat(64) })],
     ['a resolution', resolution(), resolution({ outcome: 'executed' })],
   ])('%s: the same statement again records nothing, a different one for the same decision is refused', (_what, first, other) => {
@@ -158,15 +163,15 @@ describe('audit decider: one statement per decision', () => {
 
   it('reads an old chain holding several statements of one round, and takes any of them as already stated', () => {
     const approved = after([], approval());
-    const denied = auditDecider.decide(approval({ decision: 'denied', decidedBy: 'bob' }), { ...foldEvents(auditDecider, approved), statements: new Map() });
+    const denied = auditDecider.decide(approval({ decision: 'denied', decidedBy: busPrincipal('bob') }), { ...foldEvents(auditDecider, approved), statements: new Map() });
     const chain = [...approved, ...denied];
-    expect(after(chain, approval({ decision: 'denied', decidedBy: 'bob' }))).toEqual([]);
+    expect(after(chain, approval({ decision: 'denied', decidedBy: busPrincipal('bob') }))).toEqual([]);
     expect(after(chain, approval())).toEqual([]);
   });
 
   it('an input answer is chained with the SHA-256 of the input, and the step audit of the same step does not break the chain', () => {
     const stated = after([], answer());
-    expect(stated).toMatchObject([{ type: 'InputAnswerRecorded', data: { sequence: 1, inputHash: 'c'.repeat(64), answeredBy: 'dave', recordedAt: T0 + 5, previousHash: null } }]);
+    expect(stated).toMatchObject([{ type: 'InputAnswerRecorded', data: { sequence: 1, inputHash: 'c'.repeat(64), answeredBy: busPrincipal('dave'), recordedAt: T0 + 5, previousHash: null } }]);
     const stepAudit = after(stated, record('run-1/r0/t0', { toolName: 'test.ask', effect: 'READ_ONLY', idempotencyKey: null }));
     expect(stepAudit).toHaveLength(1);
     expect(verifyAuditChain([...stated, ...stepAudit].map((e) => e.data))).toEqual([]);
@@ -175,7 +180,7 @@ describe('audit decider: one statement per decision', () => {
   it.each<[string, Partial<RecordInputAnswer['data']>]>([
     ['data.stepId', { stepId: 'run-2/r0/t0' }],
     ['data.inputHash', { inputHash: 'not a hash' }],
-    ['data.answeredBy', { answeredBy: '' }],
+    ['data.answeredBy', { answeredBy: busPrincipal('') }],
     ['data.answeredAt', { answeredAt: Number.NaN }],
   ])('refuses an input answer whose %s is malformed', (field, overrides) => {
     expect(() => after([], answer(overrides))).toThrow(expect.objectContaining({ field }) as Error);

@@ -1,6 +1,7 @@
 import type { DomainEvent } from '../decider';
 import type { ToolEffect } from '../tool-effect/tool-effect';
 import type { StepKind } from '../run/step-id';
+import type { Principal } from '../principal/principal';
 
 /**
  * A step's audit record, in the run's audit stream (`audit-<runId>`). For a
@@ -47,7 +48,8 @@ export type WriteResolutionRecorded = DomainEvent<
     readonly idempotencyKey: string;
     readonly outcome: 'executed' | 'notExecuted';
     readonly note: string;
-    readonly resolvedBy: string;
+    /** Who stated it: the authenticated caller (schema version 2; a version 1 name reads as `unverified`). */
+    readonly resolvedBy: Principal;
     readonly continuationRunId: string;
     readonly recordedAt: number;
     readonly previousHash: string | null;
@@ -80,7 +82,8 @@ export type ApprovalDecisionRecorded = DomainEvent<
     readonly sequence: number;
     readonly decision: 'approved' | 'denied';
     readonly calls: readonly DecidedCall[];
-    readonly decidedBy: string;
+    /** Who decided: the authenticated caller (schema version 2; a version 1 name reads as `unverified`). */
+    readonly decidedBy: Principal;
     readonly reason: string | null;
     readonly recordedAt: number;
     readonly previousHash: string | null;
@@ -103,8 +106,8 @@ export type InputAnswerRecorded = DomainEvent<
     readonly sequence: number;
     /** SHA-256 (hex) of the input in canonical JSON. */
     readonly inputHash: string;
-    /** Who answered, as `InputSubmitted.submittedBy` records it. */
-    readonly answeredBy: string;
+    /** Who answered: the authenticated principal `InputSubmitted.submittedBy` records. */
+    readonly answeredBy: Principal;
     /** When the answer took effect on the run (`InputSubmitted.submittedAt`). */
     readonly answeredAt: number;
     readonly recordedAt: number;
@@ -116,11 +119,15 @@ export type InputAnswerRecorded = DomainEvent<
 /** Every event of an audit stream. */
 export type AuditEvent = AuditRecorded | WriteResolutionRecorded | ApprovalDecisionRecorded | InputAnswerRecorded;
 
-/** The schema version of each audit event's payload. */
+/**
+ * The current schema version of each audit event's payload (see
+ * `event-schemas.ts` for the upcasters). A record's hash covers its payload
+ * as stored, in the version it was written in.
+ */
 export const AUDIT_EVENT_SCHEMA_VERSIONS: Readonly<Record<AuditEvent['type'], number>> = Object.freeze({
   AuditRecorded: 1,
-  WriteResolutionRecorded: 1,
-  ApprovalDecisionRecorded: 1,
+  WriteResolutionRecorded: 2,
+  ApprovalDecisionRecorded: 2,
   InputAnswerRecorded: 1,
 });
 

@@ -3,6 +3,7 @@ import { foldEvents } from '../decider';
 import type { RunEvent } from '../run/run-events';
 import { createRunDecider } from '../run/run-decider';
 import { canonicalJson } from './canonical-json';
+import { busPrincipal } from '../principal/principal';
 import { runEventStatementKey, statementKey } from './decision-statement';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -15,9 +16,9 @@ function history(decision: 'ApprovalGranted' | 'ApprovalDenied'): RunEvent[] {
     { type: 'RunRequested', data: { runId: 'run-1', agent: 'a', input: 'go', mode: 'queued', maxIterations: 5, requestedAt: T0 } },
     { type: 'ApprovalRequested', data: { runId: 'run-1', round: 0, calls: [call], onDenial: 'tellModel', owner: 'w', attempt: 1, requestedAt: T0 } },
     decision === 'ApprovalGranted'
-      ? { type: 'ApprovalGranted', data: { runId: 'run-1', round: 0, stepIds: ['run-1/r0/t0'], decidedBy: 'alice', reason: null, decidedAt: T0 + 1 } }
-      : { type: 'ApprovalDenied', data: { runId: 'run-1', round: 0, stepIds: ['run-1/r0/t0'], decidedBy: 'bob', reason: 'no', onDenial: 'tellModel', decidedAt: T0 + 1 } },
-    { type: 'InputSubmitted', data: { runId: 'run-1', stepId: 'run-1/r1/t0', input: { b: 1, a: [2] }, submittedBy: 'dave', submittedAt: T0 + 2 } },
+      ? { type: 'ApprovalGranted', data: { runId: 'run-1', round: 0, stepIds: ['run-1/r0/t0'], decidedBy: busPrincipal('alice'), reason: null, decidedAt: T0 + 1 } }
+      : { type: 'ApprovalDenied', data: { runId: 'run-1', round: 0, stepIds: ['run-1/r0/t0'], decidedBy: busPrincipal('bob'), reason: 'no', onDenial: 'tellModel', decidedAt: T0 + 1 } },
+    { type: 'InputSubmitted', data: { runId: 'run-1', stepId: 'run-1/r1/t0', input: { b: 1, a: [2] }, submittedBy: busPrincipal('dave'), submittedAt: T0 + 2 } },
   ];
 }
 
@@ -32,11 +33,11 @@ describe('decision statements derived from the run', () => {
           round: 0,
           decision: 'approved',
           calls: [{ stepId: 'run-1/r0/t0', toolName: 'files.append', effect: 'NON_IDEMPOTENT_WRITE', argumentsHash: sha256('{"path":"a","text":"b"}') }],
-          decidedBy: 'alice',
+          decidedBy: busPrincipal('alice'),
           reason: null,
         },
       },
-      { kind: 'input', data: { runId: 'run-1', stepId: 'run-1/r1/t0', inputHash: sha256(canonicalJson({ a: [2], b: 1 })), answeredBy: 'dave', answeredAt: T0 + 2 } },
+      { kind: 'input', data: { runId: 'run-1', stepId: 'run-1/r1/t0', inputHash: sha256(canonicalJson({ a: [2], b: 1 })), answeredBy: busPrincipal('dave'), answeredAt: T0 + 2 } },
     ]);
     expect(state.statements.map(statementKey)).toEqual(['approval:0', 'input:run-1/r1/t0']);
   });
@@ -44,7 +45,7 @@ describe('decision statements derived from the run', () => {
   it('a denial is stated as denied, and the run events name the same decisions as their statements', () => {
     const events = history('ApprovalDenied');
     const state = foldEvents(createRunDecider(), events);
-    expect(state.statements[0]).toMatchObject({ kind: 'approval', data: { decision: 'denied', decidedBy: 'bob', reason: 'no' } });
+    expect(state.statements[0]).toMatchObject({ kind: 'approval', data: { decision: 'denied', decidedBy: busPrincipal('bob'), reason: 'no' } });
     expect(events.map(runEventStatementKey).filter((k) => k !== null)).toEqual(state.statements.map(statementKey));
   });
 
@@ -54,7 +55,7 @@ describe('decision statements derived from the run', () => {
       data: {
         runId: 'run-1',
         continuationRunId: 'run-2',
-        requestedBy: 'op',
+        requestedBy: busPrincipal('op'),
         reason: null,
         inFlightWrite: { stepId: 'run-1/r0/t0', toolName: 'files.append', effect: 'NON_IDEMPOTENT_WRITE', idempotencyKey: 'k', startedAt: T0, attempt: 1 },
         resolution,

@@ -1,5 +1,6 @@
 import type { DomainCommand } from '../decider';
 import type { JsonValue } from '../json';
+import type { Principal } from '../principal/principal';
 import type { ToolEffect } from '../tool-effect/tool-effect';
 import type { ApprovalRequirement, FailureInfo, InFlightWriteResolution, ModelResponse, OnDenial, RunContinuation } from './run-events';
 import type { RunMode } from './run-mode';
@@ -104,7 +105,13 @@ export type FailRun = DomainCommand<
 /** Ask to cancel the run. */
 export type RequestCancel = DomainCommand<
   'RequestCancel',
-  { readonly runId: string; readonly requestedBy: string; readonly reason?: string }
+  {
+    readonly runId: string;
+    /** Who asks: the authenticated caller. */
+    readonly requestedBy: Principal;
+    /** The caller's own words, recorded as they are: never who acted. */
+    readonly reason?: string;
+  }
 >;
 
 /** Take back a run whose lease expired: requeue it or dead-letter it. */
@@ -120,7 +127,8 @@ export type RequeueRun = DomainCommand<
   {
     readonly runId: string;
     readonly continuationRunId: string;
-    readonly requestedBy: string;
+    /** Who requeues: the authenticated caller. */
+    readonly requestedBy: Principal;
     readonly reason?: string;
     readonly resolution?: InFlightWriteResolution;
   }
@@ -169,7 +177,8 @@ export type DecideApproval = DomainCommand<
   {
     readonly runId: string;
     readonly decision: 'approve' | 'deny';
-    readonly decidedBy: string;
+    /** Who decides: the authenticated caller. */
+    readonly decidedBy: Principal;
     readonly reason?: string;
     /** When given, the round the decider saw: a decision on another (later) request is refused. */
     readonly round?: number;
@@ -185,7 +194,12 @@ export type RequestInput = DomainCommand<
 /** Someone submits the input a waiting run's tool asked for. */
 export type SubmitInput = DomainCommand<
   'SubmitInput',
-  { readonly runId: string; readonly input: JsonValue; readonly submittedBy: string }
+  {
+    readonly runId: string;
+    readonly input: JsonValue;
+    /** Who answers: the authenticated caller. */
+    readonly submittedBy: Principal;
+  }
 >;
 
 /** Every command of a run. */

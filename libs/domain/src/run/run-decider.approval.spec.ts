@@ -14,6 +14,10 @@ import type { DecideApproval, RequestApproval, StepTool, SubmitInput } from './r
 import { createRunDecider } from './run-decider';
 import type { ModelResponse } from './run-events';
 import type { RunMode } from './run-mode';
+import { apiKeyPrincipal, busPrincipal } from '../principal/principal';
+
+const ALICE = apiKeyPrincipal('alice');
+const BOB = busPrincipal('bob');
 
 const T0 = Date.UTC(2026, 0, 1);
 const SECOND = 1000;
@@ -46,7 +50,7 @@ const requestApproval = (extra: Partial<RequestApproval['data']> = {}, lease = L
 
 const decide = (decision: 'approve' | 'deny', extra: Partial<DecideApproval['data']> = {}): DecideApproval => ({
   type: 'DecideApproval',
-  data: { runId: 'run-1', decision, decidedBy: 'alice', reason: 'checked the log', ...extra },
+  data: { runId: 'run-1', decision, decidedBy: ALICE, reason: 'checked the log', ...extra },
   metadata: { now: T0 + 60 * SECOND },
 });
 
@@ -101,7 +105,7 @@ describe('run decider: a write waits for approval', () => {
     const { decision, stateAfter } = spec.given(waiting().events).when(decide('approve'));
     expect(decision).toMatchObject({
       kind: 'accepted',
-      events: [{ type: 'ApprovalGranted', data: { round: 0, stepIds: ['run-1/r0/t1'], decidedBy: 'alice', reason: 'checked the log', decidedAt: T0 + 60 * SECOND } }],
+      events: [{ type: 'ApprovalGranted', data: { round: 0, stepIds: ['run-1/r0/t1'], decidedBy: ALICE, reason: 'checked the log', decidedAt: T0 + 60 * SECOND } }],
     });
     expect(stateAfter).toMatchObject({ status: 'QUEUED', notBefore: T0 + 60 * SECOND, pendingApproval: null });
     expect(stateAfter.approvals.get('run-1/r0/t1')).toBe('granted');
@@ -157,7 +161,7 @@ describe('run decider: a write waits for approval', () => {
   });
 
   it('a cancel while waiting settles the run at once', () => {
-    const { stateAfter } = spec.given(waiting().events).when({ type: 'RequestCancel', data: { runId: 'run-1', requestedBy: 'bob' }, metadata: { now: T0 + 5 * SECOND } });
+    const { stateAfter } = spec.given(waiting().events).when({ type: 'RequestCancel', data: { runId: 'run-1', requestedBy: BOB }, metadata: { now: T0 + 5 * SECOND } });
     expect(stateAfter).toMatchObject({ status: 'CANCELLED', pendingApproval: null });
   });
 
@@ -204,7 +208,7 @@ describe('run decider: a write waits for approval', () => {
 describe('run decider: a tool waits for input', () => {
   const submit = (extra: Partial<SubmitInput['data']> = {}): SubmitInput => ({
     type: 'SubmitInput',
-    data: { runId: 'run-1', input: { ticket: 'T-7' }, submittedBy: 'bob', ...extra },
+    data: { runId: 'run-1', input: { ticket: 'T-7' }, submittedBy: BOB, ...extra },
     metadata: { now: T0 + 30 * SECOND },
   });
   const asking = () =>
@@ -220,7 +224,7 @@ describe('run decider: a tool waits for input', () => {
 
   it('submitted input queues the run again and is kept for the step that asked', () => {
     const { decision, stateAfter } = spec.given(asking().events).when(submit());
-    expect(decision).toMatchObject({ kind: 'accepted', events: [{ type: 'InputSubmitted', data: { stepId: 'run-1/r0/t0', input: { ticket: 'T-7' }, submittedBy: 'bob' } }] });
+    expect(decision).toMatchObject({ kind: 'accepted', events: [{ type: 'InputSubmitted', data: { stepId: 'run-1/r0/t0', input: { ticket: 'T-7' }, submittedBy: BOB } }] });
     expect(stateAfter).toMatchObject({ status: 'QUEUED', pendingInput: null, resumedAfterPause: true });
     expect(stateAfter.inputs.get('run-1/r0/t0')).toEqual({ ticket: 'T-7' });
   });
@@ -228,7 +232,8 @@ describe('run decider: a tool waits for input', () => {
   it('refuses input for a run that does not wait for it, and a second submission', () => {
     spec.given(responded().events).when(submit()).thenRejects(RunNotWaitingError, { code: 'RUN_NOT_WAITING_FOR_INPUT' });
     spec.given(asking().send(submit()).events).when(submit()).thenRejects(RunNotWaitingError, { status: 'QUEUED' });
-    spec.given(asking().events).when(submit({ submittedBy: '' })).thenRejects(InvalidFieldError, { field: 'data.submittedBy' });
+    spec.given(asking().events).when(submit({ submittedBy: 'bob' as never })).thenRejects(InvalidFieldError, { field: 'data.submittedBy' });
+    spec.given(asking().events).when(submit({ submittedBy: { kind: 'bus', id: '' } })).thenRejects(InvalidFieldError, { field: 'data.submittedBy.id' });
   });
 
   it('a write never waits for input in flight, and a tool asks only from a started step', () => {

@@ -4,6 +4,7 @@ import { createRunDecider } from './run-decider';
 import type { RunEvent } from './run-events';
 import { isTerminalRunEvent } from './run-events';
 import { RunHistory } from '../testing/run-history';
+import { apiKeyPrincipal, busPrincipal } from '../principal/principal';
 
 const T0 = Date.UTC(2026, 0, 1);
 const SECOND = 1000;
@@ -66,7 +67,7 @@ function randomWalk(seed: number, length: number): RunEvent[] {
       metadata: { now },
     }),
     () => ({ type: 'ReapRun', data: { runId, reaper: 'reaper:h:1' }, metadata: { now } }),
-    () => ({ type: 'RequestCancel', data: { runId, requestedBy: 'op' }, metadata: { now } }),
+    () => ({ type: 'RequestCancel', data: { runId, requestedBy: busPrincipal('op') }, metadata: { now } }),
     () => {
       const tool = pick(TOOLS.filter((t) => t.effect !== 'READ_ONLY'));
       const at = { round: Math.floor(random() * 3), callIndex: Math.floor(random() * 2) };
@@ -87,9 +88,9 @@ function randomWalk(seed: number, length: number): RunEvent[] {
       data: { runId, ...segment(), round: Math.floor(random() * 3), calls: [{ callIndex: Math.floor(random() * 2), effect: 'NON_IDEMPOTENT_WRITE', requirement: 'write' }], onDenial: pick(['tellModel', 'endRun'] as const) },
       metadata: { now },
     }),
-    () => ({ type: 'DecideApproval', data: { runId, decision: pick(['approve', 'deny'] as const), decidedBy: 'alice' }, metadata: { now } }),
+    () => ({ type: 'DecideApproval', data: { runId, decision: pick(['approve', 'deny'] as const), decidedBy: apiKeyPrincipal('alice') }, metadata: { now } }),
     () => ({ type: 'RequestInput', data: { runId, ...segment(), round: Math.floor(random() * 3), callIndex: Math.floor(random() * 2), prompt: 'which?' }, metadata: { now } }),
-    () => ({ type: 'SubmitInput', data: { runId, input: 'this one', submittedBy: 'bob' }, metadata: { now } }),
+    () => ({ type: 'SubmitInput', data: { runId, input: 'this one', submittedBy: busPrincipal('bob') }, metadata: { now } }),
   ];
  // Indexes into `commands`, repeated by weight: settling commands are rarer, so walks reach retries.
   const WEIGHTED = [0, 0, 0, 1, 2, 2, 3, 3, 3, 4, 4, 5, 5, 5, 6, 7, 7, 7, 8, 8, 8, 9, 10, 10, 10, 11, 11, 12, 12, 13, 13, 14, 15].map((i) => commands[i] as () => RunCommand);

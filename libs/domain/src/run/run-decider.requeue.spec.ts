@@ -7,6 +7,9 @@ import { continuationOf } from './continuation';
 import type { RequeueRun, StepTool } from './run-commands';
 import { createRunDecider } from './run-decider';
 import { isTerminalRunEvent } from './run-events';
+import { apiKeyPrincipal } from '../principal/principal';
+
+const OPERATOR = apiKeyPrincipal('operator');
 
 const T0 = Date.UTC(2026, 0, 1);
 const SECOND = 1000;
@@ -20,7 +23,7 @@ const IDEMPOTENT: StepTool = { name: 'files.write', effect: 'IDEMPOTENT_WRITE' }
 const NON_IDEMPOTENT: StepTool = { name: 'files.append', effect: 'NON_IDEMPOTENT_WRITE' };
 const requeue = (extra: Partial<RequeueRun['data']> = {}): RequeueRun => ({
   type: 'RequeueRun',
-  data: { runId: 'run-1', continuationRunId: 'run-1-c1', requestedBy: 'operator', ...extra },
+  data: { runId: 'run-1', continuationRunId: 'run-1-c1', requestedBy: OPERATOR, ...extra },
   metadata: { now: T0 + 9000 * SECOND },
 });
 
@@ -61,7 +64,7 @@ describe('run decider: an operator requeues a dead-lettered run', () => {
       events: [
         {
           type: 'RunRequeuedByOperator',
-          data: { runId: 'run-1', continuationRunId: 'run-1-c1', requestedBy: 'operator', reason: 'provider is back', resolution: null, inFlightWrite: { effect: 'IDEMPOTENT_WRITE' } },
+          data: { runId: 'run-1', continuationRunId: 'run-1-c1', requestedBy: OPERATOR, reason: 'provider is back', resolution: null, inFlightWrite: { effect: 'IDEMPOTENT_WRITE' } },
         },
       ],
     });

@@ -6,6 +6,9 @@ import type { FailureInfo, RunEvent } from './run-events';
 import { createRunDecider } from './run-decider';
 import type { FailRun, StepTool } from './run-commands';
 import type { TerminationReason } from './termination-reason';
+import { apiKeyPrincipal } from '../principal/principal';
+
+const ALICE = apiKeyPrincipal('alice');
 
 const T0 = Date.UTC(2026, 0, 1);
 const SECOND = 1000;
@@ -265,15 +268,15 @@ describe('run decider: reaping expired leases', () => {
 });
 
 describe('run decider: cancelling', () => {
-  const cancel = { type: 'RequestCancel', data: { runId: 'run-1', requestedBy: 'alice', reason: 'wrong input' }, metadata: { now: T0 + SECOND } } as const;
+  const cancel = { type: 'RequestCancel', data: { runId: 'run-1', requestedBy: ALICE, reason: 'wrong input' }, metadata: { now: T0 + SECOND } } as const;
 
   it('settles a queued run at once', () => {
     spec
       .given(new RunHistory(decider).request(T0).events)
       .when(cancel)
       .then([
-        { type: 'CancelRequested', data: { runId: 'run-1', requestedBy: 'alice', reason: 'wrong input', requestedAt: T0 + SECOND } },
-        { type: 'RunCancelled', data: { runId: 'run-1', reason: 'CANCELLED', requestedBy: 'alice', inFlightWrite: null, cancelledAt: T0 + SECOND } },
+        { type: 'CancelRequested', data: { runId: 'run-1', requestedBy: ALICE, reason: 'wrong input', requestedAt: T0 + SECOND } },
+        { type: 'RunCancelled', data: { runId: 'run-1', reason: 'CANCELLED', requestedBy: ALICE, inFlightWrite: null, cancelledAt: T0 + SECOND } },
       ]);
   });
 
@@ -281,7 +284,7 @@ describe('run decider: cancelling', () => {
     spec
       .given(history().events)
       .when(cancel)
-      .then([{ type: 'CancelRequested', data: { runId: 'run-1', requestedBy: 'alice', reason: 'wrong input', requestedAt: T0 + SECOND } }]);
+      .then([{ type: 'CancelRequested', data: { runId: 'run-1', requestedBy: ALICE, reason: 'wrong input', requestedAt: T0 + SECOND } }]);
   });
 
   it('accepts a repeated request and records nothing more', () => {

@@ -9,6 +9,7 @@ import { RunHistory } from '../testing/run-history';
 import { runDeciderSpecification } from '../testing/run-decider-specification';
 import { createRunDecider } from './run-decider';
 import type { StepTool } from './run-commands';
+import { busPrincipal } from '../principal/principal';
 
 const T0 = Date.UTC(2026, 0, 1);
 const SECOND = 1000;
@@ -66,7 +67,7 @@ describe('run decider: renewing the lease at a step boundary', () => {
       .then([
         {
           type: 'RunCancelled',
-          data: { runId: 'run-1', reason: 'CANCELLED', requestedBy: 'operator', inFlightWrite: null, cancelledAt: T0 + 2 * SECOND },
+          data: { runId: 'run-1', reason: 'CANCELLED', requestedBy: busPrincipal('operator'), inFlightWrite: null, cancelledAt: T0 + 2 * SECOND },
         },
       ]);
   });

@@ -19,6 +19,7 @@ import {
 } from '../errors/run-rule-violations';
 import { isFailureClass, isRetryable } from '../failure/failure-class';
 import { MAX_ITERATIONS } from '../limits';
+import { assertPrincipal, principalLabel } from '../principal/principal';
 import { isToolEffect, isWrite, ToolEffect } from '../tool-effect/tool-effect';
 import { retryBackoffMs } from './retry-backoff';
 import type {
@@ -435,9 +436,8 @@ function reapUnclaimedInteractive(data: ReapRun['data'], now: number, state: Run
 function requestCancel({ data, metadata }: RequestCancel, state: RunState): RunDecision {
   if (state.status === null) return rejected(new RunNotFoundError(data.runId));
   if (isTerminalStatus(state.status)) return rejected(new RunAlreadySettledError(data.runId, state.status));
-  if (typeof data.requestedBy !== 'string' || data.requestedBy.length === 0) {
-    throw new InvalidFieldError('data.requestedBy', 'must be a non-empty string');
-  }
+  assertPrincipal(data.requestedBy, 'data.requestedBy');
+  if (data.reason !== undefined && typeof data.reason !== 'string') throw new InvalidFieldError('data.reason', 'must be a string');
   if (state.cancelRequested) return accepted();
   const request: RunEvent = {
     type: 'CancelRequested',
@@ -495,9 +495,7 @@ function requeueRun({ data, metadata }: RequeueRun, state: RunState): RunDecisio
   if (state.continuedAs !== null) return rejected(new RunAlreadyRequeuedError(data.runId, state.continuedAs));
   assertRunId(data.continuationRunId, 'data.continuationRunId');
   if (data.continuationRunId === data.runId) throw new InvalidFieldError('data.continuationRunId', 'must differ from the run requeued');
-  if (typeof data.requestedBy !== 'string' || data.requestedBy.length === 0) {
-    throw new InvalidFieldError('data.requestedBy', 'must be a non-empty string');
-  }
+  assertPrincipal(data.requestedBy, 'data.requestedBy');
   const inFlight = state.inFlightWrite;
   if (data.resolution !== undefined) {
     if (inFlight === null) throw new InvalidFieldError('data.resolution', 'is only for a run with a write in flight');
@@ -593,7 +591,7 @@ function decideApproval({ data, metadata }: DecideApproval, state: RunState): Ru
   const pending = state.pendingApproval;
   if (state.status !== 'WAITING_FOR_APPROVAL' || pending === null) return rejected(new RunNotWaitingError(data.runId, 'approval', state.status));
   if (data.decision !== 'approve' && data.decision !== 'deny') throw new InvalidFieldError('data.decision', 'must be "approve" or "deny"');
-  assertPerson(data.decidedBy, 'data.decidedBy');
+  assertPrincipal(data.decidedBy, 'data.decidedBy');
   if (data.reason !== undefined && typeof data.reason !== 'string') throw new InvalidFieldError('data.reason', 'must be a string');
   if (data.round !== undefined) {
     assertStepIndex(data.round, 'data.round');
@@ -606,7 +604,7 @@ function decideApproval({ data, metadata }: DecideApproval, state: RunState): Ru
   const failure: FailureInfo = {
     failureClass: 'clientError',
     code: 'APPROVAL_DENIED',
-    message: `${data.decidedBy} denied ${pending.calls.map((c) => c.toolName).join(', ')}${data.reason === undefined ? '' : `: ${data.reason}`}`,
+    message: `${principalLabel(data.decidedBy)} denied ${pending.calls.map((c) => c.toolName).join(', ')}${data.reason === undefined ? '' : `: ${data.reason}`}`,
   };
   return accepted(denial, failed(state, 'APPROVAL_DENIED', failure, metadata.now));
 }
@@ -647,7 +645,7 @@ function submitInput({ data, metadata }: SubmitInput, state: RunState): RunDecis
   const pending = state.pendingInput;
   if (state.status !== 'WAITING_FOR_INPUT' || pending === null) return rejected(new RunNotWaitingError(data.runId, 'input', state.status));
   if (data.input === undefined) throw new InvalidFieldError('data.input', 'must be JSON data');
-  assertPerson(data.submittedBy, 'data.submittedBy');
+  assertPrincipal(data.submittedBy, 'data.submittedBy');
   return accepted({
     type: 'InputSubmitted',
     data: { runId: data.runId, stepId: pending.stepId, input: data.input, submittedBy: data.submittedBy, submittedAt: metadata.now },
@@ -660,10 +658,6 @@ function roundCalls(state: RunState, runId: string, round: number): readonly Too
   const response = state.steps.get(stepIdFor({ runId, round }))?.response;
   if (response?.type !== 'toolCalls') throw new InvalidFieldError('data.round', 'must be a round whose model answer asked for tool calls');
   return response.calls;
-}
-
-function assertPerson(who: unknown, field: string): void {
-  if (typeof who !== 'string' || who.length === 0) throw new InvalidFieldError(field, 'must be a non-empty string');
 }
 
 // ── Shared rules ────────────────────────────────────────────────────────────
@@ -730,7 +724,8 @@ function cancelled(state: RunState, now: number): RunEvent {
     data: {
       runId: requireRunId(state),
       reason: 'CANCELLED',
-      requestedBy: state.cancelRequestedBy ?? 'unknown',
+      // Only a CancelRequested leads here, and it names who asked; a state without it would be a bug, recorded as nobody known.
+      requestedBy: state.cancelRequestedBy ?? { kind: 'unverified', name: 'unknown' },
       inFlightWrite: state.inFlightWrite,
       cancelledAt: now,
     },

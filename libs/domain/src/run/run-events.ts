@@ -1,6 +1,7 @@
 import type { DomainEvent } from '../decider';
 import type { FailureClass } from '../failure/failure-class';
 import type { JsonObject, JsonValue } from '../json';
+import type { Principal } from '../principal/principal';
 import type { ToolEffect } from '../tool-effect/tool-effect';
 import type { RunMode } from './run-mode';
 import type { StepKind } from './step-id';
@@ -93,7 +94,8 @@ export type RunRequeuedByOperator = DomainEvent<
   {
     readonly runId: string;
     readonly continuationRunId: string;
-    readonly requestedBy: string;
+    /** Who requeued it: the authenticated caller (schema version 2; a version 1 name reads as `unverified`). */
+    readonly requestedBy: Principal;
     readonly reason: string | null;
     readonly inFlightWrite: InFlightWrite | null;
     readonly resolution: InFlightWriteResolution | null;
@@ -239,7 +241,9 @@ export type CancelRequested = DomainEvent<
   'CancelRequested',
   {
     readonly runId: string;
-    readonly requestedBy: string;
+    /** Who asked: the authenticated caller (schema version 2; a version 1 name reads as `unverified`). */
+    readonly requestedBy: Principal;
+    /** The caller's own words, if any: never who acted. */
     readonly reason: string | null;
     readonly requestedAt: number;
   }
@@ -251,7 +255,8 @@ export type RunCancelled = DomainEvent<
   {
     readonly runId: string;
     readonly reason: 'CANCELLED';
-    readonly requestedBy: string;
+    /** Who asked for the cancel (the `CancelRequested`'s principal). */
+    readonly requestedBy: Principal;
     readonly inFlightWrite: InFlightWrite | null;
     readonly cancelledAt: number;
   }
@@ -336,7 +341,8 @@ export type ApprovalGranted = DomainEvent<
     readonly runId: string;
     readonly round: number;
     readonly stepIds: readonly string[];
-    readonly decidedBy: string;
+    /** Who decided: the authenticated caller (schema version 2; a version 1 name reads as `unverified`). */
+    readonly decidedBy: Principal;
     readonly reason: string | null;
     readonly decidedAt: number;
   }
@@ -354,7 +360,8 @@ export type ApprovalDenied = DomainEvent<
     readonly runId: string;
     readonly round: number;
     readonly stepIds: readonly string[];
-    readonly decidedBy: string;
+    /** Who decided: the authenticated caller (schema version 2; a version 1 name reads as `unverified`). */
+    readonly decidedBy: Principal;
     readonly reason: string | null;
     readonly onDenial: OnDenial;
     readonly decidedAt: number;
@@ -384,7 +391,8 @@ export type InputSubmitted = DomainEvent<
     readonly runId: string;
     readonly stepId: string;
     readonly input: JsonValue;
-    readonly submittedBy: string;
+    /** Who answered: the authenticated caller (schema version 2; a version 1 name reads as `unverified`). */
+    readonly submittedBy: Principal;
     readonly submittedAt: number;
   }
 >;
@@ -414,7 +422,13 @@ export type RunEvent =
 /** The `type` strings of run events. */
 export type RunEventType = RunEvent['type'];
 
-/** The schema version of each run event's payload; raised on any change of shape. */
+/**
+ * The current schema version of each run event's payload; raised on any change
+ * of shape, with an upcaster from the version before (`event-schemas.ts`, the
+ * one registry every reader goes through). Version 2 of the decisions made
+ * by a person (cancel, operator requeue, approval, denial, input) records
+ * who made them as a typed {@link Principal} instead of a free string.
+ */
 export const RUN_EVENT_SCHEMA_VERSIONS: Readonly<Record<RunEventType, number>> = Object.freeze({
   RunRequested: 1,
   RunClaimed: 1,
@@ -425,16 +439,16 @@ export const RUN_EVENT_SCHEMA_VERSIONS: Readonly<Record<RunEventType, number>> =
   RunRequeued: 1,
   RunCompleted: 1,
   RunFailed: 1,
-  CancelRequested: 1,
-  RunCancelled: 1,
+  CancelRequested: 2,
+  RunCancelled: 2,
   AuditGapDetected: 1,
-  RunRequeuedByOperator: 1,
+  RunRequeuedByOperator: 2,
   ApprovalRequested: 1,
   ToolCallPreApproved: 1,
-  ApprovalGranted: 1,
-  ApprovalDenied: 1,
+  ApprovalGranted: 2,
+  ApprovalDenied: 2,
   InputRequested: 1,
-  InputSubmitted: 1,
+  InputSubmitted: 2,
 });
 
 /** Every run event type. */

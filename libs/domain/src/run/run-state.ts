@@ -1,6 +1,7 @@
 import type { DecisionStatement } from '../audit/decision-statement';
 import { statementOf } from '../audit/decision-statement';
 import type { JsonValue } from '../json';
+import type { Principal } from '../principal/principal';
 import type { ToolEffect } from '../tool-effect/tool-effect';
 import { isWrite } from '../tool-effect/tool-effect';
 import type { ApprovalCall, CarriedStep, FailureInfo, InFlightWrite, ModelResponse, OnDenial, RunEvent } from './run-events';
@@ -85,7 +86,8 @@ export interface RunState {
   readonly notBefore: number | null;
   readonly lease: Lease | null;
   readonly cancelRequested: boolean;
-  readonly cancelRequestedBy: string | null;
+  /** Who asked for the cancel; null before one. */
+  readonly cancelRequestedBy: Principal | null;
   readonly steps: ReadonlyMap<string, StepRecord>;
   readonly inFlightWrite: InFlightWrite | null;
   readonly settlement: Settlement | null;

@@ -1,5 +1,7 @@
 import { foldEvents } from '../decider';
 import type { JsonValue } from '../json';
+import type { Principal } from '../principal/principal';
+import { busPrincipal } from '../principal/principal';
 import type { RunCommand, StepTool } from '../run/run-commands';
 import type { RunDecider } from '../run/run-decider';
 import type { FailureInfo, ModelResponse, RunEvent } from '../run/run-events';
@@ -77,7 +79,7 @@ export class RunHistory {
     return this.send({ type: 'ReapRun', data: { runId: this.runId, reaper: 'reaper:host:1' }, metadata: { now } });
   }
 
-  cancel(now: number, requestedBy = 'operator'): this {
+  cancel(now: number, requestedBy: Principal = busPrincipal('operator')): this {
     return this.send({ type: 'RequestCancel', data: { runId: this.runId, requestedBy }, metadata: { now } });
   }
 

@@ -1,4 +1,5 @@
 import type { ApprovalCall, RunCancelled, RunCompleted, RunFailed } from '@agent-ledger/domain';
+import { principalLabel } from '@agent-ledger/domain';
 import type { ProjectionDefinition } from '../core/projection-definition';
 import { isAuditSideEvent } from '../core/projected-event';
 import { ProjectionName } from '../core/projection-name';
@@ -52,7 +53,7 @@ export const approvalsProjection: ProjectionDefinition = {
         const approvalId = approvalIdOf(runId, round);
         const row = rows.get(APPROVALS_TABLE, approvalId);
         if (row !== undefined) {
-          rows.put(APPROVALS_TABLE, { ...row, state: event.type === 'ApprovalGranted' ? 'approved' : 'denied', decidedBy, reason, decidedAt });
+          rows.put(APPROVALS_TABLE, { ...row, state: event.type === 'ApprovalGranted' ? 'approved' : 'denied', decidedBy: principalLabel(decidedBy), reason, decidedAt });
         }
         if (run.pendingApprovalId === approvalId) rows.put(APPROVAL_RUNS_TABLE, { ...run, pendingApprovalId: null });
         return;
@@ -86,7 +87,7 @@ function callOf(call: ApprovalCall): ApprovalCall {
 function closedBySettlement(row: StoredApprovalRow, event: RunCompleted | RunFailed | RunCancelled): StoredApprovalRow {
   switch (event.type) {
     case 'RunCancelled':
-      return { ...row, state: 'cancelled', decidedBy: event.data.requestedBy, reason: event.data.reason, decidedAt: event.data.cancelledAt };
+      return { ...row, state: 'cancelled', decidedBy: principalLabel(event.data.requestedBy), reason: event.data.reason, decidedAt: event.data.cancelledAt };
     case 'RunFailed':
       return { ...row, state: 'cancelled', decidedBy: null, reason: event.data.reason, decidedAt: event.data.failedAt };
     case 'RunCompleted':

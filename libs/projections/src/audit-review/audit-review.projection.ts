@@ -1,5 +1,5 @@
 import type { InFlightWrite, ToolEffect } from '@agent-ledger/domain';
-import { isWrite } from '@agent-ledger/domain';
+import { isWrite, principalLabel } from '@agent-ledger/domain';
 import type { ProjectionDefinition } from '../core/projection-definition';
 import type { ProjectedEvent } from '../core/projected-event';
 import { ProjectionName } from '../core/projection-name';
@@ -160,7 +160,7 @@ export function auditReviewChanges(event: ProjectedEvent, writeOf: (stepId: stri
       return [
         {
           table: 'audit_approval_decisions',
-          row: { decisionId: `${d.runId}@${d.sequence}`, runId: d.runId, round: d.round, decision: d.decision, calls: d.calls.length, decidedBy: d.decidedBy, recordedAt: d.recordedAt },
+          row: { decisionId: `${d.runId}@${d.sequence}`, runId: d.runId, round: d.round, decision: d.decision, calls: d.calls.length, decidedBy: principalLabel(d.decidedBy), recordedAt: d.recordedAt },
         },
       ];
     }

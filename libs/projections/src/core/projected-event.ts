@@ -1,5 +1,5 @@
 import type { AuditEvent, RunEvent } from '@agent-ledger/domain';
-import { isRunEventType } from '@agent-ledger/domain';
+import { isRunEventType, storedSchemaVersion, upcastEventData } from '@agent-ledger/domain';
 import type { Position, RecordedEvent } from '@agent-ledger/event-store';
 
 /**
@@ -33,14 +33,18 @@ export function isProjectedEventType(type: string): type is ProjectedEvent['type
 }
 
 /**
- * The projected form of a recorded event, or `null` for a type this version
- * does not know (it is skipped, and the checkpoint still moves past it).
+ * The projected form of a recorded event, in the current shape of its type
+ * (a payload stored in an older schema version is upcast by the domain's
+ * registry), or `null` for a type this version does not know (it is skipped,
+ * and the checkpoint still moves past it).
+ *
+ * @throws UnsupportedEventSchemaError for a payload of a version newer than this version reads
  */
 export function toProjectedEvent(recorded: RecordedEvent): ProjectedEvent | null {
   if (!isProjectedEventType(recorded.type)) return null;
   return {
     type: recorded.type,
-    data: recorded.data,
+    data: upcastEventData(recorded.type, storedSchemaVersion(recorded.metadata), recorded.data),
     streamName: recorded.streamName,
     revision: Number(recorded.revision),
     position: recorded.position,

@@ -1,4 +1,5 @@
 import type { FailureInfo, ToolEffect } from '@agent-ledger/domain';
+import { principalLabel } from '@agent-ledger/domain';
 import type { ProjectionDefinition } from '../core/projection-definition';
 import type { ProjectedEvent } from '../core/projected-event';
 import { isAuditSideEvent } from '../core/projected-event';
@@ -138,7 +139,7 @@ export function evolveRunStatus(row: RunStatusRow | undefined, event: ProjectedE
       );
     }
     case 'CancelRequested':
-      return touched({ ...base, cancelRequested: true, cancelRequestedBy: event.data.requestedBy }, event.data.requestedAt);
+      return touched({ ...base, cancelRequested: true, cancelRequestedBy: principalLabel(event.data.requestedBy) }, event.data.requestedAt);
     case 'RunCancelled':
       return touched(
         {

@@ -3,6 +3,7 @@ import { isTerminalRunEvent } from '@agent-ledger/domain';
 import { writeExecutedWithoutAudit } from '@agent-ledger/runtime/testing/crash-points';
 import type { RuntimeHarness, TestAgent } from '@agent-ledger/runtime/testing/runtime-harness';
 import { eventually } from '@agent-ledger/runtime/testing/runtime-harness';
+import { ALICE } from './run-event-fixtures';
 
 const SECOND = 1000;
 const call = (tool: string, value = 'x') => ({ tool, arguments: { value } });
@@ -69,7 +70,7 @@ export async function runMixedWorkload(rt: RuntimeHarness, prefix = 'w'): Promis
   await doomed;
 
   const cancelled = await rt.runs.enqueue({ agent: 'reader', input: 'go', runId: `${prefix}-cancelled` });
-  await rt.runs.cancel(cancelled, 'alice', 'changed my mind');
+  await rt.runs.cancel(cancelled, ALICE, 'changed my mind');
 
   const retriesExhausted = await rt.runs.enqueue({ agent: 'flaky', input: 'go', runId: `${prefix}-flaky` });
   for (let attempt = 0; attempt < 4; attempt++) {

@@ -1,4 +1,10 @@
-import type { ApprovalDecisionRecorded, ApprovalRequirement, AuditRecorded, FailureInfo, InFlightWrite, JsonValue, OnDenial, RunEvent, TerminationReason, ToolEffect } from '@agent-ledger/domain';
+import type { ApprovalDecisionRecorded, ApprovalRequirement, AuditRecorded, FailureInfo, InFlightWrite, JsonValue, OnDenial, Principal, RunEvent, TerminationReason, ToolEffect } from '@agent-ledger/domain';
+import { apiKeyPrincipal } from '@agent-ledger/domain';
+
+/** The callers of the fixtures' decisions (labels `key:alice`, `key:bob`, `key:dave`). */
+export const ALICE = apiKeyPrincipal('alice');
+export const BOB = apiKeyPrincipal('bob');
+export const DAVE = apiKeyPrincipal('dave');
 
 /** A call put up for approval, in {@link runEvents}' `approvalRequested`. */
 export interface FixtureCall {
@@ -140,11 +146,11 @@ export function runEvents(runId: string, owner = 'worker:host:1') {
     }),
     cancelRequested: (at = T0 + 15_000): RunEvent => ({
       type: 'CancelRequested',
-      data: { runId, requestedBy: 'alice', reason: null, requestedAt: at },
+      data: { runId, requestedBy: ALICE, reason: null, requestedAt: at },
     }),
     cancelled: (inFlightWrite: InFlightWrite | null = null, at = T0 + 16_000): RunEvent => ({
       type: 'RunCancelled',
-      data: { runId, reason: 'CANCELLED', requestedBy: 'alice', inFlightWrite, cancelledAt: at },
+      data: { runId, reason: 'CANCELLED', requestedBy: ALICE, inFlightWrite, cancelledAt: at },
     }),
     gap: (round: number, callIndex: number, toolName: string, effect: ToolEffect, runAlreadySettled: boolean, at = T0 + 19_000): RunEvent => ({
       type: 'AuditGapDetected',
@@ -173,11 +179,11 @@ export function runEvents(runId: string, owner = 'worker:host:1') {
       type: 'ToolCallPreApproved',
       data: { runId, stepId: step(round, callIndex), round, callIndex, toolName, effect, agent: 'putter', approvedAt: at },
     }),
-    granted: (round: number, callIndexes: readonly number[], decidedBy = 'alice', reason: string | null = 'fine', at = T0 + 8000): RunEvent => ({
+    granted: (round: number, callIndexes: readonly number[], decidedBy: Principal = ALICE, reason: string | null = 'fine', at = T0 + 8000): RunEvent => ({
       type: 'ApprovalGranted',
       data: { runId, round, stepIds: callIndexes.map((i) => step(round, i)), decidedBy, reason, decidedAt: at },
     }),
-    denied: (round: number, callIndexes: readonly number[], onDenial: OnDenial = 'endRun', decidedBy = 'bob', reason: string | null = 'no', at = T0 + 8000): RunEvent => ({
+    denied: (round: number, callIndexes: readonly number[], onDenial: OnDenial = 'endRun', decidedBy: Principal = BOB, reason: string | null = 'no', at = T0 + 8000): RunEvent => ({
       type: 'ApprovalDenied',
       data: { runId, round, stepIds: callIndexes.map((i) => step(round, i)), decidedBy, reason, onDenial, decidedAt: at },
     }),
@@ -187,7 +193,7 @@ export function runEvents(runId: string, owner = 'worker:host:1') {
     }),
     inputSubmitted: (round: number, callIndex: number, input: JsonValue = { ticket: 'T-7' }, at = T0 + 8000): RunEvent => ({
       type: 'InputSubmitted',
-      data: { runId, stepId: step(round, callIndex), input, submittedBy: 'dave', submittedAt: at },
+      data: { runId, stepId: step(round, callIndex), input, submittedBy: DAVE, submittedAt: at },
     }),
     decisionRecorded: (sequence: number, round: number, decision: 'approved' | 'denied', calls: readonly FixtureCall[], at = T0 + 7900): ApprovalDecisionRecorded => ({
       type: 'ApprovalDecisionRecorded',
@@ -197,7 +203,7 @@ export function runEvents(runId: string, owner = 'worker:host:1') {
         sequence,
         decision,
         calls: calls.map((c) => ({ stepId: step(round, c.callIndex), toolName: c.toolName, effect: c.effect, argumentsHash: 'fixture' })),
-        decidedBy: decision === 'approved' ? 'alice' : 'bob',
+        decidedBy: decision === 'approved' ? ALICE : BOB,
         reason: null,
         recordedAt: at,
         previousHash: null,

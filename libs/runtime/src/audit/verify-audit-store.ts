@@ -1,4 +1,4 @@
-import type { AuditChainBreak, AuditRecord } from '@agent-ledger/domain';
+import type { AuditChainBreak, StoredAuditRecord } from '@agent-ledger/domain';
 import { AuditChainChecker, isAuditEventType, StreamCategory } from '@agent-ledger/domain';
 import type { EventStore, RecordedEvent } from '@agent-ledger/event-store';
 import { categoryFilter } from '@agent-ledger/event-store';
@@ -67,7 +67,8 @@ class ChainVerification {
       checker = new AuditChainChecker();
       this.checkers.set(runId, checker);
     }
-    for (const found of checker.add(event.data as unknown as AuditRecord)) this.breaks.push({ runId, ...found });
+    // The chain hashes the payload as stored, in the schema version it was written in: never upcast it here.
+    for (const found of checker.add(event.data as unknown as StoredAuditRecord)) this.breaks.push({ runId, ...found });
   }
 
   result(): AuditStoreVerification {

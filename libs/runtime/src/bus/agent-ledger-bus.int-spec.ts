@@ -6,7 +6,7 @@ import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { DeclaresToolEffect, JsonObject, JsonValue } from '@agent-ledger/domain';
-import { InvalidFieldError, RunAlreadySettledError, RunNotFoundError, ToolEffect } from '@agent-ledger/domain';
+import { busPrincipal, InvalidFieldError, RunAlreadySettledError, RunNotFoundError, ToolEffect } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
 import { SqliteEventStore } from '@agent-ledger/event-store';
 import { GetAuditReview, GetRun, ProjectionRunnerPool } from '@agent-ledger/projections';
@@ -269,8 +269,8 @@ describe.each<Variant>(['forRoot', 'forRootAsync'])('AgentLedgerModule.%s on the
     const started = await commands.execute(new StartRun({ agent: 'careful-shelver', input: 'shelve k2', mode: 'interactive', runId: 'bus-approve' }));
     expect(started).toMatchObject({ status: 'WAITING_FOR_APPROVAL' });
     const [approve, deny] = await Promise.allSettled([
-      commands.execute(new DecideRunApproval({ runId: 'bus-approve', decision: 'approve', decidedBy: 'host:alice' })),
-      commands.execute(new DecideRunApproval({ runId: 'bus-approve', decision: 'deny', decidedBy: 'host:bob' })),
+      commands.execute(new DecideRunApproval({ runId: 'bus-approve', decision: 'approve', principal: busPrincipal('host:alice') })),
+      commands.execute(new DecideRunApproval({ runId: 'bus-approve', decision: 'deny', principal: busPrincipal('host:bob') })),
     ]);
     const won = [approve, deny].filter((r) => r.status === 'fulfilled');
     expect(won).toHaveLength(1);
@@ -285,8 +285,9 @@ describe.each<Variant>(['forRoot', 'forRootAsync'])('AgentLedgerModule.%s on the
   it('cancels a running run with CancelRun (stopped at its step boundary); a bad one is refused before anything is appended', async () => {
     const { runId } = await commands.execute(new StartRun({ agent: 'waiter', input: 'x', runId: 'to-cancel' }));
     await app.get(Gate).entered; // a worker is executing its tool call
-    const cancel = await commands.execute(new CancelRun({ runId, requestedBy: 'host', reason: 'changed my mind' }));
-    expect(cancel).toMatchObject({ runId, settled: false, status: 'RUNNING', run: { cancelRequested: true, cancelRequestedBy: 'host' } });
+    const cancel = await commands.execute(new CancelRun({ runId, principal: { kind: 'bus', id: 'host' }, reason: 'changed my mind' }));
+    expect(cancel).toMatchObject({ runId, settled: false, status: 'RUNNING', run: { cancelRequested: true, cancelRequestedBy: 'bus:host' } });
+    expect(cancel.state.cancelRequestedBy).toEqual({ kind: 'bus', id: 'host' });
     const cancelled = await eventually(async () => {
       const { run } = await queries.execute(new GetRunState({ runId }));
       return run.status === 'CANCELLED' ? run : null;
@@ -294,9 +295,9 @@ describe.each<Variant>(['forRoot', 'forRootAsync'])('AgentLedgerModule.%s on the
     expect(cancelled.reason).toBe('CANCELLED');
 
     const before = await countEvents(store);
-    await expect(commands.execute(new CancelRun({ runId, requestedBy: '' }))).rejects.toMatchObject({ field: 'requestedBy', rule: 'isLength' });
-    await expect(commands.execute(new CancelRun({ runId, requestedBy: 'host' }))).rejects.toBeInstanceOf(RunAlreadySettledError);
-    await expect(commands.execute(new CancelRun({ runId: 'nope', requestedBy: 'host' }))).rejects.toBeInstanceOf(RunNotFoundError);
+    await expect(commands.execute(new CancelRun({ runId, principal: { kind: 'bus', id: '' } }))).rejects.toMatchObject({ field: 'principal.id', rule: 'principalId' });
+    await expect(commands.execute(new CancelRun({ runId, principal: { kind: 'bus', id: 'host' } }))).rejects.toBeInstanceOf(RunAlreadySettledError);
+    await expect(commands.execute(new CancelRun({ runId: 'nope', principal: { kind: 'bus', id: 'host' } }))).rejects.toBeInstanceOf(RunNotFoundError);
     await expect(queries.execute(new GetRunState({ runId: 'never-asked' }))).rejects.toBeInstanceOf(RunNotFoundError);
     await expect(queries.execute(new GetRunState({ runId: '../x' }))).rejects.toMatchObject({ field: 'runId', rule: 'matches' });
     expect(await countEvents(store)).toBe(before);

@@ -16,7 +16,7 @@ import { BusRunStarter } from './run-starter';
 import { runSummaryOf } from './run-summary';
 import { StartRun } from './start-run.command';
 import type { StartRunResult } from './start-run.command';
-import { ValidatedCommandHandler, ValidatedQueryHandler } from '@agent-ledger/validation';
+import { principalOf, ValidatedCommandHandler, ValidatedQueryHandler } from '@agent-ledger/validation';
 
 /** Handles {@link StartRun} (validated first). */
 @CommandHandler(StartRun)
@@ -37,8 +37,8 @@ export class CancelRunHandler extends ValidatedCommandHandler<CancelRun> impleme
     super();
   }
 
-  protected async handle({ runId, requestedBy, reason }: CancelRun): Promise<CancelRunResult> {
-    const state = await this.runs.cancel(runId, requestedBy, reason);
+  protected async handle({ runId, principal, reason }: CancelRun): Promise<CancelRunResult> {
+    const state = await this.runs.cancel(runId, principalOf(principal), reason);
     return { runId, settled: state.settlement !== null, status: state.status ?? 'RUNNING', run: runSummaryOf(runId, state), state };
   }
 }
@@ -50,9 +50,9 @@ export class RequeueDeadLetteredRunHandler extends ValidatedCommandHandler<Reque
     super();
   }
 
-  protected async handle({ runId, requestedBy, reason, resolution }: RequeueDeadLetteredRun): Promise<RequeueDeadLetteredRunResult> {
+  protected async handle({ runId, principal, reason, resolution }: RequeueDeadLetteredRun): Promise<RequeueDeadLetteredRunResult> {
     const requeued = await this.runs.requeue(runId, {
-      requestedBy,
+      requestedBy: principalOf(principal),
       reason,
       resolution: resolution === undefined ? undefined : { outcome: resolution.outcome, note: resolution.note },
     });
@@ -67,8 +67,8 @@ export class DecideRunApprovalHandler extends ValidatedCommandHandler<DecideRunA
     super();
   }
 
-  protected async handle({ runId, decision, decidedBy, reason, round }: DecideRunApproval): Promise<DecideRunApprovalResult> {
-    const { state, auditStatement } = await this.runs.decideApproval(runId, { decision, decidedBy, reason, round });
+  protected async handle({ runId, decision, principal, reason, round }: DecideRunApproval): Promise<DecideRunApprovalResult> {
+    const { state, auditStatement } = await this.runs.decideApproval(runId, { decision, decidedBy: principalOf(principal), reason, round });
     return { runId, status: state.status ?? 'QUEUED', run: runSummaryOf(runId, state), state, auditStatement };
   }
 }
@@ -80,8 +80,8 @@ export class SubmitRunInputHandler extends ValidatedCommandHandler<SubmitRunInpu
     super();
   }
 
-  protected async handle({ runId, input, submittedBy }: SubmitRunInput): Promise<SubmitRunInputResult> {
-    const { state, auditStatement } = await this.runs.submitInput(runId, { input, submittedBy });
+  protected async handle({ runId, input, principal }: SubmitRunInput): Promise<SubmitRunInputResult> {
+    const { state, auditStatement } = await this.runs.submitInput(runId, { input, submittedBy: principalOf(principal) });
     return { runId, status: state.status ?? 'QUEUED', run: runSummaryOf(runId, state), state, auditStatement };
   }
 }

@@ -90,21 +90,34 @@ describe('StartRun validation', () => {
 });
 
 describe('CancelRun validation', () => {
-  it('accepts a run id, who asks and why', () => {
-    expect(refusal(new CancelRun({ runId: 'r1', requestedBy: 'ops', reason: 'not needed' }))).toBeNull();
-    expect(refusal(new CancelRun({ runId: 'r1', requestedBy: 'ops' }))).toBeNull();
+  const OPS = { kind: 'bus', id: 'ops' } as const;
+
+  it('accepts a run id, who asks (its principal) and why', () => {
+    expect(refusal(new CancelRun({ runId: 'r1', principal: OPS, reason: 'not needed' }))).toBeNull();
+    expect(refusal(new CancelRun({ runId: 'r1', principal: OPS }))).toBeNull();
+    expect(refusal(new CancelRun({ runId: 'r1', principal: { kind: 'apiKey', id: 'ops' } }))).toBeNull();
+    expect(refusal(new CancelRun({ runId: 'r1', principal: { kind: 'development' } }))).toBeNull();
   });
 
   it.each([
-    ['runId', { requestedBy: 'ops' }, 'isString'],
-    ['runId', { runId: 'a/b', requestedBy: 'ops' }, 'matches'],
-    ['requestedBy', { runId: 'r1' }, 'isString'],
-    ['requestedBy', { runId: 'r1', requestedBy: '' }, 'isLength'],
-    ['requestedBy', { runId: 'r1', requestedBy: 'x'.repeat(129) }, 'isLength'],
-    ['reason', { runId: 'r1', requestedBy: 'ops', reason: 4 }, 'isString'],
-    ['reason', { runId: 'r1', requestedBy: 'ops', reason: 'x'.repeat(501) }, 'isLength'],
-    ['force', { runId: 'r1', requestedBy: 'ops', force: true }, 'unknownField'],
-    ['reason', { runId: 'r1', requestedBy: 'ops', reason: null }, 'isString'],
+    ['runId', { principal: OPS }, 'isString'],
+    ['runId', { runId: 'a/b', principal: OPS }, 'matches'],
+    ['principal', { runId: 'r1' }, 'isObject'],
+    ['principal', { runId: 'r1', principal: 'ops' }, 'isObject'],
+    ['principal', { runId: 'r1', principal: null }, 'isObject'],
+    ['principal.kind', { runId: 'r1', principal: { kind: 'root', id: 'ops' } }, 'isIn'],
+    ['principal.kind', { runId: 'r1', principal: { kind: 'unverified', id: 'ops' } }, 'isIn'],
+    ['principal.name', { runId: 'r1', principal: { kind: 'unverified', name: 'ops' } }, 'unknownField'],
+    ['principal.id', { runId: 'r1', principal: { kind: 'bus' } }, 'principalId'],
+    ['principal.id', { runId: 'r1', principal: { kind: 'bus', id: ' ' } }, 'principalId'],
+    ['principal.id', { runId: 'r1', principal: { kind: 'bus', id: 'x'.repeat(201) } }, 'principalId'],
+    ['principal.id', { runId: 'r1', principal: { kind: 'development', id: 'ops' } }, 'principalId'],
+    ['principal.role', { runId: 'r1', principal: { kind: 'bus', id: 'ops', role: 'admin' } }, 'unknownField'],
+    ['requestedBy', { runId: 'r1', principal: OPS, requestedBy: 'someone-else' }, 'unknownField'],
+    ['reason', { runId: 'r1', principal: OPS, reason: 4 }, 'isString'],
+    ['reason', { runId: 'r1', principal: OPS, reason: 'x'.repeat(501) }, 'isLength'],
+    ['force', { runId: 'r1', principal: OPS, force: true }, 'unknownField'],
+    ['reason', { runId: 'r1', principal: OPS, reason: null }, 'isString'],
   ])('names %s: %j', (field, fields, rule) => {
     expect(refusal(new CancelRun(fields as never))).toMatchObject({ field, rule, messageType: 'CancelRun' });
   });
@@ -137,7 +150,7 @@ describe('the public handlers', () => {
     const starter = { start: jest.fn() };
     const runs = { cancel: jest.fn(), get: jest.fn() };
     await expect(new StartRunHandler(starter as never).execute(startRun({ agent: '' }))).rejects.toBeInstanceOf(MessageValidationError);
-    await expect(new CancelRunHandler(runs as never).execute(new CancelRun({ runId: 'r 1', requestedBy: 'x' }))).rejects.toMatchObject({ field: 'runId' });
+    await expect(new CancelRunHandler(runs as never).execute(new CancelRun({ runId: 'r 1', principal: { kind: 'bus', id: 'x' } }))).rejects.toMatchObject({ field: 'runId' });
     await expect(new GetRunStateHandler(runs as never).execute(new GetRunState({ runId: '' }))).rejects.toMatchObject({ field: 'runId' });
     expect(starter.start).not.toHaveBeenCalled();
     expect(runs.cancel).not.toHaveBeenCalled();

@@ -1,14 +1,19 @@
 import { Command } from '@nestjs/cqrs';
-import { IsString, Length, Matches } from 'class-validator';
-import type { RunState, RunStatus } from '@agent-ledger/domain';
-import { assignFields, IsOmittable, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
+import { IsObject, IsString, Length, Matches, ValidateNested } from 'class-validator';
+import type { Principal, RunState, RunStatus } from '@agent-ledger/domain';
+import { IsOmittable, PRINCIPAL_MESSAGE, RUN_ID_RULE, RUN_ID_RULE_MESSAGE, assignFields, principalFieldsOf } from '@agent-ledger/validation';
 import type { RunSummary } from './run-summary';
 
 /** The fields of {@link CancelRun}. */
 export interface CancelRunFields {
   readonly runId: string;
-  /** Who asks, for the record: 1 to 128 characters. */
-  readonly requestedBy: string;
+  /**
+   * Who sends the command, as the host authenticated its caller: recorded as
+   * who asked for the cancel (`{ kind: 'bus', id }` for a caller of the host's own, or the
+   * `apiKey` / `development` principal of an HTTP caller the host serves).
+   * Required: there is no default actor.
+   */
+  readonly principal: Principal;
   /** Why, for the record: 1 to 500 characters. */
   readonly reason?: string;
 }
@@ -38,9 +43,10 @@ export class CancelRun extends Command<CancelRunResult> implements CancelRunFiel
   @IsString()
   readonly runId!: string;
 
-  @Length(1, 128)
-  @IsString()
-  readonly requestedBy!: string;
+  /** Who sends it: see the fields' `principal`. */
+  @ValidateNested()
+  @IsObject({ message: PRINCIPAL_MESSAGE })
+  readonly principal!: Principal;
 
   @IsOmittable()
   @Length(1, 500)
@@ -51,5 +57,8 @@ export class CancelRun extends Command<CancelRunResult> implements CancelRunFiel
   constructor(fields: CancelRunFields) {
     super();
     assignFields(this, fields);
+    // The principal is checked with its own rules (principal.kind, principal.id), so it becomes an instance of its class.
+    const principal = principalFieldsOf((fields as { principal?: unknown } | null)?.principal);
+    if (typeof principal === 'object' && principal !== null) Object.defineProperty(this, 'principal', { value: principal, enumerable: true, writable: false, configurable: true });
   }
 }

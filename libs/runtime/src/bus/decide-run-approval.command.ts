@@ -1,8 +1,8 @@
 import { Command } from '@nestjs/cqrs';
-import { IsIn, IsInt, IsString, Length, Matches, Max, Min } from 'class-validator';
-import type { RunState, RunStatus } from '@agent-ledger/domain';
+import { IsIn, IsInt, IsObject, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import type { Principal, RunState, RunStatus } from '@agent-ledger/domain';
 import { MAX_ITERATIONS } from '@agent-ledger/domain';
-import { assignFields, IsOmittable, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
+import { IsOmittable, PRINCIPAL_MESSAGE, RUN_ID_RULE, RUN_ID_RULE_MESSAGE, assignFields, principalFieldsOf } from '@agent-ledger/validation';
 import type { RunSummary } from './run-summary';
 
 /** The two decisions on calls that wait for approval. */
@@ -13,8 +13,13 @@ export interface DecideRunApprovalFields {
   readonly runId: string;
   /** `approve`: the calls execute (a worker resumes the run); `deny`: they never do. */
   readonly decision: (typeof APPROVAL_DECISIONS)[number];
-  /** Who decides, for the record and the audit trail: 1 to 128 characters. */
-  readonly decidedBy: string;
+  /**
+   * Who sends the command, as the host authenticated its caller: recorded as
+   * who decided, in the run and in its audit trail (`{ kind: 'bus', id }` for a caller of the host's own, or the
+   * `apiKey` / `development` principal of an HTTP caller the host serves).
+   * Required: there is no default actor.
+   */
+  readonly principal: Principal;
   /** Why, for the record: 1 to 500 characters. */
   readonly reason?: string;
   /** The round whose request the person saw (0 to 19): a decision on another request is refused. */
@@ -56,9 +61,10 @@ export class DecideRunApproval extends Command<DecideRunApprovalResult> implemen
   @IsIn(APPROVAL_DECISIONS)
   readonly decision!: (typeof APPROVAL_DECISIONS)[number];
 
-  @Length(1, 128)
-  @IsString()
-  readonly decidedBy!: string;
+  /** Who sends it: see the fields' `principal`. */
+  @ValidateNested()
+  @IsObject({ message: PRINCIPAL_MESSAGE })
+  readonly principal!: Principal;
 
   @IsOmittable()
   @Length(1, 500)
@@ -75,5 +81,8 @@ export class DecideRunApproval extends Command<DecideRunApprovalResult> implemen
   constructor(fields: DecideRunApprovalFields) {
     super();
     assignFields(this, fields);
+    // The principal is checked with its own rules (principal.kind, principal.id), so it becomes an instance of its class.
+    const principal = principalFieldsOf((fields as { principal?: unknown } | null)?.principal);
+    if (typeof principal === 'object' && principal !== null) Object.defineProperty(this, 'principal', { value: principal, enumerable: true, writable: false, configurable: true });
   }
 }

@@ -1,7 +1,7 @@
 import { Command } from '@nestjs/cqrs';
-import { IsIn, IsString, Length, Matches, ValidateNested } from 'class-validator';
-import type { RunState } from '@agent-ledger/domain';
-import { assignFields, IsOmittable, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
+import { IsIn, IsObject, IsString, Length, Matches, ValidateNested } from 'class-validator';
+import type { Principal, RunState } from '@agent-ledger/domain';
+import { IsOmittable, PRINCIPAL_MESSAGE, RUN_ID_RULE, RUN_ID_RULE_MESSAGE, assignFields, principalFieldsOf } from '@agent-ledger/validation';
 
 /** An operator's statement of what became of a write that was in flight. */
 export class InFlightWriteResolutionFields {
@@ -18,8 +18,13 @@ export class InFlightWriteResolutionFields {
 /** The fields of {@link RequeueDeadLetteredRun}. */
 export interface RequeueDeadLetteredRunFields {
   readonly runId: string;
-  /** Who requeues, for the record: 1 to 128 characters. */
-  readonly requestedBy: string;
+  /**
+   * Who sends the command, as the host authenticated its caller: recorded as
+   * who requeued (and stated the resolution, in the audit trail) (`{ kind: 'bus', id }` for a caller of the host's own, or the
+   * `apiKey` / `development` principal of an HTTP caller the host serves).
+   * Required: there is no default actor.
+   */
+  readonly principal: Principal;
   /** Why, for the record: 1 to 500 characters. */
   readonly reason?: string;
   /** Required when a NON_IDEMPOTENT_WRITE was in flight. */
@@ -48,9 +53,10 @@ export class RequeueDeadLetteredRun extends Command<RequeueDeadLetteredRunResult
   @IsString()
   readonly runId!: string;
 
-  @Length(1, 128)
-  @IsString()
-  readonly requestedBy!: string;
+  /** Who sends it: see the fields' `principal`. */
+  @ValidateNested()
+  @IsObject({ message: PRINCIPAL_MESSAGE })
+  readonly principal!: Principal;
 
   @IsOmittable()
   @Length(1, 500)
@@ -65,6 +71,9 @@ export class RequeueDeadLetteredRun extends Command<RequeueDeadLetteredRunResult
   constructor(fields: RequeueDeadLetteredRunFields) {
     super();
     assignFields(this, fields);
+    // The principal is checked with its own rules (principal.kind, principal.id), so it becomes an instance of its class.
+    const principal = principalFieldsOf((fields as { principal?: unknown } | null)?.principal);
+    if (typeof principal === 'object' && principal !== null) Object.defineProperty(this, 'principal', { value: principal, enumerable: true, writable: false, configurable: true });
     // The nested statement is checked with its own rules, so it becomes an instance of its class.
     const resolution: unknown = (fields as { resolution?: unknown } | null)?.resolution;
     if (typeof resolution === 'object' && resolution !== null && !Array.isArray(resolution)) {

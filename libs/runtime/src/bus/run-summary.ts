@@ -1,4 +1,5 @@
 import type { PendingApproval, PendingInput, RunMode, RunState, RunStatus, TerminationReason } from '@agent-ledger/domain';
+import { principalLabel } from '@agent-ledger/domain';
 
 /**
  * A run at a glance, from its state as its own stream tells it: what the
@@ -17,6 +18,7 @@ export interface RunSummary {
   readonly attempts: number;
   readonly requeues: number;
   readonly cancelRequested: boolean;
+  /** Who asked for the cancel, as its principal's label (`bus:<id>`, `key:<id>`, `development`); the state holds the principal. */
   readonly cancelRequestedBy: string | null;
   /** The write in flight (the write fence), if any. */
   readonly inFlightStepId: string | null;
@@ -48,7 +50,7 @@ export function runSummaryOf(runId: string, state: RunState): RunSummary {
     attempts: state.attempt,
     requeues: state.requeues,
     cancelRequested: state.cancelRequested,
-    cancelRequestedBy: state.cancelRequestedBy,
+    cancelRequestedBy: state.cancelRequestedBy === null ? null : principalLabel(state.cancelRequestedBy),
     inFlightStepId: state.inFlightWrite?.stepId ?? null,
     answer,
     pendingApproval: state.pendingApproval,

@@ -1,7 +1,7 @@
 import { Command } from '@nestjs/cqrs';
-import { IsString, Length, Matches } from 'class-validator';
-import type { JsonValue, RunState, RunStatus } from '@agent-ledger/domain';
-import { assignFields, IsJsonValue, IsPresent, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
+import { IsObject, IsString, Matches, ValidateNested } from 'class-validator';
+import type { JsonValue, Principal, RunState, RunStatus } from '@agent-ledger/domain';
+import { IsJsonValue, IsPresent, PRINCIPAL_MESSAGE, RUN_ID_RULE, RUN_ID_RULE_MESSAGE, assignFields, principalFieldsOf } from '@agent-ledger/validation';
 import type { RunSummary } from './run-summary';
 
 /** The fields of {@link SubmitRunInput}. */
@@ -9,8 +9,13 @@ export interface SubmitRunInputFields {
   readonly runId: string;
   /** The answer, any JSON value: the tool that asked is called again with it (`context.userInput`). */
   readonly input: JsonValue;
-  /** Who submits, for the record: 1 to 128 characters. */
-  readonly submittedBy: string;
+  /**
+   * Who sends the command, as the host authenticated its caller: recorded as
+   * who answered (`{ kind: 'bus', id }` for a caller of the host's own, or the
+   * `apiKey` / `development` principal of an HTTP caller the host serves).
+   * Required: there is no default actor.
+   */
+  readonly principal: Principal;
 }
 
 /** What {@link SubmitRunInput} resolves to: the run, queued again. */
@@ -41,13 +46,17 @@ export class SubmitRunInput extends Command<SubmitRunInputResult> implements Sub
   @IsPresent()
   readonly input!: JsonValue;
 
-  @Length(1, 128)
-  @IsString()
-  readonly submittedBy!: string;
+  /** Who sends it: see the fields' `principal`. */
+  @ValidateNested()
+  @IsObject({ message: PRINCIPAL_MESSAGE })
+  readonly principal!: Principal;
 
   /** Any other own field of `fields` is refused on the bus (`unknownField`). */
   constructor(fields: SubmitRunInputFields) {
     super();
     assignFields(this, fields);
+    // The principal is checked with its own rules (principal.kind, principal.id), so it becomes an instance of its class.
+    const principal = principalFieldsOf((fields as { principal?: unknown } | null)?.principal);
+    if (typeof principal === 'object' && principal !== null) Object.defineProperty(this, 'principal', { value: principal, enumerable: true, writable: false, configurable: true });
   }
 }

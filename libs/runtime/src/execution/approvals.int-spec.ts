@@ -1,5 +1,5 @@
 import type { AuditRecord, RunEvent } from '@agent-ledger/domain';
-import { isTerminalRunEvent, verifyAuditChain } from '@agent-ledger/domain';
+import { busPrincipal, isTerminalRunEvent, verifyAuditChain } from '@agent-ledger/domain';
 import type { RuntimeHarness, TestAgent } from '../testing/runtime-harness';
 import { eventually, startRuntime, stateOf } from '../testing/runtime-harness';
 
@@ -56,7 +56,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('approvals and input on %s', 
     });
     expect(stateOf(waiting).lease).toBeNull();
 
-    const decided = await rt.runs.decideApproval(runId, { decision: 'approve', decidedBy: 'alice', reason: 'looks right' });
+    const decided = await rt.runs.decideApproval(runId, { decision: 'approve', decidedBy: busPrincipal('alice'), reason: 'looks right' });
     expect(decided).toMatchObject({ auditStatement: 'recorded', state: { status: 'QUEUED' } });
     const events = await settled(runId);
     expect(events.filter(isTerminalRunEvent)).toEqual([expect.objectContaining({ type: 'RunCompleted' })]);
@@ -70,7 +70,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('approvals and input on %s', 
     // The decision is in the audit trail, in its hash chain.
     const audit = await rt.auditEvents(runId);
     expect(audit.find((e) => e.type === 'ApprovalDecisionRecorded')).toMatchObject({
-      data: { decision: 'approved', decidedBy: 'alice', reason: 'looks right', round: 0, calls: [{ stepId: `${runId}/r0/t1`, toolName: 'test.append' }] },
+      data: { decision: 'approved', decidedBy: busPrincipal('alice'), reason: 'looks right', round: 0, calls: [{ stepId: `${runId}/r0/t1`, toolName: 'test.append' }] },
     });
     expect(verifyAuditChain(await auditChainOf(runId))).toEqual([]);
   });
@@ -78,16 +78,16 @@ describe.each(['sqlite', 'eventstoredb'] as const)('approvals and input on %s', 
   it('a denial never executes the write; with endRun the run fails APPROVAL_DENIED, and the denial is audited', async () => {
     const runId = await rt.runs.enqueue({ agent: 'careful', input: 'go' });
     await waitFor(runId, 'WAITING_FOR_APPROVAL');
-    const { state } = await rt.runs.decideApproval(runId, { decision: 'deny', decidedBy: 'bob', reason: 'not today' });
+    const { state } = await rt.runs.decideApproval(runId, { decision: 'deny', decidedBy: busPrincipal('bob'), reason: 'not today' });
     expect(state.settlement).toEqual({ status: 'FAILED', reason: 'APPROVAL_DENIED', deadLettered: false });
     expect(rt.behaviour.count('test.append')).toBe(0);
-    expect((await rt.auditEvents(runId)).at(-1)).toMatchObject({ type: 'ApprovalDecisionRecorded', data: { decision: 'denied', decidedBy: 'bob' } });
+    expect((await rt.auditEvents(runId)).at(-1)).toMatchObject({ type: 'ApprovalDecisionRecorded', data: { decision: 'denied', decidedBy: busPrincipal('bob') } });
   });
 
   it('a denial with tellModel shows the model the call was denied; the write never executes and the run goes on', async () => {
     const runId = await rt.runs.enqueue({ agent: 'told', input: 'go' });
     await waitFor(runId, 'WAITING_FOR_APPROVAL');
-    await rt.runs.decideApproval(runId, { decision: 'deny', decidedBy: 'bob' });
+    await rt.runs.decideApproval(runId, { decision: 'deny', decidedBy: busPrincipal('bob') });
     const events = await settled(runId);
     expect(events.filter(isTerminalRunEvent)).toEqual([expect.objectContaining({ type: 'RunCompleted' })]);
     expect(rt.behaviour.count('test.append')).toBe(0);
@@ -110,7 +110,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('approvals and input on %s', 
     const runId = await rt.runs.enqueue({ agent: 'guarded', input: 'go' });
     await waitFor(runId, 'WAITING_FOR_APPROVAL');
     expect((await rt.runEvents(runId)).at(-1)).toMatchObject({ data: { calls: [{ toolName: 'test.guarded', effect: 'READ_ONLY', requirement: 'tool' }] } });
-    await rt.runs.decideApproval(runId, { decision: 'approve', decidedBy: 'alice' });
+    await rt.runs.decideApproval(runId, { decision: 'approve', decidedBy: busPrincipal('alice') });
     await settled(runId);
     expect(rt.behaviour.count('test.guarded')).toBe(1);
   });
@@ -127,7 +127,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('approvals and input on %s', 
     const result = await rt.runs.runInteractive({ agent: 'careful', input: 'go' });
     expect(result.segment.kind).toBe('waiting');
     expect(result.state.status).toBe('WAITING_FOR_APPROVAL');
-    await rt.runs.decideApproval(result.runId, { decision: 'approve', decidedBy: 'alice' });
+    await rt.runs.decideApproval(result.runId, { decision: 'approve', decidedBy: busPrincipal('alice') });
     const events = await settled(result.runId);
     expect(events.filter(isTerminalRunEvent)).toEqual([expect.objectContaining({ type: 'RunCompleted' })]);
     expect(events.filter((e) => e.type === 'RunClaimed').map((e) => (e.data as { owner: string }).owner.split(':')[0])).toEqual(['interactive', 'worker']);
@@ -136,24 +136,24 @@ describe.each(['sqlite', 'eventstoredb'] as const)('approvals and input on %s', 
   it('refuses a second decision and a decision on a run that does not wait, writing nothing', async () => {
     const runId = await rt.runs.enqueue({ agent: 'careful', input: 'go' });
     await waitFor(runId, 'WAITING_FOR_APPROVAL');
-    await rt.runs.decideApproval(runId, { decision: 'deny', decidedBy: 'bob' });
+    await rt.runs.decideApproval(runId, { decision: 'deny', decidedBy: busPrincipal('bob') });
     const before = { run: (await rt.runEvents(runId)).length, audit: (await rt.auditEvents(runId)).length };
-    await expect(rt.runs.decideApproval(runId, { decision: 'approve', decidedBy: 'alice' })).rejects.toMatchObject({ code: 'RUN_ALREADY_SETTLED' });
+    await expect(rt.runs.decideApproval(runId, { decision: 'approve', decidedBy: busPrincipal('alice') })).rejects.toMatchObject({ code: 'RUN_ALREADY_SETTLED' });
     expect({ run: (await rt.runEvents(runId)).length, audit: (await rt.auditEvents(runId)).length }).toEqual(before);
 
     const other = await rt.runs.enqueue({ agent: 'told', input: 'go' });
     await waitFor(other, 'WAITING_FOR_APPROVAL');
-    await rt.runs.decideApproval(other, { decision: 'approve', decidedBy: 'alice' });
-    await expect(rt.runs.decideApproval(other, { decision: 'approve', decidedBy: 'alice' })).rejects.toMatchObject({ code: expect.stringMatching(/^RUN_NOT_WAITING_FOR_APPROVAL|RUN_ALREADY_SETTLED$/) });
+    await rt.runs.decideApproval(other, { decision: 'approve', decidedBy: busPrincipal('alice') });
+    await expect(rt.runs.decideApproval(other, { decision: 'approve', decidedBy: busPrincipal('alice') })).rejects.toMatchObject({ code: expect.stringMatching(/^RUN_NOT_WAITING_FOR_APPROVAL|RUN_ALREADY_SETTLED$/) });
     expect((await rt.auditEvents(other)).filter((e) => e.type === 'ApprovalDecisionRecorded')).toHaveLength(1);
   });
 
   it('a cancel while waiting settles the run at once; the write never executes', async () => {
     const runId = await rt.runs.enqueue({ agent: 'careful', input: 'go' });
     await waitFor(runId, 'WAITING_FOR_APPROVAL');
-    const state = await rt.runs.cancel(runId, 'carol');
+    const state = await rt.runs.cancel(runId, busPrincipal('carol'));
     expect(state.status).toBe('CANCELLED');
-    await expect(rt.runs.decideApproval(runId, { decision: 'approve', decidedBy: 'alice' })).rejects.toMatchObject({ code: 'RUN_ALREADY_SETTLED' });
+    await expect(rt.runs.decideApproval(runId, { decision: 'approve', decidedBy: busPrincipal('alice') })).rejects.toMatchObject({ code: 'RUN_ALREADY_SETTLED' });
     expect(rt.behaviour.count('test.append')).toBe(0);
   });
 
@@ -161,11 +161,11 @@ describe.each(['sqlite', 'eventstoredb'] as const)('approvals and input on %s', 
     const runId = await rt.runs.enqueue({ agent: 'asker', input: 'go' });
     await waitFor(runId, 'WAITING_FOR_INPUT');
     expect((await rt.runEvents(runId)).at(-1)).toMatchObject({ type: 'InputRequested', data: { stepId: `${runId}/r0/t0`, toolName: 'test.ask', prompt: 'Which ticket?' } });
-    await rt.runs.submitInput(runId, { input: { ticket: 'T-7' }, submittedBy: 'dave' });
+    await rt.runs.submitInput(runId, { input: { ticket: 'T-7' }, submittedBy: busPrincipal('dave') });
     const events = await settled(runId);
     expect(events.filter(isTerminalRunEvent)).toEqual([expect.objectContaining({ type: 'RunCompleted' })]);
     expect(events.find((e) => e.type === 'ToolExecuted' && e.data.toolName === 'test.ask')).toMatchObject({ data: { outcome: 'succeeded', result: { answer: { ticket: 'T-7' } } } });
-    await expect(rt.runs.submitInput(runId, { input: 'again', submittedBy: 'dave' })).rejects.toMatchObject({ code: 'RUN_ALREADY_SETTLED' });
+    await expect(rt.runs.submitInput(runId, { input: 'again', submittedBy: busPrincipal('dave') })).rejects.toMatchObject({ code: 'RUN_ALREADY_SETTLED' });
     expect(rt.behaviour.count('test.put')).toBe(1);
   });
 });
@@ -179,7 +179,7 @@ describe('between the approval and the write', () => {
       await eventually(async () => (stateOf(await first.runEvents(runId)).status === 'WAITING_FOR_APPROVAL' ? true : undefined), 10_000, 'the wait');
       // The worker blocks inside the approved write, and its lease runs out: as if its process hung or died there.
       const gate = first.behaviour.blockNext('test.append');
-      await first.runs.decideApproval(runId, { decision: 'approve', decidedBy: 'alice' });
+      await first.runs.decideApproval(runId, { decision: 'approve', decidedBy: busPrincipal('alice') });
       await gate.reached;
       second = await startRuntime({ agents: AGENTS, sharedWith: first, execution: { workers: { concurrency: 1 }, policy: { leaseSeconds: 10 } } });
       first.clock.advance(600 * SECOND);
@@ -209,7 +209,7 @@ describe('between the approval and the write', () => {
       // The workers stop; the approval comes through a "process" that runs none; then a worker "process" starts.
       await first.workers.stop();
       deciding = await startRuntime({ agents: AGENTS, sharedWith: first, execution: { workers: { concurrency: 0 } } });
-      await deciding.runs.decideApproval(runId, { decision: 'approve', decidedBy: 'alice' });
+      await deciding.runs.decideApproval(runId, { decision: 'approve', decidedBy: busPrincipal('alice') });
       expect(stateOf(await deciding.runEvents(runId)).status).toBe('QUEUED');
       expect(first.behaviour.count('test.append')).toBe(0);
       worker = await startRuntime({ agents: AGENTS, sharedWith: first, execution: { workers: { concurrency: 1 } } });

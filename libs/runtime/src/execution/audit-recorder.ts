@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AuditCommand, AuditEvent, AuditState, DecisionStatement, RecordAudit } from '@agent-ledger/domain';
-import { AUDIT_EVENT_SCHEMA_VERSIONS, auditDecider, foldEvents, isAuditEventType, statementCommand, statementKey } from '@agent-ledger/domain';
+import { auditDecider, foldEvents, isAuditEventType, statementCommand, statementKey } from '@agent-ledger/domain';
 import type { CurrentRevision, EventStore } from '@agent-ledger/event-store';
 import { deterministicEventId, ExpectedRevision, WrongExpectedRevisionError } from '@agent-ledger/event-store';
 import { toDomainEvents, toEventData } from './domain-event-codec';
@@ -89,7 +89,7 @@ export class AuditRecorder {
         if (events.length === 0) return true;
         const nextRevision = current.revision === ExpectedRevision.NO_STREAM ? 0n : current.revision + 1n;
         try {
-          const data = toEventData(stream, nextRevision, events, AUDIT_EVENT_SCHEMA_VERSIONS, { correlationId: runId });
+          const data = toEventData(stream, nextRevision, events, { correlationId: runId });
           const result = await this.store.append(stream, statement === undefined ? data : data.map((event) => ({ ...event, id: statement.eventId })), {
             expectedRevision: current.revision,
           });

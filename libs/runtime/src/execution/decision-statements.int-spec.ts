@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AuditRecord, JsonValue, RunEvent } from '@agent-ledger/domain';
-import { canonicalJson, isTerminalRunEvent, verifyAuditChain } from '@agent-ledger/domain';
+import { busPrincipal, canonicalJson, isTerminalRunEvent, principalLabel, verifyAuditChain } from '@agent-ledger/domain';
 import type { RecordedEvent } from '@agent-ledger/event-store';
 import type { RuntimeHarness, TestAgent } from '../testing/runtime-harness';
 import { eventually, startRuntime, stateOf } from '../testing/runtime-harness';
@@ -50,11 +50,11 @@ describe.each(['sqlite', 'eventstoredb'] as const)('decision statements in the a
       await waitFor(runId, 'WAITING_FOR_APPROVAL');
       const withCancels = trial >= 2;
       const calls: (() => Promise<unknown>)[] = [
-        () => rt.runs.decideApproval(runId, { decision: 'approve', decidedBy: 'alice', reason: 'a' }),
-        () => rt.runs.decideApproval(runId, { decision: 'deny', decidedBy: 'bob', reason: 'b' }),
-        () => rt.runs.decideApproval(runId, { decision: 'approve', decidedBy: 'carol', reason: 'c' }),
-        () => rt.runs.decideApproval(runId, { decision: 'deny', decidedBy: 'dave', reason: 'd' }),
-        ...(withCancels ? [() => rt.runs.cancel(runId, 'erin'), () => rt.runs.cancel(runId, 'frank')] : []),
+        () => rt.runs.decideApproval(runId, { decision: 'approve', decidedBy: busPrincipal('alice'), reason: 'a' }),
+        () => rt.runs.decideApproval(runId, { decision: 'deny', decidedBy: busPrincipal('bob'), reason: 'b' }),
+        () => rt.runs.decideApproval(runId, { decision: 'approve', decidedBy: busPrincipal('carol'), reason: 'c' }),
+        () => rt.runs.decideApproval(runId, { decision: 'deny', decidedBy: busPrincipal('dave'), reason: 'd' }),
+        ...(withCancels ? [() => rt.runs.cancel(runId, busPrincipal('erin')), () => rt.runs.cancel(runId, busPrincipal('frank'))] : []),
       ];
       const results = await race(calls);
       const decisions = results.slice(0, 4);
@@ -91,7 +91,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('decision statements in the a
     const runId = await rt.runs.enqueue({ agent: 'asker', input: 'go' });
     await waitFor(runId, 'WAITING_FOR_INPUT');
     const inputs: JsonValue[] = [{ ticket: 'T-1' }, { ticket: 'T-2' }, 'T-3', ['T', 4]];
-    const results = await race(inputs.map((input, i) => () => rt.runs.submitInput(runId, { input, submittedBy: `person-${i}` })));
+    const results = await race(inputs.map((input, i) => () => rt.runs.submitInput(runId, { input, submittedBy: busPrincipal(`person-${i}`) })));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     for (const refused of results.filter((r) => r.status === 'rejected')) expect(codeOf(refused)).toMatch(/^(RUN_NOT_WAITING_FOR_INPUT|RUN_ALREADY_SETTLED)$/);
 
@@ -123,7 +123,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('decision statements in the a
     await eventually(() => (rt.metrics.get('leaseLost') === 1 ? true : undefined), 5000, 'the stale segment to stop');
 
     const outcomes = ['executed', 'notExecuted', 'executed', 'notExecuted'] as const;
-    const results = await race(outcomes.map((outcome, i) => () => rt.runs.requeue(runId, { requestedBy: `op-${i}`, resolution: { outcome, note: `checked by op-${i}` } })));
+    const results = await race(outcomes.map((outcome, i) => () => rt.runs.requeue(runId, { requestedBy: busPrincipal(`op-${i}`), resolution: { outcome, note: `checked by op-${i}` } })));
 
     const requeued = (await rt.runEvents(runId)).filter((e) => e.type === 'RunRequeuedByOperator');
     expect(requeued).toHaveLength(1);
@@ -143,7 +143,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('decision statements in the a
         expect(codeOf(result)).toBe('RUN_ALREADY_REQUEUED');
       }
     });
-    expect(results.some((r, i) => r.status === 'fulfilled' && `op-${i}` === winner.data.requestedBy)).toBe(true);
+    expect(results.some((r, i) => r.status === 'fulfilled' && principalLabel(busPrincipal(`op-${i}`)) === principalLabel(winner.data.requestedBy))).toBe(true);
     expect(verifyAuditChain(await chainOf(runId))).toEqual([]);
   });
 });
@@ -174,7 +174,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('a decision whose statement c
     const undo = rt.breakAuditStore();
     let answer;
     try {
-      answer = await rt.runs.decideApproval(runId, { decision: 'approve', decidedBy: 'alice' });
+      answer = await rt.runs.decideApproval(runId, { decision: 'approve', decidedBy: busPrincipal('alice') });
     } finally {
       undo();
     }
@@ -187,7 +187,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('a decision whose statement c
     expect(events.filter(isTerminalRunEvent)).toEqual([expect.objectContaining({ type: 'RunCompleted' })]);
     expect(rt.behaviour.count('test.append')).toBe(1);
     const audit = await rt.auditEvents(runId);
-    expect(statementsOf(audit)).toEqual([expect.objectContaining({ type: 'ApprovalDecisionRecorded', data: expect.objectContaining({ decision: 'approved', decidedBy: 'alice' }) })]);
+    expect(statementsOf(audit)).toEqual([expect.objectContaining({ type: 'ApprovalDecisionRecorded', data: expect.objectContaining({ decision: 'approved', decidedBy: busPrincipal('alice') }) })]);
     // In the chain before the audit of the write it allowed: stored before the write executed.
     const statementAt = audit.findIndex((e) => e.type === 'ApprovalDecisionRecorded');
     const writeAuditAt = audit.findIndex((e) => e.type === 'AuditRecorded' && (e.data as { toolName?: string }).toolName === 'test.append');
@@ -204,7 +204,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('a decision whose statement c
     await rt.workers.stop();
     const undo = rt.breakAuditStore();
     try {
-      const answer = await rt.runs.decideApproval(runId, { decision: 'approve', decidedBy: 'alice' });
+      const answer = await rt.runs.decideApproval(runId, { decision: 'approve', decidedBy: busPrincipal('alice') });
       expect(answer.auditStatement).toBe('pending');
       rt.workers.start();
       const events = await settled(runId);
@@ -226,7 +226,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('a decision whose statement c
     const undo = rt.breakAuditStore();
     let answer;
     try {
-      answer = await rt.runs.submitInput(runId, { input: 'T-9', submittedBy: 'dave' });
+      answer = await rt.runs.submitInput(runId, { input: 'T-9', submittedBy: busPrincipal('dave') });
     } finally {
       undo();
     }
@@ -234,7 +234,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('a decision whose statement c
     rt.workers.start();
     await settled(runId);
     const audit = await rt.auditEvents(runId);
-    expect(statementsOf(audit)).toEqual([expect.objectContaining({ type: 'InputAnswerRecorded', data: expect.objectContaining({ inputHash: sha256('T-9'), answeredBy: 'dave' }) })]);
+    expect(statementsOf(audit)).toEqual([expect.objectContaining({ type: 'InputAnswerRecorded', data: expect.objectContaining({ inputHash: sha256('T-9'), answeredBy: busPrincipal('dave') }) })]);
     const statementAt = audit.findIndex((e) => e.type === 'InputAnswerRecorded');
     const toolAuditAt = audit.findIndex((e) => e.type === 'AuditRecorded' && (e.data as { toolName?: string }).toolName === 'test.ask');
     expect(statementAt).toBeLessThan(toolAuditAt);
@@ -246,7 +246,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('a decision whose statement c
     const undo = rt.breakAuditStore();
     let answer;
     try {
-      answer = await rt.runs.decideApproval(runId, { decision: 'deny', decidedBy: 'bob', reason: 'no' });
+      answer = await rt.runs.decideApproval(runId, { decision: 'deny', decidedBy: busPrincipal('bob'), reason: 'no' });
     } finally {
       undo();
     }
@@ -275,7 +275,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('a decision whose statement c
     const undo = rt.breakAuditStore();
     let refused: unknown;
     try {
-      refused = await rt.runs.requeue(runId, { requestedBy: 'alice', resolution }).catch((error: unknown) => error);
+      refused = await rt.runs.requeue(runId, { requestedBy: busPrincipal('alice'), resolution }).catch((error: unknown) => error);
     } finally {
       undo();
     }
@@ -288,11 +288,11 @@ describe.each(['sqlite', 'eventstoredb'] as const)('a decision whose statement c
     expect(statementsOf(await rt.auditEvents(runId))).toHaveLength(0);
 
     // A repeat stating another resolution is refused; one that states none (or the same) completes it.
-    await expect(rt.runs.requeue(runId, { requestedBy: 'bob', resolution: { outcome: 'executed', note: 'it is there' } })).rejects.toMatchObject({ code: 'RUN_ALREADY_REQUEUED' });
-    const completed = await rt.runs.requeue(runId, { requestedBy: 'bob' });
+    await expect(rt.runs.requeue(runId, { requestedBy: busPrincipal('bob'), resolution: { outcome: 'executed', note: 'it is there' } })).rejects.toMatchObject({ code: 'RUN_ALREADY_REQUEUED' });
+    const completed = await rt.runs.requeue(runId, { requestedBy: busPrincipal('bob') });
     expect(completed.continuationRunId).toBe(continuationRunId);
     expect(statementsOf(await rt.auditEvents(runId))).toEqual([
-      expect.objectContaining({ type: 'WriteResolutionRecorded', data: expect.objectContaining({ outcome: 'notExecuted', resolvedBy: 'alice', continuationRunId }) }),
+      expect.objectContaining({ type: 'WriteResolutionRecorded', data: expect.objectContaining({ outcome: 'notExecuted', resolvedBy: busPrincipal('alice'), continuationRunId }) }),
     ]);
     expect(rt.metrics.labelled('decisionStatements')).toEqual(
       expect.arrayContaining([expect.objectContaining({ labels: { kind: 'resolution', outcome: 'deferred' } }), expect.objectContaining({ labels: { kind: 'resolution', outcome: 'late' } })]),
@@ -315,7 +315,7 @@ describe('the reconciler of late statements', () => {
       const undo = first.breakAuditStore();
       let answer;
       try {
-        answer = await first.runs.decideApproval(runId, { decision: 'deny', decidedBy: 'bob' });
+        answer = await first.runs.decideApproval(runId, { decision: 'deny', decidedBy: busPrincipal('bob') });
       } finally {
         undo();
       }

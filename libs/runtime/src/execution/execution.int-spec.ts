@@ -1,5 +1,5 @@
 import type { RunEvent } from '@agent-ledger/domain';
-import { isTerminalRunEvent } from '@agent-ledger/domain';
+import { busPrincipal, isTerminalRunEvent } from '@agent-ledger/domain';
 import type { RuntimeHarness, TestAgent } from '../testing/runtime-harness';
 import { eventually, startRuntime, stateOf } from '../testing/runtime-harness';
 
@@ -104,7 +104,7 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
       const process = rt.processor.process.bind(rt.processor);
       const spy = jest.spyOn(rt.processor, 'process').mockImplementation(async (command, ...rest) => {
         if (command.type === 'ClaimRun' && command.data.runId === 'raced') {
-          await process({ type: 'RequestCancel', data: { runId: 'raced', requestedBy: 'someone-else' }, metadata: { now: rt.clock.now() } });
+          await process({ type: 'RequestCancel', data: { runId: 'raced', requestedBy: busPrincipal('someone-else') }, metadata: { now: rt.clock.now() } });
         }
         return process(command, ...rest);
       });
@@ -172,11 +172,11 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
       const gate = rt.behaviour.blockNext('test.read');
       const runId = await rt.runs.enqueue({ agent: 'two-rounds', input: 'go' });
       await gate.reached; // round 0's read is executing
-      await rt.runs.cancel(runId, 'alice');
+      await rt.runs.cancel(runId, busPrincipal('alice'));
       // The cancel fires the call's abort signal: the blocked tool gives up without being released.
       const events = await settled(rt, runId);
       expect(events.find((e) => e.type === 'ToolExecuted')).toMatchObject({ data: { outcome: 'failed', error: { message: 'The run was cancelled' } } });
-      expect(terminal(events)).toEqual([expect.objectContaining({ type: 'RunCancelled', data: expect.objectContaining({ requestedBy: 'alice' }) })]);
+      expect(terminal(events)).toEqual([expect.objectContaining({ type: 'RunCancelled', data: expect.objectContaining({ requestedBy: busPrincipal('alice') }) })]);
       // The call in progress got its record; the next model round never started.
       expect(types(events).slice(-3)).toEqual(['CancelRequested', 'ToolExecuted', 'RunCancelled']);
       expect(rt.behaviour.count('test.put')).toBe(0);

@@ -1,5 +1,5 @@
 import type { AuditRecord } from '@agent-ledger/domain';
-import { isTerminalRunEvent, verifyAuditChain } from '@agent-ledger/domain';
+import { busPrincipal, isTerminalRunEvent, verifyAuditChain } from '@agent-ledger/domain';
 import type { RuntimeHarness } from '../testing/runtime-harness';
 import { eventually, startRuntime } from '../testing/runtime-harness';
 
@@ -38,7 +38,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('an operator requeue on %s', 
   it('is refused with a NON_IDEMPOTENT_WRITE in flight and no resolution, and writes nothing', async () => {
     const runId = await deadLetteredMidAppend();
     const before = { run: (await rt.runEvents(runId)).length, audit: (await rt.auditEvents(runId)).length };
-    await expect(rt.runs.requeue(runId, { requestedBy: 'alice' })).rejects.toMatchObject({ code: 'IN_FLIGHT_WRITE_UNRESOLVED', toolName: 'test.append' });
+    await expect(rt.runs.requeue(runId, { requestedBy: busPrincipal('alice') })).rejects.toMatchObject({ code: 'IN_FLIGHT_WRITE_UNRESOLVED', toolName: 'test.append' });
     expect((await rt.runEvents(runId)).length).toBe(before.run);
     expect((await rt.auditEvents(runId)).length).toBe(before.audit);
   });
@@ -46,7 +46,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('an operator requeue on %s', 
   it('with the write declared executed: records the statement in the audit chain, and the continuation never executes it again', async () => {
     const runId = await deadLetteredMidAppend();
     const { continuationRunId } = await rt.runs.requeue(runId, {
-      requestedBy: 'alice',
+      requestedBy: busPrincipal('alice'),
       reason: 'provider back',
       resolution: { outcome: 'executed', note: 'the line is in the target file' },
     });
@@ -57,15 +57,15 @@ describe.each(['sqlite', 'eventstoredb'] as const)('an operator requeue on %s', 
     // The requeued run keeps its one terminal event, and says where it continues.
     const original = await rt.runEvents(runId);
     expect(original.filter(isTerminalRunEvent)).toEqual([expect.objectContaining({ data: expect.objectContaining({ reason: 'WRITE_INTERRUPTED' }) })]);
-    expect(original.at(-1)).toMatchObject({ type: 'RunRequeuedByOperator', data: { continuationRunId, requestedBy: 'alice', resolution: { outcome: 'executed' } } });
+    expect(original.at(-1)).toMatchObject({ type: 'RunRequeuedByOperator', data: { continuationRunId, requestedBy: busPrincipal('alice'), resolution: { outcome: 'executed' } } });
     const audit = await rt.auditEvents(runId);
-    expect(audit.at(-1)).toMatchObject({ type: 'WriteResolutionRecorded', data: { stepId: `${runId}/r0/t1`, outcome: 'executed', resolvedBy: 'alice', continuationRunId } });
+    expect(audit.at(-1)).toMatchObject({ type: 'WriteResolutionRecorded', data: { stepId: `${runId}/r0/t1`, outcome: 'executed', resolvedBy: busPrincipal('alice'), continuationRunId } });
     expect(verifyAuditChain(audit.map((e) => e.data as unknown as AuditRecord))).toEqual([]);
   });
 
   it('with the write declared not executed: the continuation executes it once, under the original idempotency key', async () => {
     const runId = await deadLetteredMidAppend();
-    const { continuationRunId } = await rt.runs.requeue(runId, { requestedBy: 'alice', resolution: { outcome: 'notExecuted', note: 'nothing in the target' } });
+    const { continuationRunId } = await rt.runs.requeue(runId, { requestedBy: busPrincipal('alice'), resolution: { outcome: 'notExecuted', note: 'nothing in the target' } });
     await settled(continuationRunId);
     const appends = rt.behaviour.executions.filter((e) => e.tool === 'test.append');
     expect(appends.map((e) => [e.runId, e.idempotencyKey])).toEqual([
@@ -77,8 +77,8 @@ describe.each(['sqlite', 'eventstoredb'] as const)('an operator requeue on %s', 
 
   it('is made once: a second requeue is refused', async () => {
     const runId = await deadLetteredMidAppend();
-    const first = await rt.runs.requeue(runId, { requestedBy: 'alice', resolution: { outcome: 'notExecuted', note: 'checked' } });
-    await expect(rt.runs.requeue(runId, { requestedBy: 'bob', resolution: { outcome: 'notExecuted', note: 'checked' } })).rejects.toMatchObject({
+    const first = await rt.runs.requeue(runId, { requestedBy: busPrincipal('alice'), resolution: { outcome: 'notExecuted', note: 'checked' } });
+    await expect(rt.runs.requeue(runId, { requestedBy: busPrincipal('bob'), resolution: { outcome: 'notExecuted', note: 'checked' } })).rejects.toMatchObject({
       code: 'RUN_ALREADY_REQUEUED',
       continuationRunId: first.continuationRunId,
     });

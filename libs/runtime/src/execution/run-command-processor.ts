@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { RunCommand, RunDecider, RunDecision, RunEvent, RunState } from '@agent-ledger/domain';
-import { foldEvents, isRunEventType, RUN_EVENT_SCHEMA_VERSIONS } from '@agent-ledger/domain';
+import { foldEvents, isRunEventType } from '@agent-ledger/domain';
 import type { CurrentRevision, EventStore } from '@agent-ledger/event-store';
 import { ExpectedRevision, WrongExpectedRevisionError } from '@agent-ledger/event-store';
 import type { CausationContext } from './domain-event-codec';
@@ -66,7 +66,7 @@ export class RunCommandProcessor {
         return { ...snapshot, decision, appended: [] };
       }
       const nextRevision = snapshot.revision === ExpectedRevision.NO_STREAM ? 0n : snapshot.revision + 1n;
-      const data = toEventData(stream, nextRevision, decision.events, RUN_EVENT_SCHEMA_VERSIONS, {
+      const data = toEventData(stream, nextRevision, decision.events, {
         correlationId: causation.correlationId ?? command.data.runId,
         causationId: causation.causationId,
       });

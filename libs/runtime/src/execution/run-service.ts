@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import type { DecideApproval, DecisionStatement, InFlightWriteResolution, JsonValue, RunMode, RunState, SubmitInput } from '@agent-ledger/domain';
+import type { DecideApproval, DecisionStatement, InFlightWriteResolution, JsonValue, Principal, RunMode, RunState, SubmitInput } from '@agent-ledger/domain';
 import { assertRunId, continuationOf, InvalidFieldError, MAX_ITERATIONS, RunAlreadyRequeuedError, runEventStatementKey, statementKey } from '@agent-ledger/domain';
 import { AuditStatementNotStoredError } from './audit-statement-not-stored.error';
 import type { Clock } from '../clock/clock';
@@ -29,8 +29,9 @@ export interface RunRequest {
 
 /** An operator's requeue of a dead-lettered run. */
 export interface RequeueRequest {
-  /** Who requeues (recorded). */
-  readonly requestedBy: string;
+  /** Who requeues: the authenticated caller (recorded, and in the audit trail with a resolution). */
+  readonly requestedBy: Principal;
+  /** The caller's own words, if any: never who acted. */
   readonly reason?: string;
   /** Required when a `NON_IDEMPOTENT_WRITE` was in flight: whether it was executed, and how that is known. */
   readonly resolution?: InFlightWriteResolution;
@@ -39,8 +40,8 @@ export interface RequeueRequest {
 /** A person's decision on the calls a run waits to have approved. */
 export interface ApprovalDecisionRequest {
   readonly decision: 'approve' | 'deny';
-  /** Who decides (recorded, and in the audit trail). */
-  readonly decidedBy: string;
+  /** Who decides: the authenticated caller (recorded, and in the audit trail). */
+  readonly decidedBy: Principal;
   readonly reason?: string;
   /** The round the person saw: a decision on another (later) request is refused. */
   readonly round?: number;
@@ -49,8 +50,8 @@ export interface ApprovalDecisionRequest {
 /** Input a person submits to a run whose tool asked for it. */
 export interface InputSubmission {
   readonly input: JsonValue;
-  /** Who submits (recorded). */
-  readonly submittedBy: string;
+  /** Who submits: the authenticated caller (recorded). */
+  readonly submittedBy: Principal;
 }
 
 /**
@@ -122,9 +123,11 @@ export class RunService {
    * Asks to cancel a run: a queued run is cancelled at once, a running one at
    * its segment's next step boundary.
    *
+   * `requestedBy` is the authenticated caller; `reason` the caller's own words.
+   *
    * @throws RunNotFoundError, RunAlreadySettledError
    */
-  async cancel(runId: string, requestedBy: string, reason?: string): Promise<RunState> {
+  async cancel(runId: string, requestedBy: Principal, reason?: string): Promise<RunState> {
     const outcome = await this.dispatch(
       new DispatchRunCommand({ type: 'RequestCancel', data: { runId, requestedBy, reason }, metadata: { now: this.clock.now() } }),
     );

@@ -9,7 +9,7 @@ import { RUN_ID_MESSAGE, RUN_ID_PATTERN } from '../runs/run-dtos';
 import { SERVICE_CONFIG } from '../service-config.token';
 import { RequestValidationError } from '../validation/request-validation.error';
 import type { ApiCaller } from './api-caller';
-import { CALLER_PROPERTY, DEVELOPMENT_CALLER, mayUseAgent } from './api-caller';
+import { CALLER_PROPERTY, DEVELOPMENT_CALLER, keyCaller, mayUseAgent } from './api-caller';
 import { ApiKeyVerifier } from './api-key-verifier';
 import { AuthenticationRequiredError, NotEntitledError, ScopeMissingError } from './auth.errors';
 import type { RouteAccess } from './auth.decorators';
@@ -59,7 +59,7 @@ export class ApiKeyGuard implements CanActivate {
     }
     const entry = await this.verifier.verify(presentedKey(request));
     if (entry === null) throw new AuthenticationRequiredError('invalid');
-    const caller: ApiCaller = { keyId: entry.id, scopes: entry.scopes, agents: entry.agents };
+    const caller = keyCaller(entry);
     if (access.kind === 'scopes' && !access.scopes.some((scope) => caller.scopes.includes(scope))) throw new ScopeMissingError(caller.keyId, access.scopes);
     if (caller.agents !== null) await this.checkEntitlement(caller, request, this.reflector.get<boolean | undefined>(ACROSS_RUNS, context.getHandler()) === true);
     request[CALLER_PROPERTY] = caller;

@@ -1,3 +1,4 @@
+import { currentSchemaVersion, isVersionedEventType, storedSchemaVersion, upcastEventData } from '@agent-ledger/domain';
 import type { RecordedEvent } from '@agent-ledger/event-store';
 
 /** The JSON of an event in a stream's `data:` line. */
@@ -14,15 +15,24 @@ export interface StreamedEvent {
   readonly created: string;
 }
 
-/** The JSON view of a recorded event. */
+/**
+ * The JSON view of a recorded event, in the current schema version of its
+ * type: a payload stored in an older version is upcast (the domain's
+ * registry, docs/events.md) and `metadata.schemaVersion` says the version
+ * sent, so a subscriber reads one shape per type.
+ *
+ * @throws UnsupportedEventSchemaError for a payload of a version newer than this version reads
+ */
 export function streamedEventOf(event: RecordedEvent): StreamedEvent {
+  const stored = storedSchemaVersion(event.metadata);
+  const upcast = isVersionedEventType(event.type) && stored !== currentSchemaVersion(event.type);
   return {
     type: event.type,
     streamName: event.streamName,
     revision: Number(event.revision),
     position: event.position,
-    data: event.data,
-    metadata: event.metadata,
+    data: upcastEventData(event.type, stored, event.data),
+    metadata: upcast ? { ...event.metadata, schemaVersion: currentSchemaVersion(event.type) } : event.metadata,
     created: event.created.toISOString(),
   };
 }

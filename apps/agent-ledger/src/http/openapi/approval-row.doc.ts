@@ -36,7 +36,7 @@ export class ApprovalRowDoc implements ApprovalRow {
   @ApiProperty({ enum: APPROVAL_STATES, description: '`pending` (the run waits), `approved`, `denied`, or `cancelled` (the run was settled while it waited: nobody decided)' })
   readonly state!: ApprovalState;
 
-  @ApiProperty({ type: String, nullable: true, description: 'Who decided (an API key id); for `cancelled`, who cancelled the run (null when it was settled otherwise). Null while pending' })
+  @ApiProperty({ type: String, nullable: true, example: 'key:ops', description: "Who decided, as its principal's label: `key:<id>` (an API key), `development` (no keys), `bus:<id>` (a host's bus caller), or `unverified:<name>` (a name recorded before principals were typed, never checked); for `cancelled`, who cancelled the run (null when it was settled otherwise). Null while pending" })
   readonly decidedBy!: string | null;
 
   @ApiProperty({ type: String, nullable: true, description: "The reason the person gave (or null); for `cancelled`, the run's termination reason. Null while pending" })

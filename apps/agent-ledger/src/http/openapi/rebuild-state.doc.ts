@@ -16,7 +16,7 @@ export class RebuildStateDoc implements RebuildState {
   @ApiProperty({ enum: PROJECTION_NAMES, isArray: true, nullable: true, description: 'The projections rebuilt; null while idle' })
   readonly projections!: readonly ProjectionName[] | null;
 
-  @ApiProperty({ type: String, nullable: true, description: 'The API key id that asked for it' })
+  @ApiProperty({ type: String, nullable: true, example: 'key:ops', description: "Who asked for it: the label of the caller's principal, `key:<id>` (`development` without keys); null while idle" })
   readonly requestedBy!: string | null;
 
   @ApiProperty({ type: 'integer', nullable: true, description: 'When it was asked for, ms since the epoch' })

@@ -41,7 +41,7 @@ export class RunViewDoc implements RunView {
   @ApiProperty({ type: Boolean })
   readonly cancelRequested!: boolean;
 
-  @ApiProperty({ type: String, nullable: true })
+  @ApiProperty({ type: String, nullable: true, example: 'key:ops', description: "Who asked for the cancel, as its principal's label: `key:<id>`, `development`, `bus:<id>`, or `unverified:<name>` for a cancel recorded before principals were typed" })
   readonly cancelRequestedBy!: string | null;
 
   @ApiProperty({ type: String, nullable: true, description: 'The write in flight (the write fence), if any' })

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { principalLabel } from '@agent-ledger/domain';
 import { ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ApiCaller } from '../auth/api-caller';
 import { Caller } from '../auth/api-caller';
@@ -29,7 +30,7 @@ export class ProjectionRebuildController {
   @ApiBadRequestResponse({ description: 'an unknown projection or field (`INVALID_FIELD`, `field: projection`)', type: ApiErrorBodyDoc })
   @ApiConflictResponse({ description: 'a rebuild runs in this process (`REBUILD_IN_PROGRESS`)', type: ApiErrorBodyDoc })
   start(@Body() body: StartRebuildDto, @Caller() caller: ApiCaller): RebuildAnswer {
-    return { rebuild: this.rebuilds.start(body.projection, caller.keyId) };
+    return { rebuild: this.rebuilds.start(body.projection, principalLabel(caller.principal)) };
   }
 
   /** The running rebuild with its progress, or the last one's outcome, or `idle`. */

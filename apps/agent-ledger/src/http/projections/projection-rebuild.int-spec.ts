@@ -87,7 +87,7 @@ describe('POST and GET /projections/rebuild: a rebuild in the background of the 
       const before = Date.now();
       const started = await app.call('POST', '/projections/rebuild', { key: ops });
       expect(started.status).toBe(202);
-      expect((started.body as RebuildAnswer).rebuild).toMatchObject({ state: 'running', projections: [...PROJECTION_NAMES], requestedBy: 'ops', finishedAt: null, result: null, error: null });
+      expect((started.body as RebuildAnswer).rebuild).toMatchObject({ state: 'running', projections: [...PROJECTION_NAMES], requestedBy: 'key:ops', finishedAt: null, result: null, error: null });
       expect((started.body as RebuildAnswer).rebuild.startedAt).toBeGreaterThanOrEqual(before);
 
       const second = await app.call('POST', '/projections/rebuild', { key: ops, body: { projection: 'steps' } });
@@ -114,7 +114,7 @@ describe('POST and GET /projections/rebuild: a rebuild in the background of the 
       const state = await rebuild();
       return state.state === 'running' ? undefined : state;
     }, 'the rebuild to end');
-    expect(done).toMatchObject({ state: 'succeeded', requestedBy: 'ops', error: null, progress: { phase: 'swapped', fractionDone: 1 }, result: { projections: [...PROJECTION_NAMES] } });
+    expect(done).toMatchObject({ state: 'succeeded', requestedBy: 'key:ops', error: null, progress: { phase: 'swapped', fractionDone: 1 }, result: { projections: [...PROJECTION_NAMES] } });
     expect(done.result?.eventsDone).toBeGreaterThan(0);
     expect(done.result?.eventsApplied).toBeGreaterThanOrEqual(done.result?.eventsDone ?? Infinity);
     expect(done.finishedAt).toBeGreaterThanOrEqual(done.startedAt ?? Infinity);

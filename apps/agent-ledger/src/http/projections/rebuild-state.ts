@@ -14,7 +14,7 @@ export interface RebuildState {
   readonly state: RebuildStateName;
   /** The projections rebuilt (null while idle). */
   readonly projections: readonly ProjectionName[] | null;
-  /** The API key id that asked for it (`development` in the development mode); null while idle. */
+  /** Who asked for it, as the label of the caller's principal (`key:<id>`; `development` in the development mode); null while idle. */
   readonly requestedBy: string | null;
   /** When it was asked for, ms since the epoch. */
   readonly startedAt: number | null;

@@ -69,21 +69,17 @@ export class StartRunDto {
   idempotencyKey?: string;
 }
 
-/** The body of `POST /runs/{runId}/cancel` (optional). */
+/**
+ * The body of `POST /runs/{runId}/cancel` (optional). Who asks is not in the
+ * body: it is the authenticated caller (a `requestedBy` field is refused).
+ */
 export class CancelRunDto {
-  /** Why, for the record. */
-  @ApiPropertyOptional({ minLength: 1, maxLength: 500, description: 'Why, for the record' })
+  /** Why, for the record: the caller's own words, never who acted. */
+  @ApiPropertyOptional({ minLength: 1, maxLength: 500, description: "Why, for the record (the caller's own words; who asks is the caller's key)" })
   @IsOmittable()
   @Length(1, 500)
   @IsString()
   reason?: string;
-
-  /** Who asks, for the record. @default 'http-api' */
-  @ApiPropertyOptional({ minLength: 1, maxLength: 128, default: 'http-api', description: 'Who asks, for the record' })
-  @IsOmittable()
-  @Length(1, 128)
-  @IsString()
-  requestedBy?: string;
 }
 
 /** A time in a query: ms since the epoch, or an ISO 8601 date-time. A value that is neither stays as it is, for `IsInt` to refuse. */
@@ -204,17 +200,13 @@ export class InFlightWriteResolutionDto {
   note!: string;
 }
 
-/** The body of `POST /runs/{runId}/requeue`. */
+/**
+ * The body of `POST /runs/{runId}/requeue`. Who requeues is not in the body:
+ * it is the authenticated caller (a `requestedBy` field is refused).
+ */
 export class RequeueRunDto {
-  /** Who requeues, for the record. @default 'http-api' */
-  @ApiPropertyOptional({ minLength: 1, maxLength: 128, default: 'http-api' })
-  @IsOmittable()
-  @Length(1, 128)
-  @IsString()
-  requestedBy?: string;
-
-  /** Why, for the record. */
-  @ApiPropertyOptional({ minLength: 1, maxLength: 500 })
+  /** Why, for the record: the caller's own words, never who acted. */
+  @ApiPropertyOptional({ minLength: 1, maxLength: 500, description: "Why, for the record (the caller's own words; who requeues is the caller's key)" })
   @IsOmittable()
   @Length(1, 500)
   @IsString()

@@ -118,18 +118,23 @@ export class RunsController {
     return { runId, steps };
   }
 
-  /** Asks to cancel a run: 200 when it is cancelled already (it was queued), 202 when a running segment will stop at its next step boundary. */
+  /**
+   * Asks to cancel a run: 200 when it is cancelled already (it was queued),
+   * 202 when a running segment will stop at its next step boundary. Who asks
+   * is the caller (`key:<id>`, `development` without keys); the body only
+   * says why (`reason`).
+   */
   @Post(':runId/cancel')
   @RequireScope('operate')
-  @ApiOperation({ summary: 'Cancel a run' })
+  @ApiOperation({ summary: 'Cancel a run; the caller (its key) is recorded as who asked' })
   @ApiOkResponse({ description: 'cancelled (it was queued)', type: CancelRunAnswerDoc })
   @ApiAcceptedResponse({ description: 'a running run stops at its next step boundary', type: CancelRunAnswerDoc })
   @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
   @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
   @ApiConflictResponse({ description: 'the run is settled (`RUN_ALREADY_SETTLED`)', type: ApiErrorBodyDoc })
-  async cancel(@Param('runId') runId: string, @Body() body: CancelRunDto, @Res() response: ServerResponse): Promise<void> {
+  async cancel(@Param('runId') runId: string, @Body() body: CancelRunDto, @Caller() caller: ApiCaller, @Res() response: ServerResponse): Promise<void> {
     assertRunId(runId);
-    const state = await this.runs.cancel(runId, body.requestedBy ?? 'http-api', body.reason);
+    const state = await this.runs.cancel(runId, caller.principal, body.reason);
     const answer: CancelRunAnswer = { runId, cancelRequested: true, run: runViewOf(runId, state) };
     replyJson(response, state.settlement === null ? 202 : 200, answer);
   }
@@ -138,11 +143,12 @@ export class RunsController {
    * An operator requeues a dead-lettered run: it stays FAILED, and a
    * continuation run (202, its id) takes it over with its completed steps and
    * idempotency keys. With a NON_IDEMPOTENT_WRITE in flight the body must
-   * state, in `resolution`, whether it was executed (recorded in the audit trail).
+   * state, in `resolution`, whether it was executed (recorded in the audit
+   * trail). Who requeues (and states the resolution) is the caller.
    */
   @Post(':runId/requeue')
   @RequireScope('operate')
-  @ApiOperation({ summary: 'Requeue a dead-lettered run as a continuation run' })
+  @ApiOperation({ summary: 'Requeue a dead-lettered run as a continuation run; the caller (its key) is recorded as who requeued' })
   @ApiAcceptedResponse({ description: 'the continuation run is queued', type: RequeueRunAcceptedDoc })
   @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
   @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
@@ -151,19 +157,19 @@ export class RunsController {
     description: 'the requeue is recorded, but its statement could not be stored in the audit trail (`AUDIT_STATEMENT_NOT_STORED`, with `continuationRunId`): the continuation is not started; repeat the requeue to complete it',
     type: ApiErrorBodyDoc,
   })
-  async requeue(@Param('runId') runId: string, @Body() body: RequeueRunDto, @Res() response: ServerResponse): Promise<void> {
+  async requeue(@Param('runId') runId: string, @Body() body: RequeueRunDto, @Caller() caller: ApiCaller, @Res() response: ServerResponse): Promise<void> {
     assertRunId(runId);
     const resolution = body.resolution === undefined ? undefined : { outcome: body.resolution.outcome, note: body.resolution.note };
-    const { continuationRunId } = await this.runs.requeue(runId, { requestedBy: body.requestedBy ?? 'http-api', reason: body.reason, resolution });
+    const { continuationRunId } = await this.runs.requeue(runId, { requestedBy: caller.principal, reason: body.reason, resolution });
     const accepted: RequeueRunAccepted = { runId, continuationRunId };
     replyJson(response, 202, accepted);
   }
 
   /**
    * A person approves or denies the calls a run waits to have approved
-   * (`WAITING_FOR_APPROVAL`). The caller's API key id is recorded as who
-   * decided (`development` without keys). The decision takes effect on the
-   * run first (of concurrent decisions one wins, the others get 409), then
+   * (`WAITING_FOR_APPROVAL`). The caller's principal is recorded as who
+   * decided (`{ kind: 'apiKey', id }`; `{ kind: 'development' }` without
+   * keys). The decision takes effect on the run first (of concurrent decisions one wins, the others get 409), then
    * its statement is stored in the run's audit chain: `auditStatement` says
    * whether it is (`recorded`) or not yet (`pending`: nothing the decision
    * allows happens before it is). Approved (or denied with `tellModel`), the
@@ -188,14 +194,14 @@ export class RunsController {
   })
   async decideApproval(@Param('runId') runId: string, @Body() body: DecideApprovalDto, @Caller() caller: ApiCaller): Promise<RunResumeAnswer> {
     assertRunId(runId);
-    const decided = await this.runs.decideApproval(runId, { decision: body.decision, decidedBy: caller.keyId, reason: body.reason, round: body.round });
+    const decided = await this.runs.decideApproval(runId, { decision: body.decision, decidedBy: caller.principal, reason: body.reason, round: body.round });
     return resumeAnswerOf(runId, decided);
   }
 
   /**
    * Answers a run whose tool asked for input (`WAITING_FOR_INPUT`): the run is
-   * queued again and a worker calls the tool with the input. The caller's API
-   * key id is recorded as who submitted it.
+   * queued again and a worker calls the tool with the input. The caller's
+   * principal is recorded as who submitted it.
    */
   @Post(':runId/input')
   @HttpCode(200)
@@ -208,7 +214,7 @@ export class RunsController {
   @ApiPayloadTooLargeResponse({ description: 'a body over HTTP_BODY_LIMIT_BYTES (`PAYLOAD_TOO_LARGE`)', type: ApiErrorBodyDoc })
   async submitInput(@Param('runId') runId: string, @Body() body: SubmitInputDto, @Caller() caller: ApiCaller): Promise<RunResumeAnswer> {
     assertRunId(runId);
-    const submitted = await this.runs.submitInput(runId, { input: body.input, submittedBy: caller.keyId });
+    const submitted = await this.runs.submitInput(runId, { input: body.input, submittedBy: caller.principal });
     return resumeAnswerOf(runId, submitted);
   }
 }

@@ -33,7 +33,7 @@ describe('ApiValidationPipe: what Nest\'s pipe cannot be trusted with', () => {
     for (const levels of [MAX_BODY_DEPTH, 5000, 100_000]) {
       expect(await issuesOf({ agent: 'clerk', input: nested(levels) }, StartRunDto)).toEqual([{ field: 'input', rule: 'maxDepth' }]);
     }
-    expect(await issuesOf({ requestedBy: 'ops', resolution: nested(20_000) }, RequeueRunDto)).toEqual([{ field: 'resolution', rule: 'maxDepth' }]);
+    expect(await issuesOf({ reason: 'ops', resolution: nested(20_000) }, RequeueRunDto)).toEqual([{ field: 'resolution', rule: 'maxDepth' }]);
     expect(await issuesOf({ decision: 'approve', extra: nested(20_000) }, DecideApprovalDto)).toEqual([{ field: 'extra', rule: 'maxDepth' }]);
     // An empty key is named as the pipe names it: the body (the fuzz found a 400 naming the field "").
     expect(await issuesOf({ agent: 'clerk', input: 1, '': nested(200) }, StartRunDto)).toEqual([{ field: 'body', rule: 'maxDepth' }]);
@@ -124,5 +124,38 @@ describe('ApiValidationPipe: a request without a body', () => {
 
   it('names the missing fields of `{}`, not the body: `{}` is a body', async () => {
     expect(await issuesOf({}, DecideApprovalDto)).toEqual([{ field: 'decision', rule: 'isIn' }]);
+  });
+});
+
+describe('ApiValidationPipe: a body never names who acts', () => {
+  const messagesOf = async (value: unknown, metatype: ArgumentMetadata['metatype']) => {
+    try {
+      await pipe.transform(value, body(metatype));
+      return [];
+    } catch (error) {
+      if (error instanceof RequestValidationError) return error.issues;
+      throw error;
+    }
+  };
+
+  it.each([
+    ['requestedBy', CancelRunDto],
+    ['requestedBy', RequeueRunDto],
+    ['decidedBy', DecideApprovalDto],
+    ['resolvedBy', RequeueRunDto],
+    ['principal', CancelRunDto],
+    ['actor', DecideApprovalDto],
+  ] as const)('refuses %s in a %p body as an unknown field, saying that the actor is the authenticated caller and its words go in reason', async (field, dto) => {
+    const valid = dto === DecideApprovalDto ? { decision: 'approve' } : {};
+    expect(await messagesOf({ ...valid, [field]: 'someone-else' }, dto)).toEqual([
+      { field, rule: 'unknownField', message: `${field} is not accepted: who acts is the authenticated caller (its API key), recorded by the service, never a name in the body; the caller's own words go in reason` },
+    ]);
+  });
+
+  it('does not point to a reason on a route that takes none', async () => {
+    const [issue] = await messagesOf({ input: 'x', submittedBy: 'someone-else' }, SubmitInputDto);
+    expect(issue).toMatchObject({ field: 'submittedBy', rule: 'unknownField' });
+    expect(issue?.message).toContain('authenticated caller');
+    expect(issue?.message).not.toContain('reason');
   });
 });

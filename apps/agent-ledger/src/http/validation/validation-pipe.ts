@@ -1,5 +1,7 @@
 import type { ArgumentMetadata } from '@nestjs/common';
 import { ValidationPipe } from '@nestjs/common';
+import { getMetadataStorage } from 'class-validator';
+import { withActorFieldIssues } from './actor-fields';
 import { bodyFieldIssues, rawJsonFieldsOf } from './raw-json';
 import { RequestValidationError, requestValidationExceptionFactory } from './request-validation.error';
 
@@ -20,6 +22,10 @@ import { RequestValidationError, requestValidationExceptionFactory } from './req
  * A request without a body (or with an empty one) is checked as `{}`: a
  * route whose body is optional takes it, one whose body is required refuses
  * it naming the body first (`body`, `isPresent`), then its missing fields.
+ *
+ * A body field that would name who acts (`requestedBy`, `decidedBy`...) is
+ * refused as any unknown field, with a message saying that who acts is the
+ * authenticated caller (`actor-fields.ts`).
  */
 export class ApiValidationPipe extends ValidationPipe {
   constructor() {
@@ -35,6 +41,15 @@ export class ApiValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    try {
+      return await this.transformChecked(value, metadata);
+    } catch (error) {
+      if (metadata.type !== 'body' || !(error instanceof RequestValidationError)) throw error;
+      throw new RequestValidationError(withActorFieldIssues(error.issues, declaresField(metadata.metatype, 'reason')));
+    }
+  }
+
+  private async transformChecked(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' && value !== undefined && value !== null && (typeof value !== 'object' || Array.isArray(value))) {
       throw new RequestValidationError([{ field: 'body', rule: 'isObject', message: 'body must be a JSON object' }]);
     }
@@ -85,6 +100,14 @@ export class ApiValidationPipe extends ValidationPipe {
       throw new RequestValidationError([{ field: 'body', rule: 'isPresent', message: `body is required: a JSON object with ${fields} (the request has no body)` }, ...error.issues]);
     }
   }
+}
+
+/** Whether the DTO class declares `field` (has a validation rule on it). */
+function declaresField(metatype: unknown, field: string): boolean {
+  if (typeof metatype !== 'function') return false;
+  return getMetadataStorage()
+    .getTargetValidationMetadatas(metatype, '', true, false)
+    .some((rule) => rule.propertyName === field);
 }
 
 /** Builds the API's {@link ApiValidationPipe}. */
