@@ -95,12 +95,18 @@ describe('audit decider: approval decisions', () => {
     ['data.calls', { calls: [] }],
     ['data.calls[0].stepId', { calls: [{ stepId: 'run-2/r0/t0', toolName: 'x', effect: 'NON_IDEMPOTENT_WRITE', argumentsHash: '' }] }],
     ['data.calls[0].effect', { calls: [{ stepId: 'run-1/r0/t0', toolName: 'x', effect: 'SOME' as never, argumentsHash: '' }] }],
-    ['data.decidedBy', { decidedBy: busPrincipal('alice') as never }],
+    ['data.decidedBy', { decidedBy: 'alice' as never }],
     ['data.decidedBy.id', { decidedBy: { kind: 'apiKey', id: ' ' } }],
-    ['data.decidedBy.kind', { decidedBy: { kind: 'unverified', name: 'alice' } }],
+    ['data.decidedBy.kind', { decidedBy: { kind: 'root', id: 'alice' } as never }],
+    ['data.decidedBy', { decidedBy: { kind: 'unverified', name: 'alice', id: 'x' } as never }],
   ])('refuses a decision whose %s is malformed', (field, overrides) => {
     expect(() => decideAny([], decision(overrides))).toThrow(expect.objectContaining({ field }) as Error);
     expect(() => decideAny([], decision(overrides))).toThrow(InvalidFieldError);
+  });
+
+  it('states a decision recorded before principals were typed with its unverified name (it derives from an upcast version 1 event)', () => {
+    const unverified = { kind: 'unverified', name: 'alice' } as const;
+    expect(decideAny([], decision({ decidedBy: unverified }))).toMatchObject([{ type: 'ApprovalDecisionRecorded', data: { decidedBy: unverified } }]);
   });
 });
 
@@ -180,7 +186,8 @@ describe('audit decider: one statement per decision', () => {
   it.each<[string, Partial<RecordInputAnswer['data']>]>([
     ['data.stepId', { stepId: 'run-2/r0/t0' }],
     ['data.inputHash', { inputHash: 'not a hash' }],
-    ['data.answeredBy', { answeredBy: busPrincipal('') }],
+    ['data.answeredBy.id', { answeredBy: busPrincipal('') }],
+    ['data.answeredBy', { answeredBy: '' as never }],
     ['data.answeredAt', { answeredAt: Number.NaN }],
   ])('refuses an input answer whose %s is malformed', (field, overrides) => {
     expect(() => after([], answer(overrides))).toThrow(expect.objectContaining({ field }) as Error);

@@ -1,6 +1,6 @@
 import type { Decider } from '../decider';
 import { InvalidFieldError } from '../errors/invalid-field.error';
-import { assertPrincipal } from '../principal/principal';
+import { assertRecordedPrincipal } from '../principal/principal';
 import { isToolEffect } from '../tool-effect/tool-effect';
 import { assertRunId } from '../run/step-id';
 import { AuditStatementConflictError } from '../errors/audit-statement-conflict.error';
@@ -96,7 +96,7 @@ function decideInputAnswer({ data, metadata }: RecordInputAnswer, state: AuditSt
   assertRunId(data.runId, 'data.runId');
   if (typeof data.stepId !== 'string' || !data.stepId.startsWith(`${data.runId}/`)) throw new InvalidFieldError('data.stepId', 'must be a step id of the run');
   if (typeof data.inputHash !== 'string' || !/^[0-9a-f]{64}$/.test(data.inputHash)) throw new InvalidFieldError('data.inputHash', 'must be a SHA-256 in hex');
-  assertPrincipal(data.answeredBy, 'data.answeredBy');
+  assertRecordedPrincipal(data.answeredBy, 'data.answeredBy');
   if (typeof data.answeredAt !== 'number' || !Number.isFinite(data.answeredAt)) throw new InvalidFieldError('data.answeredAt', 'must be a time in milliseconds');
   const content = { ...data, sequence: state.sequence + 1, recordedAt: metadata.now, previousHash: state.lastHash };
   return [{ type: 'InputAnswerRecorded', data: { ...content, hash: auditRecordHash(content) } }];
@@ -107,7 +107,7 @@ function decideWriteResolution({ data, metadata }: RecordWriteResolution, state:
   if (typeof data.stepId !== 'string' || !data.stepId.startsWith(`${data.runId}/`)) throw new InvalidFieldError('data.stepId', 'must be a step id of the run');
   if (data.outcome !== 'executed' && data.outcome !== 'notExecuted') throw new InvalidFieldError('data.outcome', 'must be "executed" or "notExecuted"');
   if (typeof data.note !== 'string' || data.note.trim().length === 0) throw new InvalidFieldError('data.note', 'must say how the outcome is known');
-  assertPrincipal(data.resolvedBy, 'data.resolvedBy');
+  assertRecordedPrincipal(data.resolvedBy, 'data.resolvedBy');
   const content = { ...data, sequence: state.sequence + 1, recordedAt: metadata.now, previousHash: state.lastHash };
   return [{ type: 'WriteResolutionRecorded', data: { ...content, hash: auditRecordHash(content) } }];
 }
@@ -120,7 +120,7 @@ function decideApprovalDecision({ data, metadata }: RecordApprovalDecision, stat
     if (typeof call.stepId !== 'string' || !call.stepId.startsWith(`${data.runId}/`)) throw new InvalidFieldError(`data.calls[${i}].stepId`, 'must be a step id of the run');
     if (!isToolEffect(call.effect)) throw new InvalidFieldError(`data.calls[${i}].effect`, 'must be a tool effect');
   });
-  assertPrincipal(data.decidedBy, 'data.decidedBy');
+  assertRecordedPrincipal(data.decidedBy, 'data.decidedBy');
   const content = { ...data, sequence: state.sequence + 1, recordedAt: metadata.now, previousHash: state.lastHash };
   return [{ type: 'ApprovalDecisionRecorded', data: { ...content, hash: auditRecordHash(content) } }];
 }

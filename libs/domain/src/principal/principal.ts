@@ -78,3 +78,21 @@ export function assertPrincipal(value: unknown, field: string): asserts value is
   }
   if (Object.keys(value).length !== 2) throw new InvalidFieldError(field, 'has fields other than kind and id');
 }
+
+/**
+ * Checks that `value` is a {@link Principal} as a recorded event may hold it:
+ * one a caller may state now, or an `unverified` name upcast from a version 1
+ * event. For what is derived from the record (a decision's statement in the
+ * audit chain), never for what a caller sends.
+ *
+ * @throws InvalidFieldError naming `field` (and the sub-field) when it is not
+ */
+export function assertRecordedPrincipal(value: unknown, field: string): asserts value is Principal {
+  if (typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'unverified') {
+    const { name } = value as { name?: unknown };
+    if (typeof name !== 'string') throw new InvalidFieldError(`${field}.name`, 'must be a string');
+    if (Object.keys(value).length !== 2) throw new InvalidFieldError(field, 'has fields other than kind and name');
+    return;
+  }
+  assertPrincipal(value, field);
+}
