@@ -5,7 +5,7 @@ import type { AuditRecordContent, RunEvent } from '@agent-ledger/domain';
 import { apiKeyPrincipal, auditRecordHash } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
 import { ExpectedRevision } from '@agent-ledger/event-store';
-import { auditStreamName, runStreamName, verifyAuditStore, verifyRunAuditChain } from '@agent-ledger/runtime';
+import { auditStreamName, reviewAuditStores, reviewRunAudit, runStreamName } from '@agent-ledger/runtime';
 import { decisionHistories } from '@agent-ledger/runtime/testing/decision-histories';
 import type { RuntimeHarness } from '@agent-ledger/runtime/testing/runtime-harness';
 import { eventually, startRuntime, stateOf } from '@agent-ledger/runtime/testing/runtime-harness';
@@ -145,9 +145,9 @@ describe.each(['sqlite', 'eventstoredb'] as const)('events of schema version 1 (
 
   it('verifies every audit chain on the records as stored: version 1 alone, and version 2 chained after version 1', async () => {
     for (const runId of ['granted', 'requeued', 'mixed']) {
-      expect(await verifyRunAuditChain(rt.auditStore, runId)).toMatchObject({ runs: 1, breaks: [] });
+      expect(await reviewRunAudit(rt, runId)).toMatchObject({ runs: 1, breaks: [] });
     }
-    expect(await verifyAuditStore(rt.auditStore)).toMatchObject({ runs: 3, records: 4, brokenRuns: [], breaks: [] });
+    expect(await reviewAuditStores(rt)).toMatchObject({ runs: 3, records: 4, brokenRuns: [], breaks: [] });
   });
 
   it('projects them with the principal labels: unverified:<name> for version 1, key:<id> for the decision made now', () => {

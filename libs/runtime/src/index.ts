@@ -55,7 +55,6 @@ export * from './execution/worker-pool';
 export * from './agent-ledger.module';
 export * from './saga/audit-gap-saga';
 export * from './saga/audit-gap-saga.options';
-export * from './audit/verify-audit-store';
 export * from './audit/audit-store-verdict';
 export * from './audit/audit-verdict-builder';
 export * from './audit/audit-store-reviewer';

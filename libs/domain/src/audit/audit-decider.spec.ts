@@ -160,6 +160,13 @@ describe('audit decider: one statement per decision', () => {
     expect(() => after(stored, other)).toThrow(expect.objectContaining({ code: 'AUDIT_STATEMENT_CONFLICT', runId: 'run-1' }) as Error);
   });
 
+  it('states the decision that took effect after a version 1 statement of another one (stated before it was decided), but not after a statement of this version', () => {
+    const v1 = after([], approval({ decision: 'denied', decidedBy: { kind: 'unverified', name: 'bob' } }));
+    expect(after(v1, approval())).toMatchObject([{ type: 'ApprovalDecisionRecorded', data: { sequence: 2, decidedBy: busPrincipal('alice') } }]);
+    const typed = after([], approval({ decision: 'denied', decidedBy: busPrincipal('bob') }));
+    expect(() => after(typed, approval())).toThrow(AuditStatementConflictError);
+  });
+
   it('states other decisions of the run (another round, another step, another continuation)', () => {
     const one = after([], approval());
     expect(after(one, approval({ round: 1, calls: [{ stepId: 'run-1/r1/t0', toolName: 'files.append', effect: 'NON_IDEMPOTENT_WRITE', argumentsHash: 'b'.repeat(64) }] }))).toHaveLength(1);

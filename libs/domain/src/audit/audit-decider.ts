@@ -83,13 +83,28 @@ export function decideAudit(command: AuditCommand, state: AuditState): readonly 
   return [{ type: 'AuditRecorded', data: { ...content, hash: auditRecordHash(content) } }];
 }
 
-/** Records a statement once: nothing when the chain already holds it, refused when it holds another for the same decision. */
+/**
+ * Records a statement once: nothing when the chain already holds it, refused
+ * when it holds another for the same decision, unless every other one is a
+ * version 1 statement (its actor an `unverified` name): a version before
+ * decisions took effect on the run first stated a decision before deciding
+ * it, so such a statement may be of a decision that never took effect, and it
+ * must not keep the one that did from being stated.
+ */
 function stateOnce(statement: DecisionStatement, state: AuditState, decide: () => readonly AuditEvent[]): readonly AuditEvent[] {
   const events = decide();
   const stated = state.statements.get(statementKey(statement));
   if (stated === undefined) return events;
   if (stated.includes(fingerprint(statement.data))) return [];
+  if (stated.every(isVersion1Statement)) return events;
   throw new AuditStatementConflictError(statement.data.runId, statementKey(statement));
+}
+
+/** Whether a statement's fingerprint names its actor as an `unverified` name (upcast from version 1). */
+function isVersion1Statement(statementFingerprint: string): boolean {
+  const content = JSON.parse(statementFingerprint) as Record<string, unknown>;
+  const actor = content['decidedBy'] ?? content['resolvedBy'] ?? content['answeredBy'];
+  return typeof actor === 'object' && actor !== null && (actor as { kind?: unknown }).kind === 'unverified';
 }
 
 function decideInputAnswer({ data, metadata }: RecordInputAnswer, state: AuditState): readonly AuditEvent[] {

@@ -1,5 +1,20 @@
-import type { TerminationReason, ToolEffect } from '@agent-ledger/domain';
-import type { AuditStoreVerification } from './verify-audit-store';
+import type { AuditChainBreak, TerminationReason, ToolEffect } from '@agent-ledger/domain';
+
+/** A break in one run's audit chain. */
+export interface RunChainBreak extends AuditChainBreak {
+  readonly runId: string;
+}
+
+/** What verifying every audit chain of a store found (the chains' part of a verdict). */
+export interface AuditStoreVerification {
+  /** Runs with at least one audit record. */
+  readonly runs: number;
+  /** Audit records checked. */
+  readonly records: number;
+  /** Runs whose chain has at least one break. */
+  readonly brokenRuns: readonly string[];
+  readonly breaks: readonly RunChainBreak[];
+}
 
 /** A write (`ToolExecuted` of either write effect) read from the run store, with its audit as the audit store holds it. */
 export interface StoreWrite {

@@ -2,7 +2,7 @@ import type { AuditRecord, InFlightWrite, TerminationReason, ToolEffect } from '
 import { AuditChainChecker, DEAD_LETTER_REASONS, isAuditEventType, isWrite, StreamCategory } from '@agent-ledger/domain';
 import type { RecordedEvent } from '@agent-ledger/event-store';
 import type { AuditStoreVerdict, StoreWrite, StoreWriteWithoutAudit, UnauditedWriteAllowance } from './audit-store-verdict';
-import type { RunChainBreak } from './verify-audit-store';
+import type { RunChainBreak } from './audit-store-verdict';
 
 /** The run-store event types the verdict reads (the rest of a run's history does not change it). */
 export const VERDICT_RUN_EVENT_TYPES: readonly string[] = ['RunRequested', 'ToolExecuted', 'RunCompleted', 'RunFailed', 'RunCancelled'];
