@@ -75,6 +75,6 @@ describe('an interactive run whose caller died (e2e, real processes)', () => {
         rmSync(dir, { recursive: true, force: true });
       }
     },
-    120_000,
+    scaled(120_000),
   );
 });
