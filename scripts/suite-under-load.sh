@@ -180,7 +180,7 @@ for copy in a b; do
     for (const line of failedTests) console.log(line);
     process.exitCode = r.success ? 0 : 1;
   ' "$json" "$work/$copy") && ok=true || ok=false
-  log "suite $copy: $summary (wall ${seconds[$copy]} s)"
+  log "suite $copy (wall ${seconds[$copy]} s): $summary"
   if ! $ok || [ "${code[$copy]}" -ne 0 ]; then failed=true; fi
 done
 
