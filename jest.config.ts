@@ -1,4 +1,5 @@
 import type { Config } from 'jest';
+import { scaled } from './test/support/time-scale';
 
 /**
  * Five tiers, each runnable alone with `--selectProjects`:
@@ -14,6 +15,10 @@ import type { Config } from 'jest';
 const shared: Config = {
   rootDir: '.',
   testEnvironment: 'node',
+  // A test without a timeout of its own: Jest's 5 s, scaled for load (TEST_TIME_SCALE, test/support/time-scale.ts).
+  testTimeout: scaled(5_000),
+  // The service's settings from the shell that runs the suite never reach a test (test/support/clean-environment.ts).
+  setupFiles: ['<rootDir>/test/support/clean-environment.ts'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }],

@@ -10,6 +10,7 @@ import type { QuickBenchContext } from '../support/quick-context';
 import { quickBenchContext } from '../support/quick-context';
 import { HTTP_CONNECTIONS, httpScenario } from './http';
 import { childServersRunning } from './http/child-server';
+import { scaled } from '../../test/support/time-scale';
 
 describe('bench scenario http (quick, one round)', () => {
   let quick: QuickBenchContext;
@@ -50,5 +51,5 @@ describe('bench scenario http (quick, one round)', () => {
     expect(result.notes.some((note) => note.startsWith('round 1, workers on: '))).toBe(true);
     expect(result.notes.filter((note) => /failed request\(s\), warm-up included/.test(note))).toEqual([]);
     expect(result.measurements.filter((m) => m.metric === 'failed requests').every((m) => m.samples.every((n) => n === 0))).toBe(true);
-  }, 150_000);
+  }, scaled(150_000));
 });

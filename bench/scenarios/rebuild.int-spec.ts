@@ -9,8 +9,9 @@ import type { Measurement } from '../support/bench-scenario';
 import type { QuickBenchContext } from '../support/quick-context';
 import { quickBenchContext } from '../support/quick-context';
 import { REBUILD_EVENTS, rebuildScenario } from './rebuild';
+import { scaled } from '../../test/support/time-scale';
 
-jest.setTimeout(120_000);
+jest.setTimeout(scaled(120_000));
 
 describe('bench scenario rebuild (quick, one round)', () => {
   let quick: QuickBenchContext;

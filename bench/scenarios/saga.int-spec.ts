@@ -8,8 +8,9 @@ import type { Measurement } from '../support/bench-scenario';
 import type { QuickBenchContext } from '../support/quick-context';
 import { quickBenchContext } from '../support/quick-context';
 import { DEFAULT_CHECK_INTERVAL_MS, FORMER_CHECK_INTERVAL_MS, sagaScenario } from './saga';
+import { scaled } from '../../test/support/time-scale';
 
-jest.setTimeout(120_000);
+jest.setTimeout(scaled(120_000));
 
 describe('bench scenario saga (quick, one round)', () => {
   let quick: QuickBenchContext;

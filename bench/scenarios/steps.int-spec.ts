@@ -1,6 +1,7 @@
 import { quickBenchContext } from '../support/quick-context';
 import { stepsScenario } from './steps';
 import { sustainedScenario } from './sustained';
+import { scaled } from '../../test/support/time-scale';
 
 describe('bench scenarios at their quick size (integration)', () => {
   it('steps: the product (one and two processes) and both raw baselines report positive figures and their ratios', async () => {
@@ -21,7 +22,7 @@ describe('bench scenarios at their quick size (integration)', () => {
     } finally {
       cleanUp();
     }
-  }, 120_000);
+  }, scaled(120_000));
 
   it('sustained: samples memory after its warm-up and states the growth target', async () => {
     const { context, cleanUp } = quickBenchContext('steps');
@@ -35,5 +36,5 @@ describe('bench scenarios at their quick size (integration)', () => {
     } finally {
       cleanUp();
     }
-  }, 120_000);
+  }, scaled(120_000));
 });

@@ -3,6 +3,7 @@ import type { QuickBenchContext } from '../support/quick-context';
 import { quickBenchContext } from '../support/quick-context';
 import { createStoreScenario, PEER_NOT_INSTALLED, STORE_RATIO_NAMES, storeScenario } from './store';
 import { loadPeer } from './store/peer-store';
+import { scaled } from '../../test/support/time-scale';
 
 /**
  * Smoke test of the store scenario at quick sizes, one round. The CI does not
@@ -69,7 +70,7 @@ describe('store scenario (quick, one round)', () => {
     } else {
       expect(result.notes.some((n) => n.startsWith(PEER_NOT_INSTALLED))).toBe(true);
     }
-  }, 30_000);
+  }, scaled(30_000));
 
   it("still runs the product side without the peer, and says 'peer not installed'", async () => {
     const context = quickContext();
@@ -80,5 +81,5 @@ describe('store scenario (quick, one round)', () => {
     expect(result.measurements.filter((m) => m.subject === 'peer')).toHaveLength(0);
     expect(result.ratios).toHaveLength(0);
     expect(result.targets.map((t) => t.target)).toEqual(['correct under 8 and 64 concurrent appenders']);
-  }, 30_000);
+  }, scaled(30_000));
 });

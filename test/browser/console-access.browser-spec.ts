@@ -13,8 +13,9 @@ import type { ConsoleTab } from './support/console-page';
 import { openConsoleTab, UI_TIMEOUT_MS } from './support/console-page';
 import type { ConsoleService } from './support/console-service';
 import { startConsoleService } from './support/console-service';
+import { scaled } from '../support/time-scale';
 
-jest.setTimeout(120_000);
+jest.setTimeout(scaled(120_000));
 
 /** Chromium's own console line for an answer with an error status (the sign-in's check of a wrong key). */
 const UNAUTHORIZED_LOAD = /Failed to load resource: the server responded with a status of 401/;

@@ -18,8 +18,9 @@ import type { ConsoleTab } from './support/console-page';
 import { openConsoleTab, UI_TIMEOUT_MS } from './support/console-page';
 import type { ConsoleService } from './support/console-service';
 import { startConsoleService } from './support/console-service';
+import { scaled } from '../support/time-scale';
 
-jest.setTimeout(120_000);
+jest.setTimeout(scaled(120_000));
 
 describe('the console: audit review and projections (browser)', () => {
   let service: ConsoleService;
@@ -199,7 +200,7 @@ describe('the console: audit review and projections (browser)', () => {
     const rebuild = page.getByTestId('rebuild');
     await page.locator('[data-testid=rebuild]:not([disabled])').waitFor({ timeout: UI_TIMEOUT_MS });
     await rebuild.click();
-    await page.locator('[data-testid=rebuild-progress][data-state=succeeded]').waitFor({ timeout: 60_000 });
+    await page.locator('[data-testid=rebuild-progress][data-state=succeeded]').waitFor({ timeout: scaled(60_000) });
     const state = await service.as(service.keys.operator).get<{ rebuild: { state: string; requestedBy: string | null } }>('/projections/rebuild');
     expect(state.body.rebuild).toMatchObject({ state: 'succeeded', requestedBy: 'key:operator' });
     // The rebuilt read models still tell the same story.

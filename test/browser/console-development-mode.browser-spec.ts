@@ -8,8 +8,9 @@ import type { ConsoleTab } from './support/console-page';
 import { openConsoleTab, UI_TIMEOUT_MS } from './support/console-page';
 import type { ConsoleService } from './support/console-service';
 import { startConsoleService } from './support/console-service';
+import { scaled } from '../support/time-scale';
 
-jest.setTimeout(120_000);
+jest.setTimeout(scaled(120_000));
 
 describe('the console in the development mode (browser)', () => {
   let service: ConsoleService;

@@ -17,8 +17,9 @@ import type { ConsoleService } from './support/console-service';
 import { LIVE_WRITE, startConsoleService } from './support/console-service';
 import type { GatedModelServer } from './support/gated-model';
 import { startGatedModelServer } from './support/gated-model';
+import { scaled } from '../support/time-scale';
 
-jest.setTimeout(120_000);
+jest.setTimeout(scaled(120_000));
 
 describe('the console: runs and approvals (browser)', () => {
   let model: GatedModelServer;

@@ -14,6 +14,7 @@ import type { ScenarioOutcome } from './support/scenario';
 import { runScenario } from './support/scenario';
 import { crashScenarios, selectionFromEnv } from './support/scenarios';
 import { summaryLine } from './support/report';
+import { scaled } from '../support/time-scale';
 
 const selection = selectionFromEnv(process.env);
 const scenarios = crashScenarios(selection);
@@ -105,13 +106,13 @@ describe(`crash injection with real processes (e2e; seed ${selection.seed}, ${sc
     };
     process.stdout.write(`crash figures: ${JSON.stringify(figures)}\n`);
     if (process.env.CRASH_FIGURES !== undefined && process.env.CRASH_FIGURES !== '') writeFileSync(process.env.CRASH_FIGURES, `${JSON.stringify(figures, null, 2)}\n`);
-  }, 60_000);
+  }, scaled(60_000));
 
   scenarios.forEach((spec, index) => {
     it(`${spec.label}: every invariant holds after the crashes (seed ${spec.seed})`, async () => {
       const outcome = await (outcomes.get(index) as Promise<ScenarioOutcome>);
       if (outcome.failure !== '') throw new Error(outcome.failure);
       expect(outcome.report.violations).toEqual([]);
-    }, 3_600_000);
+    }, scaled(3_600_000));
   });
 });

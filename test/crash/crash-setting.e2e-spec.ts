@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { entryArgs } from '../e2e/support/entry-point';
+import { scaled } from '../support/time-scale';
 
 const root = join(__dirname, '..', '..');
 
@@ -51,5 +52,5 @@ describe('the crash test settings on the service and the worker (e2e)', () => {
     expect(workerBad.output).toContain('AGENT_LEDGER_CRASH_POINTS names an unknown crash point "afterLunch"');
     // Nothing was started: no store was opened.
     for (const result of [serveProd, workerProd, serveLedgerProd, workerBad]) expect(result.output).not.toMatch(/listening on|worker started/);
-  }, 120_000);
+  }, scaled(120_000));
 });

@@ -18,6 +18,7 @@ import { formatRun } from './support/report';
 import { ManagedProcess } from './support/processes';
 import { CRASH_RUNTIME_ENV } from './support/scenario';
 import { crashAgentsYaml } from './support/workload';
+import { scaled } from '../support/time-scale';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const TERMINAL = new Set(['RunCompleted', 'RunFailed', 'RunCancelled']);
@@ -53,7 +54,7 @@ describe('an interactive run whose caller died (e2e, real processes)', () => {
         for (const p of processes) p.start(null);
         // One lease (4 s) after the request, the reaper (every 500 ms) may fail it; polled with a deadline of fifteen leases.
         const files = { runStorePath, auditStorePath: null, ledgerPath: join(dir, 'ledger.jsonl') };
-        const deadline = Date.now() + 60_000;
+        const deadline = Date.now() + scaled(60_000);
         let history = await readHistory(files);
         while (!(history.runs.get(runId) ?? []).some((e) => TERMINAL.has(e.type)) && Date.now() < deadline) {
           await sleep(250);
@@ -74,6 +75,6 @@ describe('an interactive run whose caller died (e2e, real processes)', () => {
         rmSync(dir, { recursive: true, force: true });
       }
     },
-    120_000,
+    scaled(120_000),
   );
 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isTerminalRunEvent } from '@agent-ledger/domain';
 import { startRuntime } from '@agent-ledger/runtime/testing/runtime-harness';
+import { scaled } from '../support/time-scale';
 
 const root = join(__dirname, '..', '..');
 
@@ -56,5 +57,5 @@ describe('the audit-gap saga across a process crash (e2e)', () => {
     } finally {
       await rt.close();
     }
-  }, 120_000);
+  }, scaled(120_000));
 });

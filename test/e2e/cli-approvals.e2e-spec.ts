@@ -11,8 +11,9 @@ import type { CliResult } from './support/cli-process';
 import { printedTypes, runCliProcess } from './support/cli-process';
 import type { HttpService } from './support/http-service';
 import { eventually, startHttpService } from './support/http-service';
+import { scaled } from '../support/time-scale';
 
-jest.setTimeout(120_000);
+jest.setTimeout(scaled(120_000));
 
 /**
  * `logger`: files.append (NON_IDEMPOTENT_WRITE) is not pre-approved, so each

@@ -9,8 +9,9 @@ import { printedTypes, runCliProcess } from './support/cli-process';
 import { apiKeysEnv, testKey, withKey } from './support/http-auth-support';
 import type { HttpService } from './support/http-service';
 import { startHttpService, testAgentsYaml } from './support/http-service';
+import { scaled } from '../support/time-scale';
 
-jest.setTimeout(120_000);
+jest.setTimeout(scaled(120_000));
 
 function expectExit(result: CliResult, code: number): void {
   if (result.code !== code) throw new Error(`expected exit ${code}, got ${result.code}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);

@@ -10,8 +10,9 @@ import type { CliResult } from './support/cli-process';
 import { printedTypes, runCliProcess } from './support/cli-process';
 import type { HoldingModelServer, HttpService } from './support/http-service';
 import { startHoldingModelServer, startHttpService, testAgentsYaml } from './support/http-service';
+import { scaled } from '../support/time-scale';
 
-jest.setTimeout(120_000);
+jest.setTimeout(scaled(120_000));
 
 function expectExit(result: CliResult, code: number): void {
   if (result.code !== code) throw new Error(`expected exit ${code}, got ${result.code}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);

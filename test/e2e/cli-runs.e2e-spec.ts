@@ -10,8 +10,9 @@ import type { CliResult } from './support/cli-process';
 import { printedTypes, runCliProcess, startCliProcess } from './support/cli-process';
 import type { HoldingModelServer, HttpService } from './support/http-service';
 import { eventually, request, settledRun, startHoldingModelServer, startHttpService, testAgentsYaml } from './support/http-service';
+import { scaled } from '../support/time-scale';
 
-jest.setTimeout(120_000);
+jest.setTimeout(scaled(120_000));
 
 /** The events of the `writer` agent's run (files.write, then files.append, both pre-approved, then the answer), in order. */
 const WRITER_EVENTS = [

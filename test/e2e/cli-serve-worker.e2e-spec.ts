@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import type { CliProcess, CliResult } from './support/cli-process';
 import { printedTypes, runCliProcess, startCliProcess } from './support/cli-process';
 import { eventually, request, testAgentsYaml } from './support/http-service';
+import { scaled } from '../support/time-scale';
 
-jest.setTimeout(180_000);
+jest.setTimeout(scaled(180_000));
 
 function expectExit(result: CliResult, code: number): void {
   if (result.code !== code) throw new Error(`expected exit ${code}, got ${result.code}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);

@@ -18,6 +18,7 @@ import type { TestKey } from './support/http-auth-support';
 import { apiKeysEnv, parsePrometheusText, sampleValue, testKey, withKey } from './support/http-auth-support';
 import type { HoldingModelServer, HttpService, JsonAnswer, SseFrame } from './support/http-service';
 import { eventually, openSse, request, startHoldingModelServer, startHttpService, testAgentsYaml } from './support/http-service';
+import { scaled } from '../support/time-scale';
 
 /** Where the service keeps its events. */
 interface Backend {
@@ -39,7 +40,7 @@ const BACKENDS: Array<[string, () => Promise<Backend>]> = [
 const APPEND_CALL = { toolName: 'files.append', effect: 'NON_IDEMPOTENT_WRITE', arguments: { path: 'approver.log', content: 'approved line\n' }, requirement: 'write' };
 
 describe.each(BACKENDS)('approvals and input over HTTP on %s (e2e)', (_storeName, backend) => {
-  jest.setTimeout(60_000);
+  jest.setTimeout(scaled(60_000));
   /** Every scope: who decides is recorded as the key, `key:reviewer`. */
   const reviewer = testKey('reviewer', ['runs:submit', 'runs:read', 'runs:approve', 'audit:read', 'operate', 'metrics:read']);
   /** Starts runs and answers them, but may not approve. */
@@ -123,13 +124,13 @@ describe.each(BACKENDS)('approvals and input over HTTP on %s (e2e)', (_storeName
     store = await backend();
     service = await startHttpService({ agentsYaml: testAgentsYaml(model.baseUrl), env: { ...store.env, API_KEYS: apiKeysEnv(keys), WORKER_CONCURRENCY: '2' } });
     base = service.baseUrl;
-  }, 90_000);
+  }, scaled(90_000));
 
   afterAll(async () => {
     await service?.stop();
     await model?.close();
     await store?.cleanup();
-  }, 30_000);
+  }, scaled(30_000));
 
   it('a queued run whose write is not pre-approved waits WAITING_FOR_APPROVAL holding no lease; nothing is appended; the request is pending in GET /approvals and in /metrics', async () => {
     approvedRun = await queue(reviewer, 'approver', 'write the report and log it');

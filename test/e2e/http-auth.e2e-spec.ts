@@ -10,6 +10,7 @@ import type { TestKey } from './support/http-auth-support';
 import { apiKeysEnv, parsePrometheusText, sampleValue, testKey, withKey } from './support/http-auth-support';
 import type { HoldingModelServer, HttpService } from './support/http-service';
 import { eventually, openSse, request, startHoldingModelServer, startHttpService, testAgentsYaml } from './support/http-service';
+import { scaled } from '../support/time-scale';
 
 interface OpenApiOperation {
   readonly parameters?: ReadonlyArray<{ readonly name: string; readonly in: string }>;
@@ -25,7 +26,7 @@ interface OpenApiDocument {
 }
 
 describe('the HTTP API with API keys (e2e)', () => {
-  jest.setTimeout(60_000);
+  jest.setTimeout(scaled(60_000));
   const admin = testKey('admin', ['runs:submit', 'runs:read', 'audit:read', 'operate']);
   const clockSubmitter = testKey('clock-submitter', ['runs:submit', 'runs:read'], { agents: ['clock'] });
   const writerReader = testKey('writer-reader', ['runs:read'], { agents: ['writer'] });
@@ -262,7 +263,7 @@ describe('the HTTP API with API keys (e2e)', () => {
 });
 
 describe('the service without API keys (e2e)', () => {
-  jest.setTimeout(90_000);
+  jest.setTimeout(scaled(90_000));
 
   it('runs on loopback in the development mode, and says so loudly, at start-up and in /ready', async () => {
     const model = await startHoldingModelServer();

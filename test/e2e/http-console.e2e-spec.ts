@@ -14,6 +14,7 @@ import type { RebuildAnswer } from '../../apps/agent-ledger/src/http/projections
 import { apiKeysEnv, testKey, withKey } from './support/http-auth-support';
 import type { HttpService } from './support/http-service';
 import { eventually, request, startHttpService, testAgentsYaml } from './support/http-service';
+import { scaled } from '../support/time-scale';
 
 /** A GET with the path exactly as written (fetch would normalize `..` and `%2e`). */
 function rawGet(baseUrl: string, path: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
@@ -34,7 +35,7 @@ const SCRIPT = 'console.log("x");\n';
 const UNUSED_MODEL = 'http://127.0.0.1:9/v1';
 
 describe('the console and its routes, development mode (e2e)', () => {
-  jest.setTimeout(90_000);
+  jest.setTimeout(scaled(90_000));
   let folder: string;
   /** A file beside the console's folder, which no URL may reach. */
   let secret: string;
@@ -112,7 +113,7 @@ describe('the console and its routes, development mode (e2e)', () => {
 });
 
 describe('the console not built, and the routes with API keys (e2e)', () => {
-  jest.setTimeout(90_000);
+  jest.setTimeout(scaled(90_000));
   const limited = testKey('clock-bot', ['runs:submit', 'runs:read'], { agents: ['clock'] });
   const auditor = testKey('auditor', ['audit:read']);
   let empty: string;

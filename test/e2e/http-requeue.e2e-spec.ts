@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { HttpService } from './support/http-service';
 import { request, settledRun, startHttpService } from './support/http-service';
+import { scaled } from '../support/time-scale';
 
 /** A chat-completions server that refuses every request with 401: its runs are dead-lettered NOT_RETRYABLE. */
 async function startRefusingModelServer() {
@@ -36,7 +37,7 @@ describe('POST /runs/{runId}/requeue (e2e)', () => {
     provider: { type: scripted, script: [{ final: tick }] }
 `,
     });
-  }, 90_000);
+  }, scaled(90_000));
 
   afterAll(async () => {
     await service?.stop();
@@ -60,7 +61,7 @@ describe('POST /runs/{runId}/requeue (e2e)', () => {
     const again = await request<{ code: string; continuationRunId?: string }>(service.baseUrl, 'POST', `/runs/${dead.runId}/requeue`, {});
     expect(again.status).toBe(409);
     expect(again.body.code).toBe('RUN_ALREADY_REQUEUED');
-  }, 60_000);
+  }, scaled(60_000));
 
   it('refuses a run that is not dead-lettered, and a malformed resolution naming the field', async () => {
     const done = await request<{ runId: string }>(service.baseUrl, 'POST', '/runs', { agent: 'clock', input: 'now', mode: 'interactive' });
@@ -73,5 +74,5 @@ describe('POST /runs/{runId}/requeue (e2e)', () => {
     expect(bad.body.field).toBe('resolution.outcome');
     const missing = await request(service.baseUrl, 'POST', '/runs/no-such-run/requeue', {});
     expect(missing.status).toBe(404);
-  }, 60_000);
+  }, scaled(60_000));
 });

@@ -4,6 +4,8 @@ import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { entryArgs } from './support/entry-point';
+import { listeningPort } from './support/http-service';
+import { scaled } from '../support/time-scale';
 
 const root = join(__dirname, '..', '..');
 
@@ -17,7 +19,7 @@ function startService(env: Record<string, string>): ChildProcess {
 }
 
 async function waitForHealth(port: number, child: ChildProcess, output: () => string): Promise<unknown> {
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + scaled(60_000);
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`The service exited with ${child.exitCode}:\n${output()}`);
     try {
@@ -45,11 +47,13 @@ describe('the service (e2e)', () => {
   });
 
   it('starts on the embedded store with the example agents, answers /health, and stops cleanly on SIGTERM', async () => {
-    const port = 30_000 + Math.floor(Math.random() * 20_000);
     let output = '';
-    child = startService({ PORT: String(port), AGENT_LEDGER_DATA_DIR: dir });
+    // PORT=0: the system picks a free port, read back from the log line (a fixed or random port may be taken by another run).
+    child = startService({ PORT: '0', AGENT_LEDGER_DATA_DIR: dir });
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const started = child;
+    const port = await listeningPort(started, () => output, new Promise<number | null>((resolve) => started.once('exit', (code) => resolve(code))), 'The service');
     expect(await waitForHealth(port, child, () => output)).toEqual({ status: 'ok' });
     expect(output).toContain('agents: file-clerk, time-teller, ticket-asker');
     expect(existsSync(join(dir, 'agent-ledger.sqlite'))).toBe(true);
@@ -57,7 +61,7 @@ describe('the service (e2e)', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(output).toContain('SIGTERM: shutting down');
-  }, 90_000);
+  }, scaled(90_000));
 
   it('refuses to start with a bad setting, naming it', async () => {
     let output = '';
@@ -66,5 +70,5 @@ describe('the service (e2e)', () => {
     const code = await new Promise<number | null>((resolve) => child?.once('exit', (c) => resolve(c)));
     expect(code).not.toBe(0);
     expect(output).toContain('PORT must be an integer');
-  }, 90_000);
+  }, scaled(90_000));
 });

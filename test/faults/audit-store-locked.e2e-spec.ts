@@ -21,8 +21,9 @@ import {
   startProjections,
   tally,
 } from './support/runtime';
+import { scaled } from '../support/time-scale';
 
-jest.setTimeout(120_000);
+jest.setTimeout(scaled(120_000));
 
 /**
  * The audit store refuses appends while the run store works: ANOTHER PROCESS

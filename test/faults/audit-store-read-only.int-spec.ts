@@ -20,8 +20,9 @@ import {
   startProjections,
   tally,
 } from './support/runtime';
+import { scaled } from '../support/time-scale';
 
-jest.setTimeout(120_000);
+jest.setTimeout(scaled(120_000));
 
 const READ_ONLY = findReadOnlyMechanism();
 const itWithReadOnlyFile = READ_ONLY.mechanism === null ? it.skip : it;

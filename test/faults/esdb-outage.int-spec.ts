@@ -24,8 +24,9 @@ import {
   tally,
   waitUntilStoreAnswers,
 } from './support/runtime';
+import { scaled } from '../support/time-scale';
 
-jest.setTimeout(Number(process.env.FAULT_TIMEOUT_MS ?? 180_000));
+jest.setTimeout(scaled(Number(process.env.FAULT_TIMEOUT_MS ?? 180_000)));
 
 const lastType = (outcome: RunOutcome) => outcome.events.at(-1)?.type;
 

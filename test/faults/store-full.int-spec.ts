@@ -26,8 +26,9 @@ import {
   startProjections,
   tally,
 } from './support/runtime';
+import { scaled } from '../support/time-scale';
 
-jest.setTimeout(120_000);
+jest.setTimeout(scaled(120_000));
 
 /** An agent whose one model answer (400 KB) is larger than the room a full store has left. */
 const VERBOSE: TestAgent = { name: 'verbose', script: [{ final: 'x'.repeat(400_000) }] };

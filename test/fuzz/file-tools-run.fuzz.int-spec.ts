@@ -31,6 +31,7 @@ import type { FileTool, ToolCall } from './support/tool-arbitraries';
 import { abbreviate, FILE_TOOLS, toolCall } from './support/tool-arbitraries';
 import type { WorkspaceFixture } from './support/workspace-fixture';
 import { makeWorkspaceFixture } from './support/workspace-fixture';
+import { scaled } from '../support/time-scale';
 
 const CALLS = Math.max(100, Math.round(Number(process.env.FUZZ_RUNS ?? 2500) / 5));
 const SEED = process.env.FUZZ_SEED === undefined ? 20_260_101 : Number(process.env.FUZZ_SEED);
@@ -66,7 +67,7 @@ function roundOf(calls: readonly ToolCall[]): ScriptedRound {
 }
 
 describe('hostile file-tool calls through real runs (fuzz)', () => {
-  jest.setTimeout(300_000);
+  jest.setTimeout(scaled(300_000));
   let fixture: WorkspaceFixture;
   let storeDir: string;
   let store: EventStore;

@@ -33,6 +33,7 @@ import type { ToolCall } from './support/tool-arbitraries';
 import { abbreviate, FILE_TOOLS, toolCall } from './support/tool-arbitraries';
 import type { WorkspaceFixture } from './support/workspace-fixture';
 import { makeWorkspaceFixture } from './support/workspace-fixture';
+import { scaled } from '../support/time-scale';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2500);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
@@ -45,7 +46,7 @@ const CALL_TIMEOUT_MS = 5000;
 type Outcome = { readonly kind: 'invalidArguments'; readonly errors: readonly string[] } | { readonly kind: 'succeeded'; readonly result: unknown } | { readonly kind: 'failed'; readonly error: unknown } | { readonly kind: 'hung' };
 
 describe('the file tools under hostile arguments (fuzz)', () => {
-  jest.setTimeout(Math.max(120_000, RUNS * 100));
+  jest.setTimeout(scaled(Math.max(120_000, RUNS * 100)));
   let fixture: WorkspaceFixture;
   let registry: ToolRegistry;
   const outcomes = new Map<string, number>();

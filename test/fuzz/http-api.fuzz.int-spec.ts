@@ -39,6 +39,7 @@ import type { Principal, PrincipalName } from './support/principals';
 import { AGENTS, apiKeysEnv, fuzzAgentsYaml, makePrincipals } from './support/principals';
 import type { RawAnswer } from './support/raw-http';
 import { closeConnections, send } from './support/raw-http';
+import { scaled } from '../support/time-scale';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2500);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
@@ -124,7 +125,7 @@ class Figures {
 }
 
 describe('the HTTP API under hostile requests (fuzz)', () => {
-  jest.setTimeout(Math.max(120_000, RUNS * 200));
+  jest.setTimeout(scaled(Math.max(120_000, RUNS * 200)));
   let service: FuzzService;
   let principals: Readonly<Record<PrincipalName, Principal>>;
   /** Every run known to exist, with its agent (from the store). */
@@ -185,7 +186,7 @@ describe('the HTTP API under hostile requests (fuzz)', () => {
     }
     await fixtureRun('ops', AGENTS.ops[0], { mode: 'interactive' });
     expect(service.loggedErrors()).toEqual([]);
-  }, 60_000);
+  }, scaled(60_000));
 
   afterAll(async () => {
     closeConnections();

@@ -11,9 +11,10 @@ import type { Principal, PrincipalName } from './support/principals';
 import { apiKeysEnv, fuzzAgentsYaml, makePrincipals } from './support/principals';
 import type { RawAnswer } from './support/raw-http';
 import { closeConnections, send } from './support/raw-http';
+import { scaled } from '../support/time-scale';
 
 describe('HTTP API regressions found by fuzzing', () => {
-  jest.setTimeout(60_000);
+  jest.setTimeout(scaled(60_000));
   let service: FuzzService;
   let principals: Readonly<Record<PrincipalName, Principal>>;
 

@@ -6,6 +6,7 @@ import type { Schedule } from './sim-model';
 import { scheduleArbitrary } from './sim-model';
 import { runSchedule, SimTotals, simulationProperty } from './sim-runner';
 import type { History, LedgerEntry, RunHistory } from './sim-world';
+import { scaled } from '../support/time-scale';
 
 /*
  * The checker can fail: broken histories, and a runtime with a deliberate
@@ -32,7 +33,7 @@ beforeAll(async () => {
   const outcome = await runSchedule(RICH);
   expect(outcome.violations).toEqual([]);
   clean = outcome.history;
-}, 60_000);
+}, scaled(60_000));
 
 /** A deep copy of the clean history, changed by `change`, checked. */
 function checksAfter(change: (h: { runs: RunHistory[]; ledger: LedgerEntry[]; unexpected: string[] }) => void): Check[] {
@@ -255,13 +256,13 @@ describe('the simulation on a runtime with a deliberate bug', () => {
     expect(message).toMatch(/seed: 4242, path: "[\d:]+"/);
     // Shrunk to one writer run and no action: the settle phase alone runs it.
     expect(message).toMatch(/Counterexample: \[\{"initial":\["writer"\],"actions":\[\]/);
-  }, 120_000);
+  }, scaled(120_000));
 
   it('finds an audit store that loses the audit events of writes', async () => {
     const message = await failureOf('auditSilentlyLost');
     expect(message).toMatch(/\[inv3-audit\] run-\d+: write run-\d+\/r\d+\/t\d+ executed without its audit event; the run is COMPLETED \(gap recorded\)/);
     expect(shrunkActions(message)).toBe(0);
-  }, 120_000);
+  }, scaled(120_000));
 });
 
 describe('the simulation on the runtime as it stated decisions before taking them', () => {
@@ -295,5 +296,5 @@ describe('determinism', () => {
       expect(normalised(second.trace)).toBe(normalised(first.trace));
       expect(second.counters).toEqual(first.counters);
     }
-  }, 120_000);
+  }, scaled(120_000));
 });

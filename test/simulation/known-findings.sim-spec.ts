@@ -1,6 +1,7 @@
 import type { Schedule } from './sim-model';
 import { LEASE_MS } from './sim-model';
 import { runSchedule } from './sim-runner';
+import { scaled } from '../support/time-scale';
 
 /*
  * What the simulation found, each as the minimal schedule fast-check shrank
@@ -49,10 +50,10 @@ describe('known findings of the simulation', () => {
   it('stale-fence-write: a segment that lost its lease never executes the write it fenced (IDEMPOTENT_WRITE)', async () => {
     const outcome = await runSchedule(staleIdempotentWrite);
     expect(outcome.violations).toEqual([]);
-  }, 60_000);
+  }, scaled(60_000));
 
   it('stale-fence-write: a segment that lost its lease never executes the write it fenced (NON_IDEMPOTENT_WRITE)', async () => {
     const outcome = await runSchedule(staleNonIdempotentWrite);
     expect(outcome.violations).toEqual([]);
-  }, 60_000);
+  }, scaled(60_000));
 });

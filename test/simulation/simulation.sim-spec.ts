@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { replayLine, SimTotals, simulationProperty } from './sim-runner';
+import { scaled } from '../support/time-scale';
 
 /*
  * The deterministic simulation: fast-check generates schedules (sim-model.ts),
@@ -46,6 +47,6 @@ describe('deterministic simulation', () => {
       process.stdout.write(`${totals.summary(Date.now() - started)}\n`);
       expect(totals.failing).toBe(0); // fast-check fails first, with the shrunk schedule; this guards the totals
     },
-    Math.max(600_000, schedules * 1000),
+    scaled(Math.max(600_000, schedules * 1000)),
   );
 });

@@ -15,8 +15,9 @@ import { ProjectionRebuilder } from './rebuild/projection-rebuilder';
 import { ProjectionRunner } from './runner/projection-runner';
 import type { ProjectionSource } from './runner/projection-source';
 import { ProjectionStore } from './store/projection-store';
+import { scaled } from '../../../test/support/time-scale';
 
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 const SECOND = 1000;
 const readThenAppend = [{ toolCalls: [{ tool: 'test.read', arguments: { value: 'a' } }, { tool: 'test.append', arguments: { value: 'b' } }] }, { final: 'done' }];

@@ -21,8 +21,9 @@ import { ProjectionStore } from './store/projection-store';
 import { TableSlot } from './store/sql-table';
 import type { MixedWorkload } from './testing/mixed-workload';
 import { runMixedWorkload, WORKLOAD_AGENTS } from './testing/mixed-workload';
+import { scaled } from '../../../test/support/time-scale';
 
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 /** Waits until every projection's checkpoint is at its source's head. */
 async function caughtUp(queries: ProjectionQueries): Promise<void> {

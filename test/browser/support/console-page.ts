@@ -12,12 +12,13 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { TestKey } from '../../e2e/support/http-auth-support';
 import { consoleBuilt, ROOT } from './built-service';
 import type { ConsoleService } from './console-service';
+import { scaled } from '../../support/time-scale';
 
 /** Where `CONSOLE_SCREENSHOTS=1` writes the README's screenshots. */
 export const SCREENSHOT_DIR = join(ROOT, 'docs', 'console');
 export const VIEWPORT = { width: 1280, height: 800 } as const;
 /** The longest wait for something the console shows (a live update, a row). */
-export const UI_TIMEOUT_MS = 20_000;
+export const UI_TIMEOUT_MS = scaled(20_000);
 
 export interface ConsoleProblem {
   readonly kind: 'console' | 'pageerror' | 'csp';

@@ -12,6 +12,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { scaled } from '../../support/time-scale';
 
 export interface GatedModelServer {
   /** The provider's `baseUrl`. */
@@ -69,7 +70,8 @@ export async function startGatedModelServer(toolArguments: Readonly<Record<strin
     waitForRequests: (count, timeoutMs = 15_000) =>
       new Promise<void>((resolve, reject) => {
         if (received >= count) return resolve();
-        const timer = setTimeout(() => reject(new Error(`The model server received ${received} of ${count} requests in ${timeoutMs} ms`)), timeoutMs);
+        const limitMs = scaled(timeoutMs);
+        const timer = setTimeout(() => reject(new Error(`The model server received ${received} of ${count} requests in ${limitMs} ms`)), limitMs);
         waiters.push({ count, resolve: () => (clearTimeout(timer), resolve()) });
       }),
     open: () => {

@@ -10,6 +10,7 @@ import type { WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { CRASH_LINE_PREFIX } from '../../../apps/agent-ledger/src/config/crash-test/crash-point-killer';
 import { entryArgs } from '../../e2e/support/entry-point';
+import { scaled } from '../../support/time-scale';
 
 const root = join(__dirname, '..', '..', '..');
 /** Nest's log colours, removed from the logs. */
@@ -195,7 +196,7 @@ export function runCli(args: readonly string[], env: Readonly<Record<string, str
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const timer = setTimeout(() => child.kill('SIGKILL'), scaled(timeoutMs));
     child.once('close', (code) => {
       clearTimeout(timer);
       resolve({ code, output });

@@ -15,6 +15,7 @@ import type { RunStepsAnswer } from '../../../apps/agent-ledger/src/http/runs/ru
 import type { History, HistoryEvent, StoreFiles } from './history';
 import type { Violation } from './invariants';
 import { runCli } from './processes';
+import { scaled } from '../../support/time-scale';
 
 const TERMINAL_STATUS: Record<string, string> = { RunCompleted: 'COMPLETED', RunFailed: 'FAILED', RunCancelled: 'CANCELLED' };
 const isWrite = (effect: unknown) => effect === 'IDEMPOTENT_WRITE' || effect === 'NON_IDEMPOTENT_WRITE';
@@ -39,7 +40,7 @@ export async function compareReadModelsOverHttp(baseUrl: () => Promise<string>, 
     const history = await read();
     const headOf = (source: string) => history.heads[source === 'audit' && files.auditStorePath !== null ? files.auditStorePath : files.runStorePath] ?? null;
     const base = await baseUrl();
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + scaled(30_000);
     let caughtUp = false;
     while (Date.now() < deadline) {
       const status = await getJson<ProjectionsAnswer>(base, '/projections').catch(() => null);

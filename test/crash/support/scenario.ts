@@ -24,6 +24,7 @@ import type { ScenarioReport } from './report';
 import { formatViolations } from './report';
 import { Rng } from './rng';
 import { approveWhatWaits, crashAgentsYaml, planRuns, submitRun } from './workload';
+import { scaled } from '../../support/time-scale';
 
 /** What a scenario does. */
 export interface ScenarioSpec {
@@ -158,7 +159,7 @@ export async function runScenario(spec: ScenarioSpec, options: { readonly keepDi
   }
   const serve = processes[0] as ManagedProcess;
   const waitFor = async <T>(probe: () => T | null | false, what: string, timeoutMs: number): Promise<T> => {
-    const deadline = Date.now() + timeoutMs;
+    const deadline = Date.now() + scaled(timeoutMs);
     while (Date.now() < deadline) {
       const value = probe();
       if (value !== null && value !== false) return value as T;
@@ -186,7 +187,7 @@ export async function runScenario(spec: ScenarioSpec, options: { readonly keepDi
         await victim.kill();
       }
     })();
-    const submitDeadline = Date.now() + 180_000;
+    const submitDeadline = Date.now() + scaled(180_000);
     const queued = submitted.filter((r) => r.mode === 'queued');
     const interactive = submitted.filter((r) => r.mode === 'interactive');
     const answer = (text: string) => {
@@ -222,7 +223,7 @@ export async function runScenario(spec: ScenarioSpec, options: { readonly keepDi
     const settleStarted = Date.now();
     const expected = new Set(submitted.map((r) => r.runId));
     let unsettled: string[] = [...expected];
-    while (Date.now() - settleStarted < spec.settleTimeoutMs) {
+    while (Date.now() - settleStarted < scaled(spec.settleTimeoutMs)) {
       const now = await readHistory(files);
       // An interactive run whose caller died before claiming it is settled too: the reaper fails it a lease after its request.
       unsettled = [...expected].filter((id) => !(now.runs.get(id) ?? []).some((e) => e.type === 'RunCompleted' || e.type === 'RunFailed' || e.type === 'RunCancelled'));

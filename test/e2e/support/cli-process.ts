@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { entryArgs } from './entry-point';
+import { scaled } from '../../support/time-scale';
 
 const root = join(__dirname, '..', '..', '..');
 
@@ -49,7 +50,7 @@ export function startCliProcess(args: readonly string[], env: Readonly<Record<st
     stderr: () => stderr,
     waitFor(pattern, timeoutMs = 60_000) {
       return new Promise((resolve, reject) => {
-        const deadline = setTimeout(() => finish(new Error(`Timed out waiting for ${pattern}:\n${stdout}\n${stderr}`)), timeoutMs);
+        const deadline = setTimeout(() => finish(new Error(`Timed out waiting for ${pattern}:\n${stdout}\n${stderr}`)), scaled(timeoutMs));
         const look = () => {
           const match = pattern.exec(stdout);
           if (match) finish(undefined, match);

@@ -16,6 +16,7 @@ import type { RunView } from '../../../apps/agent-ledger/src/http/runs/run-view'
 import type { ReadinessReport } from '../../../apps/agent-ledger/src/health/readiness.service';
 import type { HoldingModelServer, HttpService, SseFrame } from './http-service';
 import { eventually, openSse, request, settledRun, startHoldingModelServer, startHttpService, testAgentsYaml } from './http-service';
+import { scaled } from '../../support/time-scale';
 
 /** Where the service keeps its events. */
 export interface Backend {
@@ -49,7 +50,7 @@ const TERMINAL = new Set(['RunCompleted', 'RunFailed', 'RunCancelled']);
 /** Defines the scenarios against the store `backend()` prepares. */
 export function describeHttpApi(storeName: string, backend: () => Promise<Backend>): void {
   describe(`the HTTP API on ${storeName} (e2e)`, () => {
-    jest.setTimeout(30_000);
+    jest.setTimeout(scaled(30_000));
     let model: HoldingModelServer;
     let store: Backend;
     let service: HttpService;
@@ -78,13 +79,13 @@ export function describeHttpApi(storeName: string, backend: () => Promise<Backen
       store = await backend();
       service = await startHttpService({ agentsYaml: testAgentsYaml(model.baseUrl), env: { ...store.env, WORKER_CONCURRENCY: '2', SSE_HEARTBEAT_MS: '200' } });
       base = service.baseUrl;
-    }, 90_000);
+    }, scaled(90_000));
 
     afterAll(async () => {
       await service?.stop();
       await model?.close();
       await store?.cleanup();
-    }, 30_000);
+    }, scaled(30_000));
 
     it('answers /health, then /ready once the store answers and the projections are caught up, and shows each projection with its lag', async () => {
       expect(await get('/health')).toMatchObject({ status: 200, body: { status: 'ok' } });

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunStatusRow } from '@agent-ledger/projections';
 import type { StreamedEvent } from '../../../apps/agent-ledger/src/http/events/sse-frame';
+import { scaled } from '../../support/time-scale';
 import { entryArgs } from './entry-point';
 
 const root = join(__dirname, '..', '..', '..');
@@ -64,7 +65,7 @@ export async function startHttpService(options: { readonly agentsYaml: string; r
     stop: async () => {
       if (child.exitCode === null) {
         child.kill('SIGTERM');
-        const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        const killer = setTimeout(() => child.kill('SIGKILL'), scaled(10_000));
         const code = await exited;
         clearTimeout(killer);
         rmSync(dataDir, { recursive: true, force: true });
@@ -79,11 +80,12 @@ export async function startHttpService(options: { readonly agentsYaml: string; r
 /**
  * The port of a service started with `PORT=0`, read from its `listening on
  * http://127.0.0.1:<port>` line. Rejects when the process exits first, or
- * after 60 s, with everything it printed.
+ * after 60 s (scaled for load), with everything it printed.
  */
 export function listeningPort(child: ChildProcess, output: () => string, exited: Promise<number | null>, label: string): Promise<number> {
   return new Promise<number>((resolve, reject) => {
-    const deadline = setTimeout(() => reject(new Error(`${label} did not start in 60 s:\n${output()}`)), 60_000);
+    const limitMs = scaled(60_000);
+    const deadline = setTimeout(() => reject(new Error(`${label} did not start in ${limitMs / 1000} s:\n${output()}`)), limitMs);
     const look = () => {
       const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output());
       if (match) {
@@ -117,9 +119,9 @@ export async function request<T = unknown>(baseUrl: string, method: string, path
   return { status: response.status, headers: response.headers, body: (text === '' ? null : JSON.parse(text)) as T };
 }
 
-/** Polls `probe` until it returns something other than `undefined`, or fails after `timeoutMs`. */
+/** Polls `probe` until it returns something other than `undefined`, or fails after `timeoutMs` (scaled for load). */
 export async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + scaled(timeoutMs);
   let last: unknown;
   while (Date.now() < deadline) {
     try {
@@ -156,7 +158,7 @@ export interface SseFrame {
 export interface SseConnection {
   readonly status: number;
   readonly headers: Headers;
-  /** The next frame with data (comments skipped); rejects after `timeoutMs`. */
+  /** The next frame with data (comments skipped); rejects after `timeoutMs` (scaled for load). */
   next(timeoutMs?: number): Promise<SseFrame>;
   /** Frames until `stop(frame)` is true (that frame included). */
   until(stop: (frame: SseFrame) => boolean, timeoutMs?: number): Promise<SseFrame[]>;
@@ -192,8 +194,7 @@ export async function openSse(url: string, headers: Record<string, string> = {})
       if (data.length > 0) frames.push({ id, event, data: JSON.parse(data.join('\n')) as StreamedEvent });
     }
   };
-  const next = async (timeoutMs = 15_000): Promise<SseFrame> => {
-    const deadline = Date.now() + timeoutMs;
+  const nextBefore = async (deadline: number): Promise<SseFrame> => {
     while (frames.length === 0) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw new Error('Timed out waiting for an SSE frame');
@@ -215,12 +216,12 @@ export async function openSse(url: string, headers: Record<string, string> = {})
   return {
     status: response.status,
     headers: response.headers,
-    next,
+    next: (timeoutMs = 15_000) => nextBefore(Date.now() + scaled(timeoutMs)),
     async until(stop, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
+      const deadline = Date.now() + scaled(timeoutMs);
       const seen: SseFrame[] = [];
       for (;;) {
-        const frame = await next(Math.max(1, deadline - Date.now()));
+        const frame = await nextBefore(deadline);
         seen.push(frame);
         if (stop(frame)) return seen;
       }

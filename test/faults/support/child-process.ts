@@ -1,6 +1,7 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { scaled } from '../../support/time-scale';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
@@ -60,7 +61,7 @@ export function startChild(script: string, args: readonly string[]): Child {
       child.stdin.write(`${line}\n`);
     },
     waitForLine(pattern, options = {}) {
-      const timeoutMs = options.timeoutMs ?? 20_000;
+      const timeoutMs = scaled(options.timeoutMs ?? 20_000);
       const from = options.fromLine ?? 0;
       return new Promise<string>((resolve, reject) => {
         const check = (): void => {

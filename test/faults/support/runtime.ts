@@ -14,6 +14,7 @@ import { eventually, ManualClock, startRuntime, stateOf, ToolBehaviour } from '@
 import type { StoreFixture } from '@agent-ledger/runtime/testing/store-fixture';
 import type { EsdbTestServer } from '../../support/esdb-server';
 import { startEsdbTestServer } from '../../support/esdb-server';
+import { scaled } from '../../support/time-scale';
 
 const call = (tool: string, value = 'x') => ({ tool, arguments: { value } });
 
@@ -248,7 +249,7 @@ export function expectSameAsRebuild(comparison: ProjectionComparison): void {
  * @returns how many reaper passes and segments it took.
  */
 export async function settleEverything(rt: RuntimeHarness, options: { readonly byHand?: boolean; readonly timeoutMs?: number } = {}): Promise<{ reaped: number; segments: number }> {
-  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  const deadline = Date.now() + scaled(options.timeoutMs ?? 60_000);
   let reaped = 0;
   let segments = 0;
   for (;;) {

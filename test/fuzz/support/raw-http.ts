@@ -7,6 +7,7 @@
 import { request as httpRequest } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Agent } from 'node:http';
+import { scaled } from '../../support/time-scale';
 
 /** A request as the fuzzer built it. */
 export interface RawRequest {
@@ -45,7 +46,8 @@ export function send(port: number, request: RawRequest, timeoutMs = 30_000): Pro
       reject(error);
       return;
     }
-    const timer = setTimeout(() => req.destroy(new Error(`No answer in ${timeoutMs} ms: ${request.method} ${request.path}`)), timeoutMs);
+    const limitMs = scaled(timeoutMs);
+    const timer = setTimeout(() => req.destroy(new Error(`No answer in ${limitMs} ms: ${request.method} ${request.path}`)), limitMs);
     req.on('error', (error) => {
       clearTimeout(timer);
       reject(error);

@@ -1,4 +1,5 @@
 import type { EventStoreDBClient, ResolvedEvent, StreamSubscription, AllStreamSubscription } from '@eventstore/db-client';
+import { scaled } from '../time-scale';
 
 let counter = 0;
 
@@ -16,7 +17,8 @@ export async function collect<T>(readable: AsyncIterable<T>): Promise<T[]> {
 }
 
 /** Polls `predicate` until it holds or `timeoutMs` passes (no fixed sleeps). */
-export async function waitFor(predicate: () => boolean, timeoutMs = 5_000, what = 'condition'): Promise<void> {
+export async function waitFor(predicate: () => boolean, unscaledTimeoutMs = 5_000, what = 'condition'): Promise<void> {
+  const timeoutMs = scaled(unscaledTimeoutMs);
   const deadline = Date.now() + timeoutMs;
   while (!predicate()) {
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);

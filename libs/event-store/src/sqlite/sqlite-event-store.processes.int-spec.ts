@@ -7,6 +7,7 @@ import type { Worker } from '../testing/child-process';
 import { startSqliteWorker } from '../testing/child-process';
 import { anEvent, puller, rejectionOf, uniqueStream } from '../testing/contract-helpers';
 import { SqliteEventStore } from './sqlite-event-store';
+import { scaled } from '../../../../test/support/time-scale';
 
 /**
  * The embedded store shared by several processes on one machine: a real child
@@ -49,7 +50,7 @@ describe('SqliteEventStore across processes', () => {
     expect(error).toBeInstanceOf(WrongExpectedRevisionError);
     expect(error).toMatchObject({ expected: 0n, actual: 1n });
     expect(await other.exited).toBe(0);
-  }, 30_000);
+  }, scaled(30_000));
 
   it('two processes running read-decide-append loops on one stream never lose an update', async () => {
     const stream = uniqueStream();
@@ -76,7 +77,7 @@ describe('SqliteEventStore across processes', () => {
     // Not asserted (scheduling-dependent), but reported when the test is run alone with --verbose.
     void conflicts;
     void otherConflicts;
-  }, 60_000);
+  }, scaled(60_000));
 
   it('live subscriptions see the appends of another process, in order, within the polling bound', async () => {
     const stream = uniqueStream();
@@ -95,7 +96,7 @@ describe('SqliteEventStore across processes', () => {
     expect(Math.max(...received.map((e) => e.latencyMs))).toBeLessThan(2_000);
     await other.waitForLine(/^done$/);
     await subscription.close();
-  }, 30_000);
+  }, scaled(30_000));
 
   it('an acknowledged append survives the appending process being killed (SIGKILL)', async () => {
     const stream = uniqueStream();
@@ -111,5 +112,5 @@ describe('SqliteEventStore across processes', () => {
     expect(events.length).toBeGreaterThanOrEqual(acked.length);
     for (const [, revision, id] of acked) expect(events[Number(revision)]?.id).toBe(id);
     expect(events.map((e) => e.revision)).toEqual(events.map((_, i) => BigInt(i)));
-  }, 30_000);
+  }, scaled(30_000));
 });

@@ -1,6 +1,7 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { scaled } from '../../../../test/support/time-scale';
 
 /** A running `sqlite-worker.ts` with line-based output. */
 export interface Worker {
@@ -50,7 +51,8 @@ export function startSqliteWorker(args: readonly string[]): Worker {
     lines,
     exited,
     stderr: () => errors,
-    waitForLine(pattern, timeoutMs = 20_000) {
+    waitForLine(pattern, unscaledTimeoutMs = 20_000) {
+      const timeoutMs = scaled(unscaledTimeoutMs);
       return new Promise<string>((resolve, reject) => {
         const check = (): void => {
           const line = lines.find((l) => pattern.test(l));

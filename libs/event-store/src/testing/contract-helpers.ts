@@ -5,6 +5,7 @@ import type { EventStore } from '../port/event-store';
 import type { RecordedEvent } from '../port/event';
 import type { Position } from '../port/position';
 import type { EventSubscription } from '../port/subscription';
+import { scaled } from '../../../../test/support/time-scale';
 
 /** A category no other test uses (dash-free), so tests can share one store (a real EventStoreDB). */
 export function uniqueCategory(prefix = 'c'): string {
@@ -46,7 +47,8 @@ export async function readAllAfter(store: EventStore, after: Position | undefine
  * Takes `count` events from a subscription, failing after `timeoutMs` with how
  * many arrived. Does not close the subscription.
  */
-export async function take(subscription: EventSubscription, count: number, timeoutMs = 5_000): Promise<RecordedEvent[]> {
+export async function take(subscription: EventSubscription, count: number, unscaledTimeoutMs = 5_000): Promise<RecordedEvent[]> {
+  const timeoutMs = scaled(unscaledTimeoutMs);
   const out: RecordedEvent[] = [];
   if (count === 0) return out;
   const iterator = subscription[Symbol.asyncIterator]();
@@ -79,7 +81,8 @@ export function puller(subscription: EventSubscription): {
   let pending: Promise<IteratorResult<RecordedEvent>> | undefined;
   const pull = (): Promise<IteratorResult<RecordedEvent>> => (pending ??= iterator.next());
   return {
-    async take(count, timeoutMs = 5_000) {
+    async take(count, unscaledTimeoutMs = 5_000) {
+      const timeoutMs = scaled(unscaledTimeoutMs);
       const out: RecordedEvent[] = [];
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<'timeout'>((resolve) => {
@@ -111,7 +114,8 @@ export function puller(subscription: EventSubscription): {
 }
 
 /** Polls `probe` until it returns true or the deadline passes. */
-export async function eventually(probe: () => boolean | Promise<boolean>, timeoutMs = 5_000, everyMs = 10): Promise<void> {
+export async function eventually(probe: () => boolean | Promise<boolean>, unscaledTimeoutMs = 5_000, everyMs = 10): Promise<void> {
+  const timeoutMs = scaled(unscaledTimeoutMs);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await probe()) return;

@@ -9,8 +9,9 @@ import type { RebuildProgress } from '../rebuild/rebuild-progress';
 import { ProjectionStore } from '../store/projection-store';
 import { appendSyntheticHistory, syntheticRun } from '../testing/synthetic-history';
 import { ProjectionRunner } from './projection-runner';
+import { scaled } from '../../../../test/support/time-scale';
 
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 /**
  * 20k by default to keep the suite quick; `PROJECTION_BENCH_EVENTS=200000` for

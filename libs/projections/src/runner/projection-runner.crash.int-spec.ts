@@ -7,8 +7,9 @@ import { SqliteEventStore } from '@agent-ledger/event-store';
 import { ProjectionStore } from '../store/projection-store';
 import { appendSyntheticHistory } from '../testing/synthetic-history';
 import { ProjectionRunner } from './projection-runner';
+import { scaled } from '../../../../test/support/time-scale';
 
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
 
@@ -53,7 +54,7 @@ describe('a runner killed mid-way (SIGKILL of a real process)', () => {
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
     // Kill it while it is busy: after some batches, before the end.
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + scaled(30_000);
     let applied = 0;
     while ((applied = appliedSoFar(crashedPath)) < total / 4) {
       if (Date.now() > deadline || child.exitCode !== null) throw new Error(`The worker did not progress (applied ${applied}): ${stderr}`);

@@ -24,6 +24,7 @@ import { IdempotencyKeyReusedError, runIdForIdempotencyKey } from './idempotency
 import { MessageValidationError } from '@agent-ledger/validation';
 import { StartRun } from './start-run.command';
 import type { StartRunFields } from './start-run.command';
+import { scaled } from '../../../../test/support/time-scale';
 
 /** A host's own service, injected into its tool: the tool is a plain provider of the host's module. */
 @Injectable()
@@ -130,7 +131,7 @@ async function countEvents(store: EventStore): Promise<number> {
 }
 
 async function eventually<T>(probe: () => Promise<T | null | undefined>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + scaled(timeoutMs);
   for (;;) {
     const value = await probe();
     if (value !== null && value !== undefined) return value;

@@ -2,6 +2,7 @@ import type { RunEvent } from '@agent-ledger/domain';
 import { busPrincipal, isTerminalRunEvent } from '@agent-ledger/domain';
 import type { RuntimeHarness, TestAgent } from '../testing/runtime-harness';
 import { eventually, startRuntime, stateOf } from '../testing/runtime-harness';
+import { scaled } from '../../../../test/support/time-scale';
 
 const SECOND = 1000;
 const RUNS = Number(process.env.RACE_RUNS ?? 100);
@@ -334,7 +335,7 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
       for (const e of rt.behaviour.executions) perRun.set(e.runId, (perRun.get(e.runId) ?? 0) + 1);
       expect([...perRun.values()].every((n) => n === 1)).toBe(true);
       expect(perRun.size).toBe(RUNS);
-    }, 90_000);
+    }, scaled(90_000));
   });
 });
 

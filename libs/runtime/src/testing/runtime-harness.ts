@@ -30,6 +30,7 @@ import { TOOL_CATALOG } from '../execution/tool-catalog';
 import { WorkerPool } from '../execution/worker-pool';
 import { auditStreamName, runStreamName } from '../execution/run-streams';
 import { toDomainEvents } from '../execution/domain-event-codec';
+import { scaled } from '../../../../test/support/time-scale';
 
 /** A clock the test moves by hand: no test waits for a real lease to expire. */
 export class ManualClock implements Clock {
@@ -295,7 +296,8 @@ export function stateOf(events: readonly RunEvent[]) {
 }
 
 /** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, unscaledTimeoutMs = 10_000, what = 'condition'): Promise<T> {
+  const timeoutMs = scaled(unscaledTimeoutMs);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -3,10 +3,11 @@ import { PROJECTION_NAMES, ProjectionRebuilder } from '@agent-ledger/projections
 import type { HttpTestApp } from '../testing/http-test-app';
 import { httpTestKey, startHttpTestApp } from '../testing/http-test-app';
 import type { RebuildAnswer } from './projection-rebuild.controller';
+import { scaled } from '../../../../../test/support/time-scale';
 
 /** Polls `probe` until it gives something other than undefined, or fails after `timeoutMs`. */
 async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + scaled(timeoutMs);
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
@@ -138,5 +139,5 @@ describe('POST and GET /projections/rebuild: a rebuild in the background of the 
     }, 'the second rebuild to end');
     expect(second).toMatchObject({ state: 'succeeded', result: { projections: ['runStatus'] } });
     expect((await readModels()).runs).toHaveLength(6);
-  }, 60_000);
+  }, scaled(60_000));
 });

@@ -8,6 +8,7 @@ import { ModelProviderTimeoutError } from '../model-provider-timeout.error';
 import { ModelReplyInvalidError } from '../model-reply-invalid.error';
 import type { OpenAiProviderConfig } from './openai-chat-model-provider';
 import { OpenAiChatModelProvider } from './openai-chat-model-provider';
+import { scaled } from '../../../../../test/support/time-scale';
 
 /** What the server saw of one request. */
 interface Recorded {
@@ -282,11 +283,12 @@ describe('OpenAiChatModelProvider against a local HTTP server', () => {
   });
 });
 
-/** Polls `condition` until it holds, failing after 5 s. */
+/** Polls `condition` until it holds, failing after 5 s (scaled for load). */
 async function waitFor(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5_000;
+  const limitMs = scaled(5_000);
+  const deadline = Date.now() + limitMs;
   while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met within 5 s');
+    if (Date.now() > deadline) throw new Error(`condition not met within ${limitMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

@@ -15,6 +15,7 @@ import { FilesWriteTool } from './files-write.tool';
 import { Workspace, WORKSPACE_TEMP_PREFIX } from './workspace';
 import { WorkspaceEntryError } from './workspace-entry.error';
 import { WorkspacePathError } from './workspace-path.error';
+import { scaled } from '../../../../../../test/support/time-scale';
 
 const MAX = 64;
 
@@ -52,7 +53,7 @@ describe('file tools (real folders)', () => {
 
   afterEach(async () => {
     await rm(base, { recursive: true, force: true });
-  }, 60_000); // removing the 1900-folder-deep tree takes seconds on a loaded machine
+  }, scaled(60_000)); // removing the 1900-folder-deep tree takes seconds on a loaded machine
 
   describe('confinement to the workspace folder', () => {
     it.each(['../outside/secret.txt', 'a/../../outside/secret.txt', '..'])('refuses the traversal %p, for every tool', async (bad) => {
