@@ -280,7 +280,7 @@ describe.each<Variant>(['forRoot', 'forRootAsync'])('AgentLedgerModule.%s on the
     expect((lost.reason as { code?: string }).code).toMatch(/^(RUN_NOT_WAITING_FOR_APPROVAL|RUN_ALREADY_SETTLED)$/);
     const statements = (await store.readStream(auditStreamName('bus-approve'))).events.filter((e) => e.type === 'ApprovalDecisionRecorded');
     expect(statements).toHaveLength(1);
-    expect(statements[0]?.data).toMatchObject({ decision: approve.status === 'fulfilled' ? 'approved' : 'denied', decidedBy: approve.status === 'fulfilled' ? 'host:alice' : 'host:bob' });
+    expect(statements[0]?.data).toMatchObject({ decision: approve.status === 'fulfilled' ? 'approved' : 'denied', decidedBy: busPrincipal(approve.status === 'fulfilled' ? 'host:alice' : 'host:bob') });
   });
 
   it('cancels a running run with CancelRun (stopped at its step boundary); a bad one is refused before anything is appended', async () => {
