@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isTerminalRunEvent } from '@agent-ledger/domain';
-import { startRuntime } from '@agent-ledger/runtime/testing/runtime-harness';
+import { startRuntime } from '@agent-ledger/runtime/testing';
 import { scaled } from '../support/time-scale';
 
 const root = join(__dirname, '..', '..');

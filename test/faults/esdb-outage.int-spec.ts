@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { EventStore, RecordedEvent } from '@agent-ledger/event-store';
 import { eventTypeFilter } from '@agent-ledger/event-store';
-import type { RuntimeHarness } from '@agent-ledger/runtime/testing/runtime-harness';
-import { eventually } from '@agent-ledger/runtime/testing/runtime-harness';
+import type { RuntimeHarness } from '@agent-ledger/runtime/testing';
+import { eventually } from '@agent-ledger/runtime/testing';
 import type { CapturedLogs, EsdbStores, LiveProjections, RunOutcome } from './support/runtime';
 import {
   parkRunsInToolCalls,

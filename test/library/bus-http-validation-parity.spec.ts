@@ -4,7 +4,8 @@ import { createHash } from 'node:crypto';
 import { RequestValidationError } from '../../apps/agent-ledger/src/http/validation/request-validation.error';
 import { ApiValidationPipe } from '../../apps/agent-ledger/src/http/validation/validation-pipe';
 import type { CancelRunFields, StartRunFields, ValidationIssue } from '@agent-ledger/runtime';
-import { CancelRun, GetAuditReview, ListRuns, MessageValidationError, runIdForIdempotencyKey, StartRun, validateMessage } from '@agent-ledger/runtime';
+import { CancelRun, MessageValidationError, runIdForIdempotencyKey, StartRun, validateMessage } from '@agent-ledger/runtime';
+import { GetAuditReview, ListRuns } from '@agent-ledger/projections';
 import type { AuditReviewQuery, ListRunsQuery } from '@agent-ledger/projections';
 
 /*

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AuditEvent, AuditRecord, JsonValue, RunEvent, ToolEffect } from '@agent-ledger/domain';
 import { canonicalJson, DEAD_LETTER_REASONS, isTerminalRunEvent, isWrite, verifyAuditChain } from '@agent-ledger/domain';
-import type { TestAgent } from '@agent-ledger/runtime/testing/runtime-harness';
+import type { TestAgent } from '@agent-ledger/runtime/testing';
 import { toolsOf } from './sim-agents';
 import type { History, LedgerEntry, RunHistory } from './sim-world';
 

@@ -1,4 +1,4 @@
-import type { TestAgent } from '@agent-ledger/runtime/testing/runtime-harness';
+import type { TestAgent } from '@agent-ledger/runtime/testing';
 
 /*
  * The agents of the simulation: scripted (deterministic, no I/O), offering

@@ -23,9 +23,9 @@ import {
   auditStreamName,
   runStreamName,
 } from '@agent-ledger/runtime';
-import type { Execution, TestAgent } from '@agent-ledger/runtime/testing/runtime-harness';
-import { ManualClock, testTools, ToolBehaviour } from '@agent-ledger/runtime/testing/runtime-harness';
-import { toDomainEvents } from '@agent-ledger/runtime/execution/domain-event-codec';
+import type { Execution, TestAgent } from '@agent-ledger/runtime/testing';
+import { ManualClock, testTools, ToolBehaviour } from '@agent-ledger/runtime/testing';
+import { toDomainEvents } from '@agent-ledger/runtime';
 import { TOOL_EFFECTS } from './invariants';
 import { MODEL_DOWN_AGENTS, SIM_AGENTS, toolsOf } from './sim-agents';
 import type { Action, BasicAction, PauseAfter, SettlePlan, Slot } from './sim-model';

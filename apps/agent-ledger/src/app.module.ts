@@ -4,7 +4,7 @@ import type { RunPolicyOptions } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
 import { ProjectionsModule } from '@agent-ledger/projections';
 import type { AgentDefinition } from '@agent-ledger/runtime';
-import { AgentLedgerModule } from '@agent-ledger/runtime';
+import { AgentLedgerModule } from '@agent-ledger/module';
 import { testLedgerImports } from './config/crash-test/test-ledger.tools';
 import { auditGapSagaPath, projectionSources, readModelsPath } from './config/read-models';
 import type { ServiceConfig } from './config/service-config';

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
-import { AgentLedgerModule } from '@agent-ledger/runtime';
-import type { AgentLedgerModuleOptions } from '@agent-ledger/runtime';
+import { AgentLedgerModule } from '@agent-ledger/module';
+import type { AgentLedgerModuleOptions } from '@agent-ledger/module';
 import { HostStorage, HostStorageModule } from './host-storage';
 import type { HostStorageOptions } from './host-storage';
 import { TICKET_AGENTS } from './ticket-agents';

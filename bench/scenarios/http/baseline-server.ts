@@ -18,8 +18,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ExpectedRevision } from '@agent-ledger/event-store/port/expected-revision';
-import { SqliteEventStore } from '@agent-ledger/event-store/sqlite/sqlite-event-store';
+import { ExpectedRevision } from '@agent-ledger/event-store';
+import { SqliteEventStore } from '@agent-ledger/event-store';
 
 /** The run id rule of the API (`RUN_ID_PATTERN`), checked by hand. */
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;

@@ -18,8 +18,8 @@ import type { AuditCommand, AuditEvent, AuditState, DomainEvent, JsonObject, Run
 import { apiKeyPrincipal, auditDecider, busPrincipal, createRunDecider, stepIdFor, ToolEffect } from '@agent-ledger/domain';
 import type { CurrentRevision } from '@agent-ledger/event-store';
 import { ExpectedRevision, SqliteEventStore } from '@agent-ledger/event-store';
-import { toEventData } from '@agent-ledger/runtime/execution/domain-event-codec';
-import { auditStreamName, runStreamName } from '@agent-ledger/runtime/execution/run-streams';
+import { toEventData } from '@agent-ledger/runtime';
+import { auditStreamName, runStreamName } from '@agent-ledger/runtime';
 
 /** Runs in flight at once in the simulation (their events interleave in `$all`). */
 export const CONCURRENT_RUNS = 16;

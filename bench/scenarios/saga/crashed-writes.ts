@@ -15,8 +15,8 @@ import type { AuditCommand, AuditState, RunCommand, RunDecider, RunState, StepTo
 import { auditDecider, stepIdFor } from '@agent-ledger/domain';
 import type { CurrentRevision, EventStore } from '@agent-ledger/event-store';
 import { ExpectedRevision } from '@agent-ledger/event-store';
-import { toEventData } from '@agent-ledger/runtime/execution/domain-event-codec';
-import { auditStreamName, runStreamName } from '@agent-ledger/runtime/execution/run-streams';
+import { toEventData } from '@agent-ledger/runtime';
+import { auditStreamName, runStreamName } from '@agent-ledger/runtime';
 
 /** A write left without its audit. */
 export interface CrashedWrite {

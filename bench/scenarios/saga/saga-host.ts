@@ -15,7 +15,8 @@ import type { DeclaresToolEffect, JsonObject } from '@agent-ledger/domain';
 import { ToolEffect } from '@agent-ledger/domain';
 import type { SqliteEventStore } from '@agent-ledger/event-store';
 import type { AgentDefinition, AgentTool } from '@agent-ledger/runtime';
-import { AgentLedgerModule, Tool } from '@agent-ledger/runtime';
+import { AgentLedgerModule } from '@agent-ledger/module';
+import { Tool } from '@agent-ledger/runtime';
 
 const ARGUMENTS = { type: 'object', properties: { key: { type: 'string' } }, additionalProperties: false } as const;
 

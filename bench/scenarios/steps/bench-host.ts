@@ -15,7 +15,8 @@ import { ToolEffect } from '@agent-ledger/domain';
 import type { Durability } from '@agent-ledger/event-store';
 import { SqliteEventStore } from '@agent-ledger/event-store';
 import type { AgentDefinition, AgentTool } from '@agent-ledger/runtime';
-import { AgentLedgerModule, Tool } from '@agent-ledger/runtime';
+import { AgentLedgerModule } from '@agent-ledger/module';
+import { Tool } from '@agent-ledger/runtime';
 
 const NO_ARGUMENTS = { type: 'object', properties: { i: { type: 'integer' } }, additionalProperties: false } as const;
 

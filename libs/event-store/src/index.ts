@@ -21,3 +21,4 @@ export { SQLITE_SCHEMA_VERSION } from './sqlite/sqlite-schema';
 export * from './eventstoredb';
 export * from './create-event-store';
 export * from './event-id';
+export { pullBatches, yieldToEventLoop } from './core/pull-batches';

@@ -24,7 +24,7 @@ export * from './store/projection-store';
 export { TableSlot, REBUILD_SUFFIX } from './store/sql-table';
 export * from './runner/projection-source';
 export * from './runner/projection-runner';
-export * from './runner/pull-batches';
+
 export * from './rebuild/rebuild-progress';
 export * from './rebuild/projection-rebuilder';
 export * from './queries/run-list-query';

@@ -52,7 +52,8 @@ export * from './execution/runtime-options';
 export * from './execution/segment-runner';
 export * from './execution/tool-catalog';
 export * from './execution/worker-pool';
-export * from './agent-ledger.module';
+export * from './runtime.module';
+export * from './module/deferred-providers';
 export * from './saga/audit-gap-saga';
 export * from './saga/audit-gap-saga.options';
 export * from './audit/audit-store-verdict';
@@ -69,6 +70,5 @@ export * from './bus/decide-run-approval.command';
 export * from './bus/submit-run-input.command';
 export * from './bus/get-run-state.query';
 export * from './bus/bus-handlers';
-// The read models' queries, answered on the QueryBus when the runtime keeps read models.
-export { GetAuditReview, GetProjectionStatus, GetRun, GetRunSteps, ListRuns } from '@agent-ledger/projections';
 export * from './execution/audit-statement-not-stored.error';
+export * from './execution/domain-event-codec';

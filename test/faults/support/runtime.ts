@@ -9,9 +9,9 @@ import type { EventStore, EventStoreDbReconnectOptions, RecordedEvent } from '@a
 import { EventStoreDbEventStore } from '@agent-ledger/event-store';
 import type { ProjectionSource } from '@agent-ledger/projections';
 import { ALL_PROJECTIONS, PROJECTED_EVENTS_FILTER, ProjectionQueries, ProjectionRunner, ProjectionStore } from '@agent-ledger/projections';
-import type { Gate, RuntimeHarness, RuntimeHarnessOptions, TestAgent } from '@agent-ledger/runtime/testing/runtime-harness';
-import { eventually, ManualClock, startRuntime, stateOf, ToolBehaviour } from '@agent-ledger/runtime/testing/runtime-harness';
-import type { StoreFixture } from '@agent-ledger/runtime/testing/store-fixture';
+import type { Gate, RuntimeHarness, RuntimeHarnessOptions, TestAgent } from '@agent-ledger/runtime/testing';
+import { eventually, ManualClock, startRuntime, stateOf, ToolBehaviour } from '@agent-ledger/runtime/testing';
+import type { StoreFixture } from '@agent-ledger/runtime/testing';
 import type { EsdbTestServer } from '../../support/esdb-server';
 import { startEsdbTestServer } from '../../support/esdb-server';
 import { scaled } from '../../support/time-scale';

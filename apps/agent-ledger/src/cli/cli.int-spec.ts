@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ProjectionStore } from '@agent-ledger/projections';
-import { writeExecutedWithoutAudit } from '@agent-ledger/runtime/testing/crash-points';
-import { eventually, startRuntime } from '@agent-ledger/runtime/testing/runtime-harness';
+import { writeExecutedWithoutAudit } from '@agent-ledger/runtime/testing';
+import { eventually, startRuntime } from '@agent-ledger/runtime/testing';
 import type { CliOutput } from './cli-output';
 import { runCli } from './main';
 

@@ -1,7 +1,7 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import type { AgentDefinition } from '@agent-ledger/runtime';
-import { AgentLedgerModule } from '@agent-ledger/runtime';
+import { AgentLedgerModule } from '@agent-ledger/module';
 import { runPolicyOf } from '../app.module';
 import type { ServiceConfig } from '../config/service-config';
 import { testLedgerImports } from '../config/crash-test/test-ledger.tools';

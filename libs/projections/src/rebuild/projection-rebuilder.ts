@@ -1,5 +1,5 @@
 import type { EventStore, Position } from '@agent-ledger/event-store';
-import { comparePositions, Direction, positionToParts } from '@agent-ledger/event-store';
+import { comparePositions, Direction, positionToParts, pullBatches, yieldToEventLoop } from '@agent-ledger/event-store';
 import type { ProjectionDefinition } from '../core/projection-definition';
 import type { ProjectionName } from '../core/projection-name';
 import { RebuildAbortedError } from '../errors/rebuild-aborted.error';
@@ -7,7 +7,6 @@ import { RebuildInProgressError } from '../errors/rebuild-in-progress.error';
 import type { ProjectionSource } from '../runner/projection-source';
 import { PROJECTED_EVENTS_FILTER } from '../runner/projection-source';
 import { positiveInteger } from '../runner/projection-runner';
-import { pullBatches, yieldToEventLoop } from '../runner/pull-batches';
 import type { ProjectionStore } from '../store/projection-store';
 import { TableSlot } from '../store/sql-table';
 import type { RebuildProgress, RebuildResult } from './rebuild-progress';

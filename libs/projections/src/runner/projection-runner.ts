@@ -1,5 +1,5 @@
 import type { Position, RecordedEvent } from '@agent-ledger/event-store';
-import { comparePositions, DEFAULT_BATCH_SIZE } from '@agent-ledger/event-store';
+import { comparePositions, DEFAULT_BATCH_SIZE, pullBatches, yieldToEventLoop } from '@agent-ledger/event-store';
 import type { ProjectionDefinition } from '../core/projection-definition';
 import type { ProjectionName } from '../core/projection-name';
 import { InvalidProjectionOptionError } from '../errors/invalid-projection-option.error';
@@ -8,7 +8,6 @@ import type { TableSlot } from '../store/sql-table';
 import { TableSlot as Slot } from '../store/sql-table';
 import type { ProjectionSource } from './projection-source';
 import { PROJECTED_EVENTS_FILTER, isValidSourceName } from './projection-source';
-import { pullBatches, yieldToEventLoop } from './pull-batches';
 
 /** Options of a {@link ProjectionRunner}. */
 export interface ProjectionRunnerOptions {

@@ -9,7 +9,7 @@ import type { EventStore } from '@agent-ledger/event-store';
 import { SqliteEventStore } from '@agent-ledger/event-store';
 import { MessageValidationError } from '@agent-ledger/validation';
 import type { AgentDefinition } from '../agents/agent-definition';
-import { AgentLedgerModule } from '../agent-ledger.module';
+import { AgentLedgerRuntimeModule } from '../runtime.module';
 import { auditStreamName, runStreamName } from '../execution/run-streams';
 import { decisionHistories, seedRun, storedEvents } from '../testing/decision-histories';
 import { CancelRun } from './cancel-run.command';
@@ -47,7 +47,7 @@ describe('the principal of a decision sent over the bus (embedded store)', () =>
     dir = mkdtempSync(join(tmpdir(), 'agent-ledger-bus-principal-'));
     store = SqliteEventStore.open({ path: join(dir, 'agent-ledger.sqlite') });
     // No workers: the seeded runs stay where the decisions leave them.
-    @Module({ imports: [AgentLedgerModule.forRoot({ store, agents: AGENTS, tools: { builtins: { clock: true } }, workers: { concurrency: 0 }, reaper: { intervalMs: 0 } })] })
+    @Module({ imports: [AgentLedgerRuntimeModule.forRoot({ store, agents: AGENTS, tools: { builtins: { clock: true } }, workers: { concurrency: 0 }, reaper: { intervalMs: 0 } })] })
     class HostModule {}
     app = await NestFactory.createApplicationContext(HostModule, { logger: false });
     commands = app.get(CommandBus);

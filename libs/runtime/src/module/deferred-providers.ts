@@ -34,14 +34,14 @@ export function deferProviders<O>(
     if (typeof provider === 'function' || !('useValue' in provider || 'useFactory' in provider)) return provider;
     const replacement = deferred.get(provider.provide);
     if (replacement === undefined) {
-      throw new ConfigurationError(`AgentLedgerModule.forRootAsync cannot defer ${name}'s provider ${describe(provider.provide)}: it is built from options it does not know`);
+      throw new ConfigurationError(`forRootAsync cannot defer ${name}'s provider ${describe(provider.provide)}: it is built from options it does not know`);
     }
     seen.add(provider.provide);
     const { useFactory } = replacement;
     return { provide: provider.provide, inject: [optionsToken, ...(replacement.inject ?? [])], useFactory: useFactory as (...args: unknown[]) => unknown };
   });
   for (const token of deferred.keys()) {
-    if (!seen.has(token)) throw new ConfigurationError(`AgentLedgerModule.forRootAsync expected ${name} to provide ${describe(token)}`);
+    if (!seen.has(token)) throw new ConfigurationError(`forRootAsync expected ${name} to provide ${describe(token)}`);
   }
   return { ...module, imports: [...(module.imports ?? []), optionsModule], providers };
 }

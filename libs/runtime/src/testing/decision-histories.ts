@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ModelResponse, RunEvent, StepTool } from '@agent-ledger/domain';
 import { createRunDecider, currentSchemaVersion } from '@agent-ledger/domain';
-import { RunHistory } from '@agent-ledger/domain/testing/run-history';
+import { RunHistory } from '@agent-ledger/domain/testing';
 import type { EventStore } from '@agent-ledger/event-store';
 import { ExpectedRevision } from '@agent-ledger/event-store';
 import { runStreamName } from '../execution/run-streams';

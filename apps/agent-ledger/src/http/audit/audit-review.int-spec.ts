@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { eventually } from '@agent-ledger/runtime/testing/runtime-harness';
+import { eventually } from '@agent-ledger/runtime/testing';
 import type { HttpTestApp } from '../testing/http-test-app';
 import { httpTestKey, startHttpTestApp } from '../testing/http-test-app';
 import type { AuditReviewAnswer } from './audit-review-answer';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { auditStreamName, runStreamName } from '@agent-ledger/runtime';
-import { decisionHistories as histories, seedRun as seed, storedEvents as eventsOf } from '@agent-ledger/runtime/testing/decision-histories';
+import { decisionHistories as histories, seedRun as seed, storedEvents as eventsOf } from '@agent-ledger/runtime/testing';
 import type { HttpTestApp, HttpTestKey } from '../testing/http-test-app';
 import { httpTestKey, startHttpTestApp } from '../testing/http-test-app';
 

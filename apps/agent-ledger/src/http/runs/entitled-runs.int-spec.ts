@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import type { RunEvent } from '@agent-ledger/domain';
 import type { ApprovalRow, ListApprovalsQuery } from '@agent-ledger/projections';
 import { ProjectionQueries, ProjectionStore, TableSlot } from '@agent-ledger/projections';
-import { EventLog } from '@agent-ledger/projections/testing/event-builders';
-import { runEvents } from '@agent-ledger/projections/testing/run-event-fixtures';
+import { EventLog } from '@agent-ledger/projections/testing';
+import { runEvents } from '@agent-ledger/projections/testing';
 import { listEntitledApprovals } from './entitled-runs';
 
 const T0 = Date.UTC(2026, 0, 1);

@@ -1,9 +1,9 @@
 import type { RunEvent } from '@agent-ledger/domain';
 import { isTerminalRunEvent } from '@agent-ledger/domain';
-import { writeExecutedWithoutAudit } from '@agent-ledger/runtime/testing/crash-points';
-import type { RuntimeHarness, TestAgent } from '@agent-ledger/runtime/testing/runtime-harness';
-import { eventually } from '@agent-ledger/runtime/testing/runtime-harness';
-import { ALICE } from './run-event-fixtures';
+import { writeExecutedWithoutAudit } from '@agent-ledger/runtime/testing';
+import type { RuntimeHarness, TestAgent } from '@agent-ledger/runtime/testing';
+import { eventually } from '@agent-ledger/runtime/testing';
+import { ALICE } from '@agent-ledger/projections/testing';
 
 const SECOND = 1000;
 const call = (tool: string, value = 'x') => ({ tool, arguments: { value } });

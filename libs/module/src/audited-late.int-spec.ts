@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeExecutedWithoutAudit } from '@agent-ledger/runtime/testing/crash-points';
-import type { RuntimeHarness } from '@agent-ledger/runtime/testing/runtime-harness';
-import { startRuntime } from '@agent-ledger/runtime/testing/runtime-harness';
-import { ProjectionQueries } from '../queries/projection-queries';
-import { ProjectionRunner } from '../runner/projection-runner';
-import type { ProjectionSource } from '../runner/projection-source';
-import { ProjectionStore } from '../store/projection-store';
+import { writeExecutedWithoutAudit } from '@agent-ledger/runtime/testing';
+import type { RuntimeHarness } from '@agent-ledger/runtime/testing';
+import { startRuntime } from '@agent-ledger/runtime/testing';
+import { ProjectionQueries } from '@agent-ledger/projections';
+import { ProjectionRunner } from '@agent-ledger/projections';
+import type { ProjectionSource } from '@agent-ledger/projections';
+import { ProjectionStore } from '@agent-ledger/projections';
 
 describe('the audit review counts a write audited late (embedded stores)', () => {
   let dir: string;

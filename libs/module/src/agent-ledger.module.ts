@@ -1,49 +1,17 @@
 import type { DynamicModule, FactoryProvider, InjectionToken, ModuleMetadata } from '@nestjs/common';
 import { Module } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
-import { ConfigurationError, createRunDecider } from '@agent-ledger/domain';
+import { ConfigurationError } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
 import type { ProjectionSource, ProjectionsModuleOptions } from '@agent-ledger/projections';
 import { ProjectionQueries, ProjectionRebuilder, ProjectionsModule, ProjectionStore, PROJECTIONS_MODULE_OPTIONS, validateProjectionsModuleOptions } from '@agent-ledger/projections';
-import type { AgentDefinition } from './agents/agent-definition';
-import { BUS_PROVIDERS } from './bus/bus-handlers';
-import type { Clock } from './clock/clock';
-import { CLOCK, systemClock } from './clock/clock';
-import type { AgentCatalog } from './execution/agent-catalog';
-import { AGENT_CATALOG, agentCatalogOf } from './execution/agent-catalog';
-import { AUDIT_EVENT_STORE, RUN_EVENT_STORE } from './execution/event-store.tokens';
-import { ExecutionModule } from './execution/execution.module';
-import { RUN_DECIDER } from './execution/run-decider.token';
-import type { ExecutionOptions } from './execution/runtime-options';
-import { EXECUTION_OPTIONS } from './execution/runtime-options';
-import { TOOL_CATALOG } from './execution/tool-catalog';
-import type { ModelProviderFactoryOptions } from './models/model-provider-factory';
-import { createModelProvider } from './models/model-provider-factory';
-import { registerConfiguredTools } from './module/async-tools';
-import type { DeferredProvider } from './module/deferred-providers';
-import { deferProviders } from './module/deferred-providers';
-import { AUDIT_GAP_SAGA_OPTIONS } from './saga/audit-gap-saga.options';
-import { ToolRegistry } from './tools/tool-registry';
-import type { ToolsModuleOptions } from './tools/tools-module-options';
-import { ToolsModule } from './tools/tools.module';
+import type { AgentLedgerRuntimeOptions, DeferredProvider } from '@agent-ledger/runtime';
+import { AgentLedgerRuntimeModule, checkRuntimeOptions, deferProviders } from '@agent-ledger/runtime';
 
 /** The read models a runtime keeps: `ProjectionsModule`'s options but its sources, which are the runtime's stores. */
 export type ReadModelsOptions = Omit<ProjectionsModuleOptions, 'sources'>;
 
-/** Everything the runtime is built from. */
-export interface AgentLedgerModuleOptions extends ExecutionOptions {
-  /** The store of the runs' streams (see `createEventStore`). The caller closes it. */
-  readonly store: EventStore;
-  /** A store of its own for the audit streams. @default store */
-  readonly auditStore?: EventStore;
-  /** The agents (see `loadAgentsConfig`). */
-  readonly agents: readonly AgentDefinition[];
-  /** Built-in and extra tools; any `@Tool` provider of the application is found as well. */
-  readonly tools?: ToolsModuleOptions;
-  /** How model providers reach their servers (`fetch`, environment). */
-  readonly models?: ModelProviderFactoryOptions;
-  /** @default the system clock */
-  readonly clock?: Clock;
+/** Everything the runtime is built from, and whether it keeps read models. */
+export interface AgentLedgerModuleOptions extends AgentLedgerRuntimeOptions {
   /**
    * The read models (`ProjectionsModule`, fed by `store`, and by `auditStore`
    * when it is another store), so that the read-model queries (`GetRun`,
@@ -74,19 +42,17 @@ export interface AgentLedgerModuleAsyncOptions {
 
 /** Injection token of the options resolved by {@link AgentLedgerModule.forRootAsync}. */
 const AGENT_LEDGER_OPTIONS: InjectionToken = Symbol('agent-ledger:AgentLedgerModuleOptions');
-/** Injection token of the tools that `forRootAsync` registers from the options. */
-const CONFIGURED_TOOLS: InjectionToken = Symbol('agent-ledger:ConfiguredTools');
 
-/** Holds the options resolved by `forRootAsync`, for the runtime's modules. */
+/** Holds the options resolved by `forRootAsync`, for the runtime's and the read models' modules. */
 @Module({})
 class AgentLedgerOptionsModule {}
 
 /**
- * The whole runtime in one module: tools (with their declared effects),
- * agents and their model providers, the execution engine (command handlers,
- * workers, reaper, `RunService`), the public commands and queries on the
- * application's buses (`StartRun`, `CancelRun`, `GetRunState`), validated
- * before their handlers run, and optionally the read models.
+ * The whole of agent-ledger in a Nest application: the runtime
+ * (`AgentLedgerRuntimeModule`: tools with their declared effects, agents and
+ * their model providers, workers, reaper, audit-gap saga, the public
+ * commands and queries on the application's buses) and, when asked, the
+ * read models (`ProjectionsModule`), fed by the runtime's own stores.
  *
  * @example
  * AgentLedgerModule.forRoot({
@@ -98,37 +64,23 @@ class AgentLedgerOptionsModule {}
  */
 @Module({})
 export class AgentLedgerModule {
-  /** The runtime over options known now. */
+  /** The runtime (and its read models) over options known now. */
   static forRoot(options: AgentLedgerModuleOptions): DynamicModule {
-    const readModels = options.readModels ?? false;
-    const imports: NonNullable<ModuleMetadata['imports']> = [
-      ToolsModule.forRoot(options.tools ?? {}),
-      ExecutionModule.forRoot({
-        runStore: options.store,
-        auditStore: options.auditStore,
-        agents: agentCatalogFrom(options),
-        tools: { provide: TOOL_CATALOG, useExisting: ToolRegistry },
-        clock: options.clock,
-        policy: options.policy,
-        workers: options.workers,
-        reaper: options.reaper,
-        auditGapSaga: options.auditGapSaga,
-      }),
-    ];
+    const { readModels = false, ...runtime } = options;
+    const imports: NonNullable<ModuleMetadata['imports']> = [AgentLedgerRuntimeModule.forRoot(runtime)];
     if (readModels !== false) imports.push(ProjectionsModule.forRoot(projectionsOptionsOf(options, readModels)));
     return {
       module: AgentLedgerModule,
       imports,
-      providers: [...BUS_PROVIDERS],
-      exports: readModels === false ? [ExecutionModule] : [ExecutionModule, ProjectionsModule],
+      exports: readModels === false ? [AgentLedgerRuntimeModule] : [AgentLedgerRuntimeModule, ProjectionsModule],
     };
   }
 
   /**
-   * The runtime over options built when the application starts, e.g. from
-   * the host's configuration service. The options are those of
-   * {@link forRoot}; `@Tool` providers of the host's modules are found as
-   * with `forRoot`.
+   * The runtime (and its read models) over options built when the
+   * application starts, e.g. from the host's configuration service. The
+   * options are those of {@link forRoot}; `@Tool` providers of the host's
+   * modules are found as with `forRoot`.
    *
    * @example
    * AgentLedgerModule.forRootAsync({
@@ -151,13 +103,7 @@ export class AgentLedgerModule {
       ],
       exports: [AGENT_LEDGER_OPTIONS],
     };
-    const execution = deferProviders<AgentLedgerModuleOptions>(
-      ExecutionModule.forRoot({ runStore: PLACEHOLDER_STORE, agents: agentCatalogOf([]), tools: { provide: TOOL_CATALOG, useExisting: ToolRegistry } }),
-      AGENT_LEDGER_OPTIONS,
-      optionsModule,
-      DEFERRED_EXECUTION_PROVIDERS,
-    );
-    const imports: NonNullable<ModuleMetadata['imports']> = [optionsModule, ToolsModule.forRoot({ builtins: { clock: false, user: false } }), execution];
+    const imports: NonNullable<ModuleMetadata['imports']> = [AgentLedgerRuntimeModule.fromOptionsProvider(optionsModule, AGENT_LEDGER_OPTIONS)];
     if (withReadModels) {
       imports.push(
         deferProviders<AgentLedgerModuleOptions>(
@@ -171,31 +117,18 @@ export class AgentLedgerModule {
     return {
       module: AgentLedgerModule,
       imports,
-      providers: [
-        ...BUS_PROVIDERS,
-        {
-          provide: CONFIGURED_TOOLS,
-          inject: [AGENT_LEDGER_OPTIONS, ToolRegistry, ModuleRef],
-          useFactory: (resolved: AgentLedgerModuleOptions, registry: ToolRegistry, moduleRef: ModuleRef) =>
-            registerConfiguredTools(resolved.tools, resolved.clock, registry, moduleRef),
-        },
-      ],
-      exports: withReadModels ? [ExecutionModule, ProjectionsModule] : [ExecutionModule],
+      exports: withReadModels ? [AgentLedgerRuntimeModule, ProjectionsModule] : [AgentLedgerRuntimeModule],
     };
   }
 }
 
-function agentCatalogFrom(options: AgentLedgerModuleOptions): AgentCatalog {
-  return agentCatalogOf(options.agents.map((definition) => ({ definition, provider: createModelProvider(definition.provider, options.models) })));
-}
-
-function projectionSourcesOf(options: AgentLedgerModuleOptions): ProjectionSource[] {
+function projectionSourcesOf(options: AgentLedgerRuntimeOptions): ProjectionSource[] {
   const sources: ProjectionSource[] = [{ name: 'runs', store: options.store }];
   if (options.auditStore !== undefined && options.auditStore !== options.store) sources.push({ name: 'audit', store: options.auditStore });
   return sources;
 }
 
-function projectionsOptionsOf(options: AgentLedgerModuleOptions, readModels: ReadModelsOptions): ProjectionsModuleOptions {
+function projectionsOptionsOf(options: AgentLedgerRuntimeOptions, readModels: ReadModelsOptions): ProjectionsModuleOptions {
   return { ...readModels, sources: projectionSourcesOf(options) };
 }
 
@@ -205,9 +138,7 @@ function projectionsOptionsOf(options: AgentLedgerModuleOptions, readModels: Rea
  */
 function checkAsyncOptions(options: AgentLedgerModuleOptions, withReadModels: boolean): AgentLedgerModuleOptions {
   const prefix = 'AgentLedgerModule.forRootAsync: useFactory()';
-  if (typeof options !== 'object' || options === null) throw new ConfigurationError(`${prefix} must return the runtime's options`);
-  if (typeof options.store?.subscribeToAll !== 'function') throw new ConfigurationError(`${prefix}.store must be an EventStore`);
-  if (!Array.isArray(options.agents)) throw new ConfigurationError(`${prefix}.agents must be an array of agent definitions`);
+  checkRuntimeOptions(options, prefix);
   const readModels = options.readModels ?? false;
   if (withReadModels && readModels === false) {
     throw new ConfigurationError(`${prefix}.readModels must give the read models' settings ({} for the defaults): forRootAsync was given readModels: true`);
@@ -226,17 +157,6 @@ const PLACEHOLDER_STORE = Object.freeze({
 }) as unknown as EventStore;
 
 type Deferred = DeferredProvider<AgentLedgerModuleOptions>;
-
-/** The providers of `ExecutionModule.forRoot` built from its options, built from the resolved options instead. */
-const DEFERRED_EXECUTION_PROVIDERS: ReadonlyMap<InjectionToken, Deferred> = new Map<InjectionToken, Deferred>([
-  [RUN_EVENT_STORE, { useFactory: (o) => o.store }],
-  [AUDIT_EVENT_STORE, { useFactory: (o) => o.auditStore ?? o.store }],
-  [CLOCK, { useFactory: (o) => o.clock ?? systemClock }],
-  [EXECUTION_OPTIONS, { useFactory: (o): ExecutionOptions => ({ policy: o.policy, workers: o.workers, reaper: o.reaper, auditGapSaga: o.auditGapSaga }) }],
-  [AUDIT_GAP_SAGA_OPTIONS, { useFactory: (o) => o.auditGapSaga ?? {} }],
-  [RUN_DECIDER, { useFactory: (o) => createRunDecider(o.policy) }],
-  [AGENT_CATALOG, { useFactory: (o) => agentCatalogFrom(o) }],
-]);
 
 /** The providers of `ProjectionsModule.forRoot` built from its options, built from the resolved options instead. */
 const DEFERRED_READ_MODEL_PROVIDERS: ReadonlyMap<InjectionToken, Deferred> = new Map<InjectionToken, Deferred>([

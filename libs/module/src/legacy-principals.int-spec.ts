@@ -6,13 +6,13 @@ import { apiKeyPrincipal, auditRecordHash } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
 import { ExpectedRevision } from '@agent-ledger/event-store';
 import { auditStreamName, reviewAuditStores, reviewRunAudit, runStreamName } from '@agent-ledger/runtime';
-import { decisionHistories } from '@agent-ledger/runtime/testing/decision-histories';
-import type { RuntimeHarness } from '@agent-ledger/runtime/testing/runtime-harness';
-import { eventually, startRuntime, stateOf } from '@agent-ledger/runtime/testing/runtime-harness';
-import { ProjectionQueries } from './queries/projection-queries';
-import { ProjectionRunner } from './runner/projection-runner';
-import type { ProjectionSource } from './runner/projection-source';
-import { ProjectionStore } from './store/projection-store';
+import { decisionHistories } from '@agent-ledger/runtime/testing';
+import type { RuntimeHarness } from '@agent-ledger/runtime/testing';
+import { eventually, startRuntime, stateOf } from '@agent-ledger/runtime/testing';
+import { ProjectionQueries } from '@agent-ledger/projections';
+import { ProjectionRunner } from '@agent-ledger/projections';
+import type { ProjectionSource } from '@agent-ledger/projections';
+import { ProjectionStore } from '@agent-ledger/projections';
 
 /*
  * Events recorded before principals were typed (schema version 1) named who

@@ -10,21 +10,21 @@ import { busPrincipal, InvalidFieldError, RunAlreadySettledError, RunNotFoundErr
 import type { EventStore } from '@agent-ledger/event-store';
 import { SqliteEventStore } from '@agent-ledger/event-store';
 import { GetAuditReview, GetRun, ProjectionRunnerPool } from '@agent-ledger/projections';
-import type { AgentDefinition } from '../agents/agent-definition';
-import type { AgentLedgerModuleOptions } from '../agent-ledger.module';
-import { AgentLedgerModule } from '../agent-ledger.module';
-import { auditStreamName } from '../execution/run-streams';
-import type { AgentTool, ToolContext } from '../tools/agent-tool';
-import { Tool } from '../tools/tool.decorator';
-import { ToolRegistry } from '../tools/tool-registry';
-import { CancelRun } from './cancel-run.command';
-import { DecideRunApproval } from './decide-run-approval.command';
-import { GetRunState } from './get-run-state.query';
-import { IdempotencyKeyReusedError, runIdForIdempotencyKey } from './idempotency';
+import type { AgentDefinition } from '@agent-ledger/runtime';
+import type { AgentLedgerModuleOptions } from './agent-ledger.module';
+import { AgentLedgerModule } from './agent-ledger.module';
+import { auditStreamName } from '@agent-ledger/runtime';
+import type { AgentTool, ToolContext } from '@agent-ledger/runtime';
+import { Tool } from '@agent-ledger/runtime';
+import { ToolRegistry } from '@agent-ledger/runtime';
+import { CancelRun } from '@agent-ledger/runtime';
+import { DecideRunApproval } from '@agent-ledger/runtime';
+import { GetRunState } from '@agent-ledger/runtime';
+import { IdempotencyKeyReusedError, runIdForIdempotencyKey } from '@agent-ledger/runtime';
 import { MessageValidationError } from '@agent-ledger/validation';
-import { StartRun } from './start-run.command';
-import type { StartRunFields } from './start-run.command';
-import { scaled } from '../../../../test/support/time-scale';
+import { StartRun } from '@agent-ledger/runtime';
+import type { StartRunFields } from '@agent-ledger/runtime';
+import { scaled } from '../../../test/support/time-scale';
 
 /** A host's own service, injected into its tool: the tool is a plain provider of the host's module. */
 @Injectable()

@@ -1,0 +1,3 @@
+/** Test helpers of @agent-ledger/domain, for this repository's tests only: not part of the published package. */
+export * from './run-history';
+export * from './run-decider-specification';

@@ -1,0 +1,2 @@
+/** Test helpers of @agent-ledger/module, for this repository's tests only: not part of the published package. */
+export * from './mixed-workload';
