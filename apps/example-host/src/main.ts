@@ -11,7 +11,7 @@ import { TicketRuns } from './tickets/ticket-runs.service';
  * both, and stops. Data in `EXAMPLE_HOST_DATA_DIR` (default
  * `./data/example-host`); run it twice to see the idempotency key replay.
  *
- *   npx nest build example-host && node dist/apps/example-host/apps/example-host/src/main.js
+ *   npm run build && node apps/example-host/dist/main.js
  */
 async function main(): Promise<void> {
   const app = await NestFactory.createApplicationContext(HostModule.forRoot({ dataDir: process.env.EXAMPLE_HOST_DATA_DIR ?? './data/example-host' }), {

@@ -15,7 +15,7 @@ import { ChildServer } from './child-server';
 
 /** The repository's root. */
 export const REPOSITORY_ROOT = join(__dirname, '..', '..', '..');
-const BUILT_SERVICE = 'dist/apps/agent-ledger/apps/agent-ledger/src/main.js';
+const BUILT_SERVICE = 'apps/agent-ledger/dist/main.js';
 const SOURCE_SERVICE = 'apps/agent-ledger/src/main.ts';
 /** The sources the build is compared with. */
 const SOURCE_FOLDERS = ['apps/agent-ledger/src', 'libs'];

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 
 const root = join(__dirname, '..', '..', '..');
 const BUILT = {
-  service: 'dist/apps/agent-ledger/apps/agent-ledger/src/main.js',
-  cli: 'dist/apps/agent-ledger/apps/agent-ledger/src/cli/main.js',
+  service: 'apps/agent-ledger/dist/main.js',
+  cli: 'apps/agent-ledger/dist/cli/main.js',
 } as const;
 const SOURCE = {
   service: 'apps/agent-ledger/src/main.ts',

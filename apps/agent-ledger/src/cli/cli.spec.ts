@@ -146,7 +146,7 @@ describe('agent-ledger CLI: command line', () => {
   });
 
   it('serve runs the service entry beside the CLI, built or from sources', () => {
-    expect(serviceEntry('/app/dist/apps/agent-ledger/src/cli/main.js')).toBe('/app/dist/apps/agent-ledger/src/main.js');
+    expect(serviceEntry('/app/node_modules/agent-ledger/dist/cli/main.js')).toBe('/app/node_modules/agent-ledger/dist/main.js');
     expect(serviceEntry('/repo/apps/agent-ledger/src/cli/main.ts')).toBe('/repo/apps/agent-ledger/src/main.ts');
   });
 });

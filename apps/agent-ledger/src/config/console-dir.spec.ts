@@ -10,10 +10,10 @@ describe('the default CONSOLE_DIR', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('walks up to the package.json of this repository, from the sources and from the build alike', () => {
+  it('walks up to the package.json of the service package, from the sources, the build and an installed copy alike', () => {
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: PACKAGE_NAME }));
-    const sources = join(dir, 'apps', 'agent-ledger', 'src', 'config');
-    const build = join(dir, 'dist', 'apps', 'agent-ledger', 'apps', 'agent-ledger', 'src', 'config');
+    const sources = join(dir, 'src', 'config');
+    const build = join(dir, 'dist', 'config');
     mkdirSync(sources, { recursive: true });
     mkdirSync(build, { recursive: true });
     expect(findPackageRoot(sources)).toBe(dir);
@@ -36,7 +36,7 @@ describe('the default CONSOLE_DIR', () => {
     expect(defaultConsoleDir('/srv/app', dir)).toBe(join('/srv/app', CONSOLE_BUILD_DIR));
   });
 
-  it('finds this repository from this file', () => {
-    expect(findPackageRoot()).toBe(join(__dirname, '..', '..', '..', '..'));
+  it('finds the service package (apps/agent-ledger) from this file', () => {
+    expect(findPackageRoot()).toBe(join(__dirname, '..', '..'));
   });
 });

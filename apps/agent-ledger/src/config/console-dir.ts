@@ -1,18 +1,19 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
-/** The `name` of this repository's `package.json`: how {@link findPackageRoot} knows it found the right one. */
+/** The `name` of the service's package (`apps/agent-ledger/package.json`): how {@link findPackageRoot} knows it found the right one. */
 export const PACKAGE_NAME = 'agent-ledger';
 
 /** Where the console's build lands under the package root (`apps/console/vite.config.ts`: `outDir`). */
 export const CONSOLE_BUILD_DIR = join('dist', 'console');
 
 /**
- * The folder holding this repository's `package.json` (its `name` is
+ * The folder holding the service package's `package.json` (its `name` is
  * {@link PACKAGE_NAME}), found by walking up from `from`. The same answer
- * from the build (`dist/apps/agent-ledger/apps/agent-ledger/src/config`) and
- * from the sources run by ts-node (`apps/agent-ledger/src/config`); null when
- * no such folder is above `from` (the code was copied elsewhere).
+ * from the build (`apps/agent-ledger/dist/config`), from the sources run by
+ * ts-node (`apps/agent-ledger/src/config`) and from an installed copy
+ * (`node_modules/agent-ledger/dist/config`); null when no such folder is
+ * above `from` (the code was copied elsewhere).
  */
 export function findPackageRoot(from: string = __dirname): string | null {
   let dir = resolve(from);

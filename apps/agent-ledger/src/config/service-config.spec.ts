@@ -28,8 +28,8 @@ describe('readServiceConfig', () => {
       sseHeartbeatMs: 15_000,
       readyMaxProjectionLag: 1000,
       auth: { mode: 'disabled-on-loopback', modeSource: 'default', apiKeys: [] },
-      // The repository's own dist/console, found from this file, not from the working directory.
-      consoleDir: join(__dirname, '..', '..', '..', '..', 'dist', 'console'),
+      // The service package's own dist/console, found from this file, not from the working directory.
+      consoleDir: join(__dirname, '..', '..', 'dist', 'console'),
       configFile: null,
       crashPoints: null,
       testLedgerPath: null,

@@ -87,7 +87,7 @@ export interface ServiceConfig {
    * `CONSOLE_DIR`: the folder of the built console (`index.html`, `assets/`),
    * served under `/console/`. A folder without `index.html` is not an error:
    * the service starts, warns once, and `/console/` answers 404 `CONSOLE_NOT_BUILT`.
-   * @default `dist/console` under the package root (see `defaultConsoleDir`)
+   * @default `dist/console` under the service package's root (`apps/agent-ledger`, or `node_modules/agent-ledger` when installed) (see `defaultConsoleDir`)
    */
   readonly consoleDir: string;
   /** `AGENT_LEDGER_CONFIG`: the configuration file read, if any (absolute). @default null */
