@@ -1,5 +1,7 @@
 import { MessageValidationError, validateMessage } from '@agent-ledger/validation';
-import type { AuditReviewQuery, ListApprovalsQuery, ListRunsQuery } from '@agent-ledger/projections';
+import type { ListApprovalsQuery } from '../queries/approval-list-query';
+import type { AuditReviewQuery } from '../queries/audit-review-report';
+import type { ListRunsQuery } from '../queries/run-list-query';
 import { GetAuditReview, GetRun, GetRunSteps, ListApprovals, ListRuns } from './read-model-queries';
 
 function refusal(message: object): { field: string; rule: string; message: string } | null {

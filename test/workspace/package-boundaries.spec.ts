@@ -1,0 +1,168 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+
+/*
+ * The packages' boundaries, checked on their sources: one dependency
+ * direction (the domain, the client and the crash points at the bottom; the
+ * event store and the validation above them; the runtime and the projections
+ * beside each other; their composition, then the HTTP module, then the
+ * service on top), imports of another package only through its entry point,
+ * every import of published code declared in the package's package.json, and
+ * nothing of a test (a `testing/` folder, `test/`, a spec) reachable from
+ * published code.
+ */
+
+const ROOT = join(__dirname, '..', '..');
+
+/** Each package's layer: a package may depend only on packages of a lower layer. */
+const LAYERS: Readonly<Record<string, number>> = {
+  '@agent-ledger/domain': 0,
+  '@agent-ledger/crash-points': 0,
+  '@agent-ledger/client': 0,
+  '@agent-ledger/validation': 1,
+  '@agent-ledger/event-store': 1,
+  '@agent-ledger/runtime': 2,
+  '@agent-ledger/projections': 2,
+  '@agent-ledger/module': 3,
+  '@agent-ledger/http': 4,
+  'agent-ledger': 5,
+};
+
+interface Manifest {
+  readonly name: string;
+  readonly version: string;
+  readonly private?: boolean;
+  readonly main?: string;
+  readonly types?: string;
+  readonly bin?: Record<string, string>;
+  readonly exports?: Record<string, unknown>;
+  readonly files?: string[];
+  readonly dependencies?: Record<string, string>;
+  readonly peerDependencies?: Record<string, string>;
+}
+
+interface WorkspacePackage {
+  readonly dir: string;
+  readonly manifest: Manifest;
+}
+
+function readManifest(dir: string): Manifest {
+  return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest;
+}
+
+function workspacePackages(): WorkspacePackage[] {
+  const libs = readdirSync(join(ROOT, 'libs'))
+    .map((name) => join(ROOT, 'libs', name))
+    .filter((dir) => existsSync(join(dir, 'package.json')));
+  return [...libs, join(ROOT, 'apps', 'agent-ledger')].map((dir) => ({ dir, manifest: readManifest(dir) }));
+}
+
+function sourceFiles(dir: string): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) files.push(...sourceFiles(path));
+    else if (/\.tsx?$/.test(entry)) files.push(path);
+  }
+  return files;
+}
+
+/** A test's file: a spec of any tier, or a helper under a `testing/` folder. Not built, not published. */
+function isTestFile(path: string): boolean {
+  return /\.(spec|int-spec|e2e-spec|sim-spec)\.ts$/.test(path) || path.split(sep).includes('testing');
+}
+
+function importsOf(path: string): string[] {
+  const text = readFileSync(path, 'utf8');
+  const specifiers = new Set<string>();
+  for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'([^']+)'/g)) specifiers.add(match[1] as string);
+  for (const match of text.matchAll(/(?:^|\n)\s*import\s+'([^']+)'/g)) specifiers.add(match[1] as string);
+  for (const match of text.matchAll(/\b(?:require|import)\(\s*'([^']+)'\s*\)/g)) specifiers.add(match[1] as string);
+  return [...specifiers];
+}
+
+/** `@scope/name/sub/path` → `@scope/name`; `name/sub` → `name`. */
+function packageOf(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? `${parts[0]}/${parts[1]}` : (parts[0] as string);
+}
+
+const BUILTINS = new Set(builtinModules);
+const isBuiltin = (specifier: string) => specifier.startsWith('node:') || BUILTINS.has(packageOf(specifier));
+
+const packages = workspacePackages();
+const rootVersion = readManifest(ROOT).version;
+
+describe('the workspace packages', () => {
+  it('are every library and the service, each with a layer', () => {
+    expect(packages.map((p) => p.manifest.name).sort()).toEqual(expect.arrayContaining(['agent-ledger', '@agent-ledger/domain', '@agent-ledger/runtime', '@agent-ledger/projections', '@agent-ledger/module']));
+    for (const { manifest } of packages) expect([manifest.name, LAYERS[manifest.name]]).toEqual([manifest.name, expect.any(Number)]);
+  });
+
+  it.each(packages.map((p) => [p.manifest.name, p] as const))('%s: one version for all, published files only from dist, types with every entry point', (_name, { manifest }) => {
+    expect(manifest.version).toBe(rootVersion);
+    expect(manifest.private).toBeUndefined();
+    expect(manifest.files).toEqual(expect.arrayContaining(['dist']));
+    if (manifest.bin === undefined) {
+      expect(manifest.types).toBe('dist/index.d.ts');
+      expect(manifest.exports?.['.']).toEqual({ types: './dist/index.d.ts', default: './dist/index.js' });
+    }
+  });
+
+  it.each(packages.map((p) => [p.manifest.name, p] as const))('%s depends only on packages of a lower layer, and pins them to the one version', (name, { manifest }) => {
+    const problems: string[] = [];
+    for (const [dependency, range] of Object.entries({ ...manifest.dependencies, ...manifest.peerDependencies })) {
+      const layer = LAYERS[dependency];
+      if (layer === undefined) continue;
+      if (!(layer < (LAYERS[name] as number))) problems.push(`${dependency} is not below ${name}`);
+      if (range !== rootVersion) problems.push(`${dependency}@${range} is not ${rootVersion}`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it.each(packages.map((p) => [p.manifest.name, p] as const))('%s: published code imports only its own files and declared dependencies, through their entry points; nothing of a test', (name, { dir, manifest }) => {
+    const declared = new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})]);
+    const problems: string[] = [];
+    const src = join(dir, 'src');
+    for (const file of sourceFiles(src)) {
+      const where = relative(ROOT, file);
+      const test = isTestFile(file);
+      for (const specifier of importsOf(file)) {
+        if (specifier.startsWith('.')) {
+          const target = resolve(dirname(file), specifier);
+          if (test) continue; // a test may reach the repository's test support (test/support)
+          if (!target.startsWith(src + sep)) problems.push(`${where}: '${specifier}' leaves the package`);
+          else if (target.split(sep).includes('testing')) problems.push(`${where}: '${specifier}' is a test helper`);
+          continue;
+        }
+        if (isBuiltin(specifier)) continue;
+        const dependency = packageOf(specifier);
+        if (dependency === name) {
+          problems.push(`${where}: '${specifier}' imports its own package by name`);
+          continue;
+        }
+        if (LAYERS[dependency] !== undefined) {
+          const sub = specifier.slice(dependency.length);
+          if (sub !== '' && sub !== '/testing') problems.push(`${where}: '${specifier}' reaches into ${dependency} past its entry point`);
+          if (!((LAYERS[dependency] as number) < (LAYERS[name] as number))) problems.push(`${where}: '${specifier}' goes against the dependency direction`);
+          if (test) continue;
+          if (sub === '/testing') problems.push(`${where}: '${specifier}' is a test helper`);
+        }
+        if (test) continue;
+        if (!declared.has(dependency)) problems.push(`${where}: '${specifier}' is not a dependency in ${relative(ROOT, join(dir, 'package.json'))}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('keep the runtime and the projections beside each other: neither imports the other, not even in a test', () => {
+    const runtime = packages.find((p) => p.manifest.name === '@agent-ledger/runtime') as WorkspacePackage;
+    const projections = packages.find((p) => p.manifest.name === '@agent-ledger/projections') as WorkspacePackage;
+    const crossing = [
+      ...sourceFiles(join(runtime.dir, 'src')).filter((f) => importsOf(f).some((s) => packageOf(s) === '@agent-ledger/projections')),
+      ...sourceFiles(join(projections.dir, 'src')).filter((f) => importsOf(f).some((s) => packageOf(s) === '@agent-ledger/runtime')),
+    ];
+    expect(crossing.map((f) => relative(ROOT, f))).toEqual([]);
+  });
+});
