@@ -1,0 +1,110 @@
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, sep } from 'node:path';
+import { scaled } from '../support/time-scale';
+import type { PackedPackage } from './support/packed-project';
+import { buildWorkspace, createProject, packWorkspaces, REPO_ROOT, run, runOk } from './support/packed-project';
+
+/*
+ * agent-ledger as a user gets it: every package packed with `npm pack`, then
+ * installed with `npm install` into a fresh project in a temporary folder,
+ * outside this repository (its dependencies come from the registry, the
+ * agent-ledger packages from the tarballs only). In that project a Nest host
+ * application with its own write tool completes a run through
+ * AgentLedgerModule, and its TypeScript compiles against the packages' type
+ * declarations with `strict` (and `skipLibCheck: false`).
+ */
+
+const INSTALL_TIMEOUT_MS = scaled(600_000); // better-sqlite3 compiles from source on install (about 90 s)
+const COMMAND_TIMEOUT_MS = scaled(120_000);
+const ROOT_MANIFEST = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+
+describe('the packages, packed and installed into a fresh project', () => {
+  let workDir: string;
+  let tarballs: string;
+  let project: string;
+  let packed: PackedPackage[];
+
+  beforeAll(() => {
+    workDir = realpathSync(mkdtempSync(join(tmpdir(), 'agent-ledger-packed-')));
+    tarballs = join(workDir, 'tarballs');
+    project = join(workDir, 'my-agents');
+    mkdirSync(tarballs);
+    mkdirSync(project);
+    buildWorkspace(COMMAND_TIMEOUT_MS);
+    packed = packWorkspaces(tarballs, COMMAND_TIMEOUT_MS);
+    createProject(project, packed, tarballs, {
+      fixture: join(__dirname, 'fixtures', 'host-project'),
+      devDependencies: { typescript: ROOT_MANIFEST.devDependencies['typescript'] as string, '@types/node': ROOT_MANIFEST.devDependencies['@types/node'] as string },
+      timeoutMs: INSTALL_TIMEOUT_MS,
+    });
+  }, INSTALL_TIMEOUT_MS + 2 * COMMAND_TIMEOUT_MS);
+
+  afterAll(() => {
+    if (workDir !== undefined) rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it('packs every library and the service, with nothing of the tests and no TypeScript sources', () => {
+    expect(packed.map((p) => p.name).sort()).toEqual(
+      expect.arrayContaining(['@agent-ledger/domain', '@agent-ledger/event-store', '@agent-ledger/module', '@agent-ledger/projections', '@agent-ledger/runtime', 'agent-ledger']),
+    );
+    for (const pkg of packed) {
+      const paths = pkg.files.map((f) => f.path);
+      const leaked = paths.filter((p) => /(^|\/)(testing|test)\//.test(p) || /\.(spec|int-spec|e2e-spec|sim-spec)\./.test(p) || (/\.ts$/.test(p) && !p.endsWith('.d.ts')) || p.endsWith('.tsbuildinfo'));
+      expect({ name: pkg.name, leaked }).toEqual({ name: pkg.name, leaked: [] });
+      expect({ name: pkg.name, manifest: paths.includes('package.json') }).toEqual({ name: pkg.name, manifest: true });
+      if (pkg.name === 'agent-ledger') expect(paths).toEqual(expect.arrayContaining(['dist/main.js', 'dist/cli/main.js', 'dist/console/index.html']));
+      else expect({ name: pkg.name, types: paths.includes('dist/index.d.ts') }).toEqual({ name: pkg.name, types: true });
+    }
+  });
+
+  it('installs the packages from the tarballs, as copies inside the project: nothing resolves into this repository', () => {
+    const script = `for (const name of ${JSON.stringify(packed.map((p) => p.name).filter((n) => n !== 'agent-ledger'))}) console.log(require('fs').realpathSync(require.resolve(name)))`;
+    const { stdout } = runOk(process.execPath, ['-e', script], project, { timeoutMs: COMMAND_TIMEOUT_MS });
+    const resolved = stdout.trim().split('\n');
+    expect(resolved).toHaveLength(packed.length - 1);
+    for (const path of resolved) {
+      expect(path.startsWith(join(project, 'node_modules') + sep)).toBe(true);
+      expect(relative(REPO_ROOT, path).startsWith('..')).toBe(true);
+    }
+    const bin = realpathSync(join(project, 'node_modules', '.bin', 'agent-ledger'));
+    expect(bin).toBe(join(project, 'node_modules', 'agent-ledger', 'dist', 'cli', 'main.js'));
+  });
+
+  it("compiles the host's TypeScript against the packages' declarations with strict and skipLibCheck off", () => {
+    const result = run('npx', ['tsc', '-p', 'tsconfig.json'], project, { timeoutMs: COMMAND_TIMEOUT_MS });
+    expect({ status: result.status, output: result.stdout + result.stderr }).toEqual({ status: 0, output: '' });
+  });
+
+  it('refuses, at compile time, a tool whose effect is not a ToolEffect (the declarations are typed, not any)', () => {
+    const bad = join(project, 'src', 'bad-effect.ts');
+    writeFileSync(
+      bad,
+      [
+        "import { ToolEffect } from '@agent-ledger/domain';",
+        "import type { DeclaresToolEffect } from '@agent-ledger/domain';",
+        'export class Bad implements DeclaresToolEffect {',
+        "  getEffect(): ToolEffect { return 'WRITE'; }",
+        '}',
+      ].join('\n'),
+    );
+    try {
+      const result = run('npx', ['tsc', '-p', 'tsconfig.json', '--noEmit'], project, { timeoutMs: COMMAND_TIMEOUT_MS });
+      expect(result.status).not.toBe(0);
+      expect(result.stdout).toContain("src/bad-effect.ts(4,29): error TS2322: Type '\"WRITE\"' is not assignable to type 'ToolEffect'.");
+    } finally {
+      rmSync(bad);
+    }
+  });
+
+  it("completes a run with the project's own write tool through AgentLedgerModule: the write ran once, with its idempotency key, and is audited", () => {
+    runOk('npx', ['tsc', '-p', 'tsconfig.json'], project, { timeoutMs: COMMAND_TIMEOUT_MS });
+    const dataDir = join(project, 'data-host');
+    mkdirSync(dataDir);
+    const { stdout } = runOk(process.execPath, ['dist/host.js', dataDir], project, { timeoutMs: COMMAND_TIMEOUT_MS });
+    const { started, totals } = JSON.parse(stdout) as { started: { runId: string; status: string; run: { answer: string } }; totals: Record<string, number> };
+    expect(started).toMatchObject({ status: 'COMPLETED', run: { answer: 'Signed.' } });
+    expect(readFileSync(join(dataDir, 'guestbook.txt'), 'utf8')).toBe(`Ada\tagent-ledger:${started.runId}/r0/t0\n`);
+    expect(totals).toMatchObject({ writes: 1, writesExecuted: 1, writesAudited: 1, writesWithoutAudit: 0 });
+  });
+});

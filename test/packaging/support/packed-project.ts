@@ -1,0 +1,91 @@
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The repository's root. */
+export const REPO_ROOT = join(__dirname, '..', '..', '..');
+
+/** One package packed by `npm pack`, as its `--json` output lists it. */
+export interface PackedPackage {
+  readonly name: string;
+  readonly version: string;
+  readonly filename: string;
+  readonly files: readonly { readonly path: string }[];
+}
+
+/** What a command run in a project printed, and how it ended. */
+export interface CommandResult {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * The environment of a command run as a user would: without the `npm_*`
+ * variables of the `npm test` that runs this suite (a nested `npm install`
+ * would otherwise inherit this workspace's settings), nor Node options that
+ * reach into this repository.
+ */
+export function userEnvironment(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^npm_/i.test(key) || key === 'INIT_CWD' || key === 'NODE_OPTIONS' || key === 'NODE_PATH' || key === 'TS_NODE_PROJECT') continue;
+    env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+/** Runs a command to its end (no shell), in `cwd`, with the user's environment. */
+export function run(command: string, args: readonly string[], cwd: string, options: { env?: NodeJS.ProcessEnv; timeoutMs: number }): CommandResult {
+  const result = spawnSync(command, [...args], { cwd, env: userEnvironment(options.env), encoding: 'utf8', timeout: options.timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+  if (result.error !== undefined) throw result.error;
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Runs a command that must succeed; its output is in the error when it does not. */
+export function runOk(command: string, args: readonly string[], cwd: string, options: { env?: NodeJS.ProcessEnv; timeoutMs: number }): CommandResult {
+  const result = run(command, args, cwd, options);
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} (in ${cwd}) exited with ${result.status}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`);
+  return result;
+}
+
+/** Builds the packages and the service (incremental: quick when `npm run build` has run), and the console when it is missing. */
+export function buildWorkspace(timeoutMs: number): void {
+  runOk('npx', ['tsc', '-b', 'tsconfig.build.json'], REPO_ROOT, { timeoutMs });
+  if (!existsSync(join(REPO_ROOT, 'apps', 'agent-ledger', 'dist', 'console', 'index.html'))) runOk('npm', ['run', 'console:build'], REPO_ROOT, { timeoutMs });
+}
+
+/** `npm pack` of every workspace package into `destination`. */
+export function packWorkspaces(destination: string, timeoutMs: number): PackedPackage[] {
+  const { stdout } = runOk('npm', ['pack', '--workspaces', '--json', '--pack-destination', destination], REPO_ROOT, { timeoutMs });
+  return JSON.parse(stdout) as PackedPackage[];
+}
+
+/**
+ * Creates a project in `dir` that depends on the packed tarballs (by `file:`
+ * path) and on the registry for everything else, copies `fixture`'s files
+ * into it, and installs it with `npm install`. The tarballs also override
+ * every transitive dependency on an agent-ledger package, so that nothing is
+ * fetched from the registry under those names nor resolved from this
+ * repository.
+ */
+export function createProject(dir: string, packed: readonly PackedPackage[], tarballDir: string, options: { fixture?: string; devDependencies?: Record<string, string>; timeoutMs: number }): void {
+  const dependencies = Object.fromEntries(packed.map((p) => [p.name, `file:${join(tarballDir, p.filename)}`]));
+  const manifest = {
+    name: 'my-agents',
+    version: '1.0.0',
+    private: true,
+    dependencies: { ...dependencies, ...NEST_DEPENDENCIES },
+    overrides: Object.fromEntries(packed.map((p) => [p.name, `$${p.name}`])),
+    devDependencies: options.devDependencies ?? {},
+  };
+  if (options.fixture !== undefined) cpSync(options.fixture, dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  runOk('npm', ['install', '--no-audit', '--no-fund'], dir, { timeoutMs: options.timeoutMs });
+}
+
+/** The Nest packages a host application imports itself, in the ranges the packages ask of it as peers. */
+const NEST_DEPENDENCIES: Record<string, string> = (() => {
+  const runtime = JSON.parse(readFileSync(join(REPO_ROOT, 'libs', 'runtime', 'package.json'), 'utf8')) as { peerDependencies: Record<string, string> };
+  return runtime.peerDependencies;
+})();
