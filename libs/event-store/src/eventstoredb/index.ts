@@ -1,3 +1,7 @@
 export { EventStoreDbEventStore } from './eventstoredb-event-store';
-export type { EventStoreDbEventStoreOptions, EventStoreDbReconnectOptions } from './eventstoredb-options';
+export type {
+  EventStoreDbEventStoreOptions,
+  EventStoreDbReconnectOptions,
+  ResolvedReconnectOptions,
+} from './eventstoredb-options';
 export { DEFAULT_RECONNECT } from './eventstoredb-options';
