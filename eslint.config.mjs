@@ -16,7 +16,7 @@ const forbiddenInDomain = [
 ];
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', 'node_modules/**', 'coverage/**', 'data/**', 'bench/results/**'] },
+  { ignores: ['**/dist/**', 'libs/http/console/**', 'node_modules/**', 'coverage/**', 'data/**', 'bench/results/**'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { defineConfig } from 'vite';
 
 /**
- * The console's build: a static bundle in `apps/agent-ledger/dist/console/` (shipped in the `agent-ledger` package), served by the
+ * The console's build: a static bundle in `libs/http/console/` (shipped in the `@agent-ledger/http` package), served by the
  * service under `/console/`. No inline script or style ends up in the HTML
  * (the service's Content-Security-Policy forbids both), and nothing is
  * loaded from another origin.
@@ -12,7 +12,7 @@ export default defineConfig({
   base: '/console/',
   esbuild: { jsx: 'automatic', jsxImportSource: 'preact' },
   build: {
-    outDir: resolve(__dirname, '../agent-ledger/dist/console'),
+    outDir: resolve(__dirname, '../../libs/http/console'),
     emptyOutDir: true,
     // The polyfill for <link rel=modulepreload> would be an inline script; every browser we target has it.
     modulePreload: { polyfill: false },

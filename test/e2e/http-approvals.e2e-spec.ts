@@ -9,10 +9,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AuditReviewReport, ApprovalPage, ApprovalRow, RunStatusRow } from '@agent-ledger/projections';
-import type { ApiErrorBody } from '../../apps/agent-ledger/src/http/errors/api-error-body';
-import type { ProjectionsAnswer } from '../../apps/agent-ledger/src/http/projections/read-models.controller';
-import type { RunResumeAnswer, StartRunInteractive } from '../../apps/agent-ledger/src/http/runs/run-answers';
-import type { RunStepsAnswer } from '../../apps/agent-ledger/src/http/runs/runs.controller';
+import type { ApiErrorBody } from '../../libs/http/src/errors/api-error-body';
+import type { ProjectionsAnswer } from '../../libs/http/src/projections/read-models.controller';
+import type { RunResumeAnswer, StartRunInteractive } from '../../libs/http/src/runs/run-answers';
+import type { RunStepsAnswer } from '../../libs/http/src/runs/runs.controller';
 import { startEsdbTestServer } from '../support/esdb-server';
 import type { TestKey } from './support/http-auth-support';
 import { apiKeysEnv, parsePrometheusText, sampleValue, testKey, withKey } from './support/http-auth-support';

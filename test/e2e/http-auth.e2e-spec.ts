@@ -4,8 +4,8 @@
  * keys (hashed) in `API_KEYS`.
  */
 import type { RunPage } from '@agent-ledger/projections';
-import type { ApiErrorBody } from '../../apps/agent-ledger/src/http/errors/api-error-body';
-import type { ReadinessReport } from '../../apps/agent-ledger/src/health/readiness.service';
+import type { ApiErrorBody } from '../../libs/http/src/errors/api-error-body';
+import type { ReadinessReport } from '../../libs/http/src/health/readiness.service';
 import type { TestKey } from './support/http-auth-support';
 import { apiKeysEnv, parsePrometheusText, sampleValue, testKey, withKey } from './support/http-auth-support';
 import type { HoldingModelServer, HttpService } from './support/http-service';

@@ -1,8 +1,8 @@
 import type { ArgumentMetadata } from '@nestjs/common';
-import { AuditReviewQueryDto, CancelRunDto, ListRunsQueryDto, StartRunDto } from '../../apps/agent-ledger/src/http/runs/run-dtos';
+import { AuditReviewQueryDto, CancelRunDto, ListRunsQueryDto, StartRunDto } from '../../libs/http/src/runs/run-dtos';
 import { createHash } from 'node:crypto';
-import { RequestValidationError } from '../../apps/agent-ledger/src/http/validation/request-validation.error';
-import { ApiValidationPipe } from '../../apps/agent-ledger/src/http/validation/validation-pipe';
+import { RequestValidationError } from '../../libs/http/src/validation/request-validation.error';
+import { ApiValidationPipe } from '../../libs/http/src/validation/validation-pipe';
 import type { CancelRunFields, StartRunFields, ValidationIssue } from '@agent-ledger/runtime';
 import { CancelRun, MessageValidationError, runIdForIdempotencyKey, StartRun, validateMessage } from '@agent-ledger/runtime';
 import { GetAuditReview, ListRuns } from '@agent-ledger/projections';

@@ -46,15 +46,16 @@ describe('the packages, packed and installed into a fresh project', () => {
 
   it('packs every library and the service, with nothing of the tests and no TypeScript sources', () => {
     expect(packed.map((p) => p.name).sort()).toEqual(
-      expect.arrayContaining(['@agent-ledger/domain', '@agent-ledger/event-store', '@agent-ledger/module', '@agent-ledger/projections', '@agent-ledger/runtime', 'agent-ledger']),
+      expect.arrayContaining(['@agent-ledger/domain', '@agent-ledger/event-store', '@agent-ledger/http', '@agent-ledger/module', '@agent-ledger/projections', '@agent-ledger/runtime', 'agent-ledger']),
     );
     for (const pkg of packed) {
       const paths = pkg.files.map((f) => f.path);
       const leaked = paths.filter((p) => /(^|\/)(testing|test)\//.test(p) || /\.(spec|int-spec|e2e-spec|sim-spec)\./.test(p) || (/\.ts$/.test(p) && !p.endsWith('.d.ts')) || p.endsWith('.tsbuildinfo'));
       expect({ name: pkg.name, leaked }).toEqual({ name: pkg.name, leaked: [] });
       expect({ name: pkg.name, manifest: paths.includes('package.json') }).toEqual({ name: pkg.name, manifest: true });
-      if (pkg.name === 'agent-ledger') expect(paths).toEqual(expect.arrayContaining(['dist/main.js', 'dist/cli/main.js', 'dist/console/index.html']));
+      if (pkg.name === 'agent-ledger') expect(paths).toEqual(expect.arrayContaining(['dist/main.js', 'dist/cli/main.js']));
       else expect({ name: pkg.name, types: paths.includes('dist/index.d.ts') }).toEqual({ name: pkg.name, types: true });
+      if (pkg.name === '@agent-ledger/http') expect(paths).toEqual(expect.arrayContaining(['console/index.html']));
     }
   });
 

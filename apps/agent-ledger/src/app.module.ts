@@ -2,13 +2,11 @@ import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import type { RunPolicyOptions } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
-import { ProjectionsModule } from '@agent-ledger/projections';
 import type { AgentDefinition } from '@agent-ledger/runtime';
-import { AgentLedgerModule } from '@agent-ledger/module';
 import { testLedgerImports } from './config/crash-test/test-ledger.tools';
-import { auditGapSagaPath, projectionSources, readModelsPath } from './config/read-models';
+import { auditGapSagaPath, readModelsPath } from './config/read-models';
 import type { ServiceConfig } from './config/service-config';
-import { HTTP_API_CONTROLLERS, httpApiProviders } from './http/http-api';
+import { AgentLedgerHttpModule } from '@agent-ledger/http';
 
 /** The run policy options the configuration sets (lease length, backoff); the rest keeps the policy's defaults. */
 export function runPolicyOf(config: Pick<ServiceConfig, 'leaseSeconds' | 'backoffBaseSeconds' | 'backoffCapSeconds'>): RunPolicyOptions | undefined {
@@ -28,32 +26,33 @@ export interface AppDependencies {
 }
 
 /**
- * The service's root module: the runtime (workers, reaper, audit-gap saga),
- * the read models (in `<dataDir>/read-models.sqlite`, fed by the run store,
- * and by the audit store when it is separate) and the HTTP API.
+ * The service's root module: `AgentLedgerHttpModule` (the runtime with its
+ * workers, reaper and audit-gap saga, the read models in
+ * `<dataDir>/read-models.sqlite`, fed by the run store and by the audit store
+ * when it is separate, and the HTTP API with the console).
  */
 @Module({})
 export class AppModule {
   static forRoot({ config, store, auditStore, agents }: AppDependencies): DynamicModule {
-    const sources = projectionSources({ runStore: store, auditStore: auditStore ?? store });
     return {
       module: AppModule,
       imports: [
-        AgentLedgerModule.forRoot({
-          store,
-          auditStore,
-          agents,
-          tools: { builtins: { files: { workspaceDir: config.workspaceDir }, clock: true } },
-          policy: runPolicyOf(config),
-          workers: { concurrency: config.workerConcurrency },
-          reaper: { intervalMs: config.reaperIntervalMs },
-          auditGapSaga: { databasePath: auditGapSagaPath(config), gracePeriodMs: config.auditGapGraceMs },
+        AgentLedgerHttpModule.forRoot({
+          ledger: {
+            store,
+            auditStore,
+            agents,
+            tools: { builtins: { files: { workspaceDir: config.workspaceDir }, clock: true } },
+            policy: runPolicyOf(config),
+            workers: { concurrency: config.workerConcurrency },
+            reaper: { intervalMs: config.reaperIntervalMs },
+            auditGapSaga: { databasePath: auditGapSagaPath(config), gracePeriodMs: config.auditGapGraceMs },
+            readModels: { databasePath: readModelsPath(config) },
+          },
+          http: config,
         }),
-        ProjectionsModule.forRoot({ databasePath: readModelsPath(config), sources }),
         ...testLedgerImports(config.testLedgerPath),
       ],
-      controllers: [...HTTP_API_CONTROLLERS],
-      providers: httpApiProviders(config, sources, agents),
     };
   }
 }

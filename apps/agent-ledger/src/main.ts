@@ -7,7 +7,7 @@ import { startCrashTestMode } from './config/crash-test/crash-test-mode';
 import { openStores } from './config/open-stores';
 import type { ServiceConfig } from './config/service-config';
 import { readServiceConfig } from './config/service-config';
-import { authDisabledBanner } from './http/auth/auth-mode-warning';
+import { authDisabledBanner } from '@agent-ledger/http';
 import { createServiceApp } from './service-app';
 
 /** Reads the configuration, or ends the process with a message naming the bad setting (exit code 3, as the CLI answers a bad configuration). */

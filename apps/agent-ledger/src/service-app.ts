@@ -5,9 +5,7 @@ import type { AgentDefinition } from '@agent-ledger/runtime';
 import { AppModule } from './app.module';
 import type { OpenStores } from './config/open-stores';
 import type { ServiceConfig } from './config/service-config';
-import { AbsentJsonBodies } from './http/bodies/absent-json-bodies';
-import { refuseUnreadableBodies } from './http/bodies/refuse-unreadable-bodies';
-import { buildOpenApiDocument, OpenApiDocumentHolder } from './http/openapi/openapi-document';
+import { setUpAgentLedgerHttp } from '@agent-ledger/http';
 
 /**
  * The service's Nest application on stores already opened: the runtime, the
@@ -31,11 +29,6 @@ export async function createServiceApp(options: {
     bodyParser: false,
     ...(logger === undefined ? {} : { logger }),
   });
-  app.use(refuseUnreadableBodies({ discardLimitBytes: config.httpBodyLimitBytes }));
-  // JSON bodies only up to the limit: a larger one is refused with 413 before any handler runs.
-  const absentBodies = new AbsentJsonBodies();
-  app.useBodyParser('json', { limit: config.httpBodyLimitBytes, verify: absentBodies.verify });
-  app.use(absentBodies.middleware);
-  app.get(OpenApiDocumentHolder).set(buildOpenApiDocument(app));
+  setUpAgentLedgerHttp(app);
   return app;
 }

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'nod
 import { get } from 'node:http';
 import { join } from 'node:path';
 import { CONFIG_FILE_KEYS } from '../../../apps/agent-ledger/src/config/config-file';
-import { hashApiKey } from '../../../apps/agent-ledger/src/config/api-keys';
+import { hashApiKey } from '../../../libs/http/src/auth/api-keys';
 import { ChildServer } from './child-server';
 
 /** The repository's root. */

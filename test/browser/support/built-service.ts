@@ -1,6 +1,6 @@
 /**
  * The browser tier starts the BUILT service, as a user does: the console is
- * only served from a build (`apps/agent-ledger/dist/console/`, next to the compiled service).
+ * only served from a build (`libs/http/console/`, the console's build in @agent-ledger/http).
  * Where those files are, whether they are missing or older than their
  * sources, and the build that refreshes them.
  */
@@ -12,7 +12,7 @@ export const ROOT = join(__dirname, '..', '..', '..');
 /** The compiled service (`npm run build`). */
 export const BUILT_SERVICE = join(ROOT, 'apps/agent-ledger/dist/main.js');
 /** The console's page (`npm run build`, the Vite build of `apps/console`). */
-export const BUILT_CONSOLE = join(ROOT, 'apps/agent-ledger/dist/console/index.html');
+export const BUILT_CONSOLE = join(ROOT, 'libs/http/console/index.html');
 
 /** The sources a build is made of: a file here newer than the build makes it stale. */
 const SOURCE_DIRS = ['apps', 'libs'];

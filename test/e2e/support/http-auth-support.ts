@@ -3,7 +3,7 @@
  * API keys with their configuration entries, requests with a key, and a
  * strict parser of the Prometheus text format.
  */
-import { generateApiKey, hashApiKey } from '../../../apps/agent-ledger/src/config/api-keys';
+import { generateApiKey, hashApiKey } from '../../../libs/http/src/auth/api-keys';
 import type { JsonAnswer } from './http-service';
 import { request } from './http-service';
 

@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunStatusRow } from '@agent-ledger/projections';
-import type { StreamedEvent } from '../../../apps/agent-ledger/src/http/events/sse-frame';
+import type { StreamedEvent } from '../../../libs/http/src/events/sse-frame';
 import { scaled } from '../../support/time-scale';
 import { entryArgs } from './entry-point';
 

@@ -52,7 +52,7 @@ export function runOk(command: string, args: readonly string[], cwd: string, opt
 /** Builds the packages and the service (incremental: quick when `npm run build` has run), and the console when it is missing. */
 export function buildWorkspace(timeoutMs: number): void {
   runOk('npx', ['tsc', '-b', 'tsconfig.build.json'], REPO_ROOT, { timeoutMs });
-  if (!existsSync(join(REPO_ROOT, 'apps', 'agent-ledger', 'dist', 'console', 'index.html'))) runOk('npm', ['run', 'console:build'], REPO_ROOT, { timeoutMs });
+  if (!existsSync(join(REPO_ROOT, 'libs', 'http', 'console', 'index.html'))) runOk('npm', ['run', 'console:build'], REPO_ROOT, { timeoutMs });
 }
 
 /** `npm pack` of every workspace package into `destination`. */

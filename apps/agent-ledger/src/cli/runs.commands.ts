@@ -1,7 +1,7 @@
 import type { PendingApproval, PendingInput } from '@agent-ledger/domain';
 import { RunStatus } from '@agent-ledger/domain';
 import type { RunStatusRow as RunRow } from '@agent-ledger/projections';
-import type { RunView } from '../http/runs/run-view';
+import type { RunView } from '@agent-ledger/http';
 import type { CliOutput } from './cli-output';
 import { ExitCode, fields, table } from './cli-output';
 import { clip } from './event-format';

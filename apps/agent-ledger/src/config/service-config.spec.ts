@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hashApiKey } from './api-keys';
+import { hashApiKey } from '@agent-ledger/http';
 import { isLoopbackHost, readServiceConfig } from './service-config';
 
 const OPS_HASH = hashApiKey('ops-secret');
@@ -28,8 +28,8 @@ describe('readServiceConfig', () => {
       sseHeartbeatMs: 15_000,
       readyMaxProjectionLag: 1000,
       auth: { mode: 'disabled-on-loopback', modeSource: 'default', apiKeys: [] },
-      // The service package's own dist/console, found from this file, not from the working directory.
-      consoleDir: join(__dirname, '..', '..', 'dist', 'console'),
+      // The console's build in @agent-ledger/http, found from that package's files, not from the working directory.
+      consoleDir: join(__dirname, '..', '..', '..', '..', 'libs', 'http', 'console'),
       configFile: null,
       crashPoints: null,
       testLedgerPath: null,

@@ -1,36 +1,14 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { InvalidFieldError } from '@agent-ledger/domain';
-import type { ApiKeyEntry } from './api-keys';
-import { parseApiKeyEntries } from './api-keys';
+import type { ApiKeyEntry, AuthMode, AuthSettings, HttpApiOptions } from '@agent-ledger/http';
+import { AUTH_MODES, builtConsoleDir, parseApiKeyEntries } from '@agent-ledger/http';
 import type { ConfigFile, ConfigFileKey } from './config-file';
 import { CONFIG_FILE_KEYS, readConfigFile } from './config-file';
-import { defaultConsoleDir } from './console-dir';
 import type { CrashPointsSetting } from './crash-test/crash-test-settings';
 import { readCrashTestConfig } from './crash-test/crash-test-settings';
 
-/**
- * How requests are authenticated.
- * - `api-keys`: every route but `/health` and `/ready` needs a configured key;
- * - `disabled-on-loopback`: **development only**: no key is asked for. Allowed
- *   only when `HOST` is a loopback address; announced loudly at start-up and
- *   in `GET /ready`.
- */
-export const AUTH_MODES = ['api-keys', 'disabled-on-loopback'] as const;
-/** One of {@link AUTH_MODES}. */
-export type AuthMode = (typeof AUTH_MODES)[number];
-
-/** The authentication settings. */
-export interface AuthSettings {
-  /** `AUTH_MODE`. @default `api-keys` when keys are configured; `disabled-on-loopback` when none are and `HOST` is loopback */
-  readonly mode: AuthMode;
-  /** `setting` when `AUTH_MODE` chose the mode, `default` when it was inferred (no key configured, loopback host). */
-  readonly modeSource: 'setting' | 'default';
-  /** `API_KEYS` (JSON) or the file's `auth.apiKeys`: the keys, hashed. @default [] */
-  readonly apiKeys: readonly ApiKeyEntry[];
-}
-
 /** The service's settings, read from the environment and an optional configuration file (`AGENT_LEDGER_CONFIG`). */
-export interface ServiceConfig {
+export interface ServiceConfig extends HttpApiOptions {
   /** `PORT`. @default 3000 */
   readonly port: number;
   /**
@@ -87,7 +65,7 @@ export interface ServiceConfig {
    * `CONSOLE_DIR`: the folder of the built console (`index.html`, `assets/`),
    * served under `/console/`. A folder without `index.html` is not an error:
    * the service starts, warns once, and `/console/` answers 404 `CONSOLE_NOT_BUILT`.
-   * @default `dist/console` under the service package's root (`apps/agent-ledger`, or `node_modules/agent-ledger` when installed) (see `defaultConsoleDir`)
+   * @default the console's build in `@agent-ledger/http` (`libs/http/console` here, `node_modules/@agent-ledger/http/console` when installed)
    */
   readonly consoleDir: string;
   /** `AGENT_LEDGER_CONFIG`: the configuration file read, if any (absolute). @default null */
@@ -201,7 +179,7 @@ export function resolveServiceConfig(env: Env, file: ConfigFile | null, cwd: str
     sseHeartbeatMs: int('SSE_HEARTBEAT_MS', 100, 3_600_000, 15_000),
     readyMaxProjectionLag: int('READY_MAX_PROJECTION_LAG', 1, 1_000_000, 1000),
     auth: authOf(find('AUTH_MODE'), find('API_KEYS'), find('HOST'), host),
-    consoleDir: path('CONSOLE_DIR') ?? defaultConsoleDir(cwd),
+    consoleDir: path('CONSOLE_DIR') ?? builtConsoleDir(),
     configFile: file?.path ?? null,
     ...readCrashTestConfig(env, cwd),
   };

@@ -1,6 +1,6 @@
 import type { HttpTestApp } from '../testing/http-test-app';
 import { httpTestKey, startHttpTestApp } from '../testing/http-test-app';
-import type { AgentsAnswer } from './agent-summary';
+import type { AgentsAnswer } from '@agent-ledger/http';
 
 describe('GET /agents', () => {
   const submitter = httpTestKey('submitter', ['runs:submit']);

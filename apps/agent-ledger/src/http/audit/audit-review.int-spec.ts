@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { eventually } from '@agent-ledger/runtime/testing';
 import type { HttpTestApp } from '../testing/http-test-app';
 import { httpTestKey, startHttpTestApp } from '../testing/http-test-app';
-import type { AuditReviewAnswer } from './audit-review-answer';
+import type { AuditReviewAnswer } from '@agent-ledger/http';
 
 describe('GET /audit/review: the verdict from the stores', () => {
   const auditor = httpTestKey('auditor', ['audit:read', 'runs:submit']);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import type { HttpTestApp } from '../testing/http-test-app';
 import { httpTestKey, startHttpTestApp } from '../testing/http-test-app';
-import { CONSOLE_CONTENT_SECURITY_POLICY, CONSOLE_SECURITY_HEADERS } from './console-security-headers';
+import { CONSOLE_CONTENT_SECURITY_POLICY, CONSOLE_SECURITY_HEADERS } from '@agent-ledger/http';
 
 /** An answer to a request sent with its path exactly as written (fetch would normalize `..` and `%2e`). */
 interface RawAnswer {

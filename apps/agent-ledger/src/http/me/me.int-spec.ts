@@ -1,7 +1,7 @@
-import { API_SCOPES } from '../../config/api-keys';
+import { API_SCOPES } from '@agent-ledger/http';
 import type { HttpTestApp } from '../testing/http-test-app';
 import { httpTestKey, startHttpTestApp } from '../testing/http-test-app';
-import type { MeAnswer } from './me.controller';
+import type { MeAnswer } from '@agent-ledger/http';
 
 describe('GET /me', () => {
   describe('with API keys', () => {

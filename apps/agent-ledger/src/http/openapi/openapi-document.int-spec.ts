@@ -10,7 +10,7 @@ import { loadAgentsConfig } from '@agent-ledger/runtime';
 import { AppModule } from '../../app.module';
 import { openStores } from '../../config/open-stores';
 import { readServiceConfig } from '../../config/service-config';
-import { buildOpenApiDocument } from './openapi-document';
+import { buildOpenApiDocument } from '@agent-ledger/http';
 
 const repoRoot = join(__dirname, '..', '..', '..', '..', '..');
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'] as const;

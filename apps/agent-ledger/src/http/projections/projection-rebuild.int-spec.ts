@@ -2,7 +2,7 @@ import type { RunPage, RunStatusRow, StepRow } from '@agent-ledger/projections';
 import { PROJECTION_NAMES, ProjectionRebuilder } from '@agent-ledger/projections';
 import type { HttpTestApp } from '../testing/http-test-app';
 import { httpTestKey, startHttpTestApp } from '../testing/http-test-app';
-import type { RebuildAnswer } from './projection-rebuild.controller';
+import type { RebuildAnswer } from '@agent-ledger/http';
 import { scaled } from '../../../../../test/support/time-scale';
 
 /** Polls `probe` until it gives something other than undefined, or fails after `timeoutMs`. */

@@ -1,0 +1,55 @@
+import type { DynamicModule } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import type { AgentLedgerModuleOptions, ReadModelsOptions } from '@agent-ledger/module';
+import { AgentLedgerModule } from '@agent-ledger/module';
+import type { ProjectionSource } from '@agent-ledger/projections';
+import type { HttpApiOptions } from './http-api-options';
+import { HTTP_API_CONTROLLERS, httpApiProviders } from './http-api';
+
+/** What {@link AgentLedgerHttpModule.forRoot} is built from. */
+export interface AgentLedgerHttpModuleOptions {
+  /**
+   * The runtime's options (`AgentLedgerModule.forRoot`), read models
+   * required: the API answers its reads from them.
+   */
+  readonly ledger: AgentLedgerModuleOptions & { readonly readModels: ReadModelsOptions };
+  /** The HTTP API's settings: authentication, limits, the console's folder. */
+  readonly http: HttpApiOptions;
+}
+
+/**
+ * The whole service in a Nest application: the runtime and its read models
+ * (`AgentLedgerModule`) and, on top, the HTTP API and the console, exactly
+ * as the `agent-ledger` service serves them (the same controllers, API key
+ * guard, validation pipe and error filter: they are registered
+ * application-wide, so they cover the host's other controllers too). After
+ * `NestFactory.create(..., { bodyParser: false })`, call
+ * `setUpAgentLedgerHttp(app)` once for the API's body handling and its
+ * OpenAPI document.
+ *
+ * @example
+ * AgentLedgerHttpModule.forRoot({
+ *   ledger: { store, agents, tools: { tools: [MyTool] }, readModels: { databasePath: './data/read-models.sqlite' } },
+ *   http: { auth: { mode: 'api-keys', modeSource: 'setting', apiKeys: parseApiKeyEntries(JSON.parse(process.env.API_KEYS ?? '[]'), 'API_KEYS') }, ... },
+ * })
+ */
+@Module({})
+export class AgentLedgerHttpModule {
+  static forRoot(options: AgentLedgerHttpModuleOptions): DynamicModule {
+    const { ledger, http } = options;
+    return {
+      module: AgentLedgerHttpModule,
+      imports: [AgentLedgerModule.forRoot(ledger)],
+      controllers: [...HTTP_API_CONTROLLERS],
+      providers: httpApiProviders(http, projectionSourcesOf(ledger), ledger.agents),
+      exports: [AgentLedgerModule],
+    };
+  }
+}
+
+/** The read models' sources as `AgentLedgerModule` names them: `runs`, and `audit` when the audit store is another store. */
+function projectionSourcesOf(ledger: AgentLedgerModuleOptions): ProjectionSource[] {
+  const sources: ProjectionSource[] = [{ name: 'runs', store: ledger.store }];
+  if (ledger.auditStore !== undefined && ledger.auditStore !== ledger.store) sources.push({ name: 'audit', store: ledger.auditStore });
+  return sources;
+}

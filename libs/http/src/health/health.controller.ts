@@ -1,0 +1,22 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Public } from '../auth/auth.decorators';
+import { HealthReportDoc } from '../openapi/health-report.doc';
+
+/** The body of `GET /health`. */
+export interface HealthReport {
+  readonly status: 'ok';
+}
+
+/** Liveness: answers as soon as the service accepts requests. */
+@ApiTags('service')
+@Controller('health')
+export class HealthController {
+  @Get()
+  @Public()
+  @ApiOperation({ summary: 'Liveness (no key needed)' })
+  @ApiOkResponse({ description: 'the process serves HTTP', type: HealthReportDoc })
+  check(): HealthReport {
+    return { status: 'ok' };
+  }
+}

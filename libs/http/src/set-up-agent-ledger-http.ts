@@ -1,0 +1,24 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { AbsentJsonBodies } from './bodies/absent-json-bodies';
+import { refuseUnreadableBodies } from './bodies/refuse-unreadable-bodies';
+import type { HttpApiOptions } from './http-api-options';
+import { HTTP_API_OPTIONS } from './http-api-options';
+import { buildOpenApiDocument, OpenApiDocumentHolder } from './openapi/openapi-document';
+
+/**
+ * Readies an application that imports the HTTP API (`AgentLedgerHttpModule`,
+ * or the service's `AppModule`), before it listens. Bodies, before any route:
+ * a non-empty body that is not `application/json` is refused (415); a JSON
+ * body is parsed up to `httpBodyLimitBytes` (413 over it), an empty one is
+ * absent. Create the application with `bodyParser: false` so that no other
+ * parser runs first. Then builds the OpenAPI document of every route for
+ * `GET /openapi.json`.
+ */
+export function setUpAgentLedgerHttp(app: NestExpressApplication): void {
+  const options = app.get<HttpApiOptions>(HTTP_API_OPTIONS);
+  app.use(refuseUnreadableBodies({ discardLimitBytes: options.httpBodyLimitBytes }));
+  const absentBodies = new AbsentJsonBodies();
+  app.useBodyParser('json', { limit: options.httpBodyLimitBytes, verify: absentBodies.verify });
+  app.use(absentBodies.middleware);
+  app.get(OpenApiDocumentHolder).set(buildOpenApiDocument(app));
+}
