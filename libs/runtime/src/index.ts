@@ -72,3 +72,9 @@ export * from './bus/bus-handlers';
 // The read models' queries, answered on the QueryBus when the runtime keeps read models.
 export { GetAuditReview, GetProjectionStatus, GetRun, GetRunSteps, ListRuns } from '@agent-ledger/projections';
 export * from './execution/audit-statement-not-stored.error';
+export * from './tools/builtin/builtin-tools';
+export * from './plugins/plugin';
+export * from './plugins/plugin-api';
+export * from './plugins/plugin.error';
+export * from './plugins/plugin-module';
+export * from './plugins/plugin-loader';
