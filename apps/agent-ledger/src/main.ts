@@ -1,12 +1,13 @@
 import 'reflect-metadata';
 import { mkdirSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
-import { InvalidFieldError } from '@agent-ledger/domain';
-import { loadAgentsConfig } from '@agent-ledger/runtime';
+import { ConfigurationError, InvalidFieldError } from '@agent-ledger/domain';
 import { startCrashTestMode } from './config/crash-test/crash-test-mode';
 import { openStores } from './config/open-stores';
 import type { ServiceConfig } from './config/service-config';
 import { readServiceConfig } from './config/service-config';
+import type { ServiceDefinitions } from './config/service-definitions';
+import { loadServiceDefinitions, pluginsNote } from './config/service-definitions';
 import { authDisabledBanner } from './http/auth/auth-mode-warning';
 import { createServiceApp } from './service-app';
 
@@ -16,6 +17,21 @@ function configurationOrExit(): ServiceConfig {
     return readServiceConfig();
   } catch (error) {
     if (!(error instanceof InvalidFieldError)) throw error;
+    process.stderr.write(`agent-ledger: invalid configuration: ${error.message}\n`);
+    process.exit(3);
+  }
+}
+
+/**
+ * Loads the plugins and the agents file, or ends the process with the
+ * refusal (exit code 3), naming the plugin file and the tool, agent or
+ * provider type, or the agents file's field. Nothing has been created yet.
+ */
+async function definitionsOrExit(config: ServiceConfig): Promise<ServiceDefinitions> {
+  try {
+    return await loadServiceDefinitions(config);
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
     process.stderr.write(`agent-ledger: invalid configuration: ${error.message}\n`);
     process.exit(3);
   }
@@ -32,11 +48,12 @@ async function bootstrap(): Promise<void> {
   const config = configurationOrExit();
   // TEST ONLY (AGENT_LEDGER_CRASH_POINTS, AGENT_LEDGER_TEST_LEDGER; refused in production): armed before anything runs.
   for (const line of startCrashTestMode(config).banner) Logger.warn(line, 'CrashTest');
+  // The plugins and the agents are checked before any folder or store is created: a refusal leaves nothing behind.
+  const { agents, plugins } = await definitionsOrExit(config);
   mkdirSync(config.dataDir, { recursive: true });
   mkdirSync(config.workspaceDir, { recursive: true });
-  const { agents } = await loadAgentsConfig(config.agentsConfigPath);
   const stores = openStores(config);
-  const app = await createServiceApp({ config, stores, agents });
+  const app = await createServiceApp({ config, stores, agents, plugins });
   // Stop workers and the reaper first (Nest's shutdown), then close the stores they write to.
   const shutdown = async (signal: NodeJS.Signals) => {
     Logger.log(`${signal}: shutting down`, 'Bootstrap');
@@ -57,7 +74,7 @@ async function bootstrap(): Promise<void> {
     Logger.log(`API keys required (${config.auth.apiKeys.length} configured: ${config.auth.apiKeys.map((k) => k.id).join(', ')})`, 'Auth');
   }
   if (config.configFile !== null) Logger.log(`configuration file: ${config.configFile}`, 'Bootstrap');
-  Logger.log(`agent-ledger listening on http://${host}:${port} (${backend}; agents: ${agents.map((a) => a.name).join(', ')})`, 'Bootstrap');
+  Logger.log(`agent-ledger listening on http://${host}:${port} (${backend}; agents: ${agents.map((a) => a.name).join(', ')}${pluginsNote(plugins)})`, 'Bootstrap');
 }
 
 void bootstrap();
