@@ -233,7 +233,7 @@ auth:
     expect(readServiceConfig({}, '/work').plugins).toEqual([]);
   });
 
-  it.each([
+  it.each<[string, { file?: string; env?: string }, string]>([
     ['a file whose plugins is not a list', { file: 'plugins: ./one.js' }, 'plugins'],
     ['a file whose plugins holds an empty entry', { file: 'plugins: [a.js, ""]' }, 'plugins[1]'],
     ['an empty entry in AGENT_LEDGER_PLUGINS', { env: 'a.js,,b.js' }, 'AGENT_LEDGER_PLUGINS (entry 2)'],

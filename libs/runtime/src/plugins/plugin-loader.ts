@@ -131,10 +131,12 @@ export async function loadPlugins(files: readonly string[], options: PluginLoadO
   const loaded: LoadedPlugin[] = [];
   for (const plugin of checked) {
     const agents = validatePluginAgents(plugin, { modelProviderTypes, ...(knownTools === undefined ? {} : { knownTools }) }, problems);
-    for (const agent of agents) {
-      const owner = agentOwner.get(agent.name);
-      if (owner !== undefined) problems.push({ file: plugin.file, message: `agent "${agent.name}" is also defined by plugin ${owner}: agent names must be unique` });
-      else agentOwner.set(agent.name, plugin.file);
+    // By the names given, valid or not, so that a collision is reported with the other problems.
+    const names = new Set(plugin.agents.map((agent) => (agent as { name?: unknown } | null)?.name).filter((name): name is string => typeof name === 'string'));
+    for (const name of names) {
+      const owner = agentOwner.get(name);
+      if (owner !== undefined) problems.push({ file: plugin.file, message: `agent "${name}" is also defined by plugin ${owner}: agent names must be unique` });
+      else agentOwner.set(name, plugin.file);
     }
     loaded.push(
       Object.freeze({

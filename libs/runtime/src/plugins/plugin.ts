@@ -1,4 +1,3 @@
-import type { JsonValue } from '@agent-ledger/domain';
 import type { ModelProviderFactory } from '../models/model-provider-factory';
 import type { ToolClass } from '../tools/tool.decorator';
 
@@ -17,7 +16,7 @@ export interface PluginAgentConfig {
    * `{ type: 'scripted', script: [...] }`, `{ type: 'openai', baseUrl, model, apiKeyEnv? }`,
    * or `{ type: '<a plugin's provider type>', ...settings }`.
    */
-  readonly provider: { readonly type: string; readonly [setting: string]: JsonValue | undefined };
+  readonly provider: { readonly type: string; readonly [setting: string]: unknown };
   /** The names of the tools offered to it (built-in or any plugin's). @default [] */
   readonly tools?: readonly string[];
   /** @default 20 */
