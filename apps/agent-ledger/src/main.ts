@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
 import { ConfigurationError, InvalidFieldError } from '@agent-ledger/domain';
 import { startCrashTestMode } from './config/crash-test/crash-test-mode';
+import type { OpenStores } from './config/open-stores';
 import { openStores } from './config/open-stores';
 import type { ServiceConfig } from './config/service-config';
 import { readServiceConfig } from './config/service-config';
@@ -38,6 +39,23 @@ async function definitionsOrExit(config: ServiceConfig): Promise<ServiceDefiniti
 }
 
 /**
+ * Builds the application, or closes the stores and ends the process (exit
+ * code 3) when the runtime refuses its configuration as it is built: a model
+ * provider whose settings are refused (a plugin's factory, an `openai` key
+ * variable that is not set), a tool that fails its registration.
+ */
+async function appOrExit<T>(build: () => Promise<T>, stores: OpenStores): Promise<T> {
+  try {
+    return await build();
+  } catch (error) {
+    if (!(error instanceof ConfigurationError) && !(error instanceof InvalidFieldError)) throw error;
+    await stores.close();
+    process.stderr.write(`agent-ledger: invalid configuration: ${error.message}\n`);
+    process.exit(3);
+  }
+}
+
+/**
  * Starts the agent-ledger service: the runtime (workers, reaper) on the
  * embedded store under `./data` (or EventStoreDB when
  * `EVENTSTORE_CONNECTION_STRING` is set), the read models, and the HTTP API on
@@ -53,7 +71,7 @@ async function bootstrap(): Promise<void> {
   mkdirSync(config.dataDir, { recursive: true });
   mkdirSync(config.workspaceDir, { recursive: true });
   const stores = openStores(config);
-  const app = await createServiceApp({ config, stores, agents, plugins });
+  const app = await appOrExit(() => createServiceApp({ config, stores, agents, plugins }), stores);
   // Stop workers and the reaper first (Nest's shutdown), then close the stores they write to.
   const shutdown = async (signal: NodeJS.Signals) => {
     Logger.log(`${signal}: shutting down`, 'Bootstrap');

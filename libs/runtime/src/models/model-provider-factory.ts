@@ -82,8 +82,9 @@ function createPluginModelProvider(config: PluginModelProviderConfig, options: M
   try {
     provider = factory(settings, { env: options.env ?? process.env, fetch: options.fetch ?? globalThis.fetch });
   } catch (error) {
-    if (error instanceof ConfigurationError) throw error;
-    throw new ConfigurationError(`The model provider factory of type ${JSON.stringify(type)} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new ConfigurationError(`The model provider factory of type ${JSON.stringify(type)} refused the settings ${JSON.stringify(settings)}: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
   if (typeof (provider as Partial<ModelProvider> | null)?.respond !== 'function') {
     throw new ConfigurationError(`The model provider factory of type ${JSON.stringify(type)} returned no model provider (an object with a respond(request) method)`);
