@@ -83,7 +83,7 @@ describe('createModelProvider', () => {
         }),
       );
       expect(error).toBeInstanceOf(ConfigurationError);
-      expect((error as Error).message).toBe('The model provider factory of type "echo" refused the settings {"model":"small"}: model is required');
+      expect((error as Error).message).toBe('The model provider factory of type "echo" refused its settings (model): model is required');
     });
   });
 });

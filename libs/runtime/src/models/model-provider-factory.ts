@@ -79,10 +79,11 @@ function createPluginModelProvider(config: PluginModelProviderConfig, options: M
   }
   const { settings } = config;
   let provider: unknown;
+  // The settings' names only in a message: a value may be a secret.
   try {
     provider = factory(settings, { env: options.env ?? process.env, fetch: options.fetch ?? globalThis.fetch });
   } catch (error) {
-    throw new ConfigurationError(`The model provider factory of type ${JSON.stringify(type)} refused the settings ${JSON.stringify(settings)}: ${error instanceof Error ? error.message : String(error)}`, {
+    throw new ConfigurationError(`The model provider factory of type ${JSON.stringify(type)} refused its settings (${Object.keys(settings).join(', ') || 'none'}): ${error instanceof Error ? error.message : String(error)}`, {
       cause: error,
     });
   }
