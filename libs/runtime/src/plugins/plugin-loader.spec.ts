@@ -113,6 +113,19 @@ describe('loadPlugins', () => {
     expect(given).toBe(pluginApi);
   });
 
+  it('recognises a tool class decorated by another copy of the runtime (its metadata under Symbol.for only)', async () => {
+    class FromAnotherCopy {
+      getEffect() {
+        return 'IDEMPOTENT_WRITE';
+      }
+      async execute() {
+        return null;
+      }
+    }
+    Object.defineProperty(FromAnotherCopy, Symbol.for('agent-ledger:tool'), { value: { name: 'crm.update', description: 'Updates.', parameters: { type: 'object' } } });
+    expect((await load({ '/p/other.js': { tools: [FromAnotherCopy] } })).plugins[0]?.toolNames).toEqual(['crm.update']);
+  });
+
   it('loads nothing when no plugin is named', async () => {
     expect(await loadPlugins([])).toMatchObject({ plugins: [], tools: [], agents: [], modelProviders: {} });
   });
