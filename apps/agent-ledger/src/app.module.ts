@@ -2,7 +2,8 @@ import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import type { RunPolicyOptions } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
-import type { AgentDefinition } from '@agent-ledger/runtime';
+import type { AgentDefinition, LoadedPlugins, ToolsModuleOptions } from '@agent-ledger/runtime';
+import { NO_PLUGINS } from '@agent-ledger/runtime';
 import { testLedgerImports } from './config/crash-test/test-ledger.tools';
 import { auditGapSagaPath, readModelsPath } from './config/read-models';
 import type { ServiceConfig } from './config/service-config';
@@ -17,12 +18,24 @@ export function runPolicyOf(config: Pick<ServiceConfig, 'leaseSeconds' | 'backof
   return Object.keys(options).length === 0 ? undefined : options;
 }
 
-/** What the service is built from: its settings, its open stores and its agents. */
+/**
+ * The service's tools: the built-in ones (`files.*` in the workspace folder,
+ * `clock.now`, `user.ask`) and the plugins', through the same `ToolsModule`
+ * (one registry, one fence, audit, approval and idempotency key for all).
+ */
+export function serviceToolsOf(config: Pick<ServiceConfig, 'workspaceDir'>, plugins: LoadedPlugins): ToolsModuleOptions {
+  return { builtins: { files: { workspaceDir: config.workspaceDir }, clock: true }, tools: [...plugins.tools] as unknown as NonNullable<ToolsModuleOptions['tools']> };
+}
+
+/** What the service is built from: its settings, its open stores, its agents and its plugins. */
 export interface AppDependencies {
   readonly config: ServiceConfig;
   readonly store: EventStore;
   readonly auditStore?: EventStore;
+  /** Every agent: the agents file's and the plugins' (see `loadServiceDefinitions`). */
   readonly agents: readonly AgentDefinition[];
+  /** The plugins' tools and model providers. @default none */
+  readonly plugins?: LoadedPlugins;
 }
 
 /**
@@ -33,7 +46,7 @@ export interface AppDependencies {
  */
 @Module({})
 export class AppModule {
-  static forRoot({ config, store, auditStore, agents }: AppDependencies): DynamicModule {
+  static forRoot({ config, store, auditStore, agents, plugins = NO_PLUGINS }: AppDependencies): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -42,7 +55,8 @@ export class AppModule {
             store,
             auditStore,
             agents,
-            tools: { builtins: { files: { workspaceDir: config.workspaceDir }, clock: true } },
+            tools: serviceToolsOf(config, plugins),
+            models: { providers: plugins.modelProviders },
             policy: runPolicyOf(config),
             workers: { concurrency: config.workerConcurrency },
             reaper: { intervalMs: config.reaperIntervalMs },

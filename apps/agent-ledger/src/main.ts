@@ -1,13 +1,15 @@
 import 'reflect-metadata';
 import { mkdirSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
-import { InvalidFieldError } from '@agent-ledger/domain';
-import { loadAgentsConfig } from '@agent-ledger/runtime';
+import { ConfigurationError, InvalidFieldError } from '@agent-ledger/domain';
 import { startCrashTestMode } from './config/crash-test/crash-test-mode';
+import type { OpenStores } from './config/open-stores';
 import { openStores } from './config/open-stores';
 import type { ServiceConfig } from './config/service-config';
 import { readServiceConfig } from './config/service-config';
 import { authDisabledBanner } from '@agent-ledger/http';
+import type { ServiceDefinitions } from './config/service-definitions';
+import { loadServiceDefinitions, pluginsNote } from './config/service-definitions';
 import { createServiceApp } from './service-app';
 
 /** Reads the configuration, or ends the process with a message naming the bad setting (exit code 3, as the CLI answers a bad configuration). */
@@ -16,6 +18,38 @@ function configurationOrExit(): ServiceConfig {
     return readServiceConfig();
   } catch (error) {
     if (!(error instanceof InvalidFieldError)) throw error;
+    process.stderr.write(`agent-ledger: invalid configuration: ${error.message}\n`);
+    process.exit(3);
+  }
+}
+
+/**
+ * Loads the plugins and the agents file, or ends the process with the
+ * refusal (exit code 3), naming the plugin file and the tool, agent or
+ * provider type, or the agents file's field. Nothing has been created yet.
+ */
+async function definitionsOrExit(config: ServiceConfig): Promise<ServiceDefinitions> {
+  try {
+    return await loadServiceDefinitions(config);
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    process.stderr.write(`agent-ledger: invalid configuration: ${error.message}\n`);
+    process.exit(3);
+  }
+}
+
+/**
+ * Builds the application, or closes the stores and ends the process (exit
+ * code 3) when the runtime refuses its configuration as it is built: a model
+ * provider whose settings are refused (a plugin's factory, an `openai` key
+ * variable that is not set), a tool that fails its registration.
+ */
+async function appOrExit<T>(build: () => Promise<T>, stores: OpenStores): Promise<T> {
+  try {
+    return await build();
+  } catch (error) {
+    if (!(error instanceof ConfigurationError) && !(error instanceof InvalidFieldError)) throw error;
+    await stores.close();
     process.stderr.write(`agent-ledger: invalid configuration: ${error.message}\n`);
     process.exit(3);
   }
@@ -32,11 +66,12 @@ async function bootstrap(): Promise<void> {
   const config = configurationOrExit();
   // TEST ONLY (AGENT_LEDGER_CRASH_POINTS, AGENT_LEDGER_TEST_LEDGER; refused in production): armed before anything runs.
   for (const line of startCrashTestMode(config).banner) Logger.warn(line, 'CrashTest');
+  // The plugins and the agents are checked before any folder or store is created: a refusal leaves nothing behind.
+  const { agents, plugins } = await definitionsOrExit(config);
   mkdirSync(config.dataDir, { recursive: true });
   mkdirSync(config.workspaceDir, { recursive: true });
-  const { agents } = await loadAgentsConfig(config.agentsConfigPath);
   const stores = openStores(config);
-  const app = await createServiceApp({ config, stores, agents });
+  const app = await appOrExit(() => createServiceApp({ config, stores, agents, plugins }), stores);
   // Stop workers and the reaper first (Nest's shutdown), then close the stores they write to.
   const shutdown = async (signal: NodeJS.Signals) => {
     Logger.log(`${signal}: shutting down`, 'Bootstrap');
@@ -57,7 +92,7 @@ async function bootstrap(): Promise<void> {
     Logger.log(`API keys required (${config.auth.apiKeys.length} configured: ${config.auth.apiKeys.map((k) => k.id).join(', ')})`, 'Auth');
   }
   if (config.configFile !== null) Logger.log(`configuration file: ${config.configFile}`, 'Bootstrap');
-  Logger.log(`agent-ledger listening on http://${host}:${port} (${backend}; agents: ${agents.map((a) => a.name).join(', ')})`, 'Bootstrap');
+  Logger.log(`agent-ledger listening on http://${host}:${port} (${backend}; agents: ${agents.map((a) => a.name).join(', ')}${pluginsNote(plugins)})`, 'Bootstrap');
 }
 
 void bootstrap();

@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { AgentDefinition } from '@agent-ledger/runtime';
+import type { AgentDefinition, LoadedPlugins } from '@agent-ledger/runtime';
 import { AppModule } from './app.module';
 import type { OpenStores } from './config/open-stores';
 import type { ServiceConfig } from './config/service-config';
@@ -19,13 +19,16 @@ import { setUpAgentLedgerHttp } from '@agent-ledger/http';
 export async function createServiceApp(options: {
   readonly config: ServiceConfig;
   readonly stores: OpenStores;
+  /** Every agent: the agents file's and the plugins' (see `loadServiceDefinitions`). */
   readonly agents: readonly AgentDefinition[];
+  /** The plugins' tools and model providers. @default none */
+  readonly plugins?: LoadedPlugins;
   /** Nest's logger (`false`: none). @default Nest's console logger */
   readonly logger?: LoggerService | false;
 }): Promise<NestExpressApplication> {
-  const { config, stores, agents, logger } = options;
+  const { config, stores, agents, plugins, logger } = options;
   const auditStore = stores.auditStore === stores.runStore ? undefined : stores.auditStore;
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, store: stores.runStore, auditStore, agents }), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, store: stores.runStore, auditStore, agents, plugins }), {
     bodyParser: false,
     ...(logger === undefined ? {} : { logger }),
   });

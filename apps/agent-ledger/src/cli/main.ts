@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
 import type { ParseArgsConfig } from 'node:util';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readServiceConfig } from '../config/service-config';
 import type { CliOutput } from './cli-output';
@@ -60,16 +61,37 @@ const TIMEOUT_HELP = `
 --timeout <seconds>: how long to wait for the answer (default 30; for an
 interactive start, no limit unless given).`;
 
+const CONFIG_HELP = `
+--config <file>: the configuration file (YAML or JSON), as AGENT_LEDGER_CONFIG; its
+settings, \`plugins\` included, are read relative to its folder.`;
+
 const VERBS: readonly Verb[] = [
+  {
+    words: ['init'],
+    args: ['[dir]'],
+    synopsis: '[dir]',
+    summary: 'write a starter project (a plugin with two tools, an agent, the settings) into an empty folder',
+    help: `Writes into dir (default: the current folder), which must be empty or missing: package.json,
+tsconfig.json, src/tools.ts (a plugin with notes.read, READ_ONLY, and notes.save,
+IDEMPOTENT_WRITE), agents.yaml (an agent on them with a scripted model: no API key
+needed), agent-ledger.yaml (plugins, agents file, data folder) and a README.
+A folder that is not empty is refused (exit 3) and nothing is written.`,
+    options: {},
+    run: async ({ positionals, output }) => {
+      const { init } = await import('./init.command');
+      return init(positionals[0] ?? '.', output);
+    },
+  },
   {
     words: ['serve'],
     args: [],
-    synopsis: '[--port N] [--host H]',
+    synopsis: '[--port N] [--host H] [--config FILE]',
     summary: 'the service in the foreground: HTTP, workers, reaper, audit-gap saga, projections',
     help: `Starts the service as \`npm start\` does, with the environment's settings (see the README);
---port and --host override PORT and HOST. Ctrl-C or SIGTERM shuts it down cleanly.`,
-    options: { port: { type: 'string' }, host: { type: 'string' } },
-    run: async ({ values, env, output, deps }) => {
+--port and --host override PORT and HOST. Ctrl-C or SIGTERM shuts it down cleanly.${CONFIG_HELP}`,
+    options: { port: { type: 'string' }, host: { type: 'string' }, config: { type: 'string' } },
+    run: async ({ values, env: given, output, deps }) => {
+      const env = withConfigFile(values, given);
       readServiceConfig(env); // a bad setting is reported here, exit 3, before anything starts
       const stop = stopSignalOf(deps.stop);
       try {
@@ -82,15 +104,16 @@ const VERBS: readonly Verb[] = [
   {
     words: ['worker'],
     args: [],
-    synopsis: '[--concurrency N] [--no-saga]',
+    synopsis: '[--concurrency N] [--no-saga] [--config FILE]',
     summary: 'workers only (no HTTP), for scale-out on the same stores',
     help: `Runs WORKER_CONCURRENCY workers (or --concurrency N), the reaper (REAPER_INTERVAL_MS)
 and the audit-gap saga (unless --no-saga) on the stores of the configuration: the
 same embedded files as a \`serve\` on this machine, or EventStoreDB. No HTTP, no read
-models. Ctrl-C or SIGTERM stops the workers, then closes the stores.`,
-    options: { concurrency: { type: 'string' }, 'no-saga': { type: 'boolean', default: false } },
+models. It loads the same plugins as \`serve\` (its workers run their tools).
+Ctrl-C or SIGTERM stops the workers, then closes the stores.${CONFIG_HELP}`,
+    options: { concurrency: { type: 'string' }, 'no-saga': { type: 'boolean', default: false }, config: { type: 'string' } },
     run: async ({ values, env, output, deps }) => {
-      const config = readServiceConfig(env);
+      const config = readServiceConfig(withConfigFile(values, env));
       const stop = stopSignalOf(deps.stop);
       try {
         const { worker } = await import('./worker.command');
@@ -338,7 +361,7 @@ const USAGE = `Usage: agent-ledger <command> [options]        (agent-ledger <com
 Commands:
 ${VERBS.map((v) => `  ${[...v.words, ...v.args].join(' ').padEnd(26)} ${v.summary}`).join('\n')}
 
-serve and worker run the service; runs, approvals and events talk to it over HTTP; projections
+init writes a starter project; serve and worker run the service; runs, approvals and events talk to it over HTTP; projections
 and audit open the stores of the configuration (environment variables, see the README).
 ${EXIT_CODES}`;
 
@@ -418,6 +441,14 @@ export async function runCli(argv: readonly string[], output: CliOutput = proces
 function usageError(output: CliOutput, message: string, usage: string): ExitCode {
   output.err(`${message}\n\n${usage}`);
   return ExitCode.USAGE;
+}
+
+/** The environment with `--config` as AGENT_LEDGER_CONFIG (absolute), when it is given. */
+function withConfigFile(values: Values, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const file = str(values.config);
+  if (file === undefined) return env;
+  if (file.trim() === '') throw new UsageError('--config must name a file');
+  return { ...env, AGENT_LEDGER_CONFIG: resolve(file) };
 }
 
 function str(value: string | boolean | undefined): string | undefined {

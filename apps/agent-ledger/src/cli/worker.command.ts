@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs';
 import { NestFactory } from '@nestjs/core';
-import { loadAgentsConfig } from '@agent-ledger/runtime';
 import type { ServiceConfig } from '../config/service-config';
 import type { CliOutput } from './cli-output';
 import { ExitCode } from './cli-output';
@@ -8,6 +7,7 @@ import { UsageError } from './http-client';
 import { aborted } from './stop-signal';
 import { startCrashTestMode } from '../config/crash-test/crash-test-mode';
 import { openStores } from '../config/open-stores';
+import { loadServiceDefinitions, pluginsNote } from '../config/service-definitions';
 import { WorkerModule } from './worker.module';
 
 /** `worker` options. */
@@ -37,17 +37,18 @@ export async function worker(config: ServiceConfig, options: WorkerCommandOption
   }
   // TEST ONLY (AGENT_LEDGER_CRASH_POINTS, AGENT_LEDGER_TEST_LEDGER; refused in production): armed before anything runs.
   for (const line of startCrashTestMode(config).banner) output.err(line);
+  // The plugins and the agents are checked before anything is created: a refusal leaves nothing behind.
+  const { agents, plugins } = await loadServiceDefinitions(config);
   mkdirSync(config.dataDir, { recursive: true });
   mkdirSync(config.workspaceDir, { recursive: true });
-  const { agents } = await loadAgentsConfig(config.agentsConfigPath);
   const stores = openStores(config);
   try {
-    const app = await NestFactory.createApplicationContext(WorkerModule.forRoot({ config, stores, agents, concurrency, saga: !options.noSaga }), { abortOnError: false });
+    const app = await NestFactory.createApplicationContext(WorkerModule.forRoot({ config, stores, agents, plugins, concurrency, saga: !options.noSaga }), { abortOnError: false });
     try {
       const backend = config.eventStoreConnectionString === null ? `embedded store ${config.eventStorePath}` : 'EventStoreDB';
       const reaper = config.reaperIntervalMs === 0 ? 'off' : `every ${config.reaperIntervalMs} ms`;
       output.out(
-        `agent-ledger worker started: pid ${process.pid}, ${concurrency} worker${concurrency === 1 ? '' : 's'}, reaper ${reaper}, audit-gap saga ${options.noSaga ? 'off' : 'on'} (${backend}; agents: ${agents.map((a) => a.name).join(', ')})`,
+        `agent-ledger worker started: pid ${process.pid}, ${concurrency} worker${concurrency === 1 ? '' : 's'}, reaper ${reaper}, audit-gap saga ${options.noSaga ? 'off' : 'on'} (${backend}; agents: ${agents.map((a) => a.name).join(', ')}${pluginsNote(plugins)})`,
       );
       await aborted(stop);
       output.out(`${typeof stop.reason === 'string' ? stop.reason : 'stop'}: shutting down`);

@@ -1,8 +1,9 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
-import type { AgentDefinition } from '@agent-ledger/runtime';
+import type { AgentDefinition, LoadedPlugins } from '@agent-ledger/runtime';
+import { NO_PLUGINS } from '@agent-ledger/runtime';
 import { AgentLedgerModule } from '@agent-ledger/module';
-import { runPolicyOf } from '../app.module';
+import { runPolicyOf, serviceToolsOf } from '../app.module';
 import type { ServiceConfig } from '../config/service-config';
 import { testLedgerImports } from '../config/crash-test/test-ledger.tools';
 import type { OpenStores } from '../config/open-stores';
@@ -13,6 +14,8 @@ export interface WorkerDependencies {
   readonly config: ServiceConfig;
   readonly stores: OpenStores;
   readonly agents: readonly AgentDefinition[];
+  /** The plugins' tools and model providers (workers run the tools). @default none */
+  readonly plugins?: LoadedPlugins;
   /** Segments executed at once (`--concurrency`, else `WORKER_CONCURRENCY`). */
   readonly concurrency: number;
   /** Run the audit-gap saga in this process too (its decisions are idempotent across processes). */
@@ -21,12 +24,12 @@ export interface WorkerDependencies {
 
 /**
  * The runtime alone, for `agent-ledger worker`: the same `AgentLedgerModule`
- * as the service's (`AppModule`), with the same tools, policy, reaper and
+ * as the service's (`AppModule`), with the same tools (the plugins' too), policy, reaper and
  * saga settings, and no HTTP API and no read models.
  */
 @Module({})
 export class WorkerModule {
-  static forRoot({ config, stores, agents, concurrency, saga }: WorkerDependencies): DynamicModule {
+  static forRoot({ config, stores, agents, plugins = NO_PLUGINS, concurrency, saga }: WorkerDependencies): DynamicModule {
     return {
       module: WorkerModule,
       imports: [
@@ -34,7 +37,8 @@ export class WorkerModule {
           store: stores.runStore,
           auditStore: stores.auditStore === stores.runStore ? undefined : stores.auditStore,
           agents,
-          tools: { builtins: { files: { workspaceDir: config.workspaceDir }, clock: true } },
+          tools: serviceToolsOf(config, plugins),
+          models: { providers: plugins.modelProviders },
           policy: runPolicyOf(config),
           workers: { concurrency },
           reaper: { intervalMs: config.reaperIntervalMs },

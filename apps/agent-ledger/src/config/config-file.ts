@@ -4,8 +4,9 @@ import { parse as parseYaml } from 'yaml';
 import { InvalidFieldError } from '@agent-ledger/domain';
 
 /**
- * The settings a configuration file may hold, by their dotted key, with the
- * environment variable each one mirrors. The environment wins over the file.
+ * The settings a configuration file may hold, by their dotted key (a key
+ * without a dot is a top-level setting: `plugins`), with the environment
+ * variable each one mirrors. The environment wins over the file.
  */
 export const CONFIG_FILE_KEYS = {
   'server.port': 'PORT',
@@ -29,6 +30,7 @@ export const CONFIG_FILE_KEYS = {
   'auth.mode': 'AUTH_MODE',
   'auth.apiKeys': 'API_KEYS',
   'console.dir': 'CONSOLE_DIR',
+  plugins: 'AGENT_LEDGER_PLUGINS',
 } as const;
 
 /** A dotted key of {@link CONFIG_FILE_KEYS}. */
@@ -44,12 +46,13 @@ export interface ConfigFile {
   readonly values: ReadonlyMap<ConfigFileKey, unknown>;
 }
 
-const SECTIONS = new Set(Object.keys(CONFIG_FILE_KEYS).map((key) => key.split('.')[0] as string));
+const SECTIONS = new Set(Object.keys(CONFIG_FILE_KEYS).filter((key) => key.includes('.')).map((key) => key.split('.')[0] as string));
+const TOP_LEVEL = new Set(Object.keys(CONFIG_FILE_KEYS).filter((key) => !key.includes('.')));
 
 /**
  * Reads a configuration file: YAML, or JSON (YAML is a superset of it), one
  * object of sections (`server`, `store`, `audit`, `agents`, `tools`,
- * `workers`, `runs`, `auth`, `console`).
+ * `workers`, `runs`, `auth`, `console`) and top-level settings (`plugins`).
  *
  * @throws InvalidFieldError naming `AGENT_LEDGER_CONFIG` when the file cannot be read or parsed,
  *   and naming the dotted key (`server.prot`) of an unknown setting.
@@ -81,7 +84,11 @@ export function configValuesOf(document: unknown, path: string): Map<ConfigFileK
   }
   const values = new Map<ConfigFileKey, unknown>();
   for (const [section, body] of Object.entries(document as Record<string, unknown>)) {
-    if (!SECTIONS.has(section)) throw new InvalidFieldError(section, `${where} is not a setting (known sections: ${[...SECTIONS].join(', ')})`);
+    if (TOP_LEVEL.has(section)) {
+      if (body !== null && body !== undefined) values.set(section as ConfigFileKey, body);
+      continue;
+    }
+    if (!SECTIONS.has(section)) throw new InvalidFieldError(section, `${where} is not a setting (known: ${[...SECTIONS, ...TOP_LEVEL].join(', ')})`);
     if (body === null || body === undefined) continue;
     if (typeof body !== 'object' || Array.isArray(body)) throw new InvalidFieldError(section, `${where} must be an object of settings`);
     for (const [name, value] of Object.entries(body as Record<string, unknown>)) {

@@ -30,6 +30,7 @@ describe('readServiceConfig', () => {
       auth: { mode: 'disabled-on-loopback', modeSource: 'default', apiKeys: [] },
       // The console's build in @agent-ledger/http, found from that package's files, not from the working directory.
       consoleDir: join(__dirname, '..', '..', '..', '..', 'libs', 'http', 'console'),
+      plugins: [],
       configFile: null,
       crashPoints: null,
       testLedgerPath: null,
@@ -223,6 +224,22 @@ auth:
   ])('refuses %s, naming it and the file', (_what, text, field) => {
     const file = write('bad.yaml', text);
     expect(() => readServiceConfig({ AGENT_LEDGER_CONFIG: file })).toThrow(expect.objectContaining({ field, message: expect.stringContaining(file) as string }) as Error);
+  });
+
+  it('reads the plugins: the file\'s top-level list, relative to its folder; AGENT_LEDGER_PLUGINS, comma-separated and relative to the working directory, wins', () => {
+    const file = write('plugins.yaml', 'plugins: [./dist/tools.js, /opt/shared/more.mjs]\nserver: { port: 8080 }\n');
+    expect(readServiceConfig({ AGENT_LEDGER_CONFIG: file }, '/elsewhere').plugins).toEqual([join(dir, 'dist/tools.js'), '/opt/shared/more.mjs']);
+    expect(readServiceConfig({ AGENT_LEDGER_CONFIG: file, AGENT_LEDGER_PLUGINS: ' a.js , /b/c.cjs' }, '/work').plugins).toEqual(['/work/a.js', '/b/c.cjs']);
+    expect(readServiceConfig({}, '/work').plugins).toEqual([]);
+  });
+
+  it.each<[string, { file?: string; env?: string }, string]>([
+    ['a file whose plugins is not a list', { file: 'plugins: ./one.js' }, 'plugins'],
+    ['a file whose plugins holds an empty entry', { file: 'plugins: [a.js, ""]' }, 'plugins[1]'],
+    ['an empty entry in AGENT_LEDGER_PLUGINS', { env: 'a.js,,b.js' }, 'AGENT_LEDGER_PLUGINS (entry 2)'],
+  ])('refuses %s, naming the field', (_what, { file, env }, field) => {
+    const config = file === undefined ? {} : { AGENT_LEDGER_CONFIG: write('bad-plugins.yaml', file) };
+    expect(() => readServiceConfig({ ...config, ...(env === undefined ? {} : { AGENT_LEDGER_PLUGINS: env }) })).toThrow(expect.objectContaining({ field }) as Error);
   });
 
   it('refuses a missing or unparsable file, naming AGENT_LEDGER_CONFIG', () => {

@@ -68,6 +68,13 @@ export interface ServiceConfig extends HttpApiOptions {
    * @default the console's build in `@agent-ledger/http` (`libs/http/console` here, `node_modules/@agent-ledger/http/console` when installed)
    */
   readonly consoleDir: string;
+  /**
+   * `AGENT_LEDGER_PLUGINS` (comma-separated, relative to the working
+   * directory) or the file's top-level `plugins` (a list, relative to the
+   * file's folder): the plugin modules loaded at start-up by `serve` and
+   * `worker` (absolute paths, in order). @default [] (none)
+   */
+  readonly plugins: readonly string[];
   /** `AGENT_LEDGER_CONFIG`: the configuration file read, if any (absolute). @default null */
   readonly configFile: string | null;
   /**
@@ -180,6 +187,7 @@ export function resolveServiceConfig(env: Env, file: ConfigFile | null, cwd: str
     readyMaxProjectionLag: int('READY_MAX_PROJECTION_LAG', 1, 1_000_000, 1000),
     auth: authOf(find('AUTH_MODE'), find('API_KEYS'), find('HOST'), host),
     consoleDir: path('CONSOLE_DIR') ?? builtConsoleDir(),
+    plugins: pluginsOf(find('AGENT_LEDGER_PLUGINS')),
     configFile: file?.path ?? null,
     ...readCrashTestConfig(env, cwd),
   };
@@ -227,6 +235,24 @@ function authOf(mode: Found | undefined, keys: Found | undefined, hostSetting: F
     );
   }
   return { mode: 'disabled-on-loopback', modeSource: 'default', apiKeys };
+}
+
+/** The plugin files: a comma-separated list (environment) or a list of paths (file), each made absolute. */
+function pluginsOf(found: Found | undefined): readonly string[] {
+  if (found === undefined) return Object.freeze([]);
+  const { value, field, where, baseDir } = found;
+  const entries = typeof value === 'string' && where === '' ? value.split(',') : value;
+  if (!Array.isArray(entries)) {
+    throw new InvalidFieldError(field, `${where} must be a list of plugin files (e.g. [./dist/my-tools.js])`.trim());
+  }
+  const files = entries.map((entry: unknown, index) => {
+    if (typeof entry !== 'string' || entry.trim() === '') {
+      const at = where === '' ? `${field} (entry ${index + 1})` : `${field}[${index}]`;
+      throw new InvalidFieldError(at, `${where} must be the path of a plugin file, not ${typeof entry === 'string' ? 'an empty one' : JSON.stringify(entry) ?? String(entry)}`.trim());
+    }
+    return absolute(baseDir, entry.trim());
+  });
+  return Object.freeze(files);
 }
 
 function text(value: string | undefined): string | undefined {

@@ -1,7 +1,26 @@
+import type { JsonObject } from '@agent-ledger/domain';
 import type { AgentApprovals } from './agent-approvals';
 
-/** How an agent reaches its model. */
-export type ModelProviderConfig =
+/** How an agent reaches its model: a built-in provider, or one a plugin registered. */
+export type ModelProviderConfig = BuiltinModelProviderConfig | PluginModelProviderConfig;
+
+/**
+ * A provider of a type a plugin registered (`modelProviders`). The agent's
+ * mapping `{ type: my-llm, model: x }` is read as `{ type: 'plugin',
+ * pluginType: 'my-llm', settings: { model: 'x' } }`: every key but `type` is
+ * a setting (JSON data; an `apiKey` is refused, as for `openai`) for the
+ * plugin's factory. (`type: 'plugin'` keeps `provider.type === 'scripted'`
+ * narrowing to the built-in providers; `plugin` cannot be registered as a type.)
+ */
+export interface PluginModelProviderConfig {
+  readonly type: 'plugin';
+  /** The type the agent named, registered by a plugin. */
+  readonly pluginType: string;
+  readonly settings: Readonly<JsonObject>;
+}
+
+/** The providers built into the runtime. */
+export type BuiltinModelProviderConfig =
   | {
       /** A deterministic script of rounds, for demos and tests. */
       readonly type: 'scripted';

@@ -21,6 +21,12 @@ export interface AgentsConfigValidationOptions {
    * the agents to the registry.
    */
   readonly knownTools?: readonly string[];
+  /**
+   * The model provider types registered besides the built-in `scripted` and
+   * `openai` (by plugins). An agent's `provider.type` must be one of the
+   * built-in types or of these. @default none
+   */
+  readonly modelProviderTypes?: readonly string[];
 }
 
 /**
@@ -85,7 +91,7 @@ function validateAgent(
     agent['maxIterations'] === undefined
       ? MAX_ITERATIONS
       : reader.number(agent['maxIterations'], joinPath(path, 'maxIterations'), { min: 1, max: MAX_ITERATIONS, integer: true });
-  const provider = validateModelProviderConfig(agent['provider'], joinPath(path, 'provider'), reader, tools);
+  const provider = validateModelProviderConfig(agent['provider'], joinPath(path, 'provider'), reader, tools, options.modelProviderTypes);
   const approvals = validateApprovals(agent['approvals'], joinPath(path, 'approvals'), reader, tools);
   if (
     name === undefined ||

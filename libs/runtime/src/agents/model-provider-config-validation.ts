@@ -1,4 +1,4 @@
-import type { ModelProviderConfig, ScriptedRound } from './agent-definition';
+import type { BuiltinModelProviderConfig, ModelProviderConfig, ScriptedRound } from './agent-definition';
 import {
   ENV_VAR_NAME_PATTERN,
   MAX_MODEL_TIMEOUT_SECONDS,
@@ -9,8 +9,8 @@ import type { ConfigReader } from './config-reader';
 import { isPlainObject, joinPath } from './config-reader';
 import { deepFreeze } from './deep-freeze';
 
-/** The provider types a configuration may name. */
-export const MODEL_PROVIDER_TYPES: readonly ModelProviderConfig['type'][] = Object.freeze(['scripted', 'openai']);
+/** The provider types built into the runtime; plugins may register more (`modelProviders`), but not these nor `plugin`. */
+export const MODEL_PROVIDER_TYPES: readonly BuiltinModelProviderConfig['type'][] = Object.freeze(['scripted', 'openai']);
 
 const API_KEY_HINT =
   'is refused: never put an API key in the configuration; put it in an environment variable and name that variable in apiKeyEnv';
@@ -26,15 +26,20 @@ const OPENAI_KEYS = ['type', 'baseUrl', 'model', 'apiKeyEnv', 'timeoutSeconds', 
  * @param agentTools - the tools the agent is offered; a scripted tool call of
  *   any other tool is refused (the runtime would refuse it at run time anyway).
  *   `undefined` skips that check (the agent's tool list was itself invalid).
+ * @param pluginTypes - the provider types registered besides the built-in
+ *   ones (by plugins): such a provider's other keys are its `settings`, JSON
+ *   data for the plugin's factory. @default none
  */
 export function validateModelProviderConfig(
   value: unknown,
   path: string,
   reader: ConfigReader,
   agentTools: readonly string[] | undefined,
+  pluginTypes: readonly string[] = [],
 ): ModelProviderConfig | undefined {
+  const types = [...MODEL_PROVIDER_TYPES, ...pluginTypes];
   if (value === undefined) {
-    reader.add(path, `is required (a mapping with a type: ${MODEL_PROVIDER_TYPES.join(' or ')})`);
+    reader.add(path, `is required (a mapping with a type: ${types.join(', ')})`);
     return undefined;
   }
   if (!isPlainObject(value)) {
@@ -48,14 +53,30 @@ export function validateModelProviderConfig(
   if (type === 'openai') {
     return validateOpenAi(value, path, reader);
   }
+  if (typeof type === 'string' && pluginTypes.includes(type)) {
+    return validatePluginProvider(value, type, path, reader);
+  }
   reader.object(value, path, 'a provider', [...SCRIPTED_KEYS, ...OPENAI_KEYS.filter((key) => key !== 'type')], API_KEY_HINTS);
   reader.add(
     joinPath(path, 'type'),
-    type === undefined
-      ? `is required (one of ${MODEL_PROVIDER_TYPES.join(', ')})`
-      : `must be one of ${MODEL_PROVIDER_TYPES.join(', ')}, not ${JSON.stringify(type)}`,
+    type === undefined ? `is required (one of ${types.join(', ')})` : `must be one of ${types.join(', ')}, not ${JSON.stringify(type)}`,
   );
   return undefined;
+}
+
+/** A provider of a plugin's type: every key but `type` is a setting (JSON data), an API key refused. */
+function validatePluginProvider(value: Readonly<Record<string, unknown>>, type: string, path: string, reader: ConfigReader): ModelProviderConfig | undefined {
+  const before = reader.issues.length;
+  const rest: Record<string, unknown> = {};
+  for (const [key, setting] of Object.entries(value)) {
+    if (key === 'type') continue;
+    const hint = Object.hasOwn(API_KEY_HINTS, key) ? API_KEY_HINTS[key] : undefined;
+    if (hint !== undefined) reader.add(joinPath(path, key), hint);
+    else rest[key] = setting;
+  }
+  const settings = reader.jsonObject(rest, path);
+  if (settings === undefined || reader.issues.length > before) return undefined;
+  return Object.freeze({ type: 'plugin' as const, pluginType: type, settings: deepFreeze(structuredClone(settings)) });
 }
 
 /**

@@ -53,4 +53,37 @@ describe('createModelProvider', () => {
   it('refuses an unknown provider type', () => {
     expect(() => createModelProvider({ type: 'magic' } as unknown as ModelProviderConfig)).toThrow(ConfigurationError);
   });
+
+  describe('a type registered by a plugin', () => {
+    const config: ModelProviderConfig = { type: 'plugin', pluginType: 'echo', settings: { model: 'small' } };
+
+    it('builds the provider with the registered factory, given the settings, the environment and fetch', () => {
+      const provider = { respond: jest.fn() };
+      const factory = jest.fn(() => provider);
+      const env = { ECHO_KEY: 'k' };
+      expect(createModelProvider(config, { providers: { echo: factory }, env })).toBe(provider);
+      expect(factory).toHaveBeenCalledWith({ model: 'small' }, { env, fetch: globalThis.fetch });
+    });
+
+    it('refuses a type that no one registered, naming the known ones', () => {
+      expect(() => createModelProvider(config, { providers: { other: () => ({ respond: jest.fn() }) } })).toThrow('Unknown model provider type "echo" (known: scripted, openai, other)');
+    });
+
+    it('refuses a factory that returns no provider, and wraps one that throws, naming the type', () => {
+      expect(() => createModelProvider(config, { providers: { echo: () => ({}) as never } })).toThrow(
+        'The model provider factory of type "echo" returned no model provider (an object with a respond(request) method)',
+      );
+      const error = thrownBy(() =>
+        createModelProvider(config, {
+          providers: {
+            echo: () => {
+              throw new TypeError('model is required');
+            },
+          },
+        }),
+      );
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect((error as Error).message).toBe('The model provider factory of type "echo" refused its settings (model): model is required');
+    });
+  });
 });

@@ -2,7 +2,7 @@ import { INJECTABLE_WATERMARK } from '@nestjs/common/constants';
 import { InvalidFieldError } from '@agent-ledger/domain';
 import type { JsonObject, JsonValue } from '@agent-ledger/domain';
 import type { ToolContext } from './agent-tool';
-import { getToolMetadata, Tool, TOOL_METADATA } from './tool.decorator';
+import { getToolMetadata, Tool, TOOL_METADATA, TOOL_METADATA_PROPERTY } from './tool.decorator';
 import type { ToolMetadata } from './tool-metadata';
 
 const valid: ToolMetadata = {
@@ -40,6 +40,21 @@ describe('@Tool', () => {
     expect(getToolMetadata(decorated)).toEqual(valid);
     expect(getToolMetadata(new decorated())).toEqual(valid);
     expect(Reflect.getMetadata(INJECTABLE_WATERMARK, decorated)).toBe(true);
+  });
+
+  it('keeps the metadata under Symbol.for too, so a class decorated by another copy of the runtime is recognised', () => {
+    expect(TOOL_METADATA_PROPERTY).toBe(Symbol.for('agent-ledger:tool'));
+    expect((decorate(valid) as unknown as Record<symbol, unknown>)[Symbol.for('agent-ledger:tool')]).toEqual(valid);
+    // What another copy leaves when its reflect-metadata storage is not this one's: the static property only.
+    class FromAnotherCopy {
+      async execute(): Promise<JsonValue> {
+        return null;
+      }
+    }
+    Object.defineProperty(FromAnotherCopy, Symbol.for('agent-ledger:tool'), { value: valid });
+    expect(Reflect.getMetadata(TOOL_METADATA, FromAnotherCopy)).toBeUndefined();
+    expect(getToolMetadata(FromAnotherCopy)).toEqual(valid);
+    expect(getToolMetadata(new FromAnotherCopy())).toEqual(valid);
   });
 
   it('keeps a frozen copy: changing the object given afterwards changes nothing', () => {

@@ -8,6 +8,14 @@ import { toolLabel, validateToolMetadata } from './tool-metadata-validation';
 /** The reflect-metadata key under which `@Tool` stores a class's {@link ToolMetadata}. */
 export const TOOL_METADATA = 'agent-ledger:tool' as const;
 
+/**
+ * The registry-wide symbol (`Symbol.for`) under which `@Tool` also keeps a
+ * class's metadata, as a static property: a class decorated by another copy
+ * of this package (a plugin with its own `node_modules`) is still recognised,
+ * whether or not the two copies share reflect-metadata's storage.
+ */
+export const TOOL_METADATA_PROPERTY: unique symbol = Symbol.for('agent-ledger:tool');
+
 /** A class whose instances are tools. */
 export type ToolClass = abstract new (...args: never[]) => AgentTool<never>;
 
@@ -46,17 +54,21 @@ export function Tool(metadata: ToolMetadata): (target: ToolClass) => void {
       throw new InvalidFieldError(`${toolLabel(checked)}.execute`, 'must be a method: @Tool decorates a class implementing AgentTool');
     }
     Reflect.defineMetadata(TOOL_METADATA, checked, target);
+    Object.defineProperty(target, TOOL_METADATA_PROPERTY, { value: checked, enumerable: false, configurable: true, writable: false });
     injectable(target as unknown as abstract new (...args: never[]) => unknown);
   };
 }
 
 /**
  * The metadata `@Tool` declared on `target` (a class), or on the class of
- * `target` (an instance); `undefined` when there is none.
+ * `target` (an instance); `undefined` when there is none. A class decorated
+ * by another copy of this package is recognised too (through
+ * {@link TOOL_METADATA_PROPERTY}); the registry checks the metadata again.
  */
 export function getToolMetadata(target: unknown): ToolMetadata | undefined {
   if (typeof target === 'function') {
-    return Reflect.getMetadata(TOOL_METADATA, target) as ToolMetadata | undefined;
+    const reflected = Reflect.getMetadata(TOOL_METADATA, target) as ToolMetadata | undefined;
+    return reflected ?? ((target as unknown as Record<symbol, unknown>)[TOOL_METADATA_PROPERTY] as ToolMetadata | undefined);
   }
   if (typeof target === 'object' && target !== null) {
     return getToolMetadata((target as { constructor?: unknown }).constructor);

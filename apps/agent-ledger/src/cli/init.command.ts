@@ -1,0 +1,59 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { CliOutput } from './cli-output';
+import { ExitCode } from './cli-output';
+import { packageNameOf, STARTER_AGENT, starterFiles } from './starter-files';
+
+/**
+ * `agent-ledger init [dir]`: writes a starter project into `dir` (created when
+ * missing), which must be empty: a plugin with a read-only and a write tool
+ * (`src/tools.ts`), an agents file whose agent uses them with a scripted
+ * model, the service's configuration (`agent-ledger.yaml`), `package.json`,
+ * `tsconfig.json` and a README. A folder that is not empty is refused, named,
+ * and nothing is written.
+ */
+export function init(dir: string, output: CliOutput, version: string = ownVersion()): ExitCode {
+  const target = resolve(dir);
+  if (existsSync(target)) {
+    if (!statSync(target).isDirectory()) {
+      output.err(`agent-ledger init: ${target} is not a folder; nothing was written`);
+      return ExitCode.FAILURE;
+    }
+    const entries = readdirSync(target);
+    if (entries.length > 0) {
+      const shown = entries.slice(0, 5).join(', ') + (entries.length > 5 ? ', ...' : '');
+      output.err(`agent-ledger init: ${target} is not empty (${shown}): init writes into an empty folder only; nothing was written`);
+      return ExitCode.FAILURE;
+    }
+  }
+  const files = starterFiles({ name: packageNameOf(basename(target)), version });
+  mkdirSync(target, { recursive: true });
+  for (const file of files) {
+    mkdirSync(dirname(join(target, file.path)), { recursive: true });
+    // 'wx': never overwrite, should anything appear in the folder meanwhile.
+    writeFileSync(join(target, file.path), file.content, { flag: 'wx' });
+  }
+  output.out(`Wrote a starter in ${target}:`);
+  for (const file of files) output.out(`  ${file.path}`);
+  output.out(`
+Next:
+  cd ${dir}
+  npm install
+  npm run build
+  npm run serve
+and, in another terminal:
+  npx agent-ledger runs start --agent ${STARTER_AGENT} --input "remember the groceries" --mode interactive`);
+  return ExitCode.OK;
+}
+
+/** The version of this CLI's package (`agent-ledger`), from the nearest `package.json` of that name above this file. */
+export function ownVersion(from: string = __dirname): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file)) {
+      const manifest = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown; version?: unknown };
+      if (manifest.name === 'agent-ledger' && typeof manifest.version === 'string') return manifest.version;
+    }
+    if (dirname(dir) === dir) throw new Error(`No package.json of agent-ledger above ${from}`);
+  }
+}

@@ -1,0 +1,215 @@
+/**
+ * The files `agent-ledger init` writes: a project with a plugin (one
+ * read-only and one write tool), an agents file whose agent uses them with a
+ * scripted model (it runs without an API key), the service's configuration
+ * and a README. Pure: the paths and contents only.
+ */
+
+/** What the starter depends on, and its name. */
+export interface StarterOptions {
+  /** The project's npm name. */
+  readonly name: string;
+  /** The version of `agent-ledger` and `@agent-ledger/*` to depend on (this CLI's own). */
+  readonly version: string;
+}
+
+/** One file of the starter: its path relative to the project's folder, and its content. */
+export interface StarterFile {
+  readonly path: string;
+  readonly content: string;
+}
+
+/** The agent the starter defines. */
+export const STARTER_AGENT = 'note-keeper';
+
+/** The starter's files, in the order they are written. */
+export function starterFiles({ name, version }: StarterOptions): readonly StarterFile[] {
+  return [
+    { path: 'package.json', content: `${JSON.stringify(packageJson(name, version), null, 2)}\n` },
+    { path: 'tsconfig.json', content: `${JSON.stringify(TSCONFIG, null, 2)}\n` },
+    { path: 'src/tools.ts', content: TOOLS_TS },
+    { path: 'agents.yaml', content: AGENTS_YAML },
+    { path: 'agent-ledger.yaml', content: SERVICE_CONFIG_YAML },
+    { path: '.gitignore', content: 'node_modules/\ndist/\ndata/\n' },
+    { path: 'README.md', content: readme(name) },
+  ];
+}
+
+/** An npm package name made from a folder's name: lower case, `-` for anything else. */
+export function packageNameOf(folderName: string): string {
+  const name = folderName.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[._-]+/, '').replace(/-+$/, '').slice(0, 214);
+  return name === '' ? 'agent-ledger-project' : name;
+}
+
+function packageJson(name: string, version: string) {
+  return {
+    name,
+    version: '0.1.0',
+    private: true,
+    description: 'Tools and agents for agent-ledger',
+    scripts: {
+      build: 'tsc -p tsconfig.json',
+      serve: 'agent-ledger serve --config agent-ledger.yaml',
+      worker: 'agent-ledger worker --config agent-ledger.yaml',
+    },
+    dependencies: {
+      'agent-ledger': version,
+      '@agent-ledger/domain': version,
+      '@agent-ledger/runtime': version,
+    },
+    devDependencies: {
+      '@types/node': '^20.19.0',
+      typescript: '~5.9.0',
+    },
+  };
+}
+
+const TSCONFIG = {
+  compilerOptions: {
+    target: 'ES2022',
+    module: 'node16',
+    moduleResolution: 'node16',
+    lib: ['ES2023'],
+    types: ['node'],
+    outDir: 'dist',
+    rootDir: 'src',
+    strict: true,
+    experimentalDecorators: true,
+    emitDecoratorMetadata: true,
+    esModuleInterop: true,
+    skipLibCheck: true,
+    sourceMap: true,
+  },
+  include: ['src'],
+};
+
+const TOOLS_TS = `import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { ToolEffect } from '@agent-ledger/domain';
+import type { DeclaresToolEffect, JsonObject, JsonValue } from '@agent-ledger/domain';
+import { definePlugin, Tool } from '@agent-ledger/runtime';
+import type { AgentTool, ToolContext } from '@agent-ledger/runtime';
+
+/** Where the notes are kept: NOTES_DIR, else ./data/notes (from the folder the service runs in). */
+const notesDir = (): string => resolve(process.env.NOTES_DIR ?? join('data', 'notes'));
+const notePath = (title: string): string => join(notesDir(), \`\${encodeURIComponent(title)}.txt\`);
+
+const TITLE = { type: 'string', minLength: 1, maxLength: 100 } as const;
+
+interface ReadNoteArgs extends JsonObject {
+  readonly title: string;
+}
+
+/** \`notes.read\`: reads a note. READ_ONLY: it changes nothing, so its audit is fail-soft and it may be retried freely. */
+@Tool({
+  name: 'notes.read',
+  description: 'Reads the note of this title; null when there is none.',
+  parameters: { type: 'object', properties: { title: TITLE }, required: ['title'], additionalProperties: false },
+})
+export class ReadNoteTool implements AgentTool<ReadNoteArgs>, DeclaresToolEffect {
+  getEffect(): ToolEffect {
+    return ToolEffect.READ_ONLY;
+  }
+
+  async execute(args: ReadNoteArgs): Promise<JsonValue> {
+    try {
+      return await readFile(notePath(args.title), 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+}
+
+interface SaveNoteArgs extends JsonObject {
+  readonly title: string;
+  readonly text: string;
+}
+
+/**
+ * \`notes.save\`: writes a note, replacing it. IDEMPOTENT_WRITE: saving the same
+ * note again changes nothing more, so the runtime may retry it (with the same
+ * idempotency key) after a crash; its execution is fenced and its audit
+ * recorded before the run goes on.
+ */
+@Tool({
+  name: 'notes.save',
+  description: 'Saves a note under a title, replacing any note of that title.',
+  parameters: {
+    type: 'object',
+    properties: { title: TITLE, text: { type: 'string', maxLength: 10000 } },
+    required: ['title', 'text'],
+    additionalProperties: false,
+  },
+  operationDeadlineSeconds: 30,
+})
+export class SaveNoteTool implements AgentTool<SaveNoteArgs>, DeclaresToolEffect {
+  getEffect(): ToolEffect {
+    return ToolEffect.IDEMPOTENT_WRITE;
+  }
+
+  async execute(args: SaveNoteArgs, context: ToolContext): Promise<JsonValue> {
+    context.signal.throwIfAborted();
+    await mkdir(notesDir(), { recursive: true });
+    await writeFile(notePath(args.title), args.text, 'utf8');
+    return { saved: args.title, idempotencyKey: context.idempotencyKey };
+  }
+}
+
+/** The plugin the service loads (agent-ledger.yaml: plugins: [./dist/tools.js]). */
+export default definePlugin({ tools: [ReadNoteTool, SaveNoteTool] });
+`;
+
+const AGENTS_YAML = `# The agents of this project (agent-ledger.yaml names this file). Format: see
+# agent-ledger's docs/models-and-agents.md.
+agents:
+  - name: ${STARTER_AGENT}
+    description: Saves a note, then reads it back.
+    instructions: >-
+      You keep notes. Save what you are asked to remember under a short title,
+      read it back to check it, and answer with one sentence.
+    tools: [notes.save, notes.read]
+    maxIterations: 5
+    # A write waits for a person's approval (POST /runs/{runId}/approval)
+    # unless it is pre-approved here.
+    approvals:
+      preApproved: [notes.save]
+    # A scripted model plays these rounds, so the agent runs without an API key.
+    # For a real model, replace the provider with, e.g.:
+    #   provider:
+    #     type: openai
+    #     baseUrl: https://api.openai.com/v1   # or http://localhost:11434/v1 (Ollama)
+    #     model: gpt-4o-mini
+    #     apiKeyEnv: OPENAI_API_KEY            # the variable's name, never the key
+    provider:
+      type: scripted
+      script:
+        - toolCalls:
+            - tool: notes.save
+              arguments: { title: groceries, text: "milk, bread" }
+        - toolCalls:
+            - tool: notes.read
+              arguments: { title: groceries }
+        - final: Saved the groceries note and read it back.
+`;
+
+const SERVICE_CONFIG_YAML = `# agent-ledger's settings (agent-ledger serve --config agent-ledger.yaml).
+# Relative paths are from this file's folder; an environment variable of the
+# same setting wins (AGENT_LEDGER_PLUGINS, AGENTS_CONFIG, AGENT_LEDGER_DATA_DIR).
+plugins: [./dist/tools.js]
+agents:
+  configFile: ./agents.yaml
+store:
+  dataDir: ./data
+server:
+  port: 3000
+`;
+
+function readme(name: string): string {
+  return `# ${name}: tools and an agent for agent-ledger
+Install: \`npm install\`
+Build the plugin (src/tools.ts to dist/tools.js): \`npm run build\`
+Serve (http://127.0.0.1:3000, data in ./data): \`npm run serve\`
+Run the agent: \`curl -s -X POST http://127.0.0.1:3000/runs -H 'content-type: application/json' -d '{"agent":"${STARTER_AGENT}","input":"remember the groceries","mode":"interactive"}'\` (or \`npx agent-ledger runs start --agent ${STARTER_AGENT} --input "remember the groceries" --mode interactive\`)
+`;
+}
