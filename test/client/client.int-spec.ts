@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { RunStatusRow } from '@agent-ledger/client';
-import { AgentLedgerApiError, AgentLedgerClient, AgentLedgerConnectionError, AgentLedgerWaitError, createClient } from '@agent-ledger/client';
+import { AgentLedgerApiError, AgentLedgerClient, AgentLedgerConnectionError, AgentLedgerWaitError, apiRoutes, createClient } from '@agent-ledger/client';
 import { decisionHistories, seedRun } from '@agent-ledger/runtime/testing/decision-histories';
 import { scaled } from '../support/time-scale';
 import type { ClientTestService } from './support/client-test-service';
@@ -58,6 +58,18 @@ describe('AgentLedgerClient against the real service', () => {
       const metrics = await client.metrics();
       expect(metrics).toMatch(/^# HELP agent_ledger_runs /m);
       expect(metrics).toMatch(/^agent_ledger_runs\{status="COMPLETED"\} \d+$/m);
+    });
+
+    it("the client's route table is the service's: every operation of /openapi.json, each answer status, and no other", async () => {
+      const document = await client.openApiDocument();
+      const operations = Object.entries(document.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>).flatMap(([path, methods]) =>
+        Object.entries(methods)
+          .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
+          .map(([method, operation]) => `${method.toUpperCase()} ${path} ${Object.keys(operation.responses).filter((status) => status.startsWith('2')).sort().join(',')}`),
+      );
+      const routes = apiRoutes.map((route) => `${route.method} ${route.path} ${Object.keys(route.answers).filter((status) => status.startsWith('2')).sort().join(',')}`);
+      expect([...routes].sort()).toEqual([...operations].sort());
+      for (const route of apiRoutes) expect(typeof (client as unknown as Record<string, unknown>)[route.clientMethod]).toBe('function');
     });
 
     it('a key limited to one agent sees that agent only', async () => {
