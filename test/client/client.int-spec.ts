@@ -13,6 +13,8 @@ import { decisionHistories, seedRun } from '@agent-ledger/runtime/testing/decisi
 import { scaled } from '../support/time-scale';
 import type { ClientTestService } from './support/client-test-service';
 import { conforms, startClientTestService } from './support/client-test-service';
+import type { HttpTestApp } from '../../apps/agent-ledger/src/http/testing/http-test-app';
+import { startHttpTestApp } from '../../apps/agent-ledger/src/http/testing/http-test-app';
 
 describe('AgentLedgerClient against the real service', () => {
   jest.setTimeout(scaled(30_000));
@@ -293,6 +295,36 @@ describe('AgentLedgerClient against the real service', () => {
         });
       }
     });
+  });
+});
+
+describe('AgentLedgerClient against the service in its development mode (no keys)', () => {
+  jest.setTimeout(scaled(30_000));
+  let app: HttpTestApp;
+
+  beforeAll(async () => {
+    app = await startHttpTestApp();
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('needs no key: me() says so, ready() carries the warning, and a run starts', async () => {
+    const client = new AgentLedgerClient({ baseUrl: app.baseUrl });
+    const me = conforms('MeAnswer', await client.me());
+    expect(me).toMatchObject({ keyId: null, agents: null, authMode: 'disabled-on-loopback' });
+    expect([...me.scopes].sort()).toEqual(['audit:read', 'metrics:read', 'operate', 'runs:approve', 'runs:read', 'runs:submit']);
+    const ready = conforms('ReadinessReport', await client.ready());
+    expect(ready.auth).toEqual({ mode: 'disabled-on-loopback', warning: expect.stringMatching(/authentication is disabled/i) });
+    // An input typed by an interface: any value that serialises to JSON.
+    interface Task {
+      readonly file: string;
+      readonly lines: readonly number[];
+    }
+    const task: Task = { file: 'report.txt', lines: [1, 2] };
+    const started = conforms('StartRunInteractive', await client.startRun({ agent: 'clock', input: task, mode: 'interactive' }));
+    expect(started.run).toMatchObject({ status: 'COMPLETED', input: { file: 'report.txt', lines: [1, 2] } });
   });
 });
 

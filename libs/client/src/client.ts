@@ -16,7 +16,6 @@ import type { RunPage } from './contract/run-page';
 import type { RunResumeAnswer } from './contract/run-resume-answer';
 import type { RunStatusRow } from './contract/run-status-row';
 import type { RunStepsAnswer } from './contract/run-steps-answer';
-import type { JsonValue } from './contract/schema';
 import type { StartRunAccepted, StartRunAnswer, StartRunInteractive } from './contract/start-run-answer';
 import type { StreamedEvent } from './contract/streamed-event';
 import type { EventStreamOptions } from './events/event-stream';
@@ -37,10 +36,17 @@ export type ListRunsOptions = Omit<ListRunsQuery, 'since' | 'until'> & { readonl
 /** The filters and page of `listApprovals`. */
 export type ListApprovalsOptions = Omit<ListApprovalsQuery, 'since' | 'until'> & { readonly since?: Instant; readonly until?: Instant };
 
+/**
+ * The body of `startRun`: {@link StartRunRequest}, with `input` any value
+ * that serialises to JSON (an object typed by an `interface` included, which
+ * TypeScript does not let pass as a `JsonValue`); the service refuses what
+ * is not JSON (`400 INVALID_FIELD`, `field: input`).
+ */
+export type StartRunParams = Omit<StartRunRequest, 'input'> & { readonly input: unknown };
 /** `startRun` of a queued run (the default). */
-export type StartQueuedRunRequest = StartRunRequest & { readonly mode?: 'queued' };
+export type StartQueuedRunRequest = StartRunParams & { readonly mode?: 'queued' };
 /** `startRun` of an interactive run. */
-export type StartInteractiveRunRequest = StartRunRequest & { readonly mode: 'interactive' };
+export type StartInteractiveRunRequest = StartRunParams & { readonly mode: 'interactive' };
 
 /**
  * A typed client of the agent-ledger HTTP API, for Node 20 and browsers
@@ -69,8 +75,8 @@ export class AgentLedgerClient {
    */
   startRun(request: StartQueuedRunRequest, options?: RequestOptions): Promise<StartRunAccepted>;
   startRun(request: StartInteractiveRunRequest, options?: RequestOptions): Promise<StartRunInteractive>;
-  startRun(request: StartRunRequest, options?: RequestOptions): Promise<StartRunAnswer>;
-  async startRun(request: StartRunRequest, options: RequestOptions = {}): Promise<StartRunAnswer> {
+  startRun(request: StartRunParams, options?: RequestOptions): Promise<StartRunAnswer>;
+  async startRun(request: StartRunParams, options: RequestOptions = {}): Promise<StartRunAnswer> {
     return this.json<StartRunAnswer>({ method: 'POST', path: '/runs', body: request, ...options }, [200, 202]);
   }
 
@@ -124,8 +130,8 @@ export class AgentLedgerClient {
     return this.decideApproval(runId, { ...request, decision: 'deny' }, options);
   }
 
-  /** `POST /runs/{runId}/input`: answers a run whose tool asked for input (`WAITING_FOR_INPUT`); `input` is any JSON value. */
-  submitInput(runId: string, input: JsonValue, options: RequestOptions = {}): Promise<RunResumeAnswer> {
+  /** `POST /runs/{runId}/input`: answers a run whose tool asked for input (`WAITING_FOR_INPUT`); `input` is any value that serialises to JSON, `null` included. */
+  submitInput(runId: string, input: unknown, options: RequestOptions = {}): Promise<RunResumeAnswer> {
     return this.json({ method: 'POST', path: runPath('/runs/{runId}/input', runId), body: { input }, ...options });
   }
 

@@ -5,7 +5,7 @@
  */
 export * from './contract/index';
 export { AgentLedgerClient, createClient } from './client';
-export type { AgentLedgerClientOptions, ListApprovalsOptions, ListRunsOptions, StartInteractiveRunRequest, StartQueuedRunRequest } from './client';
+export type { AgentLedgerClientOptions, ListApprovalsOptions, ListRunsOptions, StartInteractiveRunRequest, StartQueuedRunRequest, StartRunParams } from './client';
 export type { FetchLike, RequestOptions, TransportOptions } from './http/transport';
 export type { Instant, QueryValue } from './http/query-string';
 export { queryString } from './http/query-string';
