@@ -22,6 +22,7 @@ export async function* readSseFrames(body: ReadableStream<Uint8Array>, parser: S
       yield* parser.push(decoder.decode(value, { stream: true }));
     }
   } finally {
+    // Cancelling a body whose connection already failed rejects with that failure, which the read has thrown already.
     if (!finished) await reader.cancel().catch(() => undefined);
     reader.releaseLock();
   }
