@@ -66,13 +66,13 @@ describe('the client in a browser', () => {
 
   it('runs in the page without Node: starts a run, waits for it, reads it, and types the errors', async () => {
     const result = await page.evaluate(async ({ key }) => {
-      const page = globalThis as unknown as PageGlobals;
-      const { AgentLedgerClient: Client, AgentLedgerApiError } = page.AgentLedger;
-      const client = new Client({ baseUrl: page.location.origin, apiKey: key });
+      const scope = globalThis as unknown as PageGlobals;
+      const { AgentLedgerClient: Client, AgentLedgerApiError } = scope.AgentLedger;
+      const client = new Client({ baseUrl: scope.location.origin, apiKey: key });
       const started = await client.startRun({ agent: 'clock', input: 'from a browser', idempotencyKey: `browser-${Date.now()}` });
       const settled = await client.waitForSettled(started.runId, { timeoutMs: 20_000, pollIntervalMs: 20 });
       const steps = await client.getSteps(started.runId);
-      const refused = await new Client({ baseUrl: page.location.origin }).me().catch((error: unknown) => error);
+      const refused = await new Client({ baseUrl: scope.location.origin }).me().catch((error: unknown) => error);
       return {
         nodeGlobals: typeof (globalThis as { process?: unknown }).process !== 'undefined' || typeof (globalThis as { Buffer?: unknown }).Buffer !== 'undefined',
         status: settled.status,
@@ -89,8 +89,8 @@ describe('the client in a browser', () => {
     for (let i = 0; i < 4; i++) await direct.startRun({ agent: 'writer', input: `run ${i}`, mode: 'interactive' });
     const expected = (await service.runEvents()).map((event) => String(event.position));
     const positions = await page.evaluate(async ({ key, count }) => {
-      const page = globalThis as unknown as PageGlobals;
-      const client = new page.AgentLedger.AgentLedgerClient({ baseUrl: page.location.origin, apiKey: key });
+      const scope = globalThis as unknown as PageGlobals;
+      const client = new scope.AgentLedger.AgentLedgerClient({ baseUrl: scope.location.origin, apiKey: key });
       const seen: string[] = [];
       for await (const event of client.events({ reconnect: { initialDelayMs: 10, maxDelayMs: 50 } })) {
         seen.push(event.position);
