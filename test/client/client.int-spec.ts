@@ -8,7 +8,8 @@ import { createServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { RunStatusRow } from '@agent-ledger/client';
-import { AgentLedgerApiError, AgentLedgerClient, AgentLedgerConnectionError, AgentLedgerWaitError, apiRoutes, createClient } from '@agent-ledger/client';
+import type { JsonSchema } from '@agent-ledger/client';
+import { AgentLedgerApiError, AgentLedgerClient, AgentLedgerConnectionError, AgentLedgerWaitError, apiRoutes, apiSchemas, createClient, toJsonSchema } from '@agent-ledger/client';
 import { decisionHistories, seedRun } from '@agent-ledger/runtime/testing/decision-histories';
 import { scaled } from '../support/time-scale';
 import type { ClientTestService } from './support/client-test-service';
@@ -72,6 +73,30 @@ describe('AgentLedgerClient against the real service', () => {
       const routes = apiRoutes.map((route) => `${route.method} ${route.path} ${Object.keys(route.answers).filter((status) => status.startsWith('2')).sort().join(',')}`);
       expect([...routes].sort()).toEqual([...operations].sort());
       for (const route of apiRoutes) expect(typeof (client as unknown as Record<string, unknown>)[route.clientMethod]).toBe('function');
+    });
+
+    it("the contract's schemas have the fields of the service's document: each answer's and body's properties and required ones", async () => {
+      type Operation = { requestBody?: { content: Record<string, { schema: { $ref?: string } }> }; responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }> };
+      const document = (await client.openApiDocument()) as unknown as { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, JsonSchema> } };
+      const component = (ref: string | undefined): JsonSchema => document.components.schemas[(ref ?? '').replace('#/components/schemas/', '')] ?? {};
+      const shape = (schema: JsonSchema) => ({ properties: Object.keys((schema.properties ?? {}) as object).sort(), required: [...((schema.required ?? []) as string[])].sort() });
+      const compared: string[] = [];
+      for (const route of apiRoutes) {
+        const operation = document.paths[route.path]?.[route.method.toLowerCase()] as Operation;
+        for (const [status, answer] of Object.entries(route.answers)) {
+          if (answer === 'text/event-stream' || answer === 'text/plain') continue;
+          const ref = operation.responses[status]?.content?.['application/json']?.schema.$ref;
+          expect({ route: `${route.method} ${route.path} ${status}`, ref }).toEqual({ route: `${route.method} ${route.path} ${status}`, ref: `#/components/schemas/${answer}` });
+          expect({ answer, ...shape(toJsonSchema(apiSchemas[answer])) }).toEqual({ answer, ...shape(component(ref)) });
+          compared.push(answer);
+        }
+        if (route.body !== undefined) {
+          const body = component(operation.requestBody?.content['application/json']?.schema.$ref);
+          expect({ body: route.body, ...shape(toJsonSchema(apiSchemas[route.body])) }).toEqual({ body: route.body, ...shape(body) });
+          compared.push(route.body);
+        }
+      }
+      expect(compared.length).toBeGreaterThan(25);
     });
 
     it('a key limited to one agent sees that agent only', async () => {
