@@ -65,4 +65,15 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [{ group: ['node:*', '@agent-ledger/*', '@nestjs/*'], message: 'The console is browser code: no Node modules, no server libraries.' }] }],
     },
   },
+  {
+    // The client package is dependency-free and runs in browsers: it imports its own files only.
+    files: ['libs/client/src/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(?!\\.{1,2}/)', message: '@agent-ledger/client has no dependency and runs in browsers: import its own files only (no Node module, no package).' }] },
+      ],
+    },
+  },
 );
