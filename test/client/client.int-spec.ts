@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { RunStatusRow } from '@agent-ledger/client';
 import type { JsonSchema } from '@agent-ledger/client';
 import { AgentLedgerApiError, AgentLedgerClient, AgentLedgerConnectionError, AgentLedgerWaitError, apiRoutes, apiSchemas, createClient, toJsonSchema } from '@agent-ledger/client';
-import { decisionHistories, seedRun } from '@agent-ledger/runtime/testing/decision-histories';
+import { decisionHistories, seedRun } from '@agent-ledger/runtime/testing';
 import { scaled } from '../support/time-scale';
 import type { ClientTestService } from './support/client-test-service';
 import { conforms, startClientTestService } from './support/client-test-service';

@@ -10,10 +10,10 @@ import * as client from '@agent-ledger/client';
 import { FailureClass, RunMode, RunStatus, StepKind, TerminationReason, TERMINAL_RUN_STATUSES, ToolEffect } from '@agent-ledger/domain';
 import { APPROVAL_STATES, PROJECTION_NAMES, RebuildPhase, StepApproval, StepAuditState } from '@agent-ledger/projections';
 import { APPROVAL_DECISIONS, ON_DENIAL_VALUES } from '@agent-ledger/runtime';
-import { API_SCOPES } from '../../apps/agent-ledger/src/config/api-keys';
-import { AUTH_MODES } from '../../apps/agent-ledger/src/config/service-config';
-import { REBUILD_STATES } from '../../apps/agent-ledger/src/http/projections/rebuild-state';
-import { START_MODES } from '../../apps/agent-ledger/src/http/runs/run-dtos';
+import { API_SCOPES } from '../../libs/http/src/auth/api-keys';
+import { AUTH_MODES } from '../../libs/http/src/http-api-options';
+import { REBUILD_STATES } from '../../libs/http/src/projections/rebuild-state';
+import { START_MODES } from '../../libs/http/src/runs/run-dtos';
 import { scaled } from '../support/time-scale';
 
 describe("the client's contract and the service", () => {
@@ -48,7 +48,7 @@ describe("the client's contract and the service", () => {
     const wrongSource = [
       "import type * as Client from '@agent-ledger/client';",
       "import type { RunStatusRow } from '@agent-ledger/projections';",
-      "import type { DocMatches } from '../../../apps/agent-ledger/src/http/openapi/doc-matches';",
+      "import type { DocMatches } from '../../../libs/http/src/openapi/doc-matches';",
       "export const wrong = true satisfies DocMatches<Omit<Client.RunStatusRow, 'continuedAs'>, RunStatusRow>;",
     ].join('\n');
     const host = ts.createCompilerHost({ ...options, noEmit: true });
