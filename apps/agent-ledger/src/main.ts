@@ -92,6 +92,7 @@ async function bootstrap(): Promise<void> {
     Logger.log(`API keys required (${config.auth.apiKeys.length} configured: ${config.auth.apiKeys.map((k) => k.id).join(', ')})`, 'Auth');
   }
   if (config.configFile !== null) Logger.log(`configuration file: ${config.configFile}`, 'Bootstrap');
+  if (agents.length === 0) Logger.warn('No agent is configured: name an agents file (AGENTS_CONFIG) or plugins with agents (AGENT_LEDGER_PLUGINS); every run will be refused', 'Bootstrap');
   Logger.log(`agent-ledger listening on http://${host}:${port} (${backend}; agents: ${agents.map((a) => a.name).join(', ')}${pluginsNote(plugins)})`, 'Bootstrap');
 }
 

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoggerService } from '@nestjs/common';
 import Database from 'better-sqlite3';
-import { loadAgentsConfig } from '@agent-ledger/runtime';
+import { loadServiceDefinitions } from '../../../apps/agent-ledger/src/config/service-definitions';
 import { openStores } from '../../../apps/agent-ledger/src/config/open-stores';
 import { readServiceConfig } from '../../../apps/agent-ledger/src/config/service-config';
 import type { ServiceConfig } from '../../../apps/agent-ledger/src/config/service-config';
@@ -92,7 +92,7 @@ export async function startFuzzService(options: { readonly agentsYaml: string; r
   // As src/main.ts starts the service.
   mkdirSync(config.dataDir, { recursive: true });
   mkdirSync(config.workspaceDir, { recursive: true });
-  const loaded = await loadAgentsConfig(config.agentsConfigPath);
+  const loaded = await loadServiceDefinitions(config);
   // The loader's `structuredClone` makes the scripts' arguments in Node's own realm, not in Jest's sandbox, where the
   // store's plain-object check would refuse them: the definitions are copied into this realm (a test-only concern).
   const agents = JSON.parse(JSON.stringify(loaded.agents)) as typeof loaded.agents;

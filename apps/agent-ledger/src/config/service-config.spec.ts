@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashApiKey } from '@agent-ledger/http';
@@ -7,7 +7,19 @@ import { isLoopbackHost, readServiceConfig } from './service-config';
 const OPS_HASH = hashApiKey('ops-secret');
 
 describe('readServiceConfig', () => {
-  it('defaults to the embedded store under ./data, the example agents and 4 workers', () => {
+  it('reads the agents from config/agents.example.yaml under the working directory when AGENTS_CONFIG is unset and that file exists, else from no file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-ledger-agents-default-'));
+    try {
+      expect(readServiceConfig({}, dir).agentsConfigPath).toBeNull();
+      mkdirSync(join(dir, 'config'));
+      writeFileSync(join(dir, 'config', 'agents.example.yaml'), 'agents: []\n');
+      expect(readServiceConfig({}, dir).agentsConfigPath).toBe(join(dir, 'config', 'agents.example.yaml'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('defaults to the embedded store under ./data, no agents file outside this repository and 4 workers', () => {
     expect(readServiceConfig({}, '/srv/app')).toEqual({
       port: 3000,
       host: '127.0.0.1',
@@ -16,7 +28,7 @@ describe('readServiceConfig', () => {
       eventStoreConnectionString: null,
       storeBusyTimeoutMs: 5000,
       auditStorePath: null,
-      agentsConfigPath: '/srv/app/config/agents.example.yaml',
+      agentsConfigPath: null,
       workspaceDir: '/srv/app/data/workspace',
       workerConcurrency: 4,
       leaseSeconds: undefined,

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { InvalidFieldError } from '@agent-ledger/domain';
 import type { ApiKeyEntry, AuthMode, AuthSettings, HttpApiOptions } from '@agent-ledger/http';
@@ -33,8 +34,12 @@ export interface ServiceConfig extends HttpApiOptions {
   readonly storeBusyTimeoutMs: number;
   /** `AUDIT_STORE_PATH`: put the audit streams in an embedded file of their own. @default null (the run store) */
   readonly auditStorePath: string | null;
-  /** `AGENTS_CONFIG`: the agents file (agents and their model providers). @default config/agents.example.yaml */
-  readonly agentsConfigPath: string;
+  /**
+   * `AGENTS_CONFIG`: the agents file (agents and their model providers), or
+   * null for none (agents only from plugins).
+   * @default `config/agents.example.yaml` under the working directory when that file exists, else null
+   */
+  readonly agentsConfigPath: string | null;
   /** `WORKSPACE_DIR`: the folder the built-in file tools are confined to. @default <dataDir>/workspace */
   readonly workspaceDir: string;
   /** `WORKER_CONCURRENCY`: segments this process executes at once; 0 for none. @default 4 */
@@ -174,7 +179,7 @@ export function resolveServiceConfig(env: Env, file: ConfigFile | null, cwd: str
     eventStoreConnectionString,
     storeBusyTimeoutMs: int('STORE_BUSY_TIMEOUT_MS', 0, 60_000, 5_000),
     auditStorePath: path('AUDIT_STORE_PATH') ?? null,
-    agentsConfigPath: path('AGENTS_CONFIG') ?? absolute(cwd, 'config/agents.example.yaml'),
+    agentsConfigPath: path('AGENTS_CONFIG') ?? defaultAgentsFile(cwd),
     workspaceDir: path('WORKSPACE_DIR') ?? join(dataDir, 'workspace'),
     workerConcurrency: int('WORKER_CONCURRENCY', 0, 256, 4),
     leaseSeconds: optionalInt('LEASE_SECONDS', 1, 86_400),
@@ -277,4 +282,10 @@ function integerOf(found: Found, min: number, max: number): number {
     throw new InvalidFieldError(found.field, `${found.where} must be an integer from ${min} to ${max} (got ${shown})`.trim());
   }
   return Number(raw);
+}
+
+/** The agents file used when `AGENTS_CONFIG` is not set: this repository's example, when the service runs from a folder that has it; none elsewhere. */
+function defaultAgentsFile(cwd: string): string | null {
+  const example = absolute(cwd, 'config/agents.example.yaml');
+  return existsSync(example) ? example : null;
 }

@@ -23,6 +23,7 @@ export async function loadServiceDefinitions(config: Pick<ServiceConfig, 'plugin
   const knownTools = [...BUILTIN_TOOL_NAMES, ...(config.testLedgerPath === null ? [] : TEST_LEDGER_TOOLS)];
   const plugins = await loadPlugins(config.plugins, { knownTools });
   const pluginTools = plugins.plugins.flatMap((plugin) => plugin.toolNames);
+  if (config.agentsConfigPath === null) return { agents: mergePluginAgents([], '(none)', plugins), plugins };
   const file = await loadAgentsConfig(config.agentsConfigPath, {
     knownTools: [...knownTools, ...pluginTools],
     modelProviderTypes: Object.keys(plugins.modelProviders),

@@ -6,7 +6,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, RequestBodyObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
 import { RunStatus } from '@agent-ledger/domain';
 import { APPROVAL_STATES } from '@agent-ledger/projections';
-import { loadAgentsConfig } from '@agent-ledger/runtime';
+import { loadServiceDefinitions } from '../../config/service-definitions';
 import { AppModule } from '../../app.module';
 import { openStores } from '../../config/open-stores';
 import { readServiceConfig } from '../../config/service-config';
@@ -26,7 +26,7 @@ async function generateDocument(): Promise<OpenAPIObject> {
     const config = readServiceConfig({ AGENT_LEDGER_DATA_DIR: dataDir, EVENTSTORE_CONNECTION_STRING: '', WORKER_CONCURRENCY: '0', REAPER_INTERVAL_MS: '0' }, repoRoot);
     mkdirSync(config.dataDir, { recursive: true });
     mkdirSync(config.workspaceDir, { recursive: true });
-    const { agents } = await loadAgentsConfig(config.agentsConfigPath);
+    const { agents } = await loadServiceDefinitions(config);
     const stores = openStores(config);
     try {
       const auditStore = stores.auditStore === stores.runStore ? undefined : stores.auditStore;

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { loadAgentsConfig } from '@agent-ledger/runtime';
+import { loadServiceDefinitions } from '../../config/service-definitions';
 import type { ApiScope } from '@agent-ledger/http';
 import { generateApiKey, hashApiKey } from '@agent-ledger/http';
 import type { OpenStores } from '../../config/open-stores';
@@ -105,7 +105,7 @@ export async function startHttpTestApp(options: { readonly keys?: readonly HttpT
     dataDir,
   );
   mkdirSync(config.workspaceDir, { recursive: true });
-  const loaded = await loadAgentsConfig(config.agentsConfigPath);
+  const loaded = await loadServiceDefinitions(config);
   // The loader's `structuredClone` makes the scripts' arguments in Node's own realm, not in Jest's sandbox, where the
   // store's plain-object check would refuse them: the definitions are copied into this realm (a test-only concern).
   const agents = JSON.parse(JSON.stringify(loaded.agents)) as typeof loaded.agents;
