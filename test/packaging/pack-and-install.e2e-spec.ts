@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { scaled } from '../support/time-scale';
 import type { PackedPackage } from './support/packed-project';
-import { buildWorkspace, createProject, packWorkspaces, REPO_ROOT, run, runOk } from './support/packed-project';
+import { buildWorkspace, createProject, packWorkspaces, pinToTarballs, REPO_ROOT, run, runOk, serveProject } from './support/packed-project';
 
 /*
  * agent-ledger as a user gets it: every package packed with `npm pack`, then
@@ -11,12 +11,17 @@ import { buildWorkspace, createProject, packWorkspaces, REPO_ROOT, run, runOk } 
  * outside this repository (its dependencies come from the registry, the
  * agent-ledger packages from the tarballs only). In that project a Nest host
  * application with its own write tool completes a run through
- * AgentLedgerModule, and its TypeScript compiles against the packages' type
- * declarations with `strict` (and `skipLibCheck: false`).
+ * AgentLedgerModule, `npx agent-ledger serve` runs the same tool as a plugin
+ * through the HTTP API (called with the installed typed client), and its
+ * TypeScript compiles against the packages' type declarations with `strict`
+ * (and `skipLibCheck: false`). Then, from an empty folder, `npx agent-ledger
+ * init`, `npm install`, `npm run build` and `npm run serve` complete a run of
+ * the starter's agent.
  */
 
 const INSTALL_TIMEOUT_MS = scaled(600_000); // better-sqlite3 compiles from source on install (about 90 s)
 const COMMAND_TIMEOUT_MS = scaled(120_000);
+const TEST_TIMEOUT_MS = 3 * COMMAND_TIMEOUT_MS;
 const ROOT_MANIFEST = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
 
 describe('the packages, packed and installed into a fresh project', () => {
@@ -57,7 +62,7 @@ describe('the packages, packed and installed into a fresh project', () => {
       else expect({ name: pkg.name, types: paths.includes('dist/index.d.ts') }).toEqual({ name: pkg.name, types: true });
       if (pkg.name === '@agent-ledger/http') expect(paths).toEqual(expect.arrayContaining(['console/index.html']));
     }
-  });
+  }, TEST_TIMEOUT_MS);
 
   it('installs the packages from the tarballs, as copies inside the project: nothing resolves into this repository', () => {
     const script = `for (const name of ${JSON.stringify(packed.map((p) => p.name).filter((n) => n !== 'agent-ledger'))}) console.log(require('fs').realpathSync(require.resolve(name)))`;
@@ -70,12 +75,12 @@ describe('the packages, packed and installed into a fresh project', () => {
     }
     const bin = realpathSync(join(project, 'node_modules', '.bin', 'agent-ledger'));
     expect(bin).toBe(join(project, 'node_modules', 'agent-ledger', 'dist', 'cli', 'main.js'));
-  });
+  }, TEST_TIMEOUT_MS);
 
   it("compiles the host's TypeScript against the packages' declarations with strict and skipLibCheck off", () => {
     const result = run('npx', ['tsc', '-p', 'tsconfig.json'], project, { timeoutMs: COMMAND_TIMEOUT_MS });
     expect({ status: result.status, output: result.stdout + result.stderr }).toEqual({ status: 0, output: '' });
-  });
+  }, TEST_TIMEOUT_MS);
 
   it('refuses, at compile time, a tool whose effect is not a ToolEffect (the declarations are typed, not any)', () => {
     const bad = join(project, 'src', 'bad-effect.ts');
@@ -96,7 +101,7 @@ describe('the packages, packed and installed into a fresh project', () => {
     } finally {
       rmSync(bad);
     }
-  });
+  }, TEST_TIMEOUT_MS);
 
   it("completes a run with the project's own write tool through AgentLedgerModule: the write ran once, with its idempotency key, and is audited", () => {
     runOk('npx', ['tsc', '-p', 'tsconfig.json'], project, { timeoutMs: COMMAND_TIMEOUT_MS });
@@ -107,5 +112,83 @@ describe('the packages, packed and installed into a fresh project', () => {
     expect(started).toMatchObject({ status: 'COMPLETED', run: { answer: 'Signed.' } });
     expect(readFileSync(join(dataDir, 'guestbook.txt'), 'utf8')).toBe(`Ada\tagent-ledger:${started.runId}/r0/t0\n`);
     expect(totals).toMatchObject({ writes: 1, writesExecuted: 1, writesAudited: 1, writesWithoutAudit: 0 });
+  }, TEST_TIMEOUT_MS);
+  it('serves the same tool as a plugin with npx agent-ledger serve: a run through the HTTP API (the installed client calling) writes once, with its idempotency key', async () => {
+    runOk('npx', ['tsc', '-p', 'tsconfig.json'], project, { timeoutMs: COMMAND_TIMEOUT_MS });
+    const dataDir = join(project, 'data-serve');
+    const guestbook = join(project, 'guestbook-serve.txt');
+    const served = await serveProject(project, { AGENT_LEDGER_PLUGINS: './dist/plugin.js', AGENT_LEDGER_DATA_DIR: dataDir, PORT: '0', GUESTBOOK_FILE: guestbook }, COMMAND_TIMEOUT_MS);
+    try {
+      expect(served.output()).toContain('plugins: ');
+      const { stdout } = runOk(process.execPath, ['dist/call.js', served.baseUrl, 'greeter'], project, { timeoutMs: COMMAND_TIMEOUT_MS });
+      const { agents, started } = JSON.parse(stdout) as { agents: { name: string; tools: { name: string; effect: string }[] }[]; started: { runId: string; run: { status: string; answer: string } } };
+      expect(agents.find((a) => a.name === 'greeter')?.tools).toEqual([expect.objectContaining({ name: 'guestbook.sign', effect: 'NON_IDEMPOTENT_WRITE' })]);
+      expect(started.run).toMatchObject({ status: 'COMPLETED', answer: 'Signed.' });
+      expect(readFileSync(guestbook, 'utf8')).toBe(`Grace\tagent-ledger:${started.runId}/r0/t0\n`);
+    } finally {
+      expect(await served.stop()).toBe(0);
+    }
+  }, TEST_TIMEOUT_MS);
+});
+
+describe('agent-ledger init, from an empty folder to a completed run', () => {
+  let workDir: string;
+  let tarballs: string;
+  let starter: string;
+
+  beforeAll(() => {
+    workDir = realpathSync(mkdtempSync(join(tmpdir(), 'agent-ledger-init-')));
+    tarballs = join(workDir, 'tarballs');
+    mkdirSync(tarballs);
+    buildWorkspace(COMMAND_TIMEOUT_MS);
+    const packed = packWorkspaces(tarballs, COMMAND_TIMEOUT_MS);
+    // The CLI that writes the starter: the packed one, installed in a folder of its own.
+    const cli = join(workDir, 'cli');
+    mkdirSync(cli);
+    createProject(cli, packed, tarballs, { timeoutMs: INSTALL_TIMEOUT_MS });
+    starter = join(workDir, 'my-notes');
+    mkdirSync(starter);
+    runOk(join(cli, 'node_modules', '.bin', 'agent-ledger'), ['init', starter], workDir, { timeoutMs: COMMAND_TIMEOUT_MS });
+    pinToTarballs(starter, packed, tarballs);
+    runOk('npm', ['install', '--no-audit', '--no-fund'], starter, { timeoutMs: INSTALL_TIMEOUT_MS });
+  }, 2 * INSTALL_TIMEOUT_MS + 3 * COMMAND_TIMEOUT_MS);
+
+  afterAll(() => {
+    if (workDir !== undefined) rmSync(workDir, { recursive: true, force: true });
   });
+
+  it('writes a starter that builds with its strict tsconfig', () => {
+    expect(readdirSync(starter).sort()).toEqual(expect.arrayContaining(['README.md', 'agent-ledger.yaml', 'agents.yaml', 'package.json', 'src', 'tsconfig.json']));
+    runOk('npm', ['run', 'build'], starter, { timeoutMs: COMMAND_TIMEOUT_MS });
+    expect(existsSync(join(starter, 'dist', 'tools.js'))).toBe(true);
+  }, TEST_TIMEOUT_MS);
+
+  it("serves it with npm run serve, and the starter's agent completes a run with its own read and write tools", async () => {
+    if (!existsSync(join(starter, 'dist', 'tools.js'))) runOk('npm', ['run', 'build'], starter, { timeoutMs: COMMAND_TIMEOUT_MS });
+    const served = await serveProject(starter, { PORT: '0' }, COMMAND_TIMEOUT_MS, ['--config', 'agent-ledger.yaml']);
+    try {
+      const response = await fetch(`${served.baseUrl}/runs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ agent: 'note-keeper', input: 'Remember: milk, bread', mode: 'interactive' }),
+      });
+      const body = (await response.json()) as { runId: string; run: { status: string } };
+      expect({ status: response.status, run: body.run.status }).toEqual({ status: 200, run: 'COMPLETED' });
+      // The steps read model follows the store a few milliseconds behind: read until both tool steps are there.
+      const deadline = Date.now() + COMMAND_TIMEOUT_MS;
+      let toolSteps: (string | null)[][] = [];
+      while (toolSteps.length < 2 && Date.now() < deadline) {
+        const steps = (await (await fetch(`${served.baseUrl}/runs/${body.runId}/steps`)).json()) as { steps: { toolName: string | null; effect: string | null }[] };
+        toolSteps = steps.steps.filter((step) => step.toolName !== null).map((step) => [step.toolName, step.effect]);
+        if (toolSteps.length < 2) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(toolSteps).toEqual([
+        ['notes.save', 'IDEMPOTENT_WRITE'],
+        ['notes.read', 'READ_ONLY'],
+      ]);
+      expect(readFileSync(join(starter, 'data', 'notes', 'groceries.txt'), 'utf8')).toBe('milk, bread');
+    } finally {
+      expect(await served.stop()).toBe(0);
+    }
+  }, TEST_TIMEOUT_MS);
 });

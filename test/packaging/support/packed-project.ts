@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -84,8 +84,92 @@ export function createProject(dir: string, packed: readonly PackedPackage[], tar
   runOk('npm', ['install', '--no-audit', '--no-fund'], dir, { timeoutMs: options.timeoutMs });
 }
 
+/**
+ * Points a project's dependencies on agent-ledger packages (as `agent-ledger
+ * init` writes them, at the published version) at the packed tarballs, and
+ * overrides every transitive one with them too: what installing the
+ * published version would give, without a registry that has it.
+ */
+export function pinToTarballs(dir: string, packed: readonly PackedPackage[], tarballDir: string): void {
+  const path = join(dir, 'package.json');
+  const manifest = JSON.parse(readFileSync(path, 'utf8')) as { dependencies?: Record<string, string>; overrides?: Record<string, string> };
+  const tarballOf = new Map(packed.map((p) => [p.name, `file:${join(tarballDir, p.filename)}`]));
+  const dependencies = { ...manifest.dependencies };
+  for (const name of Object.keys(dependencies)) {
+    const tarball = tarballOf.get(name);
+    if (tarball !== undefined) dependencies[name] = tarball;
+  }
+  const overrides = Object.fromEntries(packed.map((p) => [p.name, dependencies[p.name] === undefined ? (tarballOf.get(p.name) as string) : `$${p.name}`]));
+  writeFileSync(path, `${JSON.stringify({ ...manifest, dependencies, overrides }, null, 2)}\n`);
+}
+
 /** The Nest packages a host application imports itself, in the ranges the packages ask of it as peers. */
 const NEST_DEPENDENCIES: Record<string, string> = (() => {
   const runtime = JSON.parse(readFileSync(join(REPO_ROOT, 'libs', 'runtime', 'package.json'), 'utf8')) as { peerDependencies: Record<string, string> };
   return runtime.peerDependencies;
 })();
+
+/** A service started with `npx agent-ledger serve` in a project. */
+export interface ServedProject {
+  /** `http://127.0.0.1:<port>`, as the service announced it. */
+  readonly baseUrl: string;
+  /** What the service printed so far (stdout and stderr). */
+  output(): string;
+  /**
+   * Sends SIGTERM to `npx` (as Ctrl-C would reach it), which passes it on to
+   * the CLI, which stops the service; resolves with npx's exit code once it
+   * has ended. If it has not ended within the deadline, the whole process
+   * group is killed and the answer is null.
+   */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Starts `npx agent-ledger serve` in `cwd` (its own process group), and
+ * resolves once it announces the address it listens on.
+ * @throws when it exits first or does not announce it within `timeoutMs`, with its output
+ */
+export function serveProject(cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number, args: readonly string[] = []): Promise<ServedProject> {
+  const child = spawn('npx', ['agent-ledger', 'serve', ...args], { cwd, env: userEnvironment(env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const stop = async (): Promise<number | null> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    const killed = new Promise<null>((resolve) => {
+      timer = setTimeout(() => {
+        try {
+          process.kill(-(child.pid as number), 'SIGKILL');
+        } catch {
+          // The group is gone already.
+        }
+        resolve(null);
+      }, timeoutMs);
+    });
+    try {
+      return await Promise.race([exited, killed]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  return new Promise<ServedProject>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void stop();
+      reject(new Error(`npx agent-ledger serve announced no address within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const match = /listening on (http:\/\/[^\s]+)/.exec(output);
+      if (match !== null) {
+        clearTimeout(timer);
+        resolve({ baseUrl: match[1] as string, output: () => output, stop });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`npx agent-ledger serve exited with ${code} before it listened:\n${output}`));
+    });
+  });
+}
