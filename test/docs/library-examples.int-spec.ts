@@ -4,7 +4,8 @@
  * application context with `AgentLedgerModule` on a real embedded store in a
  * temp folder, the doc's host (its ticket desk, its tools, its scripted
  * agents), and asserts the results the doc states. If the doc stops being
- * true, this fails. The only differences from the doc's host: a clock the
+ * true, this fails. The examples build on each other (run ids of earlier
+ * ones), in the doc's order, on one application. The only differences from the doc's host: a clock the
  * test moves by hand (`clock`), the reaper and the audit-gap saga called by
  * hand (`reaper.intervalMs: 0`, `auditGapSaga.checkIntervalMs: 0`), and a
  * shorter worker poll.
@@ -15,7 +16,7 @@ import { join } from 'node:path';
 import type { INestApplicationContext } from '@nestjs/common';
 import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { CommandBus, QueryBus, QueryHandlerNotFoundException } from '@nestjs/cqrs';
 import type { DeclaresToolEffect, JsonObject, JsonValue, Principal } from '@agent-ledger/domain';
 import {
   ApprovalRoundMismatchError,
@@ -35,6 +36,7 @@ import { AgentLedgerModule } from '@agent-ledger/module';
 import { GetAuditReview, GetProjectionStatus, GetRun, GetRunSteps, ListApprovals, ListRuns, ProjectionRunnerPool } from '@agent-ledger/projections';
 import type { AgentDefinition, AgentTool, ToolContext } from '@agent-ledger/runtime';
 import {
+  AgentLedgerRuntimeModule,
   CancelRun,
   DecideRunApproval,
   GetRunState,
@@ -66,7 +68,7 @@ class TicketDesk {
   private held: { entered: () => void; released: Promise<void> } | null = null;
   private watchers: Array<() => void> = [];
 
-  async close(ticketId: string, note: string, idempotencyKey: string): Promise<number> {
+  async close(ticketId: string, note: string, idempotencyKey: string): Promise<void> {
     this.posted.push({ ticketId, note, idempotencyKey });
     const held = this.held;
     this.held = null;
@@ -74,7 +76,6 @@ class TicketDesk {
       held.entered();
       await held.released;
     }
-    return this.posted.length;
   }
 
   closings(): readonly TicketClosing[] {
@@ -127,7 +128,8 @@ class CloseTicketTool implements AgentTool<CloseTicketArgs>, DeclaresToolEffect 
   }
   async execute(args: CloseTicketArgs, context: ToolContext): Promise<JsonValue> {
     throwIfToolAborted(context.signal, 'tickets.close');
-    return { closing: await this.desk.close(args.ticketId, args.note, context.idempotencyKey) };
+    await this.desk.close(args.ticketId, args.note, context.idempotencyKey);
+    return { closed: args.ticketId };
   }
 }
 
@@ -247,6 +249,13 @@ describe('docs/library.md: every command and query, as its examples show them', 
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('the first example: an interactive StartRun, then GetRunState', async () => {
+    const result = await commandBus.execute(new StartRun({ agent: 'ticket-closer', input: { ticketId: 'T-1' }, mode: 'interactive' }));
+    const { run } = await queryBus.execute(new GetRunState({ runId: result.runId }));
+    expect(result).toMatchObject({ mode: 'interactive', status: 'COMPLETED' });
+    expect(run).toMatchObject({ runId: result.runId, status: 'COMPLETED', answer: 'Ticket T-1 is closed.' });
+  });
+
   // ── StartRun ──────────────────────────────────────────────────────────────
 
   it('StartRun, interactive: resolves with the settled run', async () => {
@@ -258,7 +267,9 @@ describe('docs/library.md: every command and query, as its examples show them', 
     expect(result).toMatchObject({ mode: 'interactive', runId: 'close-T-1', status: 'COMPLETED', replayed: false, segment: 'settled' });
     expect(result.run).toMatchObject({ status: 'COMPLETED', reason: 'COMPLETED', answer: 'Ticket T-1 is closed.', attempts: 1 });
     expect(result.state.steps.size).toBe(3);
-    expect(desk.closings()).toEqual([{ ticketId: 'T-1', note: 'Fixed in 1.2.0.', idempotencyKey: 'agent-ledger:close-T-1/r0/t0' }]);
+    expect(desk.closings().filter((c) => c.idempotencyKey.startsWith('agent-ledger:close-T-1/'))).toEqual([
+      { ticketId: 'T-1', note: 'Fixed in 1.2.0.', idempotencyKey: 'agent-ledger:close-T-1/r0/t0' },
+    ]);
   });
 
   it('StartRun, queued: resolves at once; a worker executes it', async () => {
@@ -338,15 +349,33 @@ describe('docs/library.md: every command and query, as its examples show them', 
   it('GetRunState: the run as its stream tells it now; RunNotFoundError for a run never requested', async () => {
     const { runId, run, state } = await queryBus.execute(new GetRunState({ runId: 'close-T-1' }));
     // run: { runId: 'close-T-1', agent: 'ticket-closer', mode: 'interactive', status: 'COMPLETED', answer: 'Ticket T-1 is closed.', ... }
-    // state.steps.get('close-T-1/r0/t0'): { toolName: 'tickets.close', effect: 'NON_IDEMPOTENT_WRITE', outcome: 'succeeded', result: { closing: 1 }, ... }
+    // state.steps.get('close-T-1/r0/t0'): { toolName: 'tickets.close', effect: 'NON_IDEMPOTENT_WRITE', outcome: 'succeeded', result: { closed: 'T-1' }, ... }
     expect(runId).toBe('close-T-1');
     expect(run).toMatchObject({ runId: 'close-T-1', agent: 'ticket-closer', mode: 'interactive', status: 'COMPLETED', answer: 'Ticket T-1 is closed.' });
-    expect(state.steps.get('close-T-1/r0/t0')).toMatchObject({ toolName: 'tickets.close', effect: 'NON_IDEMPOTENT_WRITE', outcome: 'succeeded', result: { closing: 1 } });
+    expect(state.steps.get('close-T-1/r0/t0')).toMatchObject({ toolName: 'tickets.close', effect: 'NON_IDEMPOTENT_WRITE', outcome: 'succeeded', result: { closed: 'T-1' } });
 
     const missing = queryBus.execute(new GetRunState({ runId: 'never-requested' }));
     // rejects with RunNotFoundError: code 'RUN_NOT_FOUND'
     await expect(missing).rejects.toBeInstanceOf(RunNotFoundError);
     await expect(missing).rejects.toMatchObject({ code: 'RUN_NOT_FOUND', runId: 'never-requested' });
+  });
+
+  // ── principal ─────────────────────────────────────────────────────────────
+
+  it('principal: a missing or malformed one is refused naming the field', async () => {
+    const before = await countEvents(store);
+    await expect(commandBus.execute(new CancelRun({ runId: 'close-T-1', principal: { kind: 'bus', id: '' } }))).rejects.toMatchObject({
+      constructor: MessageValidationError,
+      field: 'principal.id',
+    });
+    await expect(commandBus.execute(new CancelRun({ runId: 'close-T-1' } as never))).rejects.toMatchObject({ constructor: MessageValidationError, field: 'principal' });
+    const unverified = commandBus.execute(new CancelRun({ runId: 'close-T-1', principal: { kind: 'unverified', name: 'alice' } }));
+    // rejects: issues [{ field: 'principal.name', rule: 'unknownField' }, { field: 'principal.kind', rule: 'isIn' }, { field: 'principal.id', ... }]
+    await expect(unverified).rejects.toMatchObject({
+      constructor: MessageValidationError,
+      issues: expect.arrayContaining([expect.objectContaining({ field: 'principal.kind', rule: 'isIn' })]),
+    });
+    expect(await countEvents(store)).toBe(before);
   });
 
   // ── CancelRun ─────────────────────────────────────────────────────────────
@@ -374,22 +403,6 @@ describe('docs/library.md: every command and query, as its examples show them', 
     await expect(again).rejects.toBeInstanceOf(RunAlreadySettledError);
     await expect(again).rejects.toMatchObject({ code: 'RUN_ALREADY_SETTLED', status: 'CANCELLED' });
     await expect(commandBus.execute(new CancelRun({ runId: 'nope', principal }))).rejects.toMatchObject({ constructor: RunNotFoundError, code: 'RUN_NOT_FOUND' });
-  });
-
-  it('principal: a missing or malformed one is refused naming the field', async () => {
-    const before = await countEvents(store);
-    await expect(commandBus.execute(new CancelRun({ runId: 'close-later', principal: { kind: 'bus', id: '' } }))).rejects.toMatchObject({
-      constructor: MessageValidationError,
-      field: 'principal.id',
-    });
-    await expect(commandBus.execute(new CancelRun({ runId: 'close-later' } as never))).rejects.toMatchObject({ constructor: MessageValidationError, field: 'principal' });
-    const unverified = commandBus.execute(new CancelRun({ runId: 'close-later', principal: { kind: 'unverified', name: 'alice' } }));
-    // rejects: issues [{ field: 'principal.name', rule: 'unknownField' }, { field: 'principal.kind', rule: 'isIn' }, { field: 'principal.id', ... }]
-    await expect(unverified).rejects.toMatchObject({
-      constructor: MessageValidationError,
-      issues: expect.arrayContaining([expect.objectContaining({ field: 'principal.kind', rule: 'isIn' })]),
-    });
-    expect(await countEvents(store)).toBe(before);
   });
 
   // ── The approval flow ─────────────────────────────────────────────────────
@@ -540,8 +553,9 @@ describe('docs/library.md: every command and query, as its examples show them', 
     await expect(notDead).rejects.toMatchObject({ code: 'RUN_NOT_DEAD_LETTERED', status: 'COMPLETED' });
 
     await catchUp();
-    const review = await queryBus.execute(new GetAuditReview({ runId: 'close-T-1-night' }));
-    expect(review.interruptedWrites).toEqual([expect.objectContaining({ runId: 'close-T-1-night', stepId: 'close-T-1-night/r0/t0' })]);
+    const night = await queryBus.execute(new GetAuditReview({ runId: 'close-T-1-night' }));
+    // night.interruptedWrites: [{ runId: 'close-T-1-night', stepId: 'close-T-1-night/r0/t0', ... }]
+    expect(night.interruptedWrites).toEqual([expect.objectContaining({ runId: 'close-T-1-night', stepId: 'close-T-1-night/r0/t0' })]);
   });
 
   // ── The read models' queries ──────────────────────────────────────────────
@@ -563,8 +577,9 @@ describe('docs/library.md: every command and query, as its examples show them', 
     expect(next.runs).toHaveLength(1);
     expect(next.nextCursor).toBeNull();
     expect([...page.runs, ...next.runs].map((r) => r.runId).sort()).toEqual(['close-T-2', 'close-T-2-again']);
-    const failed = await queryBus.execute(new ListRuns({ status: 'FAILED', reason: 'APPROVAL_DENIED' }));
-    expect(failed.runs.map((r) => r.runId)).toEqual(['close-T-2-again']);
+    const denied = await queryBus.execute(new ListRuns({ status: 'FAILED', reason: 'APPROVAL_DENIED' }));
+    // denied.runs: [<close-T-2-again>]
+    expect(denied.runs.map((r) => r.runId)).toEqual(['close-T-2-again']);
 
     const steps = await queryBus.execute(new GetRunSteps('close-T-1'));
     // steps: [{ stepId: 'close-T-1/r0/llm', kind: 'llm', ... }, { stepId: 'close-T-1/r0/t0', kind: 'tool', toolName: 'tickets.close', effect: 'NON_IDEMPOTENT_WRITE',
@@ -593,8 +608,42 @@ describe('docs/library.md: every command and query, as its examples show them', 
   });
 
   it('the read models\' queries refuse a bad filter, naming it inside `query`', async () => {
+    // new ListRuns({ limit: 0 }): rejects with MessageValidationError: field 'query.limit', rule 'min'
     await expect(queryBus.execute(new ListRuns({ limit: 0 }))).rejects.toMatchObject({ constructor: MessageValidationError, field: 'query.limit', rule: 'min' });
     await expect(queryBus.execute(new ListApprovals({ state: 'open' as never }))).rejects.toMatchObject({ constructor: MessageValidationError, field: 'query.state' });
     await expect(queryBus.execute(new GetRun('../x'))).rejects.toMatchObject({ constructor: MessageValidationError, field: 'runId', rule: 'matches' });
+  });
+});
+
+describe('docs/library.md: without read models, the read-model queries have no handler', () => {
+  it('AgentLedgerRuntimeModule answers GetRunState; GetRun rejects with QueryHandlerNotFoundException', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-ledger-library-doc-'));
+    const store = SqliteEventStore.open({ path: join(dir, 'agent-ledger.sqlite') });
+    @Module({
+      imports: [
+        AgentLedgerRuntimeModule.forRoot({
+          store,
+          agents: TICKET_AGENTS,
+          workers: { concurrency: 0 },
+          reaper: { intervalMs: 0 },
+          auditGapSaga: { enabled: false },
+        }),
+        TicketsModule,
+      ],
+    })
+    class RuntimeOnlyHost {}
+    const app = await NestFactory.createApplicationContext(RuntimeOnlyHost, { logger: false });
+    try {
+      const commandBus = app.get(CommandBus);
+      const queryBus = app.get(QueryBus);
+      const { runId } = await commandBus.execute(new StartRun({ agent: 'ticket-closer', input: { ticketId: 'T-1' }, runId: 'no-read-models' }));
+      expect((await queryBus.execute(new GetRunState({ runId }))).run.status).toBe('QUEUED');
+      await expect(queryBus.execute(new GetRun(runId))).rejects.toBeInstanceOf(QueryHandlerNotFoundException);
+      await expect(queryBus.execute(new ListApprovals())).rejects.toBeInstanceOf(QueryHandlerNotFoundException);
+    } finally {
+      await app.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
