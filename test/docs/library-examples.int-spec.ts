@@ -585,6 +585,7 @@ describe('docs/library.md: every command and query, as its examples show them', 
     // steps: [{ stepId: 'close-T-1/r0/llm', kind: 'llm', ... }, { stepId: 'close-T-1/r0/t0', kind: 'tool', toolName: 'tickets.close', effect: 'NON_IDEMPOTENT_WRITE',
     //   idempotencyKey: 'agent-ledger:close-T-1/r0/t0', approval: 'preApproved', auditState: 'recorded', ... }, { stepId: 'close-T-1/r1/llm', kind: 'llm', ... }]
     expect(steps.map((s) => s.stepId)).toEqual(['close-T-1/r0/llm', 'close-T-1/r0/t0', 'close-T-1/r1/llm']);
+    expect(await queryBus.execute(new GetRunSteps('never-requested'))).toEqual([]);
     expect(steps[1]).toMatchObject({
       kind: 'tool',
       toolName: 'tickets.close',
