@@ -15,7 +15,7 @@ export interface AgentLedgerModuleOptions extends AgentLedgerRuntimeOptions {
   /**
    * The read models (`ProjectionsModule`, fed by `store`, and by `auditStore`
    * when it is another store), so that the read-model queries (`GetRun`,
-   * `ListRuns`, `GetRunSteps`, `GetAuditReview`, `GetProjectionStatus`)
+   * `ListRuns`, `GetRunSteps`, `ListApprovals`, `GetAuditReview`, `GetProjectionStatus`)
    * answer on the QueryBus. `false` for none: a host that imports
    * `ProjectionsModule` itself must not ask for them here too.
    * @default false
