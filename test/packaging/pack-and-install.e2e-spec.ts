@@ -126,69 +126,57 @@ describe('the packages, packed and installed into a fresh project', () => {
       expect(started.run).toMatchObject({ status: 'COMPLETED', answer: 'Signed.' });
       expect(readFileSync(guestbook, 'utf8')).toBe(`Grace\tagent-ledger:${started.runId}/r0/t0\n`);
     } finally {
-      expect(await served.stop()).toBe(0);
+      expect(await served.stop()).toEqual({ leftovers: [] });
+      expect(served.output()).toContain('SIGTERM: shutting down');
     }
   }, TEST_TIMEOUT_MS);
-});
 
-describe('agent-ledger init, from an empty folder to a completed run', () => {
-  let workDir: string;
-  let tarballs: string;
-  let starter: string;
+  describe('agent-ledger init, from an empty folder to a completed run', () => {
+    let starter: string;
 
-  beforeAll(() => {
-    workDir = realpathSync(mkdtempSync(join(tmpdir(), 'agent-ledger-init-')));
-    tarballs = join(workDir, 'tarballs');
-    mkdirSync(tarballs);
-    buildWorkspace(COMMAND_TIMEOUT_MS);
-    const packed = packWorkspaces(tarballs, COMMAND_TIMEOUT_MS);
-    // The CLI that writes the starter: the packed one, installed in a folder of its own.
-    const cli = join(workDir, 'cli');
-    mkdirSync(cli);
-    createProject(cli, packed, tarballs, { timeoutMs: INSTALL_TIMEOUT_MS });
-    starter = join(workDir, 'my-notes');
-    mkdirSync(starter);
-    runOk(join(cli, 'node_modules', '.bin', 'agent-ledger'), ['init', starter], workDir, { timeoutMs: COMMAND_TIMEOUT_MS });
-    pinToTarballs(starter, packed, tarballs);
-    runOk('npm', ['install', '--no-audit', '--no-fund'], starter, { timeoutMs: INSTALL_TIMEOUT_MS });
-  }, 2 * INSTALL_TIMEOUT_MS + 3 * COMMAND_TIMEOUT_MS);
+    beforeAll(() => {
+      // The CLI that writes the starter: the packed one, installed in the host project above.
+      starter = join(workDir, 'my-notes');
+      mkdirSync(starter);
+      runOk(join(project, 'node_modules', '.bin', 'agent-ledger'), ['init', starter], workDir, { timeoutMs: COMMAND_TIMEOUT_MS });
+      pinToTarballs(starter, packed, tarballs);
+      runOk('npm', ['install', '--no-audit', '--no-fund'], starter, { timeoutMs: INSTALL_TIMEOUT_MS });
+    }, INSTALL_TIMEOUT_MS + COMMAND_TIMEOUT_MS);
 
-  afterAll(() => {
-    if (workDir !== undefined) rmSync(workDir, { recursive: true, force: true });
-  });
+    it('writes a starter that builds with its strict tsconfig', () => {
+      expect(readdirSync(starter).sort()).toEqual(expect.arrayContaining(['README.md', 'agent-ledger.yaml', 'agents.yaml', 'package.json', 'src', 'tsconfig.json']));
+      runOk('npm', ['run', 'build'], starter, { timeoutMs: COMMAND_TIMEOUT_MS });
+      expect(existsSync(join(starter, 'dist', 'tools.js'))).toBe(true);
+    }, TEST_TIMEOUT_MS);
 
-  it('writes a starter that builds with its strict tsconfig', () => {
-    expect(readdirSync(starter).sort()).toEqual(expect.arrayContaining(['README.md', 'agent-ledger.yaml', 'agents.yaml', 'package.json', 'src', 'tsconfig.json']));
-    runOk('npm', ['run', 'build'], starter, { timeoutMs: COMMAND_TIMEOUT_MS });
-    expect(existsSync(join(starter, 'dist', 'tools.js'))).toBe(true);
-  }, TEST_TIMEOUT_MS);
-
-  it("serves it with npm run serve, and the starter's agent completes a run with its own read and write tools", async () => {
-    if (!existsSync(join(starter, 'dist', 'tools.js'))) runOk('npm', ['run', 'build'], starter, { timeoutMs: COMMAND_TIMEOUT_MS });
-    const served = await serveProject(starter, { PORT: '0' }, COMMAND_TIMEOUT_MS, ['--config', 'agent-ledger.yaml']);
-    try {
-      const response = await fetch(`${served.baseUrl}/runs`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ agent: 'note-keeper', input: 'Remember: milk, bread', mode: 'interactive' }),
-      });
-      const body = (await response.json()) as { runId: string; run: { status: string } };
-      expect({ status: response.status, run: body.run.status }).toEqual({ status: 200, run: 'COMPLETED' });
-      // The steps read model follows the store a few milliseconds behind: read until both tool steps are there.
-      const deadline = Date.now() + COMMAND_TIMEOUT_MS;
-      let toolSteps: (string | null)[][] = [];
-      while (toolSteps.length < 2 && Date.now() < deadline) {
-        const steps = (await (await fetch(`${served.baseUrl}/runs/${body.runId}/steps`)).json()) as { steps: { toolName: string | null; effect: string | null }[] };
-        toolSteps = steps.steps.filter((step) => step.toolName !== null).map((step) => [step.toolName, step.effect]);
-        if (toolSteps.length < 2) await new Promise((resolve) => setTimeout(resolve, 100));
+    it("serves it with npm run serve, and the starter's agent completes a run with its own read and write tools", async () => {
+      if (!existsSync(join(starter, 'dist', 'tools.js'))) runOk('npm', ['run', 'build'], starter, { timeoutMs: COMMAND_TIMEOUT_MS });
+      const served = await serveProject(starter, { PORT: '0' }, COMMAND_TIMEOUT_MS, ['--config', 'agent-ledger.yaml']);
+      try {
+        const response = await fetch(`${served.baseUrl}/runs`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ agent: 'note-keeper', input: 'Remember: milk, bread', mode: 'interactive' }),
+        });
+        const body = (await response.json()) as { runId: string; run: { status: string } };
+        expect({ status: response.status, run: body.run.status }).toEqual({ status: 200, run: 'COMPLETED' });
+        // The steps read model follows the store a few milliseconds behind: read until both tool steps are there.
+        const deadline = Date.now() + COMMAND_TIMEOUT_MS;
+        let toolSteps: (string | null)[][] = [];
+        while (toolSteps.length < 2 && Date.now() < deadline) {
+          const steps = (await (await fetch(`${served.baseUrl}/runs/${body.runId}/steps`)).json()) as { steps: { toolName: string | null; effect: string | null }[] };
+          toolSteps = steps.steps.filter((step) => step.toolName !== null).map((step) => [step.toolName, step.effect]);
+          if (toolSteps.length < 2) await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        expect(toolSteps).toEqual([
+          ['notes.save', 'IDEMPOTENT_WRITE'],
+          ['notes.read', 'READ_ONLY'],
+        ]);
+        expect(readFileSync(join(starter, 'data', 'notes', 'groceries.txt'), 'utf8')).toBe('milk, bread');
+      } finally {
+        expect(await served.stop()).toEqual({ leftovers: [] });
+        expect(served.output()).toContain('SIGTERM: shutting down');
       }
-      expect(toolSteps).toEqual([
-        ['notes.save', 'IDEMPOTENT_WRITE'],
-        ['notes.read', 'READ_ONLY'],
-      ]);
-      expect(readFileSync(join(starter, 'data', 'notes', 'groceries.txt'), 'utf8')).toBe('milk, bread');
-    } finally {
-      expect(await served.stop()).toBe(0);
-    }
-  }, TEST_TIMEOUT_MS);
+    }, TEST_TIMEOUT_MS);
+  });
 });

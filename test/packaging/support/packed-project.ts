@@ -116,12 +116,13 @@ export interface ServedProject {
   /** What the service printed so far (stdout and stderr). */
   output(): string;
   /**
-   * Sends SIGTERM to `npx` (as Ctrl-C would reach it), which passes it on to
-   * the CLI, which stops the service; resolves with npx's exit code once it
-   * has ended. If it has not ended within the deadline, the whole process
-   * group is killed and the answer is null.
+   * Stops it as Ctrl-C in a terminal would: SIGINT to its process group
+   * (npx and the CLI; the CLI then sends the service, in a group of its own,
+   * one SIGTERM and waits for its shutdown). Resolves once npx has ended and
+   * no process runs from `cwd` any more, with what still ran at the deadline
+   * (nothing, when it stopped cleanly).
    */
-  stop(): Promise<number | null>;
+  stop(): Promise<{ readonly leftovers: readonly string[] }>;
 }
 
 /**
@@ -133,24 +134,17 @@ export function serveProject(cwd: string, env: NodeJS.ProcessEnv, timeoutMs: num
   const child = spawn('npx', ['agent-ledger', 'serve', ...args], { cwd, env: userEnvironment(env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const stop = async (): Promise<number | null> => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    let timer: NodeJS.Timeout | undefined;
-    const killed = new Promise<null>((resolve) => {
-      timer = setTimeout(() => {
-        try {
-          process.kill(-(child.pid as number), 'SIGKILL');
-        } catch {
-          // The group is gone already.
-        }
-        resolve(null);
-      }, timeoutMs);
-    });
-    try {
-      return await Promise.race([exited, killed]);
-    } finally {
-      clearTimeout(timer);
+  const stop = async (): Promise<{ readonly leftovers: readonly string[] }> => {
+    if (child.exitCode === null && child.signalCode === null) process.kill(-(child.pid as number), 'SIGINT');
+    const deadline = Date.now() + timeoutMs;
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
+    let leftovers = processesRunningFrom(cwd);
+    while (leftovers.length > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      leftovers = processesRunningFrom(cwd);
     }
+    for (const line of leftovers) process.kill(Number(line.trim().split(/\s+/)[0]), 'SIGKILL');
+    return { leftovers };
   };
   return new Promise<ServedProject>((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -172,4 +166,10 @@ export function serveProject(cwd: string, env: NodeJS.ProcessEnv, timeoutMs: num
       reject(new Error(`npx agent-ledger serve exited with ${code} before it listened:\n${output}`));
     });
   });
+}
+
+/** The processes (`pid args`) whose command line names a file under `dir`. */
+function processesRunningFrom(dir: string): string[] {
+  const { stdout } = spawnSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
+  return stdout.split('\n').filter((line) => line.includes(`${dir}/`) && !line.includes(' ps -eo'));
 }
