@@ -16,7 +16,7 @@ import type { AuditReviewAnswer } from '../../../libs/http/src/audit/audit-revie
 import type { ApiErrorBody } from '../../../libs/http/src/errors/api-error-body';
 import type { StreamedEvent } from '../../../libs/http/src/events/sse-frame';
 import type { MeAnswer } from '../../../libs/http/src/me/me.controller';
-import type { DocMatches } from '../../../libs/http/src/openapi/doc-matches';
+import type { SameFields } from './same-fields';
 import type { RebuildAnswer } from '../../../libs/http/src/projections/projection-rebuild.controller';
 import type { ProjectionsAnswer } from '../../../libs/http/src/projections/read-models.controller';
 import type { CancelRunAnswer, RequeueRunAccepted, RunResumeAnswer, StartRunAccepted, StartRunInteractive } from '../../../libs/http/src/runs/run-answers';
@@ -28,28 +28,28 @@ type Wire<T> = T extends Position ? string : T extends readonly (infer U)[] ? re
 
 /** Every answer's contract type, against the type the service's handler returns. */
 export const contractMatchesService = {
-  RunStatusRow: true satisfies DocMatches<Client.RunStatusRow, RunStatusRow>,
-  RunPage: true satisfies DocMatches<Client.RunPage, RunPage>,
-  StepRow: true satisfies DocMatches<Client.StepRow, StepRow>,
-  RunStepsAnswer: true satisfies DocMatches<Client.RunStepsAnswer, RunStepsAnswer>,
-  RunStepView: true satisfies DocMatches<Client.RunStepView, RunStepView>,
-  RunView: true satisfies DocMatches<Client.RunView, RunView>,
-  StartRunAccepted: true satisfies DocMatches<Client.StartRunAccepted, StartRunAccepted>,
-  StartRunInteractive: true satisfies DocMatches<Client.StartRunInteractive, StartRunInteractive>,
-  CancelRunAnswer: true satisfies DocMatches<Client.CancelRunAnswer, CancelRunAnswer>,
-  RequeueRunAccepted: true satisfies DocMatches<Client.RequeueRunAccepted, RequeueRunAccepted>,
-  RunResumeAnswer: true satisfies DocMatches<Client.RunResumeAnswer, RunResumeAnswer>,
-  ApprovalRow: true satisfies DocMatches<Client.ApprovalRow, ApprovalRow>,
-  ApprovalPage: true satisfies DocMatches<Client.ApprovalPage, ApprovalPage>,
-  AuditReviewReport: true satisfies DocMatches<Omit<Client.AuditReviewAnswer, 'verdict' | 'findings'>, AuditReviewReport>,
-  AuditReviewAnswer: true satisfies DocMatches<Client.AuditReviewAnswer, AuditReviewAnswer>,
-  AuditStoreVerdict: true satisfies DocMatches<Client.AuditStoreVerdict, AuditStoreVerdict>,
-  AgentsAnswer: true satisfies DocMatches<Client.AgentsAnswer, AgentsAnswer>,
-  MeAnswer: true satisfies DocMatches<Client.MeAnswer, MeAnswer>,
-  ProjectionsAnswer: true satisfies DocMatches<Client.ProjectionsAnswer, Wire<ProjectionsAnswer>>,
-  RebuildAnswer: true satisfies DocMatches<Client.RebuildAnswer, RebuildAnswer>,
-  HealthReport: true satisfies DocMatches<Client.HealthReport, HealthReport>,
-  ReadinessReport: true satisfies DocMatches<Omit<Client.ReadinessReport, 'info' | 'error' | 'details'>, Omit<ReadinessReport, 'info' | 'error' | 'details'>>,
-  StreamedEvent: true satisfies DocMatches<Client.StreamedEvent, StreamedEvent>,
-  ApiErrorBody: true satisfies DocMatches<Client.ApiErrorBody, ApiErrorBody>,
+  RunStatusRow: true satisfies SameFields<Client.RunStatusRow, RunStatusRow>,
+  RunPage: true satisfies SameFields<Client.RunPage, RunPage>,
+  StepRow: true satisfies SameFields<Client.StepRow, StepRow>,
+  RunStepsAnswer: true satisfies SameFields<Client.RunStepsAnswer, RunStepsAnswer>,
+  RunStepView: true satisfies SameFields<Client.RunStepView, RunStepView>,
+  RunView: true satisfies SameFields<Client.RunView, RunView>,
+  StartRunAccepted: true satisfies SameFields<Client.StartRunAccepted, StartRunAccepted>,
+  StartRunInteractive: true satisfies SameFields<Client.StartRunInteractive, StartRunInteractive>,
+  CancelRunAnswer: true satisfies SameFields<Client.CancelRunAnswer, CancelRunAnswer>,
+  RequeueRunAccepted: true satisfies SameFields<Client.RequeueRunAccepted, RequeueRunAccepted>,
+  RunResumeAnswer: true satisfies SameFields<Client.RunResumeAnswer, RunResumeAnswer>,
+  ApprovalRow: true satisfies SameFields<Client.ApprovalRow, ApprovalRow>,
+  ApprovalPage: true satisfies SameFields<Client.ApprovalPage, ApprovalPage>,
+  AuditReviewReport: true satisfies SameFields<Omit<Client.AuditReviewAnswer, 'verdict' | 'findings'>, AuditReviewReport>,
+  AuditReviewAnswer: true satisfies SameFields<Client.AuditReviewAnswer, AuditReviewAnswer>,
+  AuditStoreVerdict: true satisfies SameFields<Client.AuditStoreVerdict, AuditStoreVerdict>,
+  AgentsAnswer: true satisfies SameFields<Client.AgentsAnswer, AgentsAnswer>,
+  MeAnswer: true satisfies SameFields<Client.MeAnswer, MeAnswer>,
+  ProjectionsAnswer: true satisfies SameFields<Client.ProjectionsAnswer, Wire<ProjectionsAnswer>>,
+  RebuildAnswer: true satisfies SameFields<Client.RebuildAnswer, RebuildAnswer>,
+  HealthReport: true satisfies SameFields<Client.HealthReport, HealthReport>,
+  ReadinessReport: true satisfies SameFields<Omit<Client.ReadinessReport, 'info' | 'error' | 'details'>, Omit<ReadinessReport, 'info' | 'error' | 'details'>>,
+  StreamedEvent: true satisfies SameFields<Client.StreamedEvent, StreamedEvent>,
+  ApiErrorBody: true satisfies SameFields<Client.ApiErrorBody, ApiErrorBody>,
 };

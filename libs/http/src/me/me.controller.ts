@@ -5,7 +5,6 @@ import type { AuthMode, HttpApiOptions } from '../http-api-options';
 import type { ApiCaller } from '../auth/api-caller';
 import { Caller } from '../auth/api-caller';
 import { Authenticated } from '../auth/auth.decorators';
-import { MeAnswerDoc } from '../openapi/me-answer.doc';
 import { HTTP_API_OPTIONS } from '../http-api-options';
 
 /** The body of `GET /me`: what the caller's key may do. */
@@ -30,7 +29,7 @@ export class MeController {
   @Get('me')
   @Authenticated()
   @ApiOperation({ summary: "What the caller's API key may do: its id, scopes and agents, and the authentication mode" })
-  @ApiOkResponse({ description: "the caller's key", type: MeAnswerDoc })
+  @ApiOkResponse({ description: "the caller's key" })
   me(@Caller() caller: ApiCaller): MeAnswer {
     const authMode = this.config.auth.mode;
     return { keyId: authMode === 'disabled-on-loopback' ? null : caller.keyId, scopes: [...caller.scopes], agents: caller.agents === null ? null : [...caller.agents], authMode };

@@ -1,4 +1,5 @@
 import type { OpenAPIObject, ResponseObject } from '@nestjs/swagger';
+import { API_ERROR_BODY_SCHEMA, componentRef } from './contract-schemas';
 
 /** The name of the shared 415 response in `components.responses`. */
 export const UNSUPPORTED_MEDIA_TYPE_RESPONSE = 'UnsupportedMediaType';
@@ -14,7 +15,7 @@ function unsupportedMediaTypeResponse(): ResponseObject {
       'application/json': {
         schema: {
           allOf: [
-            { $ref: '#/components/schemas/ApiErrorBodyDoc' },
+            componentRef(API_ERROR_BODY_SCHEMA),
             {
               type: 'object',
               properties: {
