@@ -1,11 +1,10 @@
 import { Controller, Get } from '@nestjs/common';
+import type { HealthReport } from '@agent-ledger/client';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/auth.decorators';
 
-/** The body of `GET /health`. */
-export interface HealthReport {
-  readonly status: 'ok';
-}
+/** The body of `GET /health` (the client's contract's type). */
+export type { HealthReport } from '@agent-ledger/client';
 
 /** Liveness: answers as soon as the service accepts requests. */
 @ApiTags('service')

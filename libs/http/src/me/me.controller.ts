@@ -1,23 +1,14 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { ApiScope } from '../auth/api-keys';
-import type { AuthMode, HttpApiOptions } from '../http-api-options';
+import type { MeAnswer } from '@agent-ledger/client';
+import type { HttpApiOptions } from '../http-api-options';
 import type { ApiCaller } from '../auth/api-caller';
 import { Caller } from '../auth/api-caller';
 import { Authenticated } from '../auth/auth.decorators';
 import { HTTP_API_OPTIONS } from '../http-api-options';
 
-/** The body of `GET /me`: what the caller's key may do. */
-export interface MeAnswer {
-  /** The key's `id`; null in the development mode (no key is asked for). */
-  readonly keyId: string | null;
-  /** The key's scopes (every scope in the development mode). */
-  readonly scopes: readonly ApiScope[];
-  /** The agents whose runs it may start and read; null: every agent. */
-  readonly agents: readonly string[] | null;
-  /** How this service authenticates requests. */
-  readonly authMode: AuthMode;
-}
+/** The body of `GET /me`: what the caller's key may do (the client's contract's type). */
+export type { MeAnswer } from '@agent-ledger/client';
 
 /** `GET /me`: the caller's key, as the guard authenticated it (any valid key). */
 @ApiTags('service')

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
+import type { RebuildAnswer } from '@agent-ledger/client';
 import { principalLabel } from '@agent-ledger/domain';
 import { ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ApiCaller } from '../auth/api-caller';
@@ -6,12 +7,9 @@ import { Caller } from '../auth/api-caller';
 import { RequireScope } from '../auth/auth.decorators';
 import { ProjectionRebuildService } from './projection-rebuild.service';
 import { StartRebuildDto } from './rebuild-dtos';
-import type { RebuildState } from './rebuild-state';
 
-/** The body of `POST` and `GET /projections/rebuild`. */
-export interface RebuildAnswer {
-  readonly rebuild: RebuildState;
-}
+/** The body of `POST` and `GET /projections/rebuild` (the client's contract's type). */
+export type { RebuildAnswer } from '@agent-ledger/client';
 
 /** `/projections/rebuild`: an operator rebuilds the read models in this process, in the background, and follows it. */
 @ApiTags('read models')

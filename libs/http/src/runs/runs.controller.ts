@@ -3,7 +3,8 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestj
 import { ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { RunStatus } from '@agent-ledger/domain';
 import { assertRunId, RunNotFoundError } from '@agent-ledger/domain';
-import type { RunPage, RunStatusRow, StepRow } from '@agent-ledger/projections';
+import type { RunStepsAnswer } from '@agent-ledger/client';
+import type { RunPage, RunStatusRow } from '@agent-ledger/projections';
 import { ProjectionQueries } from '@agent-ledger/projections';
 import type { DecisionTaken } from '@agent-ledger/runtime';
 import { RunService } from '@agent-ledger/runtime';
@@ -18,11 +19,8 @@ import { CancelRunDto, DecideApprovalDto, ListRunsQueryDto, RequeueRunDto, Start
 import { RunStarter } from './run-starter';
 import { runViewOf } from './run-view';
 
-/** The steps of a run, from the steps read model. */
-export interface RunStepsAnswer {
-  readonly runId: string;
-  readonly steps: readonly StepRow[];
-}
+/** The steps of a run, from the steps read model (the client's contract's type). */
+export type { RunStepsAnswer } from '@agent-ledger/client';
 
 /** The answer of a decision or an input: the run as its own stream tells it after the command. */
 function resumeAnswerOf(runId: string, { state, auditStatement }: DecisionTaken): RunResumeAnswer {
