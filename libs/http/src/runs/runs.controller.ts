@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { RunStatus } from '@agent-ledger/domain';
 import { assertRunId, RunNotFoundError } from '@agent-ledger/domain';
 import type { RunStepsAnswer } from '@agent-ledger/client';
@@ -52,7 +52,6 @@ export class RunsController {
   @ApiOkResponse({ description: 'interactive: the settled run, as its stream tells it' })
   @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`, `MALFORMED_JSON`)' })
   @ApiConflictResponse({ description: '`RUN_ALREADY_EXISTS`, `IDEMPOTENCY_KEY_REUSED`' })
-  @ApiPayloadTooLargeResponse({ description: 'a body over HTTP_BODY_LIMIT_BYTES (`PAYLOAD_TOO_LARGE`)' })
   async start(@Body() body: StartRunDto, @Caller() caller: ApiCaller, @Res() response: ServerResponse): Promise<void> {
     if (!mayUseAgent(caller, body.agent)) {
       throw new NotEntitledError(caller.keyId, 'agent', `The API key "${caller.keyId}" may not start runs of agent "${body.agent}" (it is limited to ${caller.agents?.join(', ')})`);
@@ -174,7 +173,6 @@ export class RunsController {
   @ApiConflictResponse({
     description: 'the run does not wait for approval, or was decided already (`RUN_NOT_WAITING_FOR_APPROVAL`, with `status`); `round` names another request (`APPROVAL_ROUND_MISMATCH`, with `waitingRound`); the run is settled (`RUN_ALREADY_SETTLED`)',
   })
-  @ApiPayloadTooLargeResponse({ description: 'a body over HTTP_BODY_LIMIT_BYTES (`PAYLOAD_TOO_LARGE`)' })
   @ApiServiceUnavailableResponse({
     description: 'the run store could not take the decision (`STORE_UNAVAILABLE`, `Retry-After`): nothing was decided. A decision whose audit statement could not be stored is a 200 with `auditStatement: pending`',
   })
@@ -197,7 +195,6 @@ export class RunsController {
   @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`, `MALFORMED_JSON`)' })
   @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)' })
   @ApiConflictResponse({ description: 'the run does not wait for input (`RUN_NOT_WAITING_FOR_INPUT`, with `status`); the run is settled (`RUN_ALREADY_SETTLED`)' })
-  @ApiPayloadTooLargeResponse({ description: 'a body over HTTP_BODY_LIMIT_BYTES (`PAYLOAD_TOO_LARGE`)' })
   async submitInput(@Param('runId') runId: string, @Body() body: SubmitInputDto, @Caller() caller: ApiCaller): Promise<RunResumeAnswer> {
     assertRunId(runId);
     const submitted = await this.runs.submitInput(runId, { input: body.input, submittedBy: caller.principal });

@@ -424,10 +424,12 @@ describe('the OpenAPI document against every route’s real answers', () => {
     }
   });
 
-  it('every operation answers 415 to a body that is not JSON', async () => {
+  it('every operation refuses a body that is not JSON (415), one over the limit (413) and one that is not valid JSON (400)', async () => {
     for (const operation of checker.operations()) {
       const [method, path] = operation.split(' ') as ['GET' | 'POST', string];
       await expectAnswer({ method, path, runId: clockRun, body: 'plain text', contentType: 'text/plain' }, 415);
+      await expectAnswer({ method, path, runId: clockRun, body: { input: 'x'.repeat(BODY_LIMIT) } }, 413);
+      await expectAnswer({ method, path, runId: clockRun, body: '{"input":' }, 400);
     }
   });
 

@@ -296,7 +296,9 @@ describe('the OpenAPI document', () => {
       const operation = operationOf(route.path, route.method === 'GET' ? 'get' : 'post');
       for (const [status, response] of Object.entries(operation.responses)) {
         if (status.startsWith('2') || status === '415' || route.answers[Number(status)] !== undefined) continue;
-        expect({ route: `${route.method} ${route.path} ${status}`, schema: (response as ResponseObject).content?.['application/json']?.schema }).toEqual({
+        if (response === undefined) continue;
+        const shared = '$ref' in response ? (document.components?.responses?.[response.$ref.replace('#/components/responses/', '')] as ResponseObject | undefined) : response;
+        expect({ route: `${route.method} ${route.path} ${status}`, schema: shared?.content?.['application/json']?.schema }).toEqual({
           route: `${route.method} ${route.path} ${status}`,
           schema: { $ref: '#/components/schemas/ApiErrorBody' },
         });
@@ -323,6 +325,20 @@ describe('the OpenAPI document', () => {
     const bodies = operations.filter(({ operation }) => operation.requestBody !== undefined);
     expect(bodies.map(({ route }) => route)).toEqual(expect.arrayContaining(['POST /runs', 'POST /runs/{runId}/cancel', 'POST /projections/rebuild']));
     for (const { route, operation } of bodies) expect({ route, types: Object.keys((operation.requestBody as RequestBodyObject).content) }).toEqual({ route, types: ['application/json'] });
+  });
+
+  it('answers 413 (over the limit) and 400 (not valid JSON) on every operation: shared responses, or its own 400 that says so', () => {
+    const operations = Object.entries(document.paths).flatMap(([path, item]) => METHODS.filter((method) => item[method] !== undefined).map((method) => ({ route: `${method.toUpperCase()} ${path}`, operation: item[method] as OperationObject })));
+    expect(operations.filter(({ operation }) => JSON.stringify(operation.responses['413']) !== JSON.stringify({ $ref: '#/components/responses/PayloadTooLarge' })).map(({ route }) => route)).toEqual([]);
+    expect((document.components?.responses?.PayloadTooLarge as ResponseObject).description).toMatch(/PAYLOAD_TOO_LARGE/);
+    expect((document.components?.responses?.MalformedJson as ResponseObject).description).toMatch(/MALFORMED_JSON/);
+    for (const { route, operation } of operations) {
+      const own = operation.responses['400'] as ResponseObject | ReferenceObject | undefined;
+      const says = own !== undefined && ('$ref' in own ? own.$ref === '#/components/responses/MalformedJson' : own.description.includes('MALFORMED_JSON'));
+      expect({ route, says }).toEqual({ route, says: true });
+    }
+    expect(responseOf('/me', 'get', '400')).toEqual({ $ref: '#/components/responses/MalformedJson' });
+    expect(responseOf('/runs/{runId}', 'get', '400').description).toBe('not a run id (`INVALID_FIELD`); a JSON body that is not valid JSON (`MALFORMED_JSON`)');
   });
 
   it('keeps the JSON error bodies', () => {
