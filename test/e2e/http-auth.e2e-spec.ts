@@ -251,10 +251,10 @@ describe('the HTTP API with API keys (e2e)', () => {
     // Every route of the service is in the document (none forgotten), and nothing else.
     const documented = Object.entries(document.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method} ${path}`));
     expect(documented.filter((route) => route !== 'get /openapi.json').sort()).toEqual(expect.arrayContaining(routes.map(([m, p]) => `${m} ${p}`).sort()));
-    // Request schemas: the bodies and the query parameters come from the DTOs.
-    expect(document.paths['/runs']?.post?.requestBody?.content['application/json']?.schema.$ref).toBe('#/components/schemas/StartRunDto');
-    expect(document.components.schemas.StartRunDto).toMatchObject({ required: ['agent', 'input'], properties: { mode: { enum: ['interactive', 'queued'] } } });
-    expect(document.paths['/runs/{runId}/cancel']?.post?.requestBody?.content['application/json']?.schema.$ref).toBe('#/components/schemas/CancelRunDto');
+    // Request schemas: the bodies and the query parameters are the client's contract's (@agent-ledger/client).
+    expect(document.paths['/runs']?.post?.requestBody?.content['application/json']?.schema.$ref).toBe('#/components/schemas/StartRunRequest');
+    expect(document.components.schemas.StartRunRequest).toMatchObject({ required: ['agent', 'input'], properties: { mode: { enum: ['interactive', 'queued'] } } });
+    expect(document.paths['/runs/{runId}/cancel']?.post?.requestBody?.content['application/json']?.schema.$ref).toBe('#/components/schemas/CancelRunRequest');
     expect(document.paths['/runs']?.get?.parameters?.map((p) => `${p.in}:${p.name}`)).toEqual(
       expect.arrayContaining(['query:status', 'query:reason', 'query:agent', 'query:since', 'query:until', 'query:limit', 'query:cursor']),
     );

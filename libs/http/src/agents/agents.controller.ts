@@ -5,7 +5,6 @@ import { TOOL_CATALOG } from '@agent-ledger/runtime';
 import type { ApiCaller } from '../auth/api-caller';
 import { Caller } from '../auth/api-caller';
 import { RequireScope } from '../auth/auth.decorators';
-import { AgentsAnswerDoc } from '../openapi/agents-answer.doc';
 import { AGENT_DEFINITIONS } from './agent-definitions.token';
 import type { AgentsAnswer } from './agent-summary';
 import { agentSummaries } from './agent-summary';
@@ -23,7 +22,7 @@ export class AgentsController {
   @Get()
   @RequireScope('runs:submit', 'runs:read')
   @ApiOperation({ summary: "The configured agents (a key limited to some agents sees those): tools with their effects, approvals" })
-  @ApiOkResponse({ description: 'the agents, by name', type: AgentsAnswerDoc })
+  @ApiOkResponse({ description: 'the agents, by name' })
   list(@Caller() caller: ApiCaller): AgentsAnswer {
     return { agents: agentSummaries(this.definitions, this.tools, caller.agents) };
   }

@@ -5,8 +5,6 @@ import { ProjectionQueries } from '@agent-ledger/projections';
 import type { ApiCaller } from '../auth/api-caller';
 import { Caller } from '../auth/api-caller';
 import { RequireScope } from '../auth/auth.decorators';
-import { ApiErrorBodyDoc } from '../openapi/api-error-body.doc';
-import { ApprovalPageDoc } from '../openapi/approval-page.doc';
 import { listEntitledApprovals } from '../runs/entitled-runs';
 import { ListApprovalsQueryDto } from '../runs/run-dtos';
 
@@ -25,9 +23,9 @@ export class ApprovalsController {
   @Get()
   @RequireScope('runs:read')
   @ApiOperation({ summary: 'List requests for approval (approvals read model): filters, cursor pages, newest first; state=pending lists the runs waiting for a decision' })
-  @ApiOkResponse({ description: 'a page of requests for approval; `nextCursor` is null on the last page', type: ApprovalPageDoc })
-  @ApiBadRequestResponse({ description: 'a refused query (`INVALID_FIELD`, `INVALID_QUERY`)', type: ApiErrorBodyDoc })
-  @ApiNotFoundResponse({ description: 'a key limited to some agents named with runId a run it may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
+  @ApiOkResponse({ description: 'a page of requests for approval; `nextCursor` is null on the last page' })
+  @ApiBadRequestResponse({ description: 'a refused query (`INVALID_FIELD`, `INVALID_QUERY`)' })
+  @ApiNotFoundResponse({ description: 'a key limited to some agents named with runId a run it may not read (`RUN_NOT_FOUND`)' })
   list(@Query() query: ListApprovalsQueryDto, @Caller() caller: ApiCaller): ApprovalPage {
     const filter = { state: query.state, agent: query.agent, runId: query.runId, since: query.since, until: query.until, limit: query.limit, cursor: query.cursor };
     return caller.agents === null ? this.queries.listApprovals(filter) : listEntitledApprovals(this.queries, filter, caller.agents);

@@ -5,8 +5,6 @@ import type { EventStore } from '@agent-ledger/event-store';
 import type { AuditStoreVerdict } from '@agent-ledger/runtime';
 import { AUDIT_EVENT_STORE, AuditStoreReviewer, RUN_EVENT_STORE, RunService, reviewRunAudit } from '@agent-ledger/runtime';
 import { AcrossRuns, RequireScope } from '../auth/auth.decorators';
-import { ApiErrorBodyDoc } from '../openapi/api-error-body.doc';
-import { AuditStoreVerdictDoc } from '../openapi/audit-store-verdict.doc';
 import { AuditChainsQueryDto } from './audit-chains-query.dto';
 
 /**
@@ -36,9 +34,9 @@ export class AuditChainsController {
   @ApiOperation({
     summary: "Verify every run's audit chain and match every executed write to its audit, from the stores, or one run's (a key limited to some agents must name one of their runs with runId)",
   })
-  @ApiOkResponse({ description: 'the verdict: runs and records checked, every break found, writes without audit, audited late (`findings`: the integrity of the audit is in doubt)', type: AuditStoreVerdictDoc })
-  @ApiBadRequestResponse({ description: 'a refused query (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
-  @ApiNotFoundResponse({ description: 'runId names no run, or one the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
+  @ApiOkResponse({ description: 'the verdict: runs and records checked, every break found, writes without audit, audited late (`findings`: the integrity of the audit is in doubt)' })
+  @ApiBadRequestResponse({ description: 'a refused query (`INVALID_FIELD`)' })
+  @ApiNotFoundResponse({ description: 'runId names no run, or one the key may not read (`RUN_NOT_FOUND`)' })
   async chains(@Query() query: AuditChainsQueryDto): Promise<AuditStoreVerdict> {
     if (query.runId === undefined) return this.reviewer.review({ full: true });
     // A limited key's entitlement was checked by the guard; any key: a run that was never requested is not found.

@@ -4,8 +4,6 @@ import type { EventStore } from '@agent-ledger/event-store';
 import { ProjectionQueries } from '@agent-ledger/projections';
 import { AUDIT_EVENT_STORE, AuditStoreReviewer, RUN_EVENT_STORE, reviewRunAudit } from '@agent-ledger/runtime';
 import { AcrossRuns, RequireScope } from '../auth/auth.decorators';
-import { ApiErrorBodyDoc } from '../openapi/api-error-body.doc';
-import { AuditReviewAnswerDoc } from '../openapi/audit-review-answer.doc';
 import { AuditReviewQueryDto } from '../runs/run-dtos';
 import type { AuditReviewAnswer } from './audit-review-answer';
 
@@ -34,9 +32,9 @@ export class AuditReviewController {
   @RequireScope('audit:read')
   @AcrossRuns()
   @ApiOperation({ summary: 'The audit-review report and the integrity verdict read from the stores (a key limited to some agents must name one of their runs with runId)' })
-  @ApiOkResponse({ description: 'totals and lists of the audit review, and the verdict (`findings`: the integrity of the audit is in doubt)', type: AuditReviewAnswerDoc })
-  @ApiBadRequestResponse({ description: 'a refused query (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
-  @ApiNotFoundResponse({ description: 'runId names a run the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
+  @ApiOkResponse({ description: 'totals and lists of the audit review, and the verdict (`findings`: the integrity of the audit is in doubt)' })
+  @ApiBadRequestResponse({ description: 'a refused query (`INVALID_FIELD`)' })
+  @ApiNotFoundResponse({ description: 'runId names a run the key may not read (`RUN_NOT_FOUND`)' })
   async review(@Query() query: AuditReviewQueryDto): Promise<AuditReviewAnswer> {
     const limit = query.limit;
     const verdict =

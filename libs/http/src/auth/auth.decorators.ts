@@ -1,7 +1,6 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtension, ApiForbiddenResponse, ApiSecurity, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { ApiScope } from './api-keys';
-import { ApiErrorBodyDoc } from '../openapi/api-error-body.doc';
 
 /** What a route asks of its caller. */
 export type RouteAccess =
@@ -30,8 +29,8 @@ function documented(description: string): MethodDecorator & ClassDecorator {
   return applyDecorators(
     ApiBearerAuth(BEARER_SCHEME),
     ApiSecurity(API_KEY_HEADER_SCHEME),
-    ApiUnauthorizedResponse({ description: 'no API key, or not a valid one (`UNAUTHENTICATED`)', type: ApiErrorBodyDoc }),
-    ApiForbiddenResponse({ description, type: ApiErrorBodyDoc }),
+    ApiUnauthorizedResponse({ description: 'no API key, or not a valid one (`UNAUTHENTICATED`)' }),
+    ApiForbiddenResponse({ description }),
   );
 }
 
@@ -50,7 +49,7 @@ export function RequireScope(...scopes: [ApiScope, ...ApiScope[]]): MethodDecora
 
 /** The route needs a valid key, whatever its scopes. */
 export function Authenticated(): MethodDecorator & ClassDecorator {
-  return applyDecorators(SetMetadata(ROUTE_ACCESS, { kind: 'authenticated' } satisfies RouteAccess), ApiBearerAuth(BEARER_SCHEME), ApiSecurity(API_KEY_HEADER_SCHEME), ApiUnauthorizedResponse({ description: 'no API key, or not a valid one (`UNAUTHENTICATED`)', type: ApiErrorBodyDoc }));
+  return applyDecorators(SetMetadata(ROUTE_ACCESS, { kind: 'authenticated' } satisfies RouteAccess), ApiBearerAuth(BEARER_SCHEME), ApiSecurity(API_KEY_HEADER_SCHEME), ApiUnauthorizedResponse({ description: 'no API key, or not a valid one (`UNAUTHENTICATED`)' }));
 }
 
 /** The route needs no key (`/health`, `/ready`). */

@@ -3,7 +3,6 @@ import { Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiHeader, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { assertRunId } from '@agent-ledger/domain';
 import { AcrossRuns, RequireScope } from '../auth/auth.decorators';
-import { ApiErrorBodyDoc } from '../openapi/api-error-body.doc';
 import { EventStreamQueryDto } from '../runs/run-dtos';
 import { EventStreamService } from './event-stream.service';
 
@@ -13,7 +12,7 @@ const STREAM = {
   description:
     'Server-Sent Events: history, then live; the stream never ends on its own. Each event is one frame: `id:` the event\'s position in the store ' +
     '(opaque, `<commit>:<prepare>`; send it back as Last-Event-ID to resume), `event:` the event type (`RunRequested`, `StepStarted`, ...), ' +
-    '`data:` one line of JSON: `{ type, streamName, revision (0-based in its stream), position, data, metadata, created (ISO 8601) }`. ' +
+    '`data:` one line of JSON, a `StreamedEvent` (`#/components/schemas/StreamedEvent`): `{ type, streamName, revision (0-based in its stream), position, data, metadata, created (ISO 8601) }`. ' +
     'Comment lines (`: heartbeat`) keep the connection open; an `event: error` frame (`data: { code, message }`) precedes the end of the stream when the store fails.',
   content: {
     'text/event-stream': {
@@ -41,8 +40,8 @@ export class EventsController {
   @ApiOperation({ summary: "SSE: the run's stream, history then live" })
   @ApiHeader(LAST_EVENT_ID)
   @ApiOkResponse(STREAM)
-  @ApiBadRequestResponse({ description: 'a bad run id, Last-Event-ID or after (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
-  @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
+  @ApiBadRequestResponse({ description: 'a bad run id, Last-Event-ID or after (`INVALID_FIELD`)' })
+  @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)' })
   async runEvents(
     @Param('runId') runId: string,
     @Query() query: EventStreamQueryDto,
@@ -60,7 +59,7 @@ export class EventsController {
   @ApiOperation({ summary: "SSE: every run's events, history then live (a key for every agent)" })
   @ApiHeader(LAST_EVENT_ID)
   @ApiOkResponse(STREAM)
-  @ApiBadRequestResponse({ description: 'a bad Last-Event-ID or after (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
+  @ApiBadRequestResponse({ description: 'a bad Last-Event-ID or after (`INVALID_FIELD`)' })
   async allEvents(@Query() query: EventStreamQueryDto, @Headers('last-event-id') lastEventId: string | undefined, @Res() response: ServerResponse): Promise<void> {
     const after = this.streams.resumePoint({ lastEventId, after: query.after });
     await this.streams.streamAll(after, response, query.from);

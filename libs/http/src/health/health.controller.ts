@@ -1,12 +1,10 @@
 import { Controller, Get } from '@nestjs/common';
+import type { HealthReport } from '@agent-ledger/client';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/auth.decorators';
-import { HealthReportDoc } from '../openapi/health-report.doc';
 
-/** The body of `GET /health`. */
-export interface HealthReport {
-  readonly status: 'ok';
-}
+/** The body of `GET /health` (the client's contract's type). */
+export type { HealthReport } from '@agent-ledger/client';
 
 /** Liveness: answers as soon as the service accepts requests. */
 @ApiTags('service')
@@ -15,7 +13,7 @@ export class HealthController {
   @Get()
   @Public()
   @ApiOperation({ summary: 'Liveness (no key needed)' })
-  @ApiOkResponse({ description: 'the process serves HTTP', type: HealthReportDoc })
+  @ApiOkResponse({ description: 'the process serves HTTP' })
   check(): HealthReport {
     return { status: 'ok' };
   }

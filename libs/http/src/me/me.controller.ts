@@ -1,24 +1,14 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { ApiScope } from '../auth/api-keys';
-import type { AuthMode, HttpApiOptions } from '../http-api-options';
+import type { MeAnswer } from '@agent-ledger/client';
+import type { HttpApiOptions } from '../http-api-options';
 import type { ApiCaller } from '../auth/api-caller';
 import { Caller } from '../auth/api-caller';
 import { Authenticated } from '../auth/auth.decorators';
-import { MeAnswerDoc } from '../openapi/me-answer.doc';
 import { HTTP_API_OPTIONS } from '../http-api-options';
 
-/** The body of `GET /me`: what the caller's key may do. */
-export interface MeAnswer {
-  /** The key's `id`; null in the development mode (no key is asked for). */
-  readonly keyId: string | null;
-  /** The key's scopes (every scope in the development mode). */
-  readonly scopes: readonly ApiScope[];
-  /** The agents whose runs it may start and read; null: every agent. */
-  readonly agents: readonly string[] | null;
-  /** How this service authenticates requests. */
-  readonly authMode: AuthMode;
-}
+/** The body of `GET /me`: what the caller's key may do (the client's contract's type). */
+export type { MeAnswer } from '@agent-ledger/client';
 
 /** `GET /me`: the caller's key, as the guard authenticated it (any valid key). */
 @ApiTags('service')
@@ -30,7 +20,7 @@ export class MeController {
   @Get('me')
   @Authenticated()
   @ApiOperation({ summary: "What the caller's API key may do: its id, scopes and agents, and the authentication mode" })
-  @ApiOkResponse({ description: "the caller's key", type: MeAnswerDoc })
+  @ApiOkResponse({ description: "the caller's key" })
   me(@Caller() caller: ApiCaller): MeAnswer {
     const authMode = this.config.auth.mode;
     return { keyId: authMode === 'disabled-on-loopback' ? null : caller.keyId, scopes: [...caller.scopes], agents: caller.agents === null ? null : [...caller.agents], authMode };

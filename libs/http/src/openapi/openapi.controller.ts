@@ -3,7 +3,6 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { Authenticated } from '../auth/auth.decorators';
 import { OpenApiDocumentHolder } from './openapi-document';
-import { OpenApiDocumentDoc } from './openapi-document.doc';
 
 /** `GET /openapi.json`: the OpenAPI document of this API (any valid key). */
 @ApiTags('service')
@@ -14,7 +13,7 @@ export class OpenApiController {
   @Get('openapi.json')
   @Authenticated()
   @ApiOperation({ summary: 'The OpenAPI 3 document of this API' })
-  @ApiOkResponse({ description: 'the document', type: OpenApiDocumentDoc })
+  @ApiOkResponse({ description: 'the document' })
   document(): OpenAPIObject {
     const document = this.holder.get();
     if (document === null) throw new NotFoundException('The OpenAPI document is not built');

@@ -1,19 +1,15 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
+import type { RebuildAnswer } from '@agent-ledger/client';
 import { principalLabel } from '@agent-ledger/domain';
 import { ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ApiCaller } from '../auth/api-caller';
 import { Caller } from '../auth/api-caller';
 import { RequireScope } from '../auth/auth.decorators';
-import { ApiErrorBodyDoc } from '../openapi/api-error-body.doc';
-import { RebuildAnswerDoc } from '../openapi/rebuild-answer.doc';
 import { ProjectionRebuildService } from './projection-rebuild.service';
 import { StartRebuildDto } from './rebuild-dtos';
-import type { RebuildState } from './rebuild-state';
 
-/** The body of `POST` and `GET /projections/rebuild`. */
-export interface RebuildAnswer {
-  readonly rebuild: RebuildState;
-}
+/** The body of `POST` and `GET /projections/rebuild` (the client's contract's type). */
+export type { RebuildAnswer } from '@agent-ledger/client';
 
 /** `/projections/rebuild`: an operator rebuilds the read models in this process, in the background, and follows it. */
 @ApiTags('read models')
@@ -26,9 +22,9 @@ export class ProjectionRebuildController {
   @Post()
   @HttpCode(202)
   @ApiOperation({ summary: 'Rebuild one projection (or all) in the background of this process; the live tables answer until the swap' })
-  @ApiAcceptedResponse({ description: 'the rebuild started (`state: running`); follow it with GET /projections/rebuild', type: RebuildAnswerDoc })
-  @ApiBadRequestResponse({ description: 'an unknown projection or field (`INVALID_FIELD`, `field: projection`)', type: ApiErrorBodyDoc })
-  @ApiConflictResponse({ description: 'a rebuild runs in this process (`REBUILD_IN_PROGRESS`)', type: ApiErrorBodyDoc })
+  @ApiAcceptedResponse({ description: 'the rebuild started (`state: running`); follow it with GET /projections/rebuild' })
+  @ApiBadRequestResponse({ description: 'an unknown projection or field (`INVALID_FIELD`, `field: projection`)' })
+  @ApiConflictResponse({ description: 'a rebuild runs in this process (`REBUILD_IN_PROGRESS`)' })
   start(@Body() body: StartRebuildDto, @Caller() caller: ApiCaller): RebuildAnswer {
     return { rebuild: this.rebuilds.start(body.projection, principalLabel(caller.principal)) };
   }
@@ -36,7 +32,7 @@ export class ProjectionRebuildController {
   /** The running rebuild with its progress, or the last one's outcome, or `idle`. */
   @Get()
   @ApiOperation({ summary: 'The rebuild of this process: running (with its progress), succeeded, failed, or idle' })
-  @ApiOkResponse({ description: 'the rebuild of this process', type: RebuildAnswerDoc })
+  @ApiOkResponse({ description: 'the rebuild of this process' })
   state(): RebuildAnswer {
     return { rebuild: this.rebuilds.state() };
   }

@@ -1,10 +1,8 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ProjectionRunnerStats } from '@agent-ledger/projections';
 import { ProjectionRunnerPool } from '@agent-ledger/projections';
 import { RequireScope } from '../auth/auth.decorators';
-import { ProjectionRunnerStatsDoc } from '../openapi/projection-runner-stats.doc';
-import { ProjectionsAnswerDoc } from '../openapi/projections-answer.doc';
 import type { ProjectionStatusWithLag } from './projection-lag.service';
 import { ProjectionLagService } from './projection-lag.service';
 
@@ -32,8 +30,7 @@ export class ReadModelsController {
   @Get('projections')
   @RequireScope('operate')
   @ApiOperation({ summary: "Each projection's checkpoint, head and lag" })
-  @ApiOkResponse({ description: "each projection's checkpoint, head and lag, and this process's runners", type: ProjectionsAnswerDoc })
-  @ApiExtraModels(ProjectionRunnerStatsDoc)
+  @ApiOkResponse({ description: "each projection's checkpoint, head and lag, and this process's runners" })
   async projections(): Promise<ProjectionsAnswer> {
     return { projections: await this.lag.status(PROJECTION_LAG_CAP), runners: this.runners.stats() };
   }

@@ -1,6 +1,5 @@
 import { Transform, Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { JsonValue } from '@agent-ledger/domain';
 import { MAX_ITERATIONS, RunStatus, TerminationReason } from '@agent-ledger/domain';
 import { APPROVAL_DECISIONS, IsPresent } from '@agent-ledger/runtime';
@@ -25,18 +24,11 @@ export type StartMode = (typeof START_MODES)[number];
 /** The body of `POST /runs`. */
 export class StartRunDto {
   /** The agent's name, as configured. */
-  @ApiProperty({ description: "The agent's name, as configured", minLength: 1, maxLength: 128, example: 'time-teller' })
   @Length(1, 128)
   @IsString()
   agent!: string;
 
   /** The task: any JSON value (a string is shown to the model as is). */
-  @ApiProperty({
-    description: 'The task: any JSON value, null included (a string is shown to the model as is)',
-    oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'object' }, { type: 'array', items: {} }],
-    nullable: true,
-    example: 'What time is it?',
-  })
   @RawJson()
   @IsPresent()
   input!: JsonValue;
@@ -46,13 +38,11 @@ export class StartRunDto {
    * run; `queued`: recorded, executed by a worker, answered 202 at once.
    * @default 'queued'
    */
-  @ApiPropertyOptional({ enum: START_MODES, default: 'queued', description: '`interactive`: executed during the request; `queued`: executed by a worker' })
   @IsOmittable()
   @IsIn(START_MODES)
   mode?: StartMode;
 
   /** The run's id. @default a random UUID (or one derived from `idempotencyKey`) */
-  @ApiPropertyOptional({ pattern: RUN_ID_PATTERN.source, description: 'The run id; default a random UUID (or one derived from idempotencyKey)' })
   @IsOmittable()
   @Matches(RUN_ID_PATTERN, { message: RUN_ID_MESSAGE })
   @IsString()
@@ -62,7 +52,6 @@ export class StartRunDto {
    * A client key that makes the request safe to repeat: the same key gives
    * the same run and starts nothing new. 1 to 255 printable characters.
    */
-  @ApiPropertyOptional({ minLength: 1, maxLength: 255, description: 'Makes the request safe to repeat: the same key gives the same run (not with runId)' })
   @IsOmittable()
   @Matches(/^[\x21-\x7e][\x20-\x7e]{0,254}$/, { message: '$property must be 1 to 255 printable ASCII characters, not starting with a space' })
   @IsString()
@@ -75,7 +64,6 @@ export class StartRunDto {
  */
 export class CancelRunDto {
   /** Why, for the record: the caller's own words, never who acted. */
-  @ApiPropertyOptional({ minLength: 1, maxLength: 500, description: "Why, for the record (the caller's own words; who asks is the caller's key)" })
   @IsOmittable()
   @Length(1, 500)
   @IsString()
@@ -97,21 +85,18 @@ export const INSTANT_MESSAGE = '$property must be ms since the epoch or an ISO 8
  */
 export abstract class PageQueryDto {
   /** Rows requested at or after this time. */
-  @ApiPropertyOptional({ type: String, description: 'Requested at or after: ms since the epoch or an ISO 8601 date-time' })
   @IsOptional()
   @Transform(toInstant)
   @IsInt({ message: INSTANT_MESSAGE })
   since?: number;
 
   /** Rows requested before this time. */
-  @ApiPropertyOptional({ type: String, description: 'Requested before: ms since the epoch or an ISO 8601 date-time' })
   @IsOptional()
   @Transform(toInstant)
   @IsInt({ message: INSTANT_MESSAGE })
   until?: number;
 
   /** @default 50 */
-  @ApiPropertyOptional({ type: Number, minimum: 1, maximum: 1000, default: 50 })
   @IsOptional()
   @Min(1)
   @Max(1000)
@@ -120,7 +105,6 @@ export abstract class PageQueryDto {
   limit?: number;
 
   /** The `nextCursor` of the previous page. */
-  @ApiPropertyOptional({ description: 'The nextCursor of the previous page' })
   @IsOptional()
   @Length(1, 1024)
   @IsString()
@@ -129,17 +113,14 @@ export abstract class PageQueryDto {
 
 /** The query of `GET /runs`. */
 export class ListRunsQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ enum: Object.values(RunStatus) })
   @IsOptional()
   @IsIn(Object.values(RunStatus))
   status?: RunStatus;
 
-  @ApiPropertyOptional({ enum: Object.values(TerminationReason) })
   @IsOptional()
   @IsIn(Object.values(TerminationReason))
   reason?: TerminationReason;
 
-  @ApiPropertyOptional({ minLength: 1, maxLength: 128, description: "An agent's name" })
   @IsOptional()
   @Length(1, 128)
   @IsString()
@@ -150,14 +131,12 @@ export class ListRunsQueryDto extends PageQueryDto {
 /** The query of `GET /audit/review`. */
 export class AuditReviewQueryDto {
   /** Only this run. */
-  @ApiPropertyOptional({ pattern: RUN_ID_PATTERN.source, description: 'Only this run' })
   @IsOptional()
   @Matches(RUN_ID_PATTERN, { message: RUN_ID_MESSAGE })
   @IsString()
   runId?: string;
 
   /** Most rows in each list, 1 to 100000. @default 1000 */
-  @ApiPropertyOptional({ type: Number, minimum: 1, maximum: 100_000, default: 1000, description: 'Most rows in each list' })
   @IsOptional()
   @Min(1)
   @Max(100_000)
@@ -169,7 +148,6 @@ export class AuditReviewQueryDto {
 /** The query of the event streams (`GET /events`, `GET /runs/{runId}/events`). */
 export class EventStreamQueryDto {
   /** Resume after this position (an SSE `id`); the `Last-Event-ID` header wins over it. */
-  @ApiPropertyOptional({ description: 'Resume after this position (an SSE id); the Last-Event-ID header wins over it' })
   @IsOptional()
   @Length(1, 64)
   @IsString()
@@ -180,7 +158,6 @@ export class EventStreamQueryDto {
    * that wants to hear of changes, not replay them. `Last-Event-ID` and
    * `after` win over it, so a reconnection resumes where it left off.
    */
-  @ApiPropertyOptional({ enum: ['start', 'now'], description: 'start (default): history then live; now: live only (Last-Event-ID and after win over it)' })
   @IsOptional()
   @IsIn(['start', 'now'])
   from?: 'start' | 'now';
@@ -189,12 +166,10 @@ export class EventStreamQueryDto {
 /** An operator's statement of what became of a write that was in flight. */
 export class InFlightWriteResolutionDto {
   /** `executed`: the write happened; `notExecuted`: it did not. */
-  @ApiProperty({ enum: ['executed', 'notExecuted'] })
   @IsIn(['executed', 'notExecuted'])
   outcome!: 'executed' | 'notExecuted';
 
   /** How the operator knows. */
-  @ApiProperty({ minLength: 1, maxLength: 2000 })
   @Length(1, 2000)
   @IsString()
   note!: string;
@@ -206,14 +181,12 @@ export class InFlightWriteResolutionDto {
  */
 export class RequeueRunDto {
   /** Why, for the record: the caller's own words, never who acted. */
-  @ApiPropertyOptional({ minLength: 1, maxLength: 500, description: "Why, for the record (the caller's own words; who requeues is the caller's key)" })
   @IsOmittable()
   @Length(1, 500)
   @IsString()
   reason?: string;
 
   /** Required when a NON_IDEMPOTENT_WRITE was in flight when the run was dead-lettered. */
-  @ApiPropertyOptional({ type: InFlightWriteResolutionDto })
   @IsOmittable()
   @ValidateNested()
   @Type(() => InFlightWriteResolutionDto)
@@ -229,12 +202,10 @@ export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
  */
 export class DecideApprovalDto {
   /** `approve`: the calls execute (a worker resumes the run); `deny`: they never do. */
-  @ApiProperty({ enum: APPROVAL_DECISIONS, description: '`approve`: the calls execute (a worker resumes the run); `deny`: they never do (the model is told, or the run ends APPROVAL_DENIED, as the agent says)' })
   @IsIn(APPROVAL_DECISIONS)
   decision!: ApprovalDecision;
 
   /** Why, for the record and the audit trail. */
-  @ApiPropertyOptional({ minLength: 1, maxLength: 500, description: 'Why, for the record and the audit trail' })
   @IsOmittable()
   @Length(1, 500)
   @IsString()
@@ -245,12 +216,6 @@ export class DecideApprovalDto {
    * decision on another request is refused (409 `APPROVAL_ROUND_MISMATCH`).
    * @default the request the run waits for
    */
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: 0,
-    maximum: MAX_ITERATIONS - 1,
-    description: 'The round of the request the person saw (pendingApproval.round); a decision on another request is refused (APPROVAL_ROUND_MISMATCH). Default: the request the run waits for',
-  })
   @IsOmittable()
   @Min(0)
   @Max(MAX_ITERATIONS - 1)
@@ -261,12 +226,6 @@ export class DecideApprovalDto {
 /** The body of `POST /runs/{runId}/input`. Who submits is the caller's API key id. */
 export class SubmitInputDto {
   /** The answer: any JSON value, `null` included; the tool that asked is called again with it. */
-  @ApiProperty({
-    description: 'The answer: any JSON value, null included; the tool that asked is called again with it',
-    oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'object' }, { type: 'array', items: {} }],
-    nullable: true,
-    example: 'notes.txt',
-  })
   @RawJson()
   @IsPresent()
   input!: JsonValue;
@@ -275,19 +234,16 @@ export class SubmitInputDto {
 /** The query of `GET /approvals`. */
 export class ListApprovalsQueryDto extends PageQueryDto {
   /** Only requests in this state (`pending`: the runs waiting for a decision now). @default every state */
-  @ApiPropertyOptional({ enum: APPROVAL_STATES, description: 'Only requests in this state (pending: the runs waiting for a decision now); default every state' })
   @IsOptional()
   @IsIn(APPROVAL_STATES)
   state?: ApprovalState;
 
-  @ApiPropertyOptional({ minLength: 1, maxLength: 128, description: "Only requests of this agent's runs" })
   @IsOptional()
   @Length(1, 128)
   @IsString()
   agent?: string;
 
   /** Only this run's requests. */
-  @ApiPropertyOptional({ pattern: RUN_ID_PATTERN.source, description: "Only this run's requests" })
   @IsOptional()
   @Matches(RUN_ID_PATTERN, { message: RUN_ID_MESSAGE })
   @IsString()

@@ -1,9 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { RunStatus } from '@agent-ledger/domain';
 import { assertRunId, RunNotFoundError } from '@agent-ledger/domain';
-import type { RunPage, RunStatusRow, StepRow } from '@agent-ledger/projections';
+import type { RunStepsAnswer } from '@agent-ledger/client';
+import type { RunPage, RunStatusRow } from '@agent-ledger/projections';
 import { ProjectionQueries } from '@agent-ledger/projections';
 import type { DecisionTaken } from '@agent-ledger/runtime';
 import { RunService } from '@agent-ledger/runtime';
@@ -12,26 +13,14 @@ import { Caller, mayUseAgent } from '../auth/api-caller';
 import { NotEntitledError } from '../auth/auth.errors';
 import { RequireScope } from '../auth/auth.decorators';
 import { replyJson } from '../json-reply';
-import { ApiErrorBodyDoc } from '../openapi/api-error-body.doc';
-import { CancelRunAnswerDoc } from '../openapi/cancel-run-answer.doc';
-import { RequeueRunAcceptedDoc } from '../openapi/requeue-run-accepted.doc';
-import { RunPageDoc } from '../openapi/run-page.doc';
-import { RunStatusRowDoc } from '../openapi/run-status-row.doc';
-import { RunResumeAnswerDoc } from '../openapi/run-resume-answer.doc';
-import { RunStepsAnswerDoc } from '../openapi/run-steps-answer.doc';
-import { StartRunAcceptedDoc } from '../openapi/start-run-accepted.doc';
-import { StartRunInteractiveDoc } from '../openapi/start-run-interactive.doc';
 import { listEntitledRuns } from './entitled-runs';
 import type { CancelRunAnswer, RequeueRunAccepted, RunResumeAnswer, StartRunAccepted, StartRunInteractive } from './run-answers';
 import { CancelRunDto, DecideApprovalDto, ListRunsQueryDto, RequeueRunDto, StartRunDto, SubmitInputDto } from './run-dtos';
 import { RunStarter } from './run-starter';
 import { runViewOf } from './run-view';
 
-/** The steps of a run, from the steps read model. */
-export interface RunStepsAnswer {
-  readonly runId: string;
-  readonly steps: readonly StepRow[];
-}
+/** The steps of a run, from the steps read model (the client's contract's type). */
+export type { RunStepsAnswer } from '@agent-ledger/client';
 
 /** The answer of a decision or an input: the run as its own stream tells it after the command. */
 function resumeAnswerOf(runId: string, { state, auditStatement }: DecisionTaken): RunResumeAnswer {
@@ -59,11 +48,10 @@ export class RunsController {
   @Post()
   @RequireScope('runs:submit')
   @ApiOperation({ summary: 'Start a run (queued: 202; interactive: 200 with the settled run)' })
-  @ApiAcceptedResponse({ description: 'queued: the run is recorded (also a replay of an idempotency key: `replayed: true`)', type: StartRunAcceptedDoc })
-  @ApiOkResponse({ description: 'interactive: the settled run, as its stream tells it', type: StartRunInteractiveDoc })
-  @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`, `MALFORMED_JSON`)', type: ApiErrorBodyDoc })
-  @ApiConflictResponse({ description: '`RUN_ALREADY_EXISTS`, `IDEMPOTENCY_KEY_REUSED`', type: ApiErrorBodyDoc })
-  @ApiPayloadTooLargeResponse({ description: 'a body over HTTP_BODY_LIMIT_BYTES (`PAYLOAD_TOO_LARGE`)', type: ApiErrorBodyDoc })
+  @ApiAcceptedResponse({ description: 'queued: the run is recorded (also a replay of an idempotency key: `replayed: true`)' })
+  @ApiOkResponse({ description: 'interactive: the settled run, as its stream tells it' })
+  @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`, `MALFORMED_JSON`)' })
+  @ApiConflictResponse({ description: '`RUN_ALREADY_EXISTS`, `IDEMPOTENCY_KEY_REUSED`' })
   async start(@Body() body: StartRunDto, @Caller() caller: ApiCaller, @Res() response: ServerResponse): Promise<void> {
     if (!mayUseAgent(caller, body.agent)) {
       throw new NotEntitledError(caller.keyId, 'agent', `The API key "${caller.keyId}" may not start runs of agent "${body.agent}" (it is limited to ${caller.agents?.join(', ')})`);
@@ -84,8 +72,8 @@ export class RunsController {
   @Get()
   @RequireScope('runs:read')
   @ApiOperation({ summary: 'List runs: filters, cursor pages, newest first' })
-  @ApiOkResponse({ description: 'a page of runs; `nextCursor` is null on the last page', type: RunPageDoc })
-  @ApiBadRequestResponse({ description: 'a refused query (`INVALID_FIELD`, `INVALID_QUERY`)', type: ApiErrorBodyDoc })
+  @ApiOkResponse({ description: 'a page of runs; `nextCursor` is null on the last page' })
+  @ApiBadRequestResponse({ description: 'a refused query (`INVALID_FIELD`, `INVALID_QUERY`)' })
   list(@Query() query: ListRunsQueryDto, @Caller() caller: ApiCaller): RunPage {
     return caller.agents === null ? this.queries.listRuns(query) : listEntitledRuns(this.queries, query, caller.agents);
   }
@@ -94,9 +82,9 @@ export class RunsController {
   @Get(':runId')
   @RequireScope('runs:read')
   @ApiOperation({ summary: 'One run (run-status read model)' })
-  @ApiOkResponse({ description: 'the run-status row', type: RunStatusRowDoc })
-  @ApiBadRequestResponse({ description: 'not a run id (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
-  @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
+  @ApiOkResponse({ description: 'the run-status row' })
+  @ApiBadRequestResponse({ description: 'not a run id (`INVALID_FIELD`)' })
+  @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)' })
   get(@Param('runId') runId: string): RunStatusRow {
     assertRunId(runId);
     const row = this.queries.getRun(runId);
@@ -108,9 +96,9 @@ export class RunsController {
   @Get(':runId/steps')
   @RequireScope('runs:read')
   @ApiOperation({ summary: "A run's steps (steps read model)" })
-  @ApiOkResponse({ description: "the run's steps (steps read model)", type: RunStepsAnswerDoc })
-  @ApiBadRequestResponse({ description: 'not a run id (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
-  @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
+  @ApiOkResponse({ description: "the run's steps (steps read model)" })
+  @ApiBadRequestResponse({ description: 'not a run id (`INVALID_FIELD`)' })
+  @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)' })
   steps(@Param('runId') runId: string): RunStepsAnswer {
     assertRunId(runId);
     const steps = this.queries.getSteps(runId);
@@ -127,11 +115,11 @@ export class RunsController {
   @Post(':runId/cancel')
   @RequireScope('operate')
   @ApiOperation({ summary: 'Cancel a run; the caller (its key) is recorded as who asked' })
-  @ApiOkResponse({ description: 'cancelled (it was queued)', type: CancelRunAnswerDoc })
-  @ApiAcceptedResponse({ description: 'a running run stops at its next step boundary', type: CancelRunAnswerDoc })
-  @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
-  @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
-  @ApiConflictResponse({ description: 'the run is settled (`RUN_ALREADY_SETTLED`)', type: ApiErrorBodyDoc })
+  @ApiOkResponse({ description: 'cancelled (it was queued)' })
+  @ApiAcceptedResponse({ description: 'a running run stops at its next step boundary' })
+  @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`)' })
+  @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)' })
+  @ApiConflictResponse({ description: 'the run is settled (`RUN_ALREADY_SETTLED`)' })
   async cancel(@Param('runId') runId: string, @Body() body: CancelRunDto, @Caller() caller: ApiCaller, @Res() response: ServerResponse): Promise<void> {
     assertRunId(runId);
     const state = await this.runs.cancel(runId, caller.principal, body.reason);
@@ -149,13 +137,12 @@ export class RunsController {
   @Post(':runId/requeue')
   @RequireScope('operate')
   @ApiOperation({ summary: 'Requeue a dead-lettered run as a continuation run; the caller (its key) is recorded as who requeued' })
-  @ApiAcceptedResponse({ description: 'the continuation run is queued', type: RequeueRunAcceptedDoc })
-  @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`)', type: ApiErrorBodyDoc })
-  @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
-  @ApiConflictResponse({ description: '`RUN_NOT_DEAD_LETTERED`, `RUN_ALREADY_REQUEUED`, `IN_FLIGHT_WRITE_UNRESOLVED`', type: ApiErrorBodyDoc })
+  @ApiAcceptedResponse({ description: 'the continuation run is queued' })
+  @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`)' })
+  @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)' })
+  @ApiConflictResponse({ description: '`RUN_NOT_DEAD_LETTERED`, `RUN_ALREADY_REQUEUED`, `IN_FLIGHT_WRITE_UNRESOLVED`' })
   @ApiServiceUnavailableResponse({
     description: 'the requeue is recorded, but its statement could not be stored in the audit trail (`AUDIT_STATEMENT_NOT_STORED`, with `continuationRunId`): the continuation is not started; repeat the requeue to complete it',
-    type: ApiErrorBodyDoc,
   })
   async requeue(@Param('runId') runId: string, @Body() body: RequeueRunDto, @Caller() caller: ApiCaller, @Res() response: ServerResponse): Promise<void> {
     assertRunId(runId);
@@ -180,17 +167,14 @@ export class RunsController {
   @HttpCode(200)
   @RequireScope('runs:approve')
   @ApiOperation({ summary: 'Approve or deny the calls a run waits for (WAITING_FOR_APPROVAL); the key id is recorded as who decided' })
-  @ApiOkResponse({ description: 'decided: the run is QUEUED again (approved, or denied with tellModel), or FAILED APPROVAL_DENIED (denied with endRun)', type: RunResumeAnswerDoc })
-  @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`, `MALFORMED_JSON`)', type: ApiErrorBodyDoc })
-  @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
+  @ApiOkResponse({ description: 'decided: the run is QUEUED again (approved, or denied with tellModel), or FAILED APPROVAL_DENIED (denied with endRun)' })
+  @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`, `MALFORMED_JSON`)' })
+  @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)' })
   @ApiConflictResponse({
     description: 'the run does not wait for approval, or was decided already (`RUN_NOT_WAITING_FOR_APPROVAL`, with `status`); `round` names another request (`APPROVAL_ROUND_MISMATCH`, with `waitingRound`); the run is settled (`RUN_ALREADY_SETTLED`)',
-    type: ApiErrorBodyDoc,
   })
-  @ApiPayloadTooLargeResponse({ description: 'a body over HTTP_BODY_LIMIT_BYTES (`PAYLOAD_TOO_LARGE`)', type: ApiErrorBodyDoc })
   @ApiServiceUnavailableResponse({
     description: 'the run store could not take the decision (`STORE_UNAVAILABLE`, `Retry-After`): nothing was decided. A decision whose audit statement could not be stored is a 200 with `auditStatement: pending`',
-    type: ApiErrorBodyDoc,
   })
   async decideApproval(@Param('runId') runId: string, @Body() body: DecideApprovalDto, @Caller() caller: ApiCaller): Promise<RunResumeAnswer> {
     assertRunId(runId);
@@ -207,11 +191,10 @@ export class RunsController {
   @HttpCode(200)
   @RequireScope('runs:submit')
   @ApiOperation({ summary: 'Submit the input a run waits for (WAITING_FOR_INPUT); the key id is recorded as who submitted it' })
-  @ApiOkResponse({ description: 'the input is recorded: the run is QUEUED again, a worker resumes it', type: RunResumeAnswerDoc })
-  @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`, `MALFORMED_JSON`)', type: ApiErrorBodyDoc })
-  @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)', type: ApiErrorBodyDoc })
-  @ApiConflictResponse({ description: 'the run does not wait for input (`RUN_NOT_WAITING_FOR_INPUT`, with `status`); the run is settled (`RUN_ALREADY_SETTLED`)', type: ApiErrorBodyDoc })
-  @ApiPayloadTooLargeResponse({ description: 'a body over HTTP_BODY_LIMIT_BYTES (`PAYLOAD_TOO_LARGE`)', type: ApiErrorBodyDoc })
+  @ApiOkResponse({ description: 'the input is recorded: the run is QUEUED again, a worker resumes it' })
+  @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`, `MALFORMED_JSON`)' })
+  @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)' })
+  @ApiConflictResponse({ description: 'the run does not wait for input (`RUN_NOT_WAITING_FOR_INPUT`, with `status`); the run is settled (`RUN_ALREADY_SETTLED`)' })
   async submitInput(@Param('runId') runId: string, @Body() body: SubmitInputDto, @Caller() caller: ApiCaller): Promise<RunResumeAnswer> {
     assertRunId(runId);
     const submitted = await this.runs.submitInput(runId, { input: body.input, submittedBy: caller.principal });

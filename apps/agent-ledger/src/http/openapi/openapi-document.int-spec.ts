@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, RequestBodyObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
+import { apiRoutes, apiSchemas, RUN_ID_PATTERN, toComponentSchemas } from '@agent-ledger/client';
 import { RunStatus } from '@agent-ledger/domain';
 import { APPROVAL_STATES } from '@agent-ledger/projections';
 import { loadServiceDefinitions } from '../../config/service-definitions';
@@ -166,7 +167,7 @@ describe('the OpenAPI document', () => {
 
   function expectErrorBodies(path: string, method: (typeof METHODS)[number], statuses: readonly string[]): void {
     for (const status of statuses) {
-      expect({ status, schema: responseOf(path, method, status).content?.['application/json']?.schema }).toEqual({ status, schema: { $ref: '#/components/schemas/ApiErrorBodyDoc' } });
+      expect({ status, schema: responseOf(path, method, status).content?.['application/json']?.schema }).toEqual({ status, schema: { $ref: '#/components/schemas/ApiErrorBody' } });
     }
   }
 
@@ -193,7 +194,8 @@ describe('the OpenAPI document', () => {
     const operation = operationOf('/runs/{runId}/input', 'post');
     expect(operation['x-required-scopes']).toEqual(['runs:submit']);
     const body = requestSchemaOf('/runs/{runId}/input', 'post');
-    expect(property(body, 'input')).toMatchObject({ nullable: true });
+    // Any JSON value, null included: a schema without `type`.
+    expect(property(body, 'input').type).toBeUndefined();
     expect(body.required).toEqual(['input']);
     expect(jsonSchemaOf('/runs/{runId}/input', 'post', '200')).toEqual(jsonSchemaOf('/runs/{runId}/approval', 'post', '200'));
     expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415']);
@@ -264,6 +266,48 @@ describe('the OpenAPI document', () => {
     expectErrorBodies('/audit/chains', 'get', ['400', '401', '403', '404']);
   });
 
+  it("takes every body schema from the client's contract: components.schemas is toComponentSchemas(apiSchemas), each answer and request body a $ref to it", () => {
+    expect(document.components?.schemas).toEqual(toComponentSchemas(Object.values(apiSchemas)));
+    for (const route of apiRoutes) {
+      const operation = operationOf(route.path, route.method === 'GET' ? 'get' : 'post');
+      for (const [status, answer] of Object.entries(route.answers)) {
+        const content = (operation.responses[status] as ResponseObject).content ?? {};
+        const expected = answer === 'text/event-stream' || answer === 'text/plain' ? [answer] : ['application/json'];
+        expect({ route: `${route.method} ${route.path} ${status}`, types: Object.keys(content) }).toEqual({ route: `${route.method} ${route.path} ${status}`, types: expected });
+        if (expected[0] === 'application/json') expect(content['application/json']?.schema).toEqual({ $ref: `#/components/schemas/${answer}` });
+      }
+      const body = operation.requestBody as RequestBodyObject | undefined;
+      expect({ route: `${route.method} ${route.path}`, body: body?.content['application/json']?.schema, required: body?.required }).toEqual({
+        route: `${route.method} ${route.path}`,
+        body: route.body === undefined ? undefined : { $ref: `#/components/schemas/${route.body}` },
+        required: route.body === undefined ? undefined : route.bodyOptional !== true,
+      });
+    }
+  });
+
+  it('marks the bodies the service takes as optional as not required (cancel, requeue, rebuild), and the others as required', () => {
+    const required = (path: string) => (operationOf(path, 'post').requestBody as RequestBodyObject).required;
+    expect(['/runs/{runId}/cancel', '/runs/{runId}/requeue', '/projections/rebuild'].map(required)).toEqual([false, false, false]);
+    expect(['/runs', '/runs/{runId}/approval', '/runs/{runId}/input'].map(required)).toEqual([true, true, true]);
+  });
+
+  it("answers every error status of the service's routes with the error body, and gives a runId in the path its pattern", () => {
+    for (const route of apiRoutes) {
+      const operation = operationOf(route.path, route.method === 'GET' ? 'get' : 'post');
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (status.startsWith('2') || status === '415' || route.answers[Number(status)] !== undefined) continue;
+        if (response === undefined) continue;
+        const shared = '$ref' in response ? (document.components?.responses?.[response.$ref.replace('#/components/responses/', '')] as ResponseObject | undefined) : response;
+        expect({ route: `${route.method} ${route.path} ${status}`, schema: shared?.content?.['application/json']?.schema }).toEqual({
+          route: `${route.method} ${route.path} ${status}`,
+          schema: { $ref: '#/components/schemas/ApiErrorBody' },
+        });
+      }
+      const runId = ((operation.parameters ?? []) as ParameterObject[]).find((parameter) => parameter.in === 'path' && parameter.name === 'runId');
+      if (route.path.includes('{runId}')) expect(runId?.schema).toEqual({ type: 'string', pattern: RUN_ID_PATTERN });
+    }
+  });
+
   it('leaves the console and its redirects out of the document', () => {
     expect(Object.keys(document.paths).filter((path) => path === '/' || path.startsWith('/console'))).toEqual([]);
   });
@@ -276,15 +320,29 @@ describe('the OpenAPI document', () => {
     const shared = document.components?.responses?.UnsupportedMediaType as ResponseObject | undefined;
     expect(shared?.description).toMatch(/UNSUPPORTED_MEDIA_TYPE/);
     const schema = shared?.content?.['application/json']?.schema as SchemaObject | undefined;
-    expect(schema?.allOf?.[0]).toEqual({ $ref: '#/components/schemas/ApiErrorBodyDoc' });
+    expect(schema?.allOf?.[0]).toEqual({ $ref: '#/components/schemas/ApiErrorBody' });
     expect(Object.keys(resolve(schema?.allOf?.[1] ?? {}).properties ?? {})).toEqual(['received', 'expected']);
     const bodies = operations.filter(({ operation }) => operation.requestBody !== undefined);
     expect(bodies.map(({ route }) => route)).toEqual(expect.arrayContaining(['POST /runs', 'POST /runs/{runId}/cancel', 'POST /projections/rebuild']));
     for (const { route, operation } of bodies) expect({ route, types: Object.keys((operation.requestBody as RequestBodyObject).content) }).toEqual({ route, types: ['application/json'] });
   });
 
+  it('answers 413 (over the limit) and 400 (not valid JSON) on every operation: shared responses, or its own 400 that says so', () => {
+    const operations = Object.entries(document.paths).flatMap(([path, item]) => METHODS.filter((method) => item[method] !== undefined).map((method) => ({ route: `${method.toUpperCase()} ${path}`, operation: item[method] as OperationObject })));
+    expect(operations.filter(({ operation }) => JSON.stringify(operation.responses['413']) !== JSON.stringify({ $ref: '#/components/responses/PayloadTooLarge' })).map(({ route }) => route)).toEqual([]);
+    expect((document.components?.responses?.PayloadTooLarge as ResponseObject).description).toMatch(/PAYLOAD_TOO_LARGE/);
+    expect((document.components?.responses?.MalformedJson as ResponseObject).description).toMatch(/MALFORMED_JSON/);
+    for (const { route, operation } of operations) {
+      const own = operation.responses['400'] as ResponseObject | ReferenceObject | undefined;
+      const says = own !== undefined && ('$ref' in own ? own.$ref === '#/components/responses/MalformedJson' : own.description.includes('MALFORMED_JSON'));
+      expect({ route, says }).toEqual({ route, says: true });
+    }
+    expect(responseOf('/me', 'get', '400')).toEqual({ $ref: '#/components/responses/MalformedJson' });
+    expect(responseOf('/runs/{runId}', 'get', '400').description).toBe('not a run id (`INVALID_FIELD`); a JSON body that is not valid JSON (`MALFORMED_JSON`)');
+  });
+
   it('keeps the JSON error bodies', () => {
-    expect(responseOf('/runs/{runId}', 'get', '404').content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/ApiErrorBodyDoc' });
-    expect(responseOf('/events', 'get', '400').content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/ApiErrorBodyDoc' });
+    expect(responseOf('/runs/{runId}', 'get', '404').content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/ApiErrorBody' });
+    expect(responseOf('/events', 'get', '400').content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/ApiErrorBody' });
   });
 });
