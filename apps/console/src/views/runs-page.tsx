@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { AgentSummary as AgentInfo, RunPage as RunPageAnswer, RunStatus, RunStatusRow as RunRow, TerminationReason } from '@agent-ledger/client';
 import { RUN_STATUSES } from '@agent-ledger/client';
 import { useSession } from '../auth/session';
-import { StatusBadge } from '../components/badges';
+import { EffectBadge, StatusBadge } from '../components/badges';
 import { ErrorBanner } from '../components/error-banner';
 import { LiveIndicator } from '../components/live-indicator';
 import { formatTime } from '../components/format';
@@ -226,8 +226,16 @@ function StartRunForm() {
         </select>
       </label>
       {chosen === undefined ? null : (
-        <p class="hint">
-          {chosen.description ?? ''} Tools: {chosen.tools.map((t) => `${t.name} (${t.effect})`).join(', ') || 'none'}
+        <p class="hint" data-testid="start-agent-tools">
+          {chosen.description ?? ''} Tools:{' '}
+          {chosen.tools.length === 0
+            ? 'none'
+            : chosen.tools.map((t, i) => (
+                <span key={t.name} data-testid="agent-tool" data-tool={t.name} data-effect={t.effect}>
+                  {i === 0 ? '' : ', '}
+                  {t.name} <EffectBadge effect={t.effect} />
+                </span>
+              ))}
         </p>
       )}
       <label>
