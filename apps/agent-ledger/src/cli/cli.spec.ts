@@ -233,6 +233,25 @@ describe('agent-ledger CLI: runs', () => {
     expect(proxy.errText()).toContain('not JSON');
   });
 
+  it('no answer within --timeout is exit 3 naming the request and the option; the request is aborted', async () => {
+    let signal: AbortSignal | undefined;
+    const fetch = ((_input: string, init: RequestInit) =>
+      new Promise<Response>((_resolve, reject) => {
+        signal = init.signal ?? undefined;
+        signal?.addEventListener('abort', () => reject(new DOMException('This operation was aborted', 'AbortError')));
+      })) as unknown as typeof globalThis.fetch;
+    const output = capture();
+    expect(await runCli(['runs', 'get', 'r1', '--timeout', '0.05'], output, ENV, { fetch })).toBe(3);
+    expect(output.errText()).toBe('agent-ledger runs get failed: GET http://svc.test:8080/runs/r1: no answer in time (--timeout)');
+    expect(signal?.aborted).toBe(true);
+  });
+
+  it('a verb that does not talk to the service is not read as one when it fails, whatever AGENT_LEDGER_URL holds', async () => {
+    const output = capture();
+    expect(await runCli(['audit', 'verify'], output, { AGENT_LEDGER_URL: 'not a url', PORT: 'eighty' })).toBe(3);
+    expect(output.errText()).toContain('PORT must be an integer');
+  });
+
   it('runs get prints the read-model row as fields', async () => {
     const row = {
       runId: 'r1', agent: 'writer', mode: 'queued', status: 'FAILED', reason: 'WRITE_INTERRUPTED', failureClass: 'connection', failureCode: 'LEASE_EXPIRED', failureMessage: 'lease expired',
@@ -568,6 +587,15 @@ describe('agent-ledger CLI: events follow', () => {
     const output = capture();
     expect(await runCli(['events', 'follow', 'nope'], output, ENV, { fetch, follow: FAST })).toBe(4);
     expect(output.errText()).toContain('404 RUN_NOT_FOUND');
+  });
+
+  it('a frame whose data is not JSON ends the command: exit 3, naming the stream', async () => {
+    const { fetch, calls } = fakeFetch(sse([requested, 'id: 2:2\ndata: {not json\n\n'], { open: true }));
+    const output = capture();
+    expect(await runCli(['events', 'follow', 'r1'], output, ENV, { fetch, follow: PATIENT })).toBe(3);
+    expect(output.lines).toEqual(['1:1 RunRequested agent=clock mode=queued input="now?"']);
+    expect(output.errText()).toContain('sent a frame whose data is not JSON: {not json');
+    expect(calls).toHaveLength(1);
   });
 
   it('ends with exit 0 on stop (Ctrl-C) while the run goes on', async () => {

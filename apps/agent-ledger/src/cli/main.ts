@@ -7,6 +7,7 @@ import { readServiceConfig } from '../config/service-config';
 import type { CliOutput } from './cli-output';
 import { ExitCode, processOutput } from './cli-output';
 import type { AgentLedgerClient } from '@agent-ledger/client';
+import { AgentLedgerError } from '@agent-ledger/client';
 import type { FollowReconnect } from './events-follow.command';
 import { eventsFollow } from './events-follow.command';
 import { API_KEY_ENV, baseUrlOf, ServiceFailureError, serviceClient, serviceFailureOf, URL_ENV, UsageError } from './service-client';
@@ -426,8 +427,8 @@ export async function runCli(argv: readonly string[], output: CliOutput = proces
     return await verb.run({ values: parsed.values, positionals: parsed.positionals, output, env, deps });
   } catch (error) {
     if (error instanceof UsageError) return usageError(output, `${name}: ${error.message}`, verbSynopsis(verb));
-    // Only the HTTP verbs use the client: their --url was read without error before the request was sent.
-    const failure = serviceFailureOf(error, baseUrlOf(str(parsed.values.url), env));
+    // An error of the client comes from an HTTP verb, whose --url was read without error before the request was sent.
+    const failure = error instanceof AgentLedgerError ? serviceFailureOf(error, baseUrlOf(str(parsed.values.url), env)) : null;
     if (failure?.refused === true) {
       output.err(`${name}: refused: ${failure.message}`);
       return ExitCode.REFUSED;
