@@ -7,8 +7,9 @@
  * form lists the plugin's tool with its effect, a run started there waits
  * for approval, is approved on its page and completes; its timeline shows
  * the plugin's tool call with its effect and its audit record. The client
- * (`@agent-ledger/client`) and the built CLI, as real processes, see the same
- * run completed, its step audited, and the write done once.
+ * (`@agent-ledger/client`) and the built CLI, as real processes, see the
+ * plugin's tool with its effect, the same run completed, its step audited,
+ * and the write done once.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -180,6 +181,9 @@ describe('the console: a plugin tool through the service, the console and the CL
     const got = await runBuiltCli(['runs', 'get', runId, '--json'], cliEnv);
     expect(got).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(got.stdout)).toMatchObject({ runId, agent: AGENT, status: 'COMPLETED', reason: 'COMPLETED' });
+    const listed = await runBuiltCli(['agents', 'list'], cliEnv);
+    expect(listed).toMatchObject({ code: 0, stderr: '' });
+    expect(listed.stdout).toMatch(new RegExp(`^${AGENT}\\s+${TOOL.replace('.', '\\.')}\\s+NON_IDEMPOTENT_WRITE\\s+asks a person\\s+endRun$`, 'm'));
     const followed = await runBuiltCli(['events', 'follow', runId], cliEnv);
     expect(followed.code).toBe(0);
     expect(followed.stdout).toMatch(new RegExp(`^\\S+ StepStarted step=r0/t0 tool=${TOOL.replace('.', '\\.')} effect=NON_IDEMPOTENT_WRITE$`, 'm'));

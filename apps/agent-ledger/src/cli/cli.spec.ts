@@ -123,6 +123,8 @@ describe('agent-ledger CLI: command line', () => {
     [['approvals', 'list', '--state', 'open']],
     [['approvals', 'list', '--limit', 'ten']],
     [['approvals', 'list', 'extra']],
+    [['agents']],
+    [['agents', 'list', 'extra']],
   ])('exits 2 on a wrong command line: %j', async (argv) => {
     const { fetch, calls } = fakeFetch();
     const output = capture();
@@ -531,6 +533,41 @@ describe('agent-ledger CLI: approvals and input', () => {
     expect(output.lines[0]).toMatch(/\s+requested\s+waiting for$/);
     expect(output.lines[2]).toMatch(/^r1\s+file-clerk\s+queued\s+WAITING_FOR_APPROVAL\s+-\s+1\s+5\s+\S+\s+approval: files\.append \(NON_IDEMPOTENT_WRITE\)$/);
     expect(output.lines[3]).toMatch(/^r3\s+ticket-asker\s.*\s+input: user\.ask asks "Which file should I read\?"$/);
+  });
+});
+
+describe('agent-ledger CLI: agents', () => {
+  const agents = {
+    agents: [
+      {
+        name: 'journal-keeper',
+        description: 'Keeps the journal',
+        tools: [
+          { name: 'journal.read', effect: 'READ_ONLY' },
+          { name: 'journal.append', effect: 'NON_IDEMPOTENT_WRITE' },
+          { name: 'journal.index', effect: 'IDEMPOTENT_WRITE' },
+        ],
+        approvals: { preApproved: ['journal.index'], onDenial: 'endRun' },
+      },
+      { name: 'talker', description: null, tools: [], approvals: { preApproved: [], onDenial: 'tellModel' } },
+    ],
+  };
+
+  it('agents list: GET /agents, one line per tool with its effect and whether a call waits for a person; --json the answer', async () => {
+    const { fetch, calls } = fakeFetch(json(200, agents), json(200, agents));
+    const output = capture();
+    expect(await runCli(['agents', 'list'], output, { ...ENV, AGENT_LEDGER_API_KEY: 'k' }, { fetch })).toBe(0);
+    expect(calls[0]).toMatchObject({ url: 'http://svc.test:8080/agents', method: 'GET', headers: { authorization: 'Bearer k' } });
+    expect(output.lines[0]).toMatch(/^agent\s+tool\s+effect\s+approval\s+on denial$/);
+    expect(output.lines.slice(2)).toEqual([
+      expect.stringMatching(/^journal-keeper\s+journal\.read\s+READ_ONLY\s+-\s+endRun$/),
+      expect.stringMatching(/^journal-keeper\s+journal\.append\s+NON_IDEMPOTENT_WRITE\s+asks a person\s+endRun$/),
+      expect.stringMatching(/^journal-keeper\s+journal\.index\s+IDEMPOTENT_WRITE\s+pre-approved\s+endRun$/),
+      expect.stringMatching(/^talker\s+-\s+-\s+-\s+tellModel$/),
+    ]);
+    const asJson = capture();
+    expect(await runCli(['agents', 'list', '--json'], asJson, ENV, { fetch })).toBe(0);
+    expect(JSON.parse(asJson.text())).toEqual(agents);
   });
 });
 

@@ -11,6 +11,7 @@ import { AgentLedgerError } from '@agent-ledger/client';
 import type { FollowReconnect } from './events-follow.command';
 import { eventsFollow } from './events-follow.command';
 import { API_KEY_ENV, baseUrlOf, ServiceFailureError, serviceClient, serviceFailureOf, URL_ENV, UsageError } from './service-client';
+import { agentsList } from './agents.commands';
 import { APPROVAL_STATES, approvalsList } from './approvals.commands';
 import { parseJsonOption, RUN_STATUSES, runsCancel, runsDecide, runsGet, runsInput, runsList, runsRequeue, runsStart } from './runs.commands';
 import { serve } from './serve.command';
@@ -260,6 +261,18 @@ next page.${HTTP_HELP}${TIMEOUT_HELP}`,
       ),
   },
   {
+    words: ['agents', 'list'],
+    args: [],
+    synopsis: '[--json] [--url U]',
+    summary: 'the agents the key may use, their tools and declared effects, plugins included',
+    help: `One line per tool of each agent: the effect its code declares (READ_ONLY,
+IDEMPOTENT_WRITE, NON_IDEMPOTENT_WRITE), and whether a call waits for a person
+(a write the agent does not pre-approve) or not; --json prints the service's
+answer (GET /agents). Plugins' tools and agents are listed as the built-in ones.${HTTP_HELP}${TIMEOUT_HELP}`,
+    options: { ...JSON_OPTION, ...URL_OPTION },
+    run: ({ values, env, output, deps }) => agentsList(clientOf(values, env, deps), { json: values.json === true }, output),
+  },
+  {
     words: ['events', 'follow'],
     args: ['<runId>'],
     synopsis: '<runId> [--after <position>] [--json] [--url U]',
@@ -363,7 +376,7 @@ const USAGE = `Usage: agent-ledger <command> [options]        (agent-ledger <com
 Commands:
 ${VERBS.map((v) => `  ${[...v.words, ...v.args].join(' ').padEnd(26)} ${v.summary}`).join('\n')}
 
-init writes a starter project; serve and worker run the service; runs, approvals and events talk to it over HTTP; projections
+init writes a starter project; serve and worker run the service; runs, approvals, agents and events talk to it over HTTP; projections
 and audit open the stores of the configuration (environment variables, see the README).
 ${EXIT_CODES}`;
 
