@@ -59,10 +59,13 @@ export default tseslint.config(
     languageOptions: { globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly', __dirname: 'readonly' } },
   },
   {
-    // The console runs in the browser: it may not reach for Node's modules.
+    // The console runs in the browser: it may not reach for Node's modules. It talks to the service through the client only.
     files: ['apps/console/src/**/*.ts', 'apps/console/src/**/*.tsx'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['node:*', '@agent-ledger/*', '@nestjs/*'], message: 'The console is browser code: no Node modules, no server libraries.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['node:*', '@agent-ledger/*', '!@agent-ledger/client', '@nestjs/*'], message: 'The console is browser code: no Node modules, no server libraries (@agent-ledger/client is its client).' }] },
+      ],
     },
   },
   {

@@ -11,6 +11,8 @@ export default defineConfig({
   root: __dirname,
   base: '/console/',
   esbuild: { jsx: 'automatic', jsxImportSource: 'preact' },
+  // The client is bundled from its sources (plain, dependency-free TypeScript): its build is CommonJS for Node, and nothing needs to be built first.
+  resolve: { alias: { '@agent-ledger/client': resolve(__dirname, '../../libs/client/src/index.ts') } },
   build: {
     outDir: resolve(__dirname, '../../libs/http/console'),
     emptyOutDir: true,

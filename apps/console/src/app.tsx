@@ -1,7 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { ApiClient } from './api/api-client';
-import { ApiError } from './api/api-error';
-import type { Me } from './api/types';
+import { AgentLedgerApiError, AgentLedgerClient } from '@agent-ledger/client';
 import { keyStorage } from './auth/key-storage';
 import { permissionsOf } from './auth/permissions';
 import type { Session } from './auth/session';
@@ -46,7 +44,7 @@ export function App() {
     sessionFor(key)
       .then((session) => setSignIn({ state: 'signedIn', session }))
       .catch((error: unknown) => {
-        if (!(error instanceof ApiError && error.status === 401)) setBootError(error);
+        if (!(error instanceof AgentLedgerApiError && error.status === 401)) setBootError(error);
         keyStorage.clear();
         setSignIn({ state: 'signedOut' });
       });
@@ -83,15 +81,28 @@ export function App() {
 
 /** The session of the development mode (no authentication), or null when the service wants keys. */
 async function developmentSession(): Promise<Session | null> {
-  const response = await fetch('/ready', { headers: { accept: 'application/json' }, cache: 'no-store' });
-  const report = (await response.json()) as { auth?: { mode?: string } };
-  return report.auth?.mode === 'disabled-on-loopback' ? sessionFor('') : null;
+  const report = await clientFor('').ready();
+  return report.auth.mode === 'disabled-on-loopback' ? sessionFor('') : null;
 }
 
 async function sessionFor(key: string): Promise<Session> {
-  const client = new ApiClient(key);
-  const me = await client.get<Me>('/me');
+  const client = clientFor(key);
+  const me = await client.me();
   return { client, me, can: permissionsOf(me) };
+}
+
+/**
+ * The client of the service that served this page (its origin: the API and
+ * the console share it), with `key` in the `Authorization` header of every
+ * request and stream ('' in the development mode: no header). The key never
+ * goes into a URL. Answers are never taken from the browser's cache.
+ */
+function clientFor(key: string): AgentLedgerClient {
+  return new AgentLedgerClient({
+    baseUrl: location.origin,
+    ...(key === '' ? {} : { apiKey: key }),
+    fetch: (input, init) => fetch(input, { ...init, cache: 'no-store' }),
+  });
 }
 
 function Shell({ route, session, onSignOut }: { route: Route; session: Session; onSignOut: () => void }) {

@@ -1,12 +1,11 @@
-import type { ApprovalPage, ApprovalState } from '@agent-ledger/projections';
+import type { AgentLedgerClient, ApprovalState } from '@agent-ledger/client';
+import { APPROVAL_STATES } from '@agent-ledger/client';
 import type { CliOutput } from './cli-output';
 import { ExitCode, table } from './cli-output';
-import type { ApiClient } from './http-client';
-import { UsageError } from './http-client';
+import { UsageError } from './service-client';
 import { toolsOf } from './waiting';
 
-/** The states a request for approval can be listed by (the service checks them too). Not imported: the CLI's HTTP verbs load no read-model code. */
-export const APPROVAL_STATES = ['pending', 'approved', 'denied', 'cancelled'] as const satisfies readonly ApprovalState[];
+export { APPROVAL_STATES };
 
 /** `approvals list` options. */
 export interface ApprovalListOptions {
@@ -27,22 +26,21 @@ export interface ApprovalListOptions {
  * was requested, who decided) or the service's answer (`--json`, with each
  * call's arguments). The next page's cursor is printed below the table.
  */
-export async function approvalsList(client: ApiClient, options: ApprovalListOptions, output: CliOutput): Promise<ExitCode> {
+export async function approvalsList(client: AgentLedgerClient, options: ApprovalListOptions, output: CliOutput): Promise<ExitCode> {
   const state = options.state?.toLowerCase();
   if (state !== undefined && !(APPROVAL_STATES as readonly string[]).includes(state)) {
     throw new UsageError(`--state must be one of ${APPROVAL_STATES.join(', ')} (got "${options.state}")`);
   }
   if (options.limit !== undefined && !/^\d+$/.test(options.limit)) throw new UsageError(`--limit must be a whole number (got "${options.limit}")`);
-  const query = new URLSearchParams();
-  if (state !== undefined) query.set('state', state);
-  if (options.agent !== undefined) query.set('agent', options.agent);
-  if (options.runId !== undefined) query.set('runId', options.runId);
-  if (options.since !== undefined) query.set('since', options.since);
-  if (options.until !== undefined) query.set('until', options.until);
-  if (options.limit !== undefined) query.set('limit', options.limit);
-  if (options.cursor !== undefined) query.set('cursor', options.cursor);
-  const search = query.toString();
-  const { body: page } = await client.json<ApprovalPage>('GET', `/approvals${search === '' ? '' : `?${search}`}`);
+  const page = await client.listApprovals({
+    state: state as ApprovalState | undefined,
+    agent: options.agent,
+    runId: options.runId,
+    since: options.since,
+    until: options.until,
+    limit: options.limit === undefined ? undefined : Number(options.limit),
+    cursor: options.cursor,
+  });
   if (options.json) {
     output.out(JSON.stringify(page, null, 2));
     return ExitCode.OK;

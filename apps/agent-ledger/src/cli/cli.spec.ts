@@ -1,6 +1,6 @@
 import type { CliOutput } from './cli-output';
-import { eventLine, SseParser } from './event-format';
-import { baseUrlOf } from './http-client';
+import { eventLine } from './event-format';
+import { baseUrlOf } from './service-client';
 import type { CliDeps } from './main';
 import { runCli } from './main';
 import { parseInput } from './runs.commands';
@@ -17,6 +17,8 @@ interface Call {
   readonly method: string;
   readonly headers: Record<string, string>;
   readonly body: unknown;
+  /** The request's signal (not enumerable: the tests compare calls with toEqual). */
+  readonly signal?: AbortSignal;
 }
 
 type Reply = Response | Error | ((call: Call) => Response | Error);
@@ -27,6 +29,7 @@ function fakeFetch(...replies: Reply[]): { fetch: typeof fetch; calls: Call[] } 
   const fetchFn = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const headers = Object.fromEntries(Object.entries((init?.headers ?? {}) as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]));
     const call: Call = { url: String(input), method: init?.method ?? 'GET', headers, body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined };
+    Object.defineProperty(call, 'signal', { value: init?.signal ?? undefined, enumerable: false });
     calls.push(call);
     let reply = replies.shift();
     if (reply === undefined) throw new Error(`unexpected request ${call.method} ${call.url}`);
@@ -51,22 +54,29 @@ function frame(position: string, type: string, data: Record<string, unknown>): s
   return `id: ${position}\nevent: ${type}\ndata: ${JSON.stringify({ type, streamName: 'run-r1', revision: 0, position, data: { runId: 'r1', ...data }, metadata: {}, created: '2026-11-30T00:00:00.000Z' })}\n\n`;
 }
 
-/** An SSE body that sends `chunks`, then ends (or stays open when `open`). */
+/** An SSE body that sends `chunks`, then ends (or stays open when `open`); like fetch's, it fails when the request's `signal` aborts. */
 function sse(chunks: readonly string[], options: { open?: boolean; signal?: AbortSignal } = {}): Response {
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       for (const chunk of chunks) controller.enqueue(encoder.encode(chunk));
       if (options.open !== true) controller.close();
+      options.signal?.addEventListener('abort', () => {
+        try {
+          controller.error(new DOMException('This operation was aborted', 'AbortError'));
+        } catch {
+          // Closed already: nothing to abort.
+        }
+      });
     },
   });
   return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
 }
 
-/** Quick retries, giving up after 50 ms without a connection: for the tests that expect the give-up. */
-const FAST: CliDeps['follow'] = { retryDelayMs: 1, maxRetryDelayMs: 4, giveUpAfterMs: 50 };
-/** Quick retries that never give up within a test: a busy machine must not turn a resume into a give-up. */
-const PATIENT: CliDeps['follow'] = { retryDelayMs: 1, maxRetryDelayMs: 4, giveUpAfterMs: 60_000 };
+/** Quick retries, giving up after 3 connections in a row without an event: for the tests that expect the give-up. */
+const FAST: CliDeps['follow'] = { retryDelayMs: 1, maxRetryDelayMs: 4, maxAttempts: 3 };
+/** Quick retries that do not give up within a test. */
+const PATIENT: CliDeps['follow'] = { retryDelayMs: 1, maxRetryDelayMs: 4, maxAttempts: 50 };
 
 describe('agent-ledger CLI: command line', () => {
   it('prints the usage with exit 2 when no command is given, and 0 for --help', async () => {
@@ -113,6 +123,8 @@ describe('agent-ledger CLI: command line', () => {
     [['approvals', 'list', '--state', 'open']],
     [['approvals', 'list', '--limit', 'ten']],
     [['approvals', 'list', 'extra']],
+    [['agents']],
+    [['agents', 'list', 'extra']],
   ])('exits 2 on a wrong command line: %j', async (argv) => {
     const { fetch, calls } = fakeFetch();
     const output = capture();
@@ -221,6 +233,25 @@ describe('agent-ledger CLI: runs', () => {
     const proxy = capture();
     expect(await runCli(['runs', 'get', 'r1'], proxy, ENV, { fetch })).toBe(3);
     expect(proxy.errText()).toContain('not JSON');
+  });
+
+  it('no answer within --timeout is exit 3 naming the request and the option; the request is aborted', async () => {
+    let signal: AbortSignal | undefined;
+    const fetch = ((_input: string, init: RequestInit) =>
+      new Promise<Response>((_resolve, reject) => {
+        signal = init.signal ?? undefined;
+        signal?.addEventListener('abort', () => reject(new DOMException('This operation was aborted', 'AbortError')));
+      })) as unknown as typeof globalThis.fetch;
+    const output = capture();
+    expect(await runCli(['runs', 'get', 'r1', '--timeout', '0.05'], output, ENV, { fetch })).toBe(3);
+    expect(output.errText()).toBe('agent-ledger runs get failed: GET http://svc.test:8080/runs/r1: no answer in time (--timeout)');
+    expect(signal?.aborted).toBe(true);
+  });
+
+  it('a verb that does not talk to the service is not read as one when it fails, whatever AGENT_LEDGER_URL holds', async () => {
+    const output = capture();
+    expect(await runCli(['audit', 'verify'], output, { AGENT_LEDGER_URL: 'not a url', PORT: 'eighty' })).toBe(3);
+    expect(output.errText()).toContain('PORT must be an integer');
   });
 
   it('runs get prints the read-model row as fields', async () => {
@@ -505,6 +536,41 @@ describe('agent-ledger CLI: approvals and input', () => {
   });
 });
 
+describe('agent-ledger CLI: agents', () => {
+  const agents = {
+    agents: [
+      {
+        name: 'journal-keeper',
+        description: 'Keeps the journal',
+        tools: [
+          { name: 'journal.read', effect: 'READ_ONLY' },
+          { name: 'journal.append', effect: 'NON_IDEMPOTENT_WRITE' },
+          { name: 'journal.index', effect: 'IDEMPOTENT_WRITE' },
+        ],
+        approvals: { preApproved: ['journal.index'], onDenial: 'endRun' },
+      },
+      { name: 'talker', description: null, tools: [], approvals: { preApproved: [], onDenial: 'tellModel' } },
+    ],
+  };
+
+  it('agents list: GET /agents, one line per tool with its effect and whether a call waits for a person; --json the answer', async () => {
+    const { fetch, calls } = fakeFetch(json(200, agents), json(200, agents));
+    const output = capture();
+    expect(await runCli(['agents', 'list'], output, { ...ENV, AGENT_LEDGER_API_KEY: 'k' }, { fetch })).toBe(0);
+    expect(calls[0]).toMatchObject({ url: 'http://svc.test:8080/agents', method: 'GET', headers: { authorization: 'Bearer k' } });
+    expect(output.lines[0]).toMatch(/^agent\s+tool\s+effect\s+approval\s+on denial$/);
+    expect(output.lines.slice(2)).toEqual([
+      expect.stringMatching(/^journal-keeper\s+journal\.read\s+READ_ONLY\s+-\s+endRun$/),
+      expect.stringMatching(/^journal-keeper\s+journal\.append\s+NON_IDEMPOTENT_WRITE\s+asks a person\s+endRun$/),
+      expect.stringMatching(/^journal-keeper\s+journal\.index\s+IDEMPOTENT_WRITE\s+pre-approved\s+endRun$/),
+      expect.stringMatching(/^talker\s+-\s+-\s+-\s+tellModel$/),
+    ]);
+    const asJson = capture();
+    expect(await runCli(['agents', 'list', '--json'], asJson, ENV, { fetch })).toBe(0);
+    expect(JSON.parse(asJson.text())).toEqual(agents);
+  });
+});
+
 describe('agent-ledger CLI: events follow', () => {
   const requested = frame('1:1', 'RunRequested', { agent: 'clock', mode: 'queued', input: 'now?' });
   const claimed = frame('2:2', 'RunClaimed', { owner: 'worker:host:42:a', attempt: 1 });
@@ -560,9 +626,18 @@ describe('agent-ledger CLI: events follow', () => {
     expect(output.errText()).toContain('404 RUN_NOT_FOUND');
   });
 
+  it('a frame whose data is not JSON ends the command: exit 3, naming the stream', async () => {
+    const { fetch, calls } = fakeFetch(sse([requested, 'id: 2:2\ndata: {not json\n\n'], { open: true }));
+    const output = capture();
+    expect(await runCli(['events', 'follow', 'r1'], output, ENV, { fetch, follow: PATIENT })).toBe(3);
+    expect(output.lines).toEqual(['1:1 RunRequested agent=clock mode=queued input="now?"']);
+    expect(output.errText()).toContain('sent a frame whose data is not JSON: {not json');
+    expect(calls).toHaveLength(1);
+  });
+
   it('ends with exit 0 on stop (Ctrl-C) while the run goes on', async () => {
     const stop = new AbortController();
-    const { fetch } = fakeFetch(sse([requested, claimed], { open: true }));
+    const { fetch } = fakeFetch((call) => sse([requested, claimed], { open: true, signal: call.signal }));
     const output = capture();
     const following = runCli(['events', 'follow', 'r1'], { ...output, out: (line) => (output.out(line), line.startsWith('2:2') && stop.abort('SIGINT')) }, ENV, { fetch, stop: stop.signal, follow: PATIENT });
     expect(await following).toBe(0);
@@ -571,13 +646,6 @@ describe('agent-ledger CLI: events follow', () => {
 });
 
 describe('event lines', () => {
-  it('SseParser: frames across chunks, CRLF line ends, comments and retry skipped, multi-line data joined', () => {
-    const parser = new SseParser();
-    expect(parser.push('retry: 1000\r\n: hello\r\n\r\nid: 1:1\r\nevent: A\r')).toEqual([]);
-    expect(parser.push('\ndata: {"a":\r\ndata: 1}\r\n\r\nid: 2:2\n')).toEqual([{ id: '1:1', event: 'A', data: '{"a":\n1}' }]);
-    expect(parser.push('data: x\n\n')).toEqual([{ id: '2:2', event: undefined, data: 'x' }]);
-  });
-
   it('summaries name what happened: model answers, tool outcomes, failures, requeues, cancellation', () => {
     const line = (type: string, data: Record<string, unknown>) => eventLine({ type, position: '9:9', data: { runId: 'r1', ...data } });
     expect(line('ModelResponded', { stepId: 'r1/r0/llm', response: { type: 'toolCalls', calls: [{ toolName: 'files.read' }, { toolName: 'files.write' }] } })).toBe(

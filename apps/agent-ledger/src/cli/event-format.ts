@@ -1,8 +1,8 @@
-/** Reading Server-Sent Events and printing run events in one line each. */
+/** Run events in one line each, for people. */
 import type { Principal } from '@agent-ledger/domain';
 import { PRINCIPAL_KINDS, principalLabel, storedSchemaVersion, upcastEventData } from '@agent-ledger/domain';
 
-/** An event as the service streams it (the `data:` line of a frame). */
+/** An event as the service streams it (the client's `StreamedEvent`; only `type`, `position` and `data` are needed here). */
 export interface StreamedEventJson {
   readonly type: string;
   readonly streamName?: string;
@@ -11,50 +11,6 @@ export interface StreamedEventJson {
   readonly data: unknown;
   readonly metadata?: unknown;
   readonly created?: string;
-}
-
-/** One frame with data. */
-export interface SseFrame {
-  readonly id: string | undefined;
-  readonly event: string | undefined;
-  readonly data: string;
-}
-
-/**
- * An incremental Server-Sent Events parser: feed it chunks of text, it
- * returns the complete frames with data (comments and `retry:` are skipped).
- * Lines may end with `\n`, `\r\n` or `\r`.
- */
-export class SseParser {
-  private buffer = '';
-
-  push(chunk: string): SseFrame[] {
-    this.buffer += chunk;
-    const frames: SseFrame[] = [];
-    // A lone \r at the end of the buffer may be the first half of \r\n: keep it for the next chunk.
-    const normalized = this.buffer.replace(/\r\n|\r(?!$)/g, '\n');
-    this.buffer = normalized;
-    let end: number;
-    while ((end = this.buffer.indexOf('\n\n')) >= 0) {
-      const block = this.buffer.slice(0, end);
-      this.buffer = this.buffer.slice(end + 2);
-      let id: string | undefined;
-      let event: string | undefined;
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        if (line === '' || line.startsWith(':')) continue;
-        const colon = line.indexOf(':');
-        const field = colon < 0 ? line : line.slice(0, colon);
-        let value = colon < 0 ? '' : line.slice(colon + 1);
-        if (value.startsWith(' ')) value = value.slice(1);
-        if (field === 'id') id = value;
-        else if (field === 'event') event = value;
-        else if (field === 'data') data.push(value);
-      }
-      if (data.length > 0) frames.push({ id, event, data: data.join('\n') });
-    }
-    return frames;
-  }
 }
 
 /** The events after which a run is settled. */

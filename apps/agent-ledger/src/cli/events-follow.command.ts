@@ -1,114 +1,77 @@
+import type { AgentLedgerClient, EventStreamConnection } from '@agent-ledger/client';
+import { AgentLedgerStreamEndedError, AgentLedgerStreamError } from '@agent-ledger/client';
 import type { CliOutput } from './cli-output';
 import { ExitCode } from './cli-output';
-import type { StreamedEventJson } from './event-format';
-import { eventLine, SseParser, TERMINAL_EVENT_TYPES } from './event-format';
-import type { ApiClient } from './http-client';
-import { causeOf, RequestRefusedError, ServiceFailureError } from './http-client';
-import { sleep } from './stop-signal';
+import { eventLine, TERMINAL_EVENT_TYPES } from './event-format';
+import { causeOf, ServiceFailureError, serviceFailureOf } from './service-client';
 
-/** `events follow` options. */
-export interface FollowOptions {
-  readonly runId: string;
-  /** Start after this position (an SSE id printed before). */
-  readonly after: string | undefined;
-  readonly json: boolean;
+/** `events follow`'s reconnection: the client's, with the CLI's timings. */
+export interface FollowReconnect {
   /** First reconnection delay; doubled after each failed attempt, up to {@link maxRetryDelayMs}. @default 250 */
   readonly retryDelayMs?: number;
   /** @default 5000 */
   readonly maxRetryDelayMs?: number;
-  /** How long to keep reconnecting after the connection was lost before giving up (exit 3). @default 60000 */
-  readonly giveUpAfterMs?: number;
+  /** Connections in a row that may fail (or drop without an event) before it gives up (exit 3). @default 16 (about a minute with the default delays) */
+  readonly maxAttempts?: number;
+}
+
+/** `events follow` options. */
+export interface FollowOptions extends FollowReconnect {
+  readonly runId: string;
+  /** Start after this position (an SSE id printed before). */
+  readonly after: string | undefined;
+  readonly json: boolean;
 }
 
 /**
  * `events follow <runId> [--after <position>] [--json]`: prints the run's
  * events as they happen (history first), one line each, from
- * `GET /runs/{runId}/events` (Server-Sent Events).
+ * `GET /runs/{runId}/events` (the client's event iterator).
  *
  * - A dropped connection is resumed with `Last-Event-ID` (the last position
- *   printed), after a back-off from 250 ms doubling to 5 s; nothing is
- *   printed twice or skipped. After 60 s without a connection it gives up
- *   (exit 3). The first connection is not retried: a service that cannot be
- *   reached at all is exit 3 at once.
+ *   printed), after a back-off from 250 ms doubling to 5 s, each said on
+ *   standard error; nothing is printed twice or skipped. After 16
+ *   connections in a row without an event (about a minute) it gives up
+ *   (exit 3). The first connection is not retried: a service that cannot
+ *   be reached at all is exit 3 at once.
  * - It ends when the run settles (`RunCompleted`: exit 0; `RunFailed`,
  *   `RunCancelled`: exit 1), or on `stop` (Ctrl-C: exit 0).
  */
-export async function eventsFollow(client: ApiClient, options: FollowOptions, output: CliOutput, stop: AbortSignal): Promise<ExitCode> {
-  const path = `/runs/${encodeURIComponent(options.runId)}/events`;
-  const firstDelay = options.retryDelayMs ?? 250;
-  const maxDelay = options.maxRetryDelayMs ?? 5000;
-  const giveUpAfter = options.giveUpAfterMs ?? 60_000;
-  let lastId = options.after;
-  let delay = firstDelay;
-  let connectedOnce = false;
-  let lostAt = Date.now();
-  while (!stop.aborted) {
-    const connection = new AbortController();
-    const onStop = () => connection.abort(stop.reason);
-    stop.addEventListener('abort', onStop, { once: true });
-    try {
-      let response: Response;
-      try {
-        response = await client.stream(path, lastId === undefined ? {} : { 'last-event-id': lastId }, connection.signal);
-      } catch (error) {
-        if (stop.aborted) return ExitCode.OK;
-        if (!(error instanceof ServiceFailureError) || !connectedOnce) throw error;
-        if (Date.now() - lostAt >= giveUpAfter) throw new ServiceFailureError(`gave up following run ${options.runId} after ${Math.round(giveUpAfter / 1000)} s without a connection: ${error.message}`);
-        output.err(`${error.message}; retrying in ${delay} ms`);
-        await sleep(delay, stop);
-        delay = Math.min(delay * 2, maxDelay);
-        continue;
-      }
-      if (response.body === null) throw new ServiceFailureError(`GET ${client.url(path)} answered without a body`);
-      connectedOnce = true;
-      delay = firstDelay;
-      const reader = response.body.getReader();
-      // Stop reading at once on Ctrl-C, whatever the fetch does with its signal.
-      connection.signal.addEventListener('abort', () => void reader.cancel().catch(() => undefined), { once: true });
-      const decoder = new TextDecoder();
-      const parser = new SseParser();
-      let settled: string | undefined;
-      try {
-        reading: for (;;) {
-          const chunk = await reader.read();
-          if (chunk.done) break;
-          for (const frame of parser.push(decoder.decode(chunk.value, { stream: true }))) {
-            if (frame.event === 'error') {
-              output.err(`The service reported a stream error: ${frame.data}`);
-              break reading;
-            }
-            let event: StreamedEventJson;
-            try {
-              event = JSON.parse(frame.data) as StreamedEventJson;
-            } catch {
-              output.err(`Skipped a frame that is not JSON: ${frame.data.slice(0, 200)}`);
-              continue;
-            }
-            lastId = frame.id ?? event.position;
-            output.out(options.json ? JSON.stringify(event) : eventLine(event));
-            if (TERMINAL_EVENT_TYPES.has(event.type)) {
-              settled = event.type;
-              break reading;
-            }
-          }
-        }
-      } catch (error) {
-        if (stop.aborted) return ExitCode.OK;
-        output.err(`The event stream broke off: ${causeOf(error)}`);
-      } finally {
-        connection.abort();
-      }
-      if (settled !== undefined) return settled === 'RunCompleted' ? ExitCode.OK : ExitCode.FINDINGS;
-      if (stop.aborted) return ExitCode.OK;
-      lostAt = Date.now();
-      output.err(`The event stream ended; resuming${lastId === undefined ? '' : ` after ${lastId}`} in ${delay} ms`);
-      await sleep(delay, stop);
-    } catch (error) {
-      if (stop.aborted && !(error instanceof RequestRefusedError)) return ExitCode.OK;
-      throw error;
-    } finally {
-      stop.removeEventListener('abort', onStop);
+export async function eventsFollow(client: AgentLedgerClient, baseUrl: string, options: FollowOptions, output: CliOutput, stop: AbortSignal): Promise<ExitCode> {
+  let opened = false;
+  const onConnection = (change: EventStreamConnection): void => {
+    if (change.state === 'open') {
+      opened = true;
+      return;
     }
+    // Never connected: the URL or the service is wrong; waiting would only delay saying so.
+    if (!opened) throw change.cause;
+    const resume = change.lastEventId === null ? '' : ` after ${change.lastEventId}`;
+    output.err(`${lossOf(change.cause, baseUrl)}; resuming${resume} in ${change.retryInMs} ms`);
+  };
+  const events = client.runEvents(options.runId, {
+    signal: stop,
+    ...(options.after === undefined ? {} : { lastEventId: options.after }),
+    reconnect: { initialDelayMs: options.retryDelayMs ?? 250, maxDelayMs: options.maxRetryDelayMs ?? 5000, maxAttempts: options.maxAttempts ?? 16 },
+    onConnection,
+  });
+  try {
+    for await (const event of events) {
+      output.out(options.json ? JSON.stringify(event) : eventLine(event));
+      if (TERMINAL_EVENT_TYPES.has(event.type)) return event.type === 'RunCompleted' ? ExitCode.OK : ExitCode.FINDINGS;
+    }
+  } catch (error) {
+    if (error instanceof AgentLedgerStreamError) {
+      throw new ServiceFailureError(`gave up following run ${options.runId} after ${error.attempts} connections in a row without an event: ${lossOf(error.cause, baseUrl)}`);
+    }
+    throw error;
   }
+  // The iteration ends on its own only when `stop` aborts it (Ctrl-C).
   return ExitCode.OK;
+}
+
+/** Why a connection was lost, for a person. */
+function lossOf(cause: unknown, baseUrl: string): string {
+  if (cause instanceof AgentLedgerStreamEndedError) return cause.frame === null ? 'The event stream ended' : `The service reported a stream error: ${cause.frame.code}: ${cause.frame.message}`;
+  return serviceFailureOf(cause, baseUrl)?.message ?? `The event stream broke off: ${causeOf(cause)}`;
 }

@@ -6,9 +6,12 @@ import { parseArgs } from 'node:util';
 import { readServiceConfig } from '../config/service-config';
 import type { CliOutput } from './cli-output';
 import { ExitCode, processOutput } from './cli-output';
+import type { AgentLedgerClient } from '@agent-ledger/client';
+import { AgentLedgerError } from '@agent-ledger/client';
+import type { FollowReconnect } from './events-follow.command';
 import { eventsFollow } from './events-follow.command';
-import type { HttpDeps } from './http-client';
-import { API_KEY_ENV, ApiClient, RequestRefusedError, ServiceFailureError, URL_ENV, UsageError } from './http-client';
+import { API_KEY_ENV, baseUrlOf, ServiceFailureError, serviceClient, serviceFailureOf, URL_ENV, UsageError } from './service-client';
+import { agentsList } from './agents.commands';
 import { APPROVAL_STATES, approvalsList } from './approvals.commands';
 import { parseJsonOption, RUN_STATUSES, runsCancel, runsDecide, runsGet, runsInput, runsList, runsRequeue, runsStart } from './runs.commands';
 import { serve } from './serve.command';
@@ -16,12 +19,12 @@ import { stopSignalOf } from './stop-signal';
 
 /** What the CLI takes from the outside world besides its arguments, output and environment (injected by tests). */
 export interface CliDeps {
-  /** The HTTP client's fetch. @default globalThis.fetch */
+  /** The fetch of the client of the service. @default globalThis.fetch */
   readonly fetch?: typeof fetch;
   /** Stops the long-running verbs (`events follow`, `serve`, `worker`). @default the first SIGINT or SIGTERM */
   readonly stop?: AbortSignal;
   /** `events follow`'s reconnection timings (tests shorten them). */
-  readonly follow?: { readonly retryDelayMs?: number; readonly maxRetryDelayMs?: number; readonly giveUpAfterMs?: number };
+  readonly follow?: FollowReconnect;
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -258,6 +261,18 @@ next page.${HTTP_HELP}${TIMEOUT_HELP}`,
       ),
   },
   {
+    words: ['agents', 'list'],
+    args: [],
+    synopsis: '[--json] [--url U]',
+    summary: 'the agents the key may use, their tools and declared effects, plugins included',
+    help: `One line per tool of each agent: the effect its code declares (READ_ONLY,
+IDEMPOTENT_WRITE, NON_IDEMPOTENT_WRITE), and whether a call waits for a person
+(a write the agent does not pre-approve) or not; --json prints the service's
+answer (GET /agents). Plugins' tools and agents are listed as the built-in ones.${HTTP_HELP}${TIMEOUT_HELP}`,
+    options: { ...JSON_OPTION, ...URL_OPTION },
+    run: ({ values, env, output, deps }) => agentsList(clientOf(values, env, deps), { json: values.json === true }, output),
+  },
+  {
     words: ['events', 'follow'],
     args: ['<runId>'],
     synopsis: '<runId> [--after <position>] [--json] [--url U]',
@@ -265,14 +280,14 @@ next page.${HTTP_HELP}${TIMEOUT_HELP}`,
     help: `Prints the run's events, history first, then live: "<position> <type> <summary>" per
 line (--json: the event as one line of JSON). --after starts after a position printed
 before. A dropped connection is resumed where it stopped (Last-Event-ID), with
-back-off, for up to 60 s. Ends when the run settles: exit 0 when it completed, 1 when
+back-off, for about a minute (16 attempts). Ends when the run settles: exit 0 when it completed, 1 when
 it failed or was cancelled; Ctrl-C ends it with exit 0.${HTTP_HELP}`,
     options: { after: { type: 'string' }, ...JSON_OPTION, url: { type: 'string' } },
     run: async ({ values, positionals, env, output, deps }) => {
       const client = clientOf(values, env, deps, null);
       const stop = stopSignalOf(deps.stop);
       try {
-        return await eventsFollow(client, { runId: positionals[0] as string, after: str(values.after), json: values.json === true, ...deps.follow }, output, stop.signal);
+        return await eventsFollow(client, baseUrlOf(str(values.url), env), { runId: positionals[0] as string, after: str(values.after), json: values.json === true, ...deps.follow }, output, stop.signal);
       } finally {
         stop.dispose();
       }
@@ -361,7 +376,7 @@ const USAGE = `Usage: agent-ledger <command> [options]        (agent-ledger <com
 Commands:
 ${VERBS.map((v) => `  ${[...v.words, ...v.args].join(' ').padEnd(26)} ${v.summary}`).join('\n')}
 
-init writes a starter project; serve and worker run the service; runs, approvals and events talk to it over HTTP; projections
+init writes a starter project; serve and worker run the service; runs, approvals, agents and events talk to it over HTTP; projections
 and audit open the stores of the configuration (environment variables, see the README).
 ${EXIT_CODES}`;
 
@@ -425,9 +440,15 @@ export async function runCli(argv: readonly string[], output: CliOutput = proces
     return await verb.run({ values: parsed.values, positionals: parsed.positionals, output, env, deps });
   } catch (error) {
     if (error instanceof UsageError) return usageError(output, `${name}: ${error.message}`, verbSynopsis(verb));
-    if (error instanceof RequestRefusedError) {
-      output.err(`${name}: refused: ${error.message}`);
+    // An error of the client comes from an HTTP verb, whose --url was read without error before the request was sent.
+    const failure = error instanceof AgentLedgerError ? serviceFailureOf(error, baseUrlOf(str(parsed.values.url), env)) : null;
+    if (failure?.refused === true) {
+      output.err(`${name}: refused: ${failure.message}`);
       return ExitCode.REFUSED;
+    }
+    if (failure !== null) {
+      output.err(`${name} failed: ${failure.message}`);
+      return ExitCode.FAILURE;
     }
     if (error instanceof ServiceFailureError) {
       output.err(`${name} failed: ${error.message}`);
@@ -461,11 +482,12 @@ function required(values: Values, name: string): string {
   return value;
 }
 
-function clientOf(values: Values, env: NodeJS.ProcessEnv, deps: CliDeps, defaultTimeoutMs: number | null = 30_000): ApiClient {
+/** The client of the service: `--url` or the environment's, the API key of the environment, `--timeout` (else `defaultTimeoutMs`; null: none). */
+function clientOf(values: Values, env: NodeJS.ProcessEnv, deps: CliDeps, defaultTimeoutMs: number | null = 30_000): AgentLedgerClient {
   const timeout = str(values.timeout);
   if (timeout !== undefined && (!/^\d+(\.\d+)?$/.test(timeout) || Number(timeout) <= 0)) throw new UsageError(`--timeout must be a positive number of seconds (got "${timeout}")`);
-  const httpDeps: HttpDeps = { fetch: deps.fetch ?? globalThis.fetch };
-  return ApiClient.from(str(values.url), env, httpDeps, timeout === undefined ? (defaultTimeoutMs ?? undefined) : Number(timeout) * 1000);
+  const fetchFn = deps.fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init));
+  return serviceClient(baseUrlOf(str(values.url), env), env, fetchFn, timeout === undefined ? (defaultTimeoutMs ?? undefined) : Number(timeout) * 1000);
 }
 
 if (require.main === module) {

@@ -1,36 +1,15 @@
-import type { PendingApproval, PendingInput } from '@agent-ledger/domain';
-import { RunStatus } from '@agent-ledger/domain';
-import type { RunStatusRow as RunRow } from '@agent-ledger/projections';
-import type { RunView } from '@agent-ledger/http';
+import type { AgentLedgerClient, PendingApproval, PendingInput, RunResumeAnswer, RunStatus, RunStatusRow as RunRow, RunView } from '@agent-ledger/client';
+import { RUN_STATUSES, TERMINAL_RUN_STATUSES } from '@agent-ledger/client';
 import type { CliOutput } from './cli-output';
 import { ExitCode, fields, table } from './cli-output';
 import { clip } from './event-format';
-import type { ApiClient } from './http-client';
-import { UsageError } from './http-client';
+import { UsageError } from './service-client';
 import { pendingApprovalsOf, pendingInputOf, shortStep, toolsOf } from './waiting';
 
 /** `runs list` looks up the prompts of at most this many runs waiting for input on a page (one event stream each). */
 const LIST_PROMPT_LOOKUPS = 20;
 
-/** The statuses a run can be listed by (the service checks them too). */
-export const RUN_STATUSES: readonly RunStatus[] = Object.values(RunStatus);
-
-/** What `POST /runs` answers for a queued run. */
-interface QueuedAnswer {
-  readonly runId: string;
-  readonly mode: 'queued';
-  readonly status: string;
-  readonly replayed: boolean;
-}
-
-/** What `POST /runs` answers for an interactive run. */
-interface InteractiveAnswer {
-  readonly runId: string;
-  readonly mode: 'interactive';
-  readonly replayed: boolean;
-  readonly segment: string | null;
-  readonly run: RunView;
-}
+export { RUN_STATUSES };
 
 /** `runs start` options. */
 export interface StartOptions {
@@ -59,11 +38,13 @@ export function parseInput(text: string): unknown {
  * interactive run that completed; 1 for an interactive run that settled
  * otherwise (failed, cancelled) or did not settle in its segment.
  */
-export async function runsStart(client: ApiClient, options: StartOptions, output: CliOutput): Promise<ExitCode> {
-  const body: Record<string, unknown> = { agent: options.agent, input: parseInput(options.input), mode: options.mode };
-  if (options.idempotencyKey !== undefined) body.idempotencyKey = options.idempotencyKey;
-  const answer = await client.json<QueuedAnswer | InteractiveAnswer>('POST', '/runs', body);
-  const result = answer.body;
+export async function runsStart(client: AgentLedgerClient, options: StartOptions, output: CliOutput): Promise<ExitCode> {
+  const result = await client.startRun({
+    agent: options.agent,
+    input: parseInput(options.input),
+    mode: options.mode,
+    ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
+  });
   if (options.json) output.out(JSON.stringify(result, null, 2));
   else if (options.quiet) output.out(result.runId);
   if (result.mode === 'queued') {
@@ -90,8 +71,8 @@ export async function runsStart(client: ApiClient, options: StartOptions, output
 }
 
 /** `runs get <runId>`: `GET /runs/{runId}` (the run-status read model). */
-export async function runsGet(client: ApiClient, runId: string, options: { json: boolean }, output: CliOutput): Promise<ExitCode> {
-  const { body: row } = await client.json<RunRow>('GET', `/runs/${encodeURIComponent(runId)}`);
+export async function runsGet(client: AgentLedgerClient, runId: string, options: { json: boolean }, output: CliOutput): Promise<ExitCode> {
+  const row = await client.getRun(runId);
   if (options.json) {
     output.out(JSON.stringify(row, null, 2));
     return ExitCode.OK;
@@ -115,11 +96,12 @@ export async function runsGet(client: ApiClient, runId: string, options: { json:
     ['audit gaps', String(row.auditGaps)],
     ['requested', time(row.requestedAt)],
     ['settled', row.settledAt === null ? '-' : time(row.settledAt)],
-    ...(row.waitingSince === null || row.waitingSince === undefined ? [] : [['waiting since', time(row.waitingSince)] as const]),
+    // An older service's row has no waitingSince at all.
+    ...(typeof row.waitingSince !== 'number' ? [] : [['waiting since', time(row.waitingSince)] as const]),
   ]))
     output.out(line);
-  if (row.status === RunStatus.WAITING_FOR_APPROVAL) printPendingApproval(row, (await pendingApprovalsOf(client, [row]))?.get(row.runId) ?? null, output);
-  if (row.status === RunStatus.WAITING_FOR_INPUT) printPendingInput(row, await pendingInputOf(client, row), output);
+  if (row.status === 'WAITING_FOR_APPROVAL') printPendingApproval(row, (await pendingApprovalsOf(client, [row]))?.get(row.runId) ?? null, output);
+  if (row.status === 'WAITING_FOR_INPUT') printPendingInput(row, await pendingInputOf(client, row), output);
   return ExitCode.OK;
 }
 
@@ -163,18 +145,17 @@ export interface ListOptions {
 }
 
 /** `runs list`: `GET /runs` with filters, one page; the next page's cursor is printed below the table. */
-export async function runsList(client: ApiClient, options: ListOptions, output: CliOutput): Promise<ExitCode> {
+export async function runsList(client: AgentLedgerClient, options: ListOptions, output: CliOutput): Promise<ExitCode> {
   if (options.status !== undefined && !(RUN_STATUSES as readonly string[]).includes(options.status.toUpperCase())) {
     throw new UsageError(`--status must be one of ${RUN_STATUSES.join(', ')} (got "${options.status}")`);
   }
   if (options.limit !== undefined && !/^\d+$/.test(options.limit)) throw new UsageError(`--limit must be a whole number (got "${options.limit}")`);
-  const query = new URLSearchParams();
-  if (options.status !== undefined) query.set('status', options.status.toUpperCase());
-  if (options.agent !== undefined) query.set('agent', options.agent);
-  if (options.limit !== undefined) query.set('limit', options.limit);
-  if (options.cursor !== undefined) query.set('cursor', options.cursor);
-  const search = query.toString();
-  const { body: page } = await client.json<{ runs: RunRow[]; nextCursor: string | null }>('GET', `/runs${search === '' ? '' : `?${search}`}`);
+  const page = await client.listRuns({
+    status: options.status === undefined ? undefined : (options.status.toUpperCase() as RunStatus),
+    agent: options.agent,
+    limit: options.limit === undefined ? undefined : Number(options.limit),
+    cursor: options.cursor,
+  });
   if (options.json) {
     output.out(JSON.stringify(page, null, 2));
     return ExitCode.OK;
@@ -182,9 +163,9 @@ export async function runsList(client: ApiClient, options: ListOptions, output: 
   if (page.runs.length === 0) {
     output.out('No runs.');
   } else {
-    const waiting = page.runs.filter((r) => r.status === RunStatus.WAITING_FOR_APPROVAL || r.status === RunStatus.WAITING_FOR_INPUT);
-    const forApproval = waiting.filter((r) => r.status === RunStatus.WAITING_FOR_APPROVAL);
-    const forInput = waiting.filter((r) => r.status === RunStatus.WAITING_FOR_INPUT).slice(0, LIST_PROMPT_LOOKUPS);
+    const waiting = page.runs.filter((r) => r.status === 'WAITING_FOR_APPROVAL' || r.status === 'WAITING_FOR_INPUT');
+    const forApproval = waiting.filter((r) => r.status === 'WAITING_FOR_APPROVAL');
+    const forInput = waiting.filter((r) => r.status === 'WAITING_FOR_INPUT').slice(0, LIST_PROMPT_LOOKUPS);
     const [approvals, inputs] = await Promise.all([
       forApproval.length === 0 ? null : pendingApprovalsOf(client, forApproval),
       Promise.all(forInput.map(async (r) => [r.runId, await pendingInputOf(client, r)] as const)),
@@ -206,8 +187,8 @@ export async function runsList(client: ApiClient, options: ListOptions, output: 
 
 /** The `waiting for` cell of `runs list`: the tools waiting for approval, or the tool waiting for input and its prompt. */
 function waitingFor(row: RunRow, approval: PendingApproval | null, input: PendingInput | null): string {
-  if (row.status === RunStatus.WAITING_FOR_APPROVAL) return `approval: ${approval === null ? `round ${row.approvalRound ?? '?'}` : toolsOf(approval.calls)}`;
-  if (row.status === RunStatus.WAITING_FOR_INPUT) {
+  if (row.status === 'WAITING_FOR_APPROVAL') return `approval: ${approval === null ? `round ${row.approvalRound ?? '?'}` : toolsOf(approval.calls)}`;
+  if (row.status === 'WAITING_FOR_INPUT') {
     if (input !== null) return `input: ${input.toolName} asks ${JSON.stringify(clip(input.prompt, 60))}`;
     return `input: step ${row.inputStepId === null ? '?' : shortStep(row.runId, row.inputStepId)}`;
   }
@@ -219,14 +200,13 @@ function waitingFor(row: RunRow, approval: PendingApproval | null, input: Pendin
  * run is refused (409, exit 4). Who asks is the CLI's API key, as the service
  * authenticated it (`development` without keys): the body only gives a reason.
  */
-export async function runsCancel(client: ApiClient, runId: string, options: { reason: string | undefined; json: boolean }, output: CliOutput): Promise<ExitCode> {
-  const body: Record<string, string> = {};
-  if (options.reason !== undefined) body.reason = options.reason;
-  const answer = await client.json<{ runId: string; cancelRequested: boolean; run: RunView }>('POST', `/runs/${encodeURIComponent(runId)}/cancel`, body);
+export async function runsCancel(client: AgentLedgerClient, runId: string, options: { reason: string | undefined; json: boolean }, output: CliOutput): Promise<ExitCode> {
+  const answer = await client.cancelRun(runId, { reason: options.reason });
   if (options.json) {
-    output.out(JSON.stringify(answer.body, null, 2));
-  } else if (answer.status === 200) {
-    output.out(`Run ${runId} cancelled (status ${answer.body.run.status ?? '-'}).`);
+    output.out(JSON.stringify(answer, null, 2));
+  } else if (answer.run.status !== null && (TERMINAL_RUN_STATUSES as readonly string[]).includes(answer.run.status)) {
+    // Settled at once (200): the run was not executing. A running one (202) stops at its next step boundary.
+    output.out(`Run ${runId} cancelled (status ${answer.run.status ?? '-'}).`);
   } else {
     output.out(`Run ${runId}: cancel requested. It is running; it stops at its next step boundary (its model or tool call is aborted).`);
     output.out(`Watch it: agent-ledger events follow ${runId}`);
@@ -241,35 +221,23 @@ export async function runsCancel(client: ApiClient, runId: string, options: { re
  * requeues is the CLI's API key.
  */
 export async function runsRequeue(
-  client: ApiClient,
+  client: AgentLedgerClient,
   runId: string,
   options: { reason: string | undefined; resolution: { outcome: 'executed' | 'notExecuted'; note: string } | undefined; json: boolean },
   output: CliOutput,
 ): Promise<ExitCode> {
-  const body: Record<string, unknown> = {};
-  if (options.reason !== undefined) body.reason = options.reason;
-  if (options.resolution !== undefined) body.resolution = options.resolution;
-  const answer = await client.json<{ runId: string; continuationRunId: string }>('POST', `/runs/${encodeURIComponent(runId)}/requeue`, body);
+  const answer = await client.requeueRun(runId, { reason: options.reason, resolution: options.resolution });
   if (options.json) {
-    output.out(JSON.stringify(answer.body, null, 2));
+    output.out(JSON.stringify(answer, null, 2));
   } else {
-    output.out(`Run ${runId} requeued: it stays FAILED; run ${answer.body.continuationRunId} continues it.`);
-    output.out(`Watch it: agent-ledger events follow ${answer.body.continuationRunId}`);
+    output.out(`Run ${runId} requeued: it stays FAILED; run ${answer.continuationRunId} continues it.`);
+    output.out(`Watch it: agent-ledger events follow ${answer.continuationRunId}`);
   }
   return ExitCode.OK;
 }
 
-/** What `POST /runs/{runId}/approval` and `POST /runs/{runId}/input` answer: the run as its own stream tells it. */
-interface DecisionAnswer {
-  readonly runId: string;
-  readonly status: string | null;
-  readonly run: RunView;
-  /** `pending`: the decision took effect, its statement is not in the audit trail yet (older services do not send it). */
-  readonly auditStatement?: 'recorded' | 'pending';
-}
-
 /** Says on standard error that a decision's statement is not stored yet: it took effect, and nothing it allows happens before the statement is stored. */
-function warnIfStatementPending(answer: DecisionAnswer, output: CliOutput): void {
+function warnIfStatementPending(answer: RunResumeAnswer, output: CliOutput): void {
   if (answer.auditStatement !== 'pending') return;
   output.err(
     'Warning: it took effect on the run, but its statement could not be stored in the audit trail yet; nothing it allows happens before it is stored (or the run fails closed). Do not send it again.',
@@ -294,18 +262,19 @@ export interface DecideOptions {
  * trail could not store yet (`auditStatement: pending`) took effect: exit 0,
  * with a warning on standard error.
  */
-export async function runsDecide(client: ApiClient, runId: string, options: DecideOptions, output: CliOutput): Promise<ExitCode> {
-  const body: Record<string, unknown> = { decision: options.decision };
-  if (options.reason !== undefined) body.reason = options.reason;
-  if (options.round !== undefined) body.round = options.round;
-  const answer = await client.json<DecisionAnswer>('POST', `/runs/${encodeURIComponent(runId)}/approval`, body);
-  warnIfStatementPending(answer.body, output);
+export async function runsDecide(client: AgentLedgerClient, runId: string, options: DecideOptions, output: CliOutput): Promise<ExitCode> {
+  const answer = await client.decideApproval(runId, {
+    decision: options.decision,
+    ...(options.reason === undefined ? {} : { reason: options.reason }),
+    ...(options.round === undefined ? {} : { round: options.round }),
+  });
+  warnIfStatementPending(answer, output);
   if (options.json) {
-    output.out(JSON.stringify(answer.body, null, 2));
+    output.out(JSON.stringify(answer, null, 2));
     return ExitCode.OK;
   }
-  const run = answer.body.run;
-  const status = answer.body.status ?? run.status ?? '-';
+  const run = answer.run;
+  const status = answer.status ?? run.status ?? '-';
   const settled = run.reason !== null ? `, reason ${run.reason}` : '';
   output.out(`Run ${runId} ${options.decision === 'approve' ? 'approved' : 'denied'}: status ${status}${settled}.`);
   if (run.reason === null) output.out(`Watch it: agent-ledger events follow ${runId}`);
@@ -317,15 +286,15 @@ export async function runsDecide(client: ApiClient, runId: string, options: Deci
  * to the prompt of a tool (`user.ask`) of a `WAITING_FOR_INPUT` run. A run
  * that does not wait for input is refused (`RUN_NOT_WAITING_FOR_INPUT`, exit 4).
  */
-export async function runsInput(client: ApiClient, runId: string, options: { input: unknown; json: boolean }, output: CliOutput): Promise<ExitCode> {
-  const answer = await client.json<DecisionAnswer>('POST', `/runs/${encodeURIComponent(runId)}/input`, { input: options.input });
-  warnIfStatementPending(answer.body, output);
+export async function runsInput(client: AgentLedgerClient, runId: string, options: { input: unknown; json: boolean }, output: CliOutput): Promise<ExitCode> {
+  const answer = await client.submitInput(runId, options.input);
+  warnIfStatementPending(answer, output);
   if (options.json) {
-    output.out(JSON.stringify(answer.body, null, 2));
+    output.out(JSON.stringify(answer, null, 2));
     return ExitCode.OK;
   }
-  output.out(`Run ${runId}: input submitted; status ${answer.body.status ?? answer.body.run.status ?? '-'}.`);
-  if (answer.body.run.reason === null) output.out(`Watch it: agent-ledger events follow ${runId}`);
+  output.out(`Run ${runId}: input submitted; status ${answer.status ?? answer.run.status ?? '-'}.`);
+  if (answer.run.reason === null) output.out(`Watch it: agent-ledger events follow ${runId}`);
   return ExitCode.OK;
 }
 

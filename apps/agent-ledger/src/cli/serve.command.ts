@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import type { CliOutput } from './cli-output';
 import { ExitCode } from './cli-output';
-import { UsageError } from './http-client';
+import { UsageError } from './service-client';
 
 /** `serve` options: `--port` and `--host` override `PORT` and `HOST`. */
 export interface ServeOptions {

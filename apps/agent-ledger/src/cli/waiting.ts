@@ -5,12 +5,8 @@
  * prompt of a tool waiting for input from the run's events (its
  * `InputRequested`).
  */
-import type { ApprovalCall, PendingApproval, PendingInput } from '@agent-ledger/domain';
-import type { ApprovalPage, RunStatusRow } from '@agent-ledger/projections';
-import type { StreamedEventJson } from './event-format';
-import { SseParser } from './event-format';
-import type { ApiClient } from './http-client';
-import { isAbort, RequestRefusedError, ServiceFailureError } from './http-client';
+import type { AgentLedgerClient, ApprovalCall, PendingApproval, PendingInput, RunStatusRow } from '@agent-ledger/client';
+import { AgentLedgerApiError, AgentLedgerError } from '@agent-ledger/client';
 
 /** How long the CLI reads a run's events for the prompt it waits on before it gives up and shows the step only. */
 export const PROMPT_LOOKUP_TIMEOUT_MS = 5_000;
@@ -21,18 +17,15 @@ export const PROMPT_LOOKUP_TIMEOUT_MS = 5_000;
  * Null when the service refuses the query (a key without `runs:read` on
  * approvals, an older service): the caller then shows less.
  */
-export async function pendingApprovalsOf(client: ApiClient, runs: readonly RunStatusRow[]): Promise<Map<string, PendingApproval> | null> {
-  const query = new URLSearchParams({ state: 'pending' });
+export async function pendingApprovalsOf(client: AgentLedgerClient, runs: readonly RunStatusRow[]): Promise<Map<string, PendingApproval> | null> {
   const only = runs.length === 1 ? runs[0] : undefined;
-  if (only !== undefined) query.set('runId', only.runId);
-  else query.set('limit', '1000');
   try {
-    const { body } = await client.json<ApprovalPage>('GET', `/approvals?${query.toString()}`);
+    const page = await client.listApprovals(only !== undefined ? { state: 'pending', runId: only.runId } : { state: 'pending', limit: 1000 });
     const found = new Map<string, PendingApproval>();
-    for (const a of body.approvals) if (!found.has(a.runId)) found.set(a.runId, { round: a.round, calls: a.calls, onDenial: a.onDenial, requestedAt: a.requestedAt });
+    for (const a of page.approvals) if (!found.has(a.runId)) found.set(a.runId, { round: a.round, calls: a.calls, onDenial: a.onDenial, requestedAt: a.requestedAt });
     return found;
   } catch (error) {
-    if (error instanceof RequestRefusedError) return null;
+    if (error instanceof AgentLedgerApiError && error.status < 500) return null;
     throw error;
   }
 }
@@ -41,35 +34,24 @@ export async function pendingApprovalsOf(client: ApiClient, runs: readonly RunSt
  * The input a `WAITING_FOR_INPUT` run waits for: the run's `InputRequested`
  * for the row's step and time, read from `GET /runs/{runId}/events` (its
  * history comes first). Null when it cannot be read in
- * {@link PROMPT_LOOKUP_TIMEOUT_MS} or is refused: the caller shows the step only.
+ * {@link PROMPT_LOOKUP_TIMEOUT_MS}, is refused, or the connection fails
+ * (not retried): the caller shows the step only.
  */
-export async function pendingInputOf(client: ApiClient, row: RunStatusRow, timeoutMs = PROMPT_LOOKUP_TIMEOUT_MS): Promise<PendingInput | null> {
+export async function pendingInputOf(client: AgentLedgerClient, row: RunStatusRow, timeoutMs = PROMPT_LOOKUP_TIMEOUT_MS): Promise<PendingInput | null> {
   if (row.inputStepId === null) return null;
-  const connection = new AbortController();
-  const timer = setTimeout(() => connection.abort(), timeoutMs);
+  const signal = AbortSignal.timeout(timeoutMs);
   try {
-    const response = await client.stream(`/runs/${encodeURIComponent(row.runId)}/events`, {}, connection.signal);
-    if (response.body === null) return null;
-    const parser = new SseParser();
-    const decoder = new TextDecoder();
-    const reader = response.body.getReader();
-    for (;;) {
-      const chunk = await reader.read();
-      if (chunk.done) return null;
-      for (const frame of parser.push(decoder.decode(chunk.value, { stream: true }))) {
-        const event = JSON.parse(frame.data) as StreamedEventJson;
-        const data = event.data as Partial<PendingInput> | null;
-        if (event.type === 'InputRequested' && data?.stepId === row.inputStepId && (row.waitingSince === null || data.requestedAt === row.waitingSince)) {
-          return { stepId: row.inputStepId, round: data.round ?? 0, callIndex: data.callIndex ?? 0, toolName: String(data.toolName), prompt: String(data.prompt), requestedAt: data.requestedAt ?? 0 };
-        }
+    for await (const event of client.runEvents(row.runId, { signal, reconnect: { maxAttempts: 0 } })) {
+      const data = event.data as Partial<PendingInput> | null;
+      if (event.type === 'InputRequested' && data?.stepId === row.inputStepId && (row.waitingSince === null || data.requestedAt === row.waitingSince)) {
+        return { stepId: row.inputStepId, round: data.round ?? 0, callIndex: data.callIndex ?? 0, toolName: String(data.toolName), prompt: String(data.prompt), requestedAt: data.requestedAt ?? 0 };
       }
     }
+    // The signal ended the iteration: not found in time.
+    return null;
   } catch (error) {
-    if (error instanceof RequestRefusedError || error instanceof ServiceFailureError || error instanceof SyntaxError || isAbort(error) || connection.signal.aborted) return null;
+    if (error instanceof AgentLedgerError) return null;
     throw error;
-  } finally {
-    clearTimeout(timer);
-    connection.abort();
   }
 }
 

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { ServiceConfig } from '../config/service-config';
 import type { CliOutput } from './cli-output';
 import { ExitCode } from './cli-output';
-import { UsageError } from './http-client';
+import { UsageError } from './service-client';
 import { aborted } from './stop-signal';
 import { startCrashTestMode } from '../config/crash-test/crash-test-mode';
 import { openStores } from '../config/open-stores';

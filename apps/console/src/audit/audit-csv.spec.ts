@@ -1,4 +1,4 @@
-import type { AuditWrite } from '../api/types';
+import type { AuditWriteView as AuditWrite } from '@agent-ledger/client';
 import { AUDIT_CSV_COLUMNS, auditWritesCsv } from './audit-csv';
 
 const write = (over: Partial<AuditWrite>): AuditWrite => ({
@@ -11,6 +11,12 @@ const write = (over: Partial<AuditWrite>): AuditWrite => ({
   outcome: 'succeeded',
   audited: false,
   auditSequence: null,
+  idempotencyKey: null,
+  starts: 1,
+  executedAttempt: 1,
+  auditAttempt: null,
+  auditRecordedAt: null,
+  gapRunAlreadySettled: null,
   gapDetectedAt: null,
   gapDetectedBy: null,
   failedRunReason: 'AUDIT_PERSISTENCE_FAILED',

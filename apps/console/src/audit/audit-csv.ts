@@ -1,4 +1,4 @@
-import type { AuditWrite } from '../api/types';
+import type { AuditWriteView as AuditWrite } from '@agent-ledger/client';
 
 /** The columns of the CSV export, in order. */
 export const AUDIT_CSV_COLUMNS = [

@@ -1,4 +1,4 @@
-import type { AuditWrite } from '../api/types';
+import type { AuditWriteView as AuditWrite } from '@agent-ledger/client';
 import { failureBuckets } from './failure-buckets';
 
 const T0 = Date.UTC(2026, 10, 30, 8, 0, 0);
@@ -12,6 +12,12 @@ const write = (at: number | null, effect: AuditWrite['effect'], audited = false)
   outcome: 'succeeded',
   audited,
   auditSequence: null,
+  idempotencyKey: null,
+  starts: 1,
+  executedAttempt: 1,
+  auditAttempt: null,
+  auditRecordedAt: null,
+  gapRunAlreadySettled: null,
   gapDetectedAt: null,
   gapDetectedBy: null,
   failedRunReason: null,

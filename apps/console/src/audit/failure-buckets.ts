@@ -1,4 +1,4 @@
-import type { AuditWrite, ToolEffect } from '../api/types';
+import type { AuditWriteView as AuditWrite, ToolEffect } from '@agent-ledger/client';
 
 /** The write effects an audit failure can have (a read's audit is fail-soft, never a finding). */
 export const WRITE_EFFECTS = ['IDEMPOTENT_WRITE', 'NON_IDEMPOTENT_WRITE'] as const satisfies readonly ToolEffect[];

@@ -1,4 +1,4 @@
-import type { AuditVerdict } from '../api/types';
+import type { AuditStoreVerdict as AuditVerdict } from '@agent-ledger/client';
 import { verdictSummary } from './verdict-summary';
 
 const verdict = (over: Partial<AuditVerdict>): AuditVerdict => ({
@@ -8,10 +8,12 @@ const verdict = (over: Partial<AuditVerdict>): AuditVerdict => ({
   breaks: [],
   findings: false,
   problems: [],
-  totals: { writesExecuted: 1 },
+  totals: { writesExecuted: 1, writesAudited: 1, auditedLate: 0, writesWithoutAudit: 0, writesWithoutAuditNotAllowed: 0, writesAwaitingAudit: 0, runsWithoutAuditStream: 0, auditedRunsUnknownToRunStore: 0 },
   writesWithoutAudit: [],
   auditedLate: [],
-  verification: { mode: 'full', fullBecause: null, durationMs: 1 },
+  writesAwaitingAudit: [],
+  auditedRunsUnknownToRunStore: [],
+  verification: { mode: 'full', fullBecause: null, eventsRead: 12, headsChecked: 2, durationMs: 1 },
   ...over,
 });
 

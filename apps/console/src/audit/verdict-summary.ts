@@ -1,4 +1,4 @@
-import type { AuditVerdict } from '../api/types';
+import type { AuditStoreVerdict as AuditVerdict } from '@agent-ledger/client';
 
 /**
  * The one line the audit page shows for a store verdict: "no finding" with

@@ -1,4 +1,4 @@
-import type { ApiScope, Me } from '../api/types';
+import type { ApiScope, MeAnswer as Me } from '@agent-ledger/client';
 
 /** What the console offers a key: each view and action with the scope the service requires for it. */
 export interface Permissions {

@@ -1,13 +1,12 @@
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
-import type { ApiClient } from '../api/api-client';
-import type { Me } from '../api/types';
+import type { AgentLedgerClient, MeAnswer } from '@agent-ledger/client';
 import type { Permissions } from './permissions';
 
 /** The signed-in key: its client, who it is, what it may do. */
 export interface Session {
-  readonly client: ApiClient;
-  readonly me: Me;
+  readonly client: AgentLedgerClient;
+  readonly me: MeAnswer;
   readonly can: Permissions;
 }
 

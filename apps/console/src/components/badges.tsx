@@ -1,4 +1,4 @@
-import type { RunStatus, ToolEffect } from '../api/types';
+import type { RunStatus, ToolEffect } from '@agent-ledger/client';
 
 /** A tool's declared side effect, coloured by risk. */
 export function EffectBadge({ effect }: { effect: ToolEffect | null }) {

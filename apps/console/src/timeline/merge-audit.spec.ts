@@ -1,18 +1,31 @@
-import type { StepRow } from '../api/types';
+import type { StepRow } from '@agent-ledger/client';
 import type { TimelineEntry } from './timeline-entry';
 import { withAuditEntries } from './merge-audit';
 
 const entry = (type: string, stepId: string | null, key: string): TimelineEntry => ({ type, key, stepId, title: type, detail: '', effect: null, tone: 'neutral', at: '2026-11-30T08:00:00.000Z' });
 const step = (stepId: string, auditState: StepRow['auditState'], effect: StepRow['effect']): StepRow => ({
   stepId,
+  runId: 'r',
+  round: 0,
+  callIndex: effect === null ? null : 0,
   kind: effect === null ? 'llm' : 'tool',
   toolName: effect === null ? null : 'files.append',
   effect,
+  idempotencyKey: effect === null ? null : `${stepId}:k`,
   status: 'completed',
   outcome: 'succeeded',
+  starts: 1,
+  attempt: 1,
+  firstStartedAt: 1,
+  lastStartedAt: 1,
+  completedAt: 2,
+  errorClass: null,
+  errorMessage: null,
   auditState,
   auditSequence: auditState === 'recorded' ? 3 : null,
+  auditOutcome: auditState === 'recorded' ? 'succeeded' : null,
   auditRecordedAt: null,
+  gapDetectedAt: null,
   approval: null,
 });
 

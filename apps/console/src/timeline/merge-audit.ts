@@ -1,4 +1,4 @@
-import type { StepRow } from '../api/types';
+import type { StepRow } from '@agent-ledger/client';
 import type { TimelineEntry } from './timeline-entry';
 
 const STEP_ENDS = new Set(['ToolExecuted', 'ModelResponded']);

@@ -1,7 +1,7 @@
-import type { StreamedEvent } from '../api/types';
+import type { StreamedEvent } from '@agent-ledger/client';
 import { timelineEntryOf } from './timeline-entry';
 
-const event = (type: string, data: Record<string, unknown>): StreamedEvent => ({ type, streamName: 'run-r1', revision: 0, position: '7:7', data, created: '2026-11-30T08:00:00.000Z' });
+const event = (type: string, data: Record<string, unknown>): StreamedEvent => ({ type, streamName: 'run-r1', revision: 0, position: '7:7', data, metadata: { schemaVersion: 2 }, created: '2026-11-30T08:00:00.000Z' });
 
 describe('timelineEntryOf', () => {
   it('a tool step carries its declared effect', () => {

@@ -1,4 +1,4 @@
-import type { StreamedEvent, ToolEffect } from '../api/types';
+import type { StreamedEvent, ToolEffect } from '@agent-ledger/client';
 
 /** How an entry reads at a glance. */
 export type Tone = 'neutral' | 'good' | 'warn' | 'bad';
@@ -52,7 +52,7 @@ const inFlight = (data: Data): string => {
  * retry or a lost lease is a warning). Unknown types are shown as they are.
  */
 export function timelineEntryOf(event: StreamedEvent): TimelineEntry {
-  const data = event.data;
+  const data: Data = typeof event.data === 'object' && event.data !== null && !Array.isArray(event.data) ? (event.data as Data) : {};
   const base = { type: event.type, key: event.position, at: event.created, effect: null, stepId: null, tone: 'neutral' as Tone };
   switch (event.type) {
     case 'RunRequested':

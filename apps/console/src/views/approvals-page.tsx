@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import type { ApprovalPage } from '../api/types';
+import type { ApprovalPage, ApprovalState } from '@agent-ledger/client';
 import { useSession } from '../auth/session';
 import { EffectBadge } from '../components/badges';
 import { ErrorBanner } from '../components/error-banner';
@@ -23,10 +23,8 @@ export function ApprovalsPage() {
   const [error, setError] = useState<unknown>(null);
 
   const load = useCallback(() => {
-    const query = new URLSearchParams({ limit: '100' });
-    if (state !== '') query.set('state', state);
     client
-      .get<ApprovalPage>(`/approvals?${query}`)
+      .listApprovals({ limit: 100, state: state === '' ? undefined : (state as ApprovalState) })
       .then((answer) => {
         setPage(answer);
         setError(null);
@@ -34,7 +32,7 @@ export function ApprovalsPage() {
       .catch(setError);
   }, [client, state]);
   useEffect(load, [load]);
-  const live = useLiveRefresh(can.streamAllRuns ? '/events?from=now' : null, load);
+  const live = useLiveRefresh(can.streamAllRuns ? 'allRuns' : null, load);
 
   const approvals = page?.approvals ?? [];
   return (

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
-import type { AuditReview, AuditRun, AuditWrite, ChainsVerification, StoreWrite } from '../api/types';
+import type { AuditReviewAnswer as AuditReview, AuditReviewTotals, AuditRunRow as AuditRun, AuditWriteView as AuditWrite, AuditStoreVerdict as ChainsVerification, StoreWrite, StoreWriteWithoutAudit } from '@agent-ledger/client';
 import { auditWritesCsv } from '../audit/audit-csv';
 import { verdictSummary } from '../audit/verdict-summary';
 import { failureBuckets } from '../audit/failure-buckets';
@@ -12,7 +12,7 @@ import { formatTime } from '../components/format';
 import { hashOf } from '../routing/route';
 import { useLiveRefresh } from './use-live';
 
-const TOTALS: readonly [string, string][] = [
+const TOTALS: readonly [keyof AuditReviewTotals, string][] = [
   ['writesExecuted', 'writes executed'],
   ['writesAudited', 'writes audited'],
   ['auditedLate', 'writes audited late'],
@@ -24,7 +24,7 @@ const TOTALS: readonly [string, string][] = [
   ['approvalsGranted', 'approvals granted'],
   ['approvalsDenied', 'approvals denied'],
 ];
-const FINDINGS = new Set(['writesWithoutAudit', 'gapsDetected', 'runsFailedClosed', 'runsFailedAuditMissing', 'interruptedWrites']);
+const FINDINGS = new Set<keyof AuditReviewTotals>(['writesWithoutAudit', 'gapsDetected', 'runsFailedClosed', 'runsFailedAuditMissing', 'interruptedWrites']);
 
 /**
  * The audit review: the integrity verdict read from the stores (its check
@@ -43,7 +43,7 @@ export function AuditPage() {
 
   const load = useCallback(() => {
     client
-      .get<AuditReview>('/audit/review?limit=10000')
+      .auditReview({ limit: 10_000 })
       .then((answer) => {
         setReview(answer);
         setError(null);
@@ -52,7 +52,7 @@ export function AuditPage() {
   }, [client]);
   useEffect(load, [load]);
   // Audit events are not on /events (run streams only): a run event refreshes, and a slow poll catches the rest.
-  const live = useLiveRefresh(can.streamAllRuns ? '/events?from=now' : null, load, { pollMs: 5_000 });
+  const live = useLiveRefresh(can.streamAllRuns ? 'allRuns' : null, load, { pollMs: 5_000 });
   useEffect(() => {
     if (!can.streamAllRuns) return;
     const timer = setInterval(load, 10_000);
@@ -63,7 +63,7 @@ export function AuditPage() {
   const verify = async () => {
     setChecking(true);
     try {
-      setChains(await client.get<ChainsVerification>('/audit/chains'));
+      setChains(await client.auditChains());
     } catch (failure) {
       setError(failure);
     } finally {
@@ -226,7 +226,7 @@ function WritesTable({ writes, testId, rowTestId }: { writes: readonly AuditWrit
   );
 }
 
-function StoreWritesTable({ writes, testId, rowTestId }: { writes: readonly StoreWrite[]; testId: string; rowTestId: string }) {
+function StoreWritesTable({ writes, testId, rowTestId }: { writes: readonly (StoreWrite | StoreWriteWithoutAudit)[]; testId: string; rowTestId: string }) {
   if (writes.length === 0) return <p class="empty" data-testid={testId}>None.</p>;
   return (
     <table data-testid={testId}>
@@ -255,8 +255,8 @@ function StoreWritesTable({ writes, testId, rowTestId }: { writes: readonly Stor
             <td>{formatTime(w.executedAt)}</td>
             <td>{w.executedAttempt}</td>
             <td>{w.auditAttempt ?? '—'}</td>
-            <td>{w.runEnd ?? '—'}</td>
-            <td>{w.runEnd === undefined ? '—' : (w.allowedBy ?? 'nothing')}</td>
+            <td>{'runEnd' in w ? w.runEnd : '—'}</td>
+            <td>{'runEnd' in w ? (w.allowedBy ?? 'nothing') : '—'}</td>
           </tr>
         ))}
       </tbody>

@@ -14,7 +14,7 @@ export function DecisionButtons({ runId, round, testIds, onDecided }: { runId: s
     setBusy(true);
     setError(null);
     try {
-      await client.post(`/runs/${encodeURIComponent(runId)}/approval`, { decision, round });
+      await client.decideApproval(runId, { decision, round });
       onDecided();
     } catch (failure) {
       setError(failure);

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import type { ProjectionsAnswer, RebuildState } from '../api/types';
+import type { ProjectionName, ProjectionsAnswer, RebuildState } from '@agent-ledger/client';
 import { useSession } from '../auth/session';
 import { ErrorBanner } from '../components/error-banner';
 import { formatDuration, formatTime } from '../components/format';
@@ -20,7 +20,7 @@ export function ProjectionsPage() {
   const [error, setError] = useState<unknown>(null);
 
   const load = useCallback(() => {
-    Promise.all([client.get<ProjectionsAnswer>('/projections'), client.get<{ rebuild: RebuildState }>('/projections/rebuild')])
+    Promise.all([client.projections(), client.rebuildStatus()])
       .then(([status, state]) => {
         setAnswer(status);
         setRebuild(state.rebuild);
@@ -38,7 +38,7 @@ export function ProjectionsPage() {
   const start = async () => {
     setError(null);
     try {
-      const started = await client.post<{ rebuild: RebuildState }>('/projections/rebuild', which === '' ? {} : { projection: which });
+      const started = await client.startRebuild(which === '' ? {} : { projection: which as ProjectionName });
       setRebuild(started.rebuild);
     } catch (failure) {
       setError(failure);

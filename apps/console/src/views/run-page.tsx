@@ -1,6 +1,6 @@
 import { useCallback, useMemo, useState } from 'preact/hooks';
-import { ApiError } from '../api/api-error';
-import type { ApprovalPage, RunRow, StepRow, StreamedEvent } from '../api/types';
+import type { RunStatusRow, StepRow, StreamedEvent } from '@agent-ledger/client';
+import { AgentLedgerApiError } from '@agent-ledger/client';
 import { useSession } from '../auth/session';
 import { EffectBadge, StatusBadge } from '../components/badges';
 import { ErrorBanner } from '../components/error-banner';
@@ -21,20 +21,19 @@ const TERMINAL: Readonly<Record<string, string>> = { RunCompleted: 'COMPLETED', 
  */
 export function RunPage({ runId }: { runId: string }) {
   const { client, can } = useSession();
-  const [run, setRun] = useState<RunRow | null>(null);
+  const [run, setRun] = useState<RunStatusRow | null>(null);
   const [steps, setSteps] = useState<readonly StepRow[]>([]);
   const [pendingRound, setPendingRound] = useState<number | null>(null);
   const [events, setEvents] = useState<readonly StreamedEvent[]>([]);
   const [error, setError] = useState<unknown>(null);
-  const path = `/runs/${encodeURIComponent(runId)}`;
 
   const load = useCallback(() => {
-    Promise.all([client.get<RunRow>(path), client.get<{ steps: StepRow[] }>(`${path}/steps`)])
+    Promise.all([client.getRun(runId), client.getSteps(runId)])
       .then(async ([row, stepAnswer]) => {
         setRun(row);
         setSteps(stepAnswer.steps);
         if (row.status === 'WAITING_FOR_APPROVAL') {
-          const approvals = await client.get<ApprovalPage>(`/approvals?runId=${encodeURIComponent(runId)}&state=pending`);
+          const approvals = await client.listApprovals({ runId, state: 'pending' });
           setPendingRound(approvals.approvals[0]?.round ?? row.approvalRound);
         } else {
           setPendingRound(null);
@@ -42,18 +41,18 @@ export function RunPage({ runId }: { runId: string }) {
         setError(null);
       })
       // Right after a start the read model may not have the run yet: the stream will bring it.
-      .catch((failure: unknown) => setError(failure instanceof ApiError && failure.status === 404 ? null : failure));
-  }, [client, path, runId]);
+      .catch((failure: unknown) => setError(failure instanceof AgentLedgerApiError && failure.status === 404 ? null : failure));
+  }, [client, runId]);
 
   const onEvent = useCallback((event: StreamedEvent) => setEvents((all) => (all.some((e) => e.position === event.position) ? all : [...all, event])), []);
   // The run's stream sends its history at once: its events drive the first read of the row and steps, which
   // spares the read model a request for a run it has not projected yet (right after a start: a 404).
-  const live = useLiveRefresh(`${path}/events`, load, { onEvent, onFatal: setError, refreshOnConnect: false });
+  const live = useLiveRefresh(useMemo(() => ({ runId }), [runId]), load, { onEvent, onFatal: setError, refreshOnConnect: false });
 
   const terminal = events.find((e) => TERMINAL[e.type] !== undefined);
   // The stream is ahead of the read model: a settlement it brought wins over a row not yet updated.
   const status = terminal !== undefined ? TERMINAL[terminal.type]! : (run?.status ?? (events.length > 0 ? 'QUEUED' : '…'));
-  const reason = terminal !== undefined ? String(terminal.data.reason ?? '') : (run?.reason ?? null);
+  const reason = terminal !== undefined ? String(fieldOf(terminal, 'reason') ?? '') : (run?.reason ?? null);
   const entries = useMemo<TimelineEntry[]>(() => withAuditEntries(events.map(timelineEntryOf), steps, terminal !== undefined), [events, steps, terminal]);
   const inFlight = run?.inFlightStepId === null || run === null ? undefined : steps.find((s) => s.stepId === run.inFlightStepId);
   const settled = terminal !== undefined || ['COMPLETED', 'FAILED', 'CANCELLED'].includes(status);
@@ -139,7 +138,12 @@ export function RunPage({ runId }: { runId: string }) {
 /** The question of the run's latest `InputRequested`, if any. */
 function lastQuestion(events: readonly StreamedEvent[]): string | null {
   const asked = events.filter((e) => e.type === 'InputRequested').at(-1);
-  return asked === undefined ? null : String(asked.data.prompt ?? '');
+  return asked === undefined ? null : String(fieldOf(asked, 'prompt') ?? '');
+}
+
+/** A field of an event's payload (an object for every run event). */
+function fieldOf(event: StreamedEvent, name: string): unknown {
+  return typeof event.data === 'object' && event.data !== null ? (event.data as Record<string, unknown>)[name] : undefined;
 }
 
 /** Answers a run whose tool asked for input (`POST /runs/{runId}/input`, `runs:submit`); the answer is sent as text. */
@@ -153,7 +157,7 @@ function InputForm({ runId, question, onSubmitted }: { runId: string; question: 
     setBusy(true);
     setError(null);
     try {
-      await client.post(`/runs/${encodeURIComponent(runId)}/input`, { input: answer });
+      await client.submitInput(runId, answer);
       onSubmitted();
     } catch (failure) {
       setError(failure);
@@ -177,7 +181,7 @@ function InputForm({ runId, question, onSubmitted }: { runId: string; question: 
 
 function Actions(props: {
   runId: string;
-  run: RunRow | null;
+  run: RunStatusRow | null;
   status: string;
   settled: boolean;
   pendingRound: number | null;
@@ -191,11 +195,12 @@ function Actions(props: {
   const [outcome, setOutcome] = useState<'executed' | 'notExecuted'>('notExecuted');
   const [note, setNote] = useState('');
   const { runId, run, settled } = props;
-  const act = async (path: string, body: unknown) => {
+  const act = async (action: () => Promise<object>) => {
     setError(null);
     try {
-      const answer = await client.post<{ continuationRunId?: string }>(`/runs/${encodeURIComponent(runId)}/${path}`, body);
-      if (answer?.continuationRunId !== undefined) location.hash = hashOf({ page: 'run', runId: answer.continuationRunId });
+      const answer = await action();
+      // A requeue answers the continuation run: the page follows it.
+      if ('continuationRunId' in answer && typeof answer.continuationRunId === 'string') location.hash = hashOf({ page: 'run', runId: answer.continuationRunId });
       props.onChange();
     } catch (failure) {
       setError(failure);
@@ -214,7 +219,7 @@ function Actions(props: {
         </span>
       ) : null}
       {canCancel ? (
-        <button type="button" class="bad" data-testid="cancel-run" onClick={() => act('cancel', { reason: 'cancelled from the console' })}>
+        <button type="button" class="bad" data-testid="cancel-run" onClick={() => act(() => client.cancelRun(runId, { reason: 'cancelled from the console' }))}>
           Cancel run
         </button>
       ) : null}
@@ -223,7 +228,7 @@ function Actions(props: {
           class="requeue"
           onSubmit={(e) => {
             e.preventDefault();
-            void act('requeue', needsResolution ? { reason: 'requeued from the console', resolution: { outcome, note } } : { reason: 'requeued from the console' });
+            void act(() => client.requeueRun(runId, needsResolution ? { reason: 'requeued from the console', resolution: { outcome, note } } : { reason: 'requeued from the console' }));
           }}
         >
           {needsResolution ? (

@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import type { AgentInfo, RunPage as RunPageAnswer, RunRow } from '../api/types';
-import { RUN_STATUSES } from '../api/types';
+import type { AgentSummary as AgentInfo, RunPage as RunPageAnswer, RunStatus, RunStatusRow as RunRow, TerminationReason } from '@agent-ledger/client';
+import { RUN_STATUSES } from '@agent-ledger/client';
 import { useSession } from '../auth/session';
-import { StatusBadge } from '../components/badges';
+import { EffectBadge, StatusBadge } from '../components/badges';
 import { ErrorBanner } from '../components/error-banner';
 import { LiveIndicator } from '../components/live-indicator';
 import { formatTime } from '../components/format';
@@ -34,17 +34,21 @@ export function RunsPage() {
   const cursor = cursors[cursors.length - 1] ?? null;
 
   const load = useCallback(() => {
-    const query = new URLSearchParams({ limit: String(PAGE_SIZE) });
-    if (filters.status !== '') query.set('status', filters.status);
-    if (filters.agent.trim() !== '') query.set('agent', filters.agent.trim());
-    if (filters.reason.trim() !== '') query.set('reason', filters.reason.trim());
-    for (const bound of ['since', 'until'] as const) {
-      const at = filters[bound] === '' ? NaN : new Date(filters[bound]).getTime();
-      if (!Number.isNaN(at)) query.set(bound, String(at));
-    }
-    if (cursor !== null) query.set('cursor', cursor);
+    const at = (bound: 'since' | 'until') => {
+      const ms = filters[bound] === '' ? NaN : new Date(filters[bound]).getTime();
+      return Number.isNaN(ms) ? undefined : ms;
+    };
     client
-      .get<RunPageAnswer>(`/runs?${query}`)
+      .listRuns({
+        limit: PAGE_SIZE,
+        status: filters.status === '' ? undefined : (filters.status as RunStatus),
+        agent: filters.agent.trim() === '' ? undefined : filters.agent.trim(),
+        // Checked by the service: an unknown reason is refused (400, naming the field) and shown.
+        reason: filters.reason.trim() === '' ? undefined : (filters.reason.trim() as TerminationReason),
+        since: at('since'),
+        until: at('until'),
+        cursor: cursor ?? undefined,
+      })
       .then((answer) => {
         setPage(answer);
         setError(null);
@@ -53,7 +57,7 @@ export function RunsPage() {
   }, [client, filters, cursor]);
 
   useEffect(load, [load]);
-  const live = useLiveRefresh(can.streamAllRuns ? '/events?from=now' : null, load);
+  const live = useLiveRefresh(can.streamAllRuns ? 'allRuns' : null, load);
 
   // A new filter starts again from the first page; applying the same value again changes nothing.
   const setFilter = useCallback((name: keyof Filters, value: string) => setFilters((f) => (f[name] === value ? f : { ...f, [name]: value })), []);
@@ -185,7 +189,7 @@ function StartRunForm() {
 
   useEffect(() => {
     client
-      .get<{ agents: AgentInfo[] }>('/agents')
+      .listAgents()
       .then((answer) => {
         setAgents(answer.agents);
         setAgent((current) => (current === '' ? (answer.agents[0]?.name ?? '') : current));
@@ -198,7 +202,7 @@ function StartRunForm() {
     setBusy(true);
     setError(null);
     try {
-      const started = await client.post<{ runId: string }>('/runs', { agent, input });
+      const started = await client.startRun({ agent, input });
       location.hash = hashOf({ page: 'run', runId: started.runId });
     } catch (failure) {
       setError(failure);
@@ -222,8 +226,16 @@ function StartRunForm() {
         </select>
       </label>
       {chosen === undefined ? null : (
-        <p class="hint">
-          {chosen.description ?? ''} Tools: {chosen.tools.map((t) => `${t.name} (${t.effect})`).join(', ') || 'none'}
+        <p class="hint" data-testid="start-agent-tools">
+          {chosen.description ?? ''} Tools:{' '}
+          {chosen.tools.length === 0
+            ? 'none'
+            : chosen.tools.map((t, i) => (
+                <span key={t.name} data-testid="agent-tool" data-tool={t.name} data-effect={t.effect}>
+                  {i === 0 ? '' : ', '}
+                  {t.name} <EffectBadge effect={t.effect} />
+                </span>
+              ))}
         </p>
       )}
       <label>

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ApiError } from '../api/api-error';
+import { AgentLedgerApiError } from '@agent-ledger/client';
 import type { Session } from '../auth/session';
 
 /**
@@ -23,7 +23,7 @@ export function SignInPage({ check, onSignedIn }: { check: (key: string) => Prom
     try {
       onSignedIn(trimmed, await check(trimmed));
     } catch (failure) {
-      setError(failure instanceof ApiError && failure.status === 401 ? 'This key is not valid.' : `Sign-in failed: ${failure instanceof Error ? failure.message : String(failure)}`);
+      setError(failure instanceof AgentLedgerApiError && failure.status === 401 ? 'This key is not valid.' : `Sign-in failed: ${failure instanceof Error ? failure.message : String(failure)}`);
     } finally {
       setBusy(false);
     }

@@ -1,7 +1,10 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { ApiError } from '../api/api-error';
-import type { StreamedEvent } from '../api/types';
+import type { AgentLedgerApiError, EventStreamOptions, StreamedEvent } from '@agent-ledger/client';
+import { followEvents } from '../api/live-events';
 import { useSession } from '../auth/session';
+
+/** The stream a page follows: every run's new events (`GET /events?from=now`), or one run's, history first (`GET /runs/{runId}/events`). */
+export type LiveSource = 'allRuns' | { readonly runId: string };
 
 /** Options of {@link useLiveRefresh}. */
 export interface LiveRefreshOptions {
@@ -16,20 +19,21 @@ export interface LiveRefreshOptions {
   /** Each event, as it arrives. */
   readonly onEvent?: (event: StreamedEvent) => void;
   /** The stream was refused for good (e.g. `404 RUN_NOT_FOUND`). @default logs it */
-  readonly onFatal?: (error: ApiError) => void;
+  readonly onFatal?: (error: AgentLedgerApiError) => void;
 }
 
 /**
- * Calls `refresh` when an event arrives on the stream `path` (debounced by
+ * Calls `refresh` when an event arrives on the stream `source` (debounced by
  * `debounceMs`, so a burst of events costs one refresh), or every `pollMs`
- * when `path` is null (a key that may not open the stream). Returns whether
- * the stream is connected.
+ * when `source` is null (a key that may not open the stream). Returns whether
+ * the stream is connected. The stream is the client's event iterator: a
+ * dropped connection resumes after the last event received.
  *
  * The read models follow the store a few milliseconds behind the stream, so
  * a refresh right after the last event of a burst may still read the state
  * before it: a second refresh follows `settleMs` after the last event.
  */
-export function useLiveRefresh(path: string | null, refresh: () => void, options: LiveRefreshOptions = {}): boolean {
+export function useLiveRefresh(source: LiveSource | null, refresh: () => void, options: LiveRefreshOptions = {}): boolean {
   const { client } = useSession();
   const [live, setLive] = useState(false);
   const latest = useRef({ refresh, options });
@@ -38,15 +42,18 @@ export function useLiveRefresh(path: string | null, refresh: () => void, options
   const debounceMs = options.debounceMs ?? 250;
   const settleMs = options.settleMs ?? 1_000;
   const pollMs = options.pollMs ?? 3_000;
+  const runId = source === null || source === 'allRuns' ? null : source.runId;
+  const following = source !== null;
 
   useEffect(() => {
-    if (path === null) {
+    if (!following) {
       const timer = setInterval(() => latest.current.refresh(), pollMs);
       return () => clearInterval(timer);
     }
     let timer: ReturnType<typeof setTimeout> | undefined;
     let settleTimer: ReturnType<typeof setTimeout> | undefined;
-    const stream = client.stream(path, {
+    const open = runId === null ? (o: EventStreamOptions) => client.events({ ...o, from: 'now' }) : (o: EventStreamOptions) => client.runEvents(runId, o);
+    const stream = followEvents(open, {
       onEvent: (event) => {
         latest.current.options.onEvent?.(event);
         if (timer === undefined) {
@@ -65,7 +72,7 @@ export function useLiveRefresh(path: string | null, refresh: () => void, options
       },
       onFatal: (error) => {
         const onFatal = latest.current.options.onFatal;
-        if (onFatal === undefined) console.error(`Event stream ${path} refused: ${error.code}: ${error.message}`);
+        if (onFatal === undefined) console.error(`Event stream ${runId === null ? '/events' : `of run ${runId}`} refused: ${error.code}: ${error.apiMessage}`);
         else onFatal(error);
       },
     });
@@ -75,6 +82,6 @@ export function useLiveRefresh(path: string | null, refresh: () => void, options
       clearTimeout(settleTimer);
       setLive(false);
     };
-  }, [client, path, debounceMs, settleMs, pollMs, refreshOnConnect]);
+  }, [client, following, runId, debounceMs, settleMs, pollMs, refreshOnConnect]);
   return live;
 }

@@ -171,4 +171,43 @@ describe('eventStream', () => {
     expect(await take(eventStream(transportWith(fetch), '/events', { signal: aborted.signal }), 1)).toEqual([]);
     expect(connections).toHaveLength(1);
   });
+
+  it('tells onConnection of each connection opened and each loss, with the wait and where it resumes; a hook that throws ends the iteration with its error', async () => {
+    const { fetch } = scriptedFetch([{ text: frame(1), ending: 'drop' }, { networkError: true }, { text: frame(2), ending: 'open' }]);
+    const changes: unknown[] = [];
+    const ids = await take(eventStream(transportWith(fetch), '/events', { reconnect: fast, onConnection: (change) => changes.push(change) }), 2);
+    expect(ids).toEqual(['1:1', '2:2']);
+    expect(changes).toEqual([
+      { state: 'open', lastEventId: null },
+      { state: 'lost', cause: expect.any(TypeError), attempt: 1, retryInMs: 1, lastEventId: '1:1' },
+      { state: 'lost', cause: expect.any(AgentLedgerConnectionError), attempt: 2, retryInMs: 2, lastEventId: '1:1' },
+      { state: 'open', lastEventId: '1:1' },
+    ]);
+    const unreachable = scriptedFetch([]);
+    const stopped = new Error('the first connection failed: not retried');
+    const failure = take(
+      eventStream(transportWith(unreachable.fetch), '/events', {
+        reconnect: fast,
+        onConnection: (change) => {
+          if (change.state === 'lost') throw stopped;
+        },
+      }),
+      1,
+    );
+    await expect(failure).rejects.toBe(stopped);
+    expect(unreachable.connections).toHaveLength(1);
+    const opened = scriptedFetch([{ text: frame(1), ending: 'open' }]);
+    const refused = new Error('not now');
+    await expect(
+      take(
+        eventStream(transportWith(opened.fetch), '/events', {
+          onConnection: () => {
+            throw refused;
+          },
+        }),
+        1,
+      ),
+    ).rejects.toBe(refused);
+    expect(opened.connections[0]?.signal.aborted).toBe(true);
+  });
 });

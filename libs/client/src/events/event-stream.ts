@@ -30,7 +30,29 @@ export interface EventStreamOptions {
    */
   readonly from?: 'start' | 'now';
   readonly reconnect?: ReconnectOptions;
+  /**
+   * Told of each change of the connection: `open` when a connection is
+   * answered (events follow), `lost` when one failed or ended and the
+   * iterator waits `retryInMs` before the next (not when it gives up: it
+   * throws then). For a "live" indicator, or a line on a terminal. A hook
+   * that throws ends the iteration with its error.
+   */
+  readonly onConnection?: (change: EventStreamConnection) => void;
 }
+
+/** A change of an event stream's connection (see {@link EventStreamOptions.onConnection}). */
+export type EventStreamConnection =
+  | { readonly state: 'open'; readonly lastEventId: string | null }
+  | {
+      readonly state: 'lost';
+      /** Why: an {@link AgentLedgerConnectionError}, an {@link AgentLedgerApiError} of a 5xx, an {@link AgentLedgerStreamEndedError}, or the error that broke the body. */
+      readonly cause: unknown;
+      /** Connections in a row without an event so far (1 for the first loss). */
+      readonly attempt: number;
+      readonly retryInMs: number;
+      /** Where the next connection resumes (`Last-Event-ID`), null before the first event. */
+      readonly lastEventId: string | null;
+    };
 
 /** The server ended the stream (its `event: error` frame, or the end of the body): the iteration reconnects. */
 export class AgentLedgerStreamEndedError extends AgentLedgerError {
@@ -64,6 +86,15 @@ export function eventStream(transport: HttpTransport, path: string, options: Eve
   const initialDelayMs = options.reconnect?.initialDelayMs ?? 500;
   const maxDelayMs = options.reconnect?.maxDelayMs ?? 10_000;
 
+  // Inside a connection's try: an error of the hook is carried past the reconnection logic.
+  const tell = (change: EventStreamConnection): void => {
+    try {
+      options.onConnection?.(change);
+    } catch (error) {
+      throw new HookFailure(error);
+    }
+  };
+
   async function* follow(): AsyncGenerator<StreamedEvent, void, undefined> {
     let lastEventId = options.lastEventId ?? null;
     let failures = 0;
@@ -82,6 +113,7 @@ export function eventStream(transport: HttpTransport, path: string, options: Eve
             headers: lastEventId === null ? {} : { 'last-event-id': lastEventId },
             signal: connection.signal,
           });
+          tell({ state: 'open', lastEventId });
           failure = new AgentLedgerStreamEndedError(path, null);
           for await (const frame of readSseFrames(response.body as ReadableStream<Uint8Array>)) {
             if (frame.event === 'error') {
@@ -94,6 +126,7 @@ export function eventStream(transport: HttpTransport, path: string, options: Eve
             yield event;
           }
         } catch (error) {
+          if (error instanceof HookFailure) throw error.error;
           if (stop.signal.aborted) return;
           if (error instanceof AgentLedgerApiError && error.status < 500 && error.status !== 408 && error.status !== 429) throw error;
           if (error instanceof MalformedFrameError) throw error;
@@ -105,7 +138,10 @@ export function eventStream(transport: HttpTransport, path: string, options: Eve
         if (stop.signal.aborted) return;
         failures += 1;
         if (failures > maxAttempts) throw new AgentLedgerStreamError(failures, lastEventId, { cause: failure });
-        const waited = await sleep(Math.min(maxDelayMs, initialDelayMs * 2 ** (failures - 1)), stop.signal);
+        const retryInMs = Math.min(maxDelayMs, initialDelayMs * 2 ** (failures - 1));
+        // Outside the connection's try: an error of the hook reaches the caller as it is.
+        options.onConnection?.({ state: 'lost', cause: failure, attempt: failures, retryInMs, lastEventId });
+        const waited = await sleep(retryInMs, stop.signal);
         if (!waited) return;
       }
     } finally {
@@ -130,6 +166,11 @@ export function eventStream(transport: HttpTransport, path: string, options: Eve
     },
   };
   return iterator;
+}
+
+/** An error thrown by the `onConnection` hook: carried past the reconnection logic to the caller as it was thrown. */
+class HookFailure {
+  constructor(readonly error: unknown) {}
 }
 
 /** A frame whose `data:` is not JSON: the server broke the protocol; reconnecting would not help. */

@@ -68,6 +68,14 @@ describe('SseParser and readSseFrames', () => {
     }
   });
 
+  it('carries the last id over to a frame without one (the last event id), but not the event type', () => {
+    const parser = new SseParser();
+    expect(parser.push('id: 1:1\nevent: RunRequested\ndata: {"a":1}\n\ndata: {"b":2}\n\n')).toEqual([
+      { id: '1:1', event: 'RunRequested', data: '{"a":1}' },
+      { id: '1:1', event: 'message', data: '{"b":2}' },
+    ]);
+  });
+
   it('keeps the last retry and ignores an id holding NUL', () => {
     const parser = new SseParser();
     expect(parser.push('retry: 250\nretry: x\nid: a\u0000b\ndata: 1\n\n')).toEqual([{ id: null, event: 'message', data: '1' }]);
