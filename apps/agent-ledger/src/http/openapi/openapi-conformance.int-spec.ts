@@ -26,55 +26,8 @@ import type { HttpTestApp, HttpTestKey } from '../testing/http-test-app';
 import { httpTestKey, startHttpTestApp } from '../testing/http-test-app';
 import type { CheckedDocument, RealAnswer } from '../testing/openapi-answer-checker';
 import { OpenApiAnswerChecker } from '../testing/openapi-answer-checker';
+import { API_TEST_AGENTS_YAML as AGENTS_YAML } from '../testing/api-test-agents';
 
-/** `clock` reads; `writer` writes (pre-approved); `approver` waits for a decision; `asker` waits for input. */
-const AGENTS_YAML = `agents:
-  - name: clock
-    description: Tells the time.
-    instructions: Tell the time.
-    tools: [clock.now]
-    maxIterations: 3
-    provider:
-      type: scripted
-      script:
-        - toolCalls:
-            - tool: clock.now
-        - final: tick
-  - name: writer
-    instructions: Write a report.
-    tools: [files.write]
-    approvals: { preApproved: [files.write] }
-    maxIterations: 3
-    provider:
-      type: scripted
-      script:
-        - toolCalls:
-            - tool: files.write
-              arguments: { path: report.txt, content: "report" }
-        - final: written
-  - name: approver
-    instructions: Append a line.
-    tools: [files.append]
-    maxIterations: 3
-    provider:
-      type: scripted
-      script:
-        - toolCalls:
-            - tool: files.append
-              arguments: { path: log.txt, content: "a line\\n" }
-        - final: appended
-  - name: asker
-    instructions: Ask, then answer.
-    tools: [user.ask]
-    maxIterations: 3
-    provider:
-      type: scripted
-      script:
-        - toolCalls:
-            - tool: user.ask
-              arguments: { question: "Which file?" }
-        - final: got it
-`;
 
 /** The body limit of the service under test: a larger body is refused with 413. */
 const BODY_LIMIT = 4096;
