@@ -77,6 +77,7 @@ const GREETER: AgentDefinition = {
 
 describe('AgentLedgerHttpModule in a Nest host of its own', () => {
   const key = generateApiKey();
+  const otherAgentsKey = generateApiKey();
   let dir: string;
   let store: EventStore;
   let app: NestExpressApplication;
@@ -116,7 +117,11 @@ describe('AgentLedgerHttpModule in a Nest host of its own', () => {
             readModels: { databasePath: join(dir, 'read-models.sqlite') },
           },
           http: {
-            auth: { mode: 'api-keys', modeSource: 'setting', apiKeys: [{ id: 'host-ops', hash: hashApiKey(key), scopes: ['runs:submit', 'runs:read', 'audit:read'], agents: null }] },
+            auth: { mode: 'api-keys', modeSource: 'setting', apiKeys: [
+                { id: 'host-ops', hash: hashApiKey(key), scopes: ['runs:submit', 'runs:read', 'audit:read'], agents: null },
+                { id: 'other-team', hash: hashApiKey(otherAgentsKey), scopes: ['runs:read'], agents: ['someone-else'] },
+              ],
+            },
             host: '127.0.0.1',
             httpBodyLimitBytes: 16_384,
             sseHeartbeatMs: 15_000,
@@ -164,7 +169,23 @@ describe('AgentLedgerHttpModule in a Nest host of its own', () => {
     expect(agents.status).toBe(200);
     expect(agents.body).toMatchObject({ agents: [{ name: 'greeter', tools: [{ name: 'guestbook.sign', effect: 'NON_IDEMPOTENT_WRITE' }] }] });
     const openapi = await call('/openapi.json');
-    expect(Object.keys((openapi.body as { paths: Record<string, unknown> }).paths)).toEqual(expect.arrayContaining(['/runs', '/agents', '/host/hello']));
+    const document = openapi.body as { paths: Record<string, unknown>; components: { schemas: Record<string, { properties: Record<string, { enum?: string[] }> }> }; 'x-agent-ledger-agents': unknown };
+    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/runs', '/agents', '/host/hello']));
+    expect(document['x-agent-ledger-agents']).toEqual([
+      {
+        name: 'greeter',
+        description: 'Signs the guestbook.',
+        tools: [{ name: 'guestbook.sign', effect: 'NON_IDEMPOTENT_WRITE', description: 'Signs the guestbook.', parameters: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false } }],
+        preApproved: ['guestbook.sign'],
+      },
+    ]);
+    expect(document.components.schemas['StartRunRequest']?.properties['agent']?.enum).toEqual(['greeter']);
+  });
+
+  it("describes in the document only the agents the caller's key may use", async () => {
+    const response = await fetch(`${base}/openapi.json`, { headers: { authorization: `Bearer ${otherAgentsKey}`, 'x-tenant': 'acme' } });
+    const document = (await response.json()) as { 'x-agent-ledger-agents': unknown };
+    expect({ status: response.status, agents: document['x-agent-ledger-agents'] }).toEqual({ status: 200, agents: [] });
   });
 
   it('refuses a non-JSON body (415) and an unknown field (400 naming it), writing nothing', async () => {
