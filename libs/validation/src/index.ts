@@ -6,7 +6,7 @@
 export * from './is-omittable.decorator';
 export * from './is-present.decorator';
 export * from './message-validation.error';
-export * from './validate-message';
+export { validateMessage, validationIssuesOf, assignFields } from './validate-message';
 export * from './validated-handlers';
 export * from './run-id-rules';
 export * from './principal-fields';
