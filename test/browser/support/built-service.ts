@@ -24,7 +24,8 @@ function newestMtime(dir: string): number {
   let newest = 0;
   if (!existsSync(dir)) return newest;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
+    // Build outputs (each package's dist/, the console's build) are not sources.
+    if (entry.name === 'node_modules' || entry.name === 'dist' || entry.name.startsWith('.')) continue;
     const path = join(dir, entry.name);
     if (entry.isDirectory()) newest = Math.max(newest, newestMtime(path));
     else if (SOURCE_FILE.test(entry.name) && !TEST_FILE.test(entry.name)) newest = Math.max(newest, statSync(path).mtimeMs);
