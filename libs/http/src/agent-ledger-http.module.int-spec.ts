@@ -78,6 +78,7 @@ const GREETER: AgentDefinition = {
 describe('AgentLedgerHttpModule in a Nest host of its own', () => {
   const key = generateApiKey();
   const otherAgentsKey = generateApiKey();
+  const metricsKey = generateApiKey();
   let dir: string;
   let store: EventStore;
   let app: NestExpressApplication;
@@ -120,6 +121,7 @@ describe('AgentLedgerHttpModule in a Nest host of its own', () => {
             auth: { mode: 'api-keys', modeSource: 'setting', apiKeys: [
                 { id: 'host-ops', hash: hashApiKey(key), scopes: ['runs:submit', 'runs:read', 'audit:read'], agents: null },
                 { id: 'other-team', hash: hashApiKey(otherAgentsKey), scopes: ['runs:read'], agents: ['someone-else'] },
+                { id: 'metrics', hash: hashApiKey(metricsKey), scopes: ['metrics:read'], agents: null },
               ],
             },
             host: '127.0.0.1',
@@ -182,10 +184,12 @@ describe('AgentLedgerHttpModule in a Nest host of its own', () => {
     expect(document.components.schemas['StartRunRequest']?.properties['agent']?.enum).toEqual(['greeter']);
   });
 
-  it("describes in the document only the agents the caller's key may use", async () => {
-    const response = await fetch(`${base}/openapi.json`, { headers: { authorization: `Bearer ${otherAgentsKey}`, 'x-tenant': 'acme' } });
-    const document = (await response.json()) as { 'x-agent-ledger-agents': unknown };
-    expect({ status: response.status, agents: document['x-agent-ledger-agents'] }).toEqual({ status: 200, agents: [] });
+  it("describes in the document only the agents the caller's key may use, and none to a key that may not list agents", async () => {
+    for (const other of [otherAgentsKey, metricsKey]) {
+      const response = await fetch(`${base}/openapi.json`, { headers: { authorization: `Bearer ${other}`, 'x-tenant': 'acme' } });
+      const document = (await response.json()) as { 'x-agent-ledger-agents': unknown; components: { schemas: Record<string, { properties: Record<string, { enum?: string[] }> }> } };
+      expect({ status: response.status, agents: document['x-agent-ledger-agents'], names: document.components.schemas['StartRunRequest']?.properties['agent']?.enum }).toEqual({ status: 200, agents: [], names: undefined });
+    }
   });
 
   it('refuses a non-JSON body (415) and an unknown field (400 naming it), writing nothing', async () => {

@@ -12,7 +12,8 @@ import { OpenApiDocumentHolder } from './openapi-document';
 
 /**
  * `GET /openapi.json`: the OpenAPI document of this API (any valid key), with
- * the agents the caller's key may use and their tools (`x-agent-ledger-agents`).
+ * the agents the caller's key may use and their tools (`x-agent-ledger-agents`),
+ * for a key that may list agents (`runs:submit` or `runs:read`; none for another).
  */
 @ApiTags('service')
 @Controller()
@@ -30,6 +31,8 @@ export class OpenApiController {
   document(@Caller() caller: ApiCaller): OpenAPIObject {
     const document = this.holder.get();
     if (document === null) throw new NotFoundException('The OpenAPI document is not built');
-    return withAgents(document, this.definitions, this.tools, caller.agents);
+    // The agents are described to a key that may see them in `GET /agents` only (runs:submit or runs:read).
+    const seesAgents = caller.scopes.includes('runs:submit') || caller.scopes.includes('runs:read');
+    return withAgents(document, this.definitions, this.tools, seesAgents ? caller.agents : []);
   }
 }
