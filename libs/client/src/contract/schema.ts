@@ -65,12 +65,19 @@ export class OptionalSchema<T> extends Schema<T | undefined> {
 export type Infer<S> = S extends Schema<infer T> ? T : never;
 
 type Shape = Readonly<Record<string, Schema<unknown>>>;
-type OptionalKeys<S extends Shape> = { [K in keyof S]: S[K] extends OptionalSchema<unknown> ? K : never }[keyof S];
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
-/** The type of an object schema's shape: each property readonly, the optional ones with `?`. */
+/**
+ * The type of an object schema's shape: each property readonly, the optional
+ * ones with `?`. The keys are remapped over `keyof S` (never a union of keys
+ * computed apart), so the properties keep the shape's order in every program:
+ * the emitted declarations, and the API report, do not change from one build
+ * to the next.
+ */
 export type InferShape<S extends Shape> = Simplify<
-  { readonly [K in Exclude<keyof S, OptionalKeys<S>>]: Infer<S[K]> } & { readonly [K in OptionalKeys<S>]?: Exclude<Infer<S[K]>, undefined> }
+  { readonly [K in keyof S as S[K] extends OptionalSchema<unknown> ? never : K]: Infer<S[K]> } & {
+    readonly [K in keyof S as S[K] extends OptionalSchema<unknown> ? K : never]?: Exclude<Infer<S[K]>, undefined>;
+  }
 >;
 
 /** Any JSON value. */
