@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { entryArgs } from './support/entry-point';
 import { listeningPort } from './support/http-service';
@@ -61,6 +63,23 @@ describe('the service (e2e)', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(output).toContain('SIGTERM: shutting down');
+    expect(output).toContain(`console: http://127.0.0.1:${port}/console/`);
+  }, scaled(90_000));
+
+  it('refuses a port in use with exit 3 and a message that names PORT', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      let output = '';
+      child = startService({ PORT: String(port), AGENT_LEDGER_DATA_DIR: dir });
+      child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child?.once('exit', (c) => resolve(c)));
+      expect({ code, said: output.includes(`agent-ledger: cannot listen on 127.0.0.1:${port}: the port is in use by another process; set PORT`) }).toEqual({ code: 3, said: true });
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   }, scaled(90_000));
 
   it('refuses to start with a bad setting, naming it', async () => {

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { mkdirSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigurationError, InvalidFieldError } from '@agent-ledger/domain';
 import { startCrashTestMode } from './config/crash-test/crash-test-mode';
 import type { OpenStores } from './config/open-stores';
@@ -11,6 +12,7 @@ import { authDisabledBanner } from '@agent-ledger/http';
 import type { ServiceDefinitions } from './config/service-definitions';
 import { loadServiceDefinitions, pluginsNote } from './config/service-definitions';
 import { createServiceApp } from './service-app';
+import { listenFailureMessage } from './config/listen-failure';
 
 /** Reads the configuration, or ends the process with a message naming the bad setting (exit code 3, as the CLI answers a bad configuration). */
 function configurationOrExit(): ServiceConfig {
@@ -34,6 +36,25 @@ async function definitionsOrExit(config: ServiceConfig): Promise<ServiceDefiniti
   } catch (error) {
     if (!(error instanceof ConfigurationError)) throw error;
     process.stderr.write(`agent-ledger: invalid configuration: ${error.message}\n`);
+    process.exit(3);
+  }
+}
+
+/**
+ * Listens on `HOST:PORT`, or, when that address cannot be taken (in use,
+ * not this machine's, not allowed), closes the application and the stores
+ * and ends the process with a message that names the setting to change
+ * (exit code 3, as for a bad configuration).
+ */
+async function listenOrExit(app: NestExpressApplication, config: ServiceConfig, stores: OpenStores): Promise<void> {
+  try {
+    await app.listen(config.port, config.host);
+  } catch (error) {
+    const message = listenFailureMessage(error, config);
+    if (message === null) throw error;
+    await app.close();
+    await stores.close();
+    process.stderr.write(`agent-ledger: ${message}\n`);
     process.exit(3);
   }
 }
@@ -81,7 +102,7 @@ async function bootstrap(): Promise<void> {
   };
   process.once('SIGTERM', (signal) => void shutdown(signal));
   process.once('SIGINT', (signal) => void shutdown(signal));
-  await app.listen(config.port, config.host);
+  await listenOrExit(app, config, stores);
   const backend = config.eventStoreConnectionString === null ? `embedded store ${config.eventStorePath}` : 'EventStoreDB';
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const address = app.getHttpServer().address();
@@ -94,6 +115,7 @@ async function bootstrap(): Promise<void> {
   if (config.configFile !== null) Logger.log(`configuration file: ${config.configFile}`, 'Bootstrap');
   if (agents.length === 0) Logger.warn('No agent is configured: name an agents file (AGENTS_CONFIG) or plugins with agents (AGENT_LEDGER_PLUGINS); every run will be refused', 'Bootstrap');
   Logger.log(`agent-ledger listening on http://${host}:${port} (${backend}; agents: ${agents.map((a) => a.name).join(', ')}${pluginsNote(plugins)})`, 'Bootstrap');
+  Logger.log(`console: http://${host}:${port}/console/`, 'Bootstrap');
 }
 
 void bootstrap();
