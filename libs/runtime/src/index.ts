@@ -28,6 +28,7 @@ export * from './models/model-provider';
 export * from './models/model-provider-factory';
 export { ModelProviderHttpError } from './models/model-provider-http.error';
 export * from './models/model-provider-timeout.error';
+export * from './models/model-provider-unreachable.error';
 export * from './models/model-reply-invalid.error';
 export * from './models/retry-after';
 export { ScriptedModelProvider } from './models/scripted/scripted-model-provider';

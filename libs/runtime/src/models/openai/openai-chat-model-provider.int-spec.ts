@@ -8,6 +8,7 @@ import { ModelProviderTimeoutError } from '../model-provider-timeout.error';
 import { ModelReplyInvalidError } from '../model-reply-invalid.error';
 import type { OpenAiProviderConfig } from './openai-chat-model-provider';
 import { OpenAiChatModelProvider } from './openai-chat-model-provider';
+import { ModelProviderUnreachableError } from '../model-provider-unreachable.error';
 import { scaled } from '../../../../../test/support/time-scale';
 
 /** What the server saw of one request. */
@@ -267,7 +268,7 @@ describe('OpenAiChatModelProvider against a local HTTP server', () => {
     expect(await pending).toBe(reason);
   });
 
-  it('lets a refused connection propagate with its code, classified connection', async () => {
+  it('names the provider, the URL and the socket\'s cause when the server cannot be reached, classified connection', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
@@ -276,9 +277,13 @@ describe('OpenAiChatModelProvider against a local HTTP server', () => {
 
     const error = await failureOf(provider.respond(request()));
 
-    // fetch's own TypeError (from another realm than the test's, so matched by name).
-    expect(error).toMatchObject({ name: 'TypeError', message: 'fetch failed' });
-    expect((error as Error).cause).toMatchObject({ code: 'ECONNREFUSED' });
+    expect(error).toBeInstanceOf(ModelProviderUnreachableError);
+    expect(error).toMatchObject({ code: 'MODEL_PROVIDER_UNREACHABLE', provider: 'openai', url: `http://127.0.0.1:${port}/v1/chat/completions` });
+    expect((error as Error).message).toBe(
+      `The openai model server could not be reached at POST http://127.0.0.1:${port}/v1/chat/completions: connect ECONNREFUSED 127.0.0.1:${port}`,
+    );
+    // fetch's own TypeError (from another realm than the test's, so matched by name), with the socket's error.
+    expect((error as Error).cause).toMatchObject({ name: 'TypeError', message: 'fetch failed', cause: { code: 'ECONNREFUSED' } });
     expect(classifyFailure(error)).toBe('connection');
   });
 });

@@ -8,6 +8,7 @@ import { validateOpenAiProviderConfig } from '../../agents/model-provider-config
 import type { ModelProvider, ModelRequest } from '../model-provider';
 import { HTTP_ERROR_BODY_EXCERPT_LENGTH, ModelProviderHttpError } from '../model-provider-http.error';
 import { ModelProviderTimeoutError } from '../model-provider-timeout.error';
+import { ModelProviderUnreachableError, networkFailureReason } from '../model-provider-unreachable.error';
 import { parseRetryAfter } from '../retry-after';
 import { toOpenAiChatRequest } from './openai-chat-request';
 import { fromOpenAiChatResponse } from './openai-chat-response';
@@ -41,8 +42,9 @@ export interface OpenAiChatModelProviderOptions {
  * - A non-2xx reply throws {@link ModelProviderHttpError}, classified by its
  *   status, with `retryAfterMs` from `Retry-After`; an unusable 2xx reply
  *   throws `ModelReplyInvalidError` (`serverError`); a network failure
- *   propagates as fetch throws it (`TypeError('fetch failed')` whose `cause`
- *   has the socket's `code`, e.g. `ECONNREFUSED`: `connection`).
+ *   throws {@link ModelProviderUnreachableError} (`connection`), naming the
+ *   provider, the URL and the socket's cause (e.g. `ECONNREFUSED`), with
+ *   fetch's `TypeError('fetch failed')` as its `cause`.
  *
  * It keeps no state between rounds and never retries: retries are the
  * runtime's decision, through the one failure classifier.
@@ -118,6 +120,8 @@ export class OpenAiChatModelProvider implements ModelProvider {
       if (timeout.aborted && !request.signal.aborted && error === timeout.reason) {
         throw new ModelProviderTimeoutError(this.url, this.timeoutMs, { cause: error });
       }
+      // fetch's own failure to reach the server (not an abort, not an answer): named, with the socket's cause.
+      if (isFetchNetworkFailure(error) && !signal.aborted) throw new ModelProviderUnreachableError('openai', this.url, networkFailureReason(error), { cause: error });
       throw error;
     }
   }
@@ -134,4 +138,15 @@ function serverMessageOf(text: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * fetch's failure to reach the server: a `TypeError` with the socket's error
+ * as its `cause`. Matched by shape, not `instanceof`: fetch's errors may come
+ * from another realm (Node's own, under a test runner's sandbox).
+ */
+function isFetchNetworkFailure(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { name, cause } = error as { name?: unknown; cause?: unknown };
+  return name === 'TypeError' && cause !== undefined && cause !== null;
 }
