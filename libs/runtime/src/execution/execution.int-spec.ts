@@ -14,6 +14,7 @@ const AGENTS: TestAgent[] = [
   { name: 'appender', script: [{ toolCalls: [call('test.read'), call('test.append')] }, { final: 'appended' }] },
   { name: 'two-rounds', script: [{ toolCalls: [call('test.read', 'a')] }, { toolCalls: [call('test.put', 'b')] }, { final: 'done' }] },
   { name: 'ghost-caller', script: [{ toolCalls: [call('test.delete')] }, { final: 'tried' }] },
+  { name: 'short-script', script: [{ toolCalls: [call('test.read')] }] },
   { name: 'chatty', script: [{ toolCalls: [call('test.read')] }, { toolCalls: [call('test.read')] }, { toolCalls: [call('test.read')] }], maxIterations: 3 },
 ];
 const failing = (status: number) => ({
@@ -98,6 +99,17 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
       const events = await rt.runEvents(runId);
       expect(events.filter((e) => e.type === 'RunClaimed')).toHaveLength(1);
       expect(terminal(events)[0]).toMatchObject({ data: { failure: { failureClass: 'serverError' } } });
+    });
+
+    it('fails a run whose scripted model runs out of script with a configuration error naming the agent and the round, never a made-up answer', async () => {
+      const { runId, state } = await rt.runs.runInteractive({ agent: 'short-script', input: 'go' });
+      expect(state.settlement).toEqual({ status: 'FAILED', reason: 'PROVIDER_FAILED', deadLettered: false });
+      const events = await rt.runEvents(runId);
+      expect(events.filter((e) => e.type === 'RunClaimed')).toHaveLength(1);
+      expect(terminal(events)[0]).toMatchObject({
+        data: { failure: { failureClass: 'configuration', message: expect.stringContaining('The script of agent short-script has 1 round and was asked for round 1') } },
+      });
+      expect(JSON.stringify(events)).not.toContain('the run ends here');
     });
 
     it('returns the cancelled run when a cancel lands between its request and its claim (the cancel wins; no error)', async () => {

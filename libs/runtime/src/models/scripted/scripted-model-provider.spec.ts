@@ -1,6 +1,7 @@
 import type { ScriptedRound } from '../../agents/agent-definition';
 import type { ModelRequest } from '../model-provider';
-import { ScriptedModelProvider, scriptEndedAnswer } from './scripted-model-provider';
+import { ScriptedModelProvider } from './scripted-model-provider';
+import { ScriptEndedError } from './script-ended.error';
 
 const script: readonly ScriptedRound[] = [
   { toolCalls: [{ tool: 'files.read', arguments: { path: 'in.txt' } }] },
@@ -46,10 +47,17 @@ describe('ScriptedModelProvider', () => {
     expect(again).toEqual(await provider.respond(request(1)));
   });
 
-  it('answers a final message saying the script ended, past its end', async () => {
+  it('fails past its end with a configuration error naming the agent and the round (never an answer nobody wrote)', async () => {
     const toolsOnly = new ScriptedModelProvider([{ toolCalls: [{ tool: 'clock.now', arguments: {} }] }]);
-    await expect(toolsOnly.respond(request(1))).resolves.toEqual({ type: 'final', content: scriptEndedAnswer('file-clerk', 1, 1) });
-    expect(scriptEndedAnswer('file-clerk', 1, 1)).toMatch(/script of agent file-clerk has 1 round .*round 1.*script ended/);
+    const ended = toolsOnly.respond(request(1));
+    await expect(ended).rejects.toBeInstanceOf(ScriptEndedError);
+    await expect(ended).rejects.toMatchObject({
+      code: 'SCRIPT_ENDED',
+      failureClass: 'configuration',
+      agent: 'file-clerk',
+      round: 1,
+      message: expect.stringMatching(/^The script of agent file-clerk has 1 round and was asked for round 1: add the rounds it needs/),
+    });
   });
 
   it('rejects with the signal reason when the request is already aborted', async () => {

@@ -1,14 +1,7 @@
 import type { JsonObject, ModelResponse } from '@agent-ledger/domain';
 import type { ScriptedRound } from '../../agents/agent-definition';
 import type { ModelProvider, ModelRequest } from '../model-provider';
-
-/**
- * The final answer a scripted agent gives for a round past the end of its
- * script. The run ends there, as with any final answer.
- */
-export function scriptEndedAnswer(agent: string, round: number, rounds: number): string {
-  return `The script of agent ${agent} has ${rounds} ${rounds === 1 ? 'round' : 'rounds'} and was asked for round ${round}: the script ended, so the run ends here.`;
-}
+import { ScriptEndedError } from './script-ended.error';
 
 /**
  * A model provider that plays a fixed script, for demos and tests: round N of
@@ -17,9 +10,9 @@ export function scriptEndedAnswer(agent: string, round: number, rounds: number):
  * offered tools, so a retried run sees the same answers: deterministic, no I/O.
  *
  * Past the script's end (a script without a final round, or a run whose
- * rounds outnumber the script) it answers the final message of
- * {@link scriptEndedAnswer} rather than failing, so the run completes and its
- * record says why.
+ * rounds outnumber the script) it throws {@link ScriptEndedError}, naming the
+ * agent and the round: the run fails with a configuration error rather than
+ * completing with an answer nobody wrote.
  *
  * It honours cancellation: an aborted `signal` rejects with the signal's reason.
  */
@@ -30,7 +23,7 @@ export class ScriptedModelProvider implements ModelProvider {
     request.signal.throwIfAborted();
     const round = this.script[request.round];
     if (round === undefined) {
-      return { type: 'final', content: scriptEndedAnswer(request.agent, request.round, this.script.length) };
+      throw new ScriptEndedError(request.agent, request.round, this.script.length);
     }
     if ('final' in round) {
       return { type: 'final', content: round.final };
