@@ -24,7 +24,7 @@
 import Database from 'better-sqlite3';
 import { createEventStore } from '@agent-ledger/event-store';
 import { PROJECTED_EVENTS_FILTER, ProjectionRebuilder, ProjectionStore } from '@agent-ledger/projections';
-import { projectionSources } from '../../../apps/agent-ledger/src/config/read-models';
+import { readModelSources } from '@agent-ledger/module';
 
 /** The subjects a child can measure. */
 export type RebuildSubject = 'product' | 'baseline-readAll' | 'baseline-raw';
@@ -85,7 +85,7 @@ async function rebuildAll(request: RebuildChildRequest): Promise<Omit<RebuildChi
   const readModels = ProjectionStore.open({ path: request.readModelPath });
   let closed = false;
   try {
-    const rebuilder = new ProjectionRebuilder(readModels, projectionSources({ runStore, auditStore: runStore }));
+    const rebuilder = new ProjectionRebuilder(readModels, readModelSources(runStore));
     const rssAtStartMb = process.memoryUsage().rss / MB;
     const hrtimeStartUs = hrtimeUs();
     const began = performance.now();

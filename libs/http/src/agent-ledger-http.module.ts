@@ -1,8 +1,7 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import type { AgentLedgerModuleOptions, ReadModelsOptions } from '@agent-ledger/module';
-import { AgentLedgerModule } from '@agent-ledger/module';
-import type { ProjectionSource } from '@agent-ledger/projections';
+import { AgentLedgerModule, readModelSources } from '@agent-ledger/module';
 import type { HttpApiOptions } from './http-api-options';
 import { HTTP_API_CONTROLLERS, httpApiProviders } from './http-api';
 
@@ -41,15 +40,8 @@ export class AgentLedgerHttpModule {
       module: AgentLedgerHttpModule,
       imports: [AgentLedgerModule.forRoot(ledger)],
       controllers: [...HTTP_API_CONTROLLERS],
-      providers: httpApiProviders(http, projectionSourcesOf(ledger), ledger.agents),
+      providers: httpApiProviders(http, readModelSources(ledger.store, ledger.auditStore), ledger.agents),
       exports: [AgentLedgerModule],
     };
   }
-}
-
-/** The read models' sources as `AgentLedgerModule` names them: `runs`, and `audit` when the audit store is another store. */
-function projectionSourcesOf(ledger: AgentLedgerModuleOptions): ProjectionSource[] {
-  const sources: ProjectionSource[] = [{ name: 'runs', store: ledger.store }];
-  if (ledger.auditStore !== undefined && ledger.auditStore !== ledger.store) sources.push({ name: 'audit', store: ledger.auditStore });
-  return sources;
 }

@@ -122,14 +122,19 @@ export class AgentLedgerModule {
   }
 }
 
-function projectionSourcesOf(options: AgentLedgerRuntimeOptions): ProjectionSource[] {
-  const sources: ProjectionSource[] = [{ name: 'runs', store: options.store }];
-  if (options.auditStore !== undefined && options.auditStore !== options.store) sources.push({ name: 'audit', store: options.auditStore });
+/**
+ * The read models' sources of a runtime's stores, as every part of
+ * agent-ledger names them: `runs`, and `audit` when the audit streams live in
+ * another store (none given, or the same store: `runs` only).
+ */
+export function readModelSources(store: EventStore, auditStore?: EventStore): ProjectionSource[] {
+  const sources: ProjectionSource[] = [{ name: 'runs', store }];
+  if (auditStore !== undefined && auditStore !== store) sources.push({ name: 'audit', store: auditStore });
   return sources;
 }
 
 function projectionsOptionsOf(options: AgentLedgerRuntimeOptions, readModels: ReadModelsOptions): ProjectionsModuleOptions {
-  return { ...readModels, sources: projectionSourcesOf(options) };
+  return { ...readModels, sources: readModelSources(options.store, options.auditStore) };
 }
 
 /**

@@ -5,7 +5,8 @@ import { reviewAuditStores } from '@agent-ledger/runtime';
 import type { ServiceConfig } from '../config/service-config';
 import type { CliOutput } from './cli-output';
 import { ExitCode, table } from './cli-output';
-import { openReadModels, projectionSources } from '../config/read-models';
+import { readModelSources } from '@agent-ledger/module';
+import { openReadModels } from '../config/read-models';
 import { openStores } from '../config/open-stores';
 import { printVerdict } from './audit-verdict-output';
 
@@ -42,7 +43,7 @@ export async function auditReview(config: ServiceConfig, options: { json: boolea
   const stores = openStores(config);
   const readModels = openReadModels(config);
   try {
-    const sources = projectionSources(stores);
+    const sources = readModelSources(stores.runStore, stores.auditStore);
     for (const source of sources) await new ProjectionRunner(readModels, source).catchUp();
     const review = new ProjectionQueries(readModels, sources).auditReview();
     const verdict = await reviewAuditStores(stores);

@@ -3,7 +3,8 @@ import { PROJECTION_NAMES, ProjectionRebuilder } from '@agent-ledger/projections
 import type { ServiceConfig } from '../config/service-config';
 import type { CliOutput } from './cli-output';
 import { ExitCode } from './cli-output';
-import { openReadModels, projectionSources } from '../config/read-models';
+import { readModelSources } from '@agent-ledger/module';
+import { openReadModels } from '../config/read-models';
 import { openStores } from '../config/open-stores';
 
 /**
@@ -20,7 +21,7 @@ export async function projectionsRebuild(config: ServiceConfig, name: string | u
   const stores = openStores(config);
   const readModels = openReadModels(config);
   try {
-    const rebuilder = new ProjectionRebuilder(readModels, projectionSources(stores));
+    const rebuilder = new ProjectionRebuilder(readModels, readModelSources(stores.runStore, stores.auditStore));
     const progress = rebuilder.rebuildWithProgress({ projections: name === undefined ? undefined : [name as ProjectionName] });
     let lastLine = 0;
     for (;;) {
