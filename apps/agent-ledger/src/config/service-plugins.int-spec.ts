@@ -204,14 +204,20 @@ describe('plugins in the service (in-process)', () => {
     expect(started.body.run).toMatchObject({ status: 'COMPLETED', answer: 'Commented on T-1' });
     const { runId } = started.body;
 
-    const steps = await call<{ steps: { stepId: string; toolName: string | null; effect: string | null; idempotencyKey: string | null; outcome: string | null }[] }>(
-      'GET',
-      `/runs/${runId}/steps`,
-    );
-    const write = steps.body.steps.find((step) => step.toolName === 'tickets.comment');
+    // The steps read model follows the store a little behind: poll it (with a deadline) until it has both tool steps.
+    type StepRow = { stepId: string; toolName: string | null; effect: string | null; idempotencyKey: string | null; outcome: string | null };
+    const stepsDeadline = Date.now() + scaled(20_000);
+    let steps = await call<{ steps?: StepRow[] }>('GET', `/runs/${runId}/steps`);
+    const settledTools = (rows: StepRow[] = []): number => rows.filter((step) => step.toolName !== null && step.outcome !== null).length;
+    while (settledTools(steps.body.steps) < 2 && Date.now() < stepsDeadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      steps = await call<{ steps?: StepRow[] }>('GET', `/runs/${runId}/steps`);
+    }
+    const stepRows = steps.body.steps ?? [];
+    const write = stepRows.find((step) => step.toolName === 'tickets.comment');
     expect(write).toMatchObject({ effect: 'NON_IDEMPOTENT_WRITE', outcome: 'succeeded' });
     expect(write?.idempotencyKey).toEqual(expect.any(String));
-    expect(steps.body.steps.find((step) => step.toolName === 'tickets.search')).toMatchObject({ effect: 'READ_ONLY', outcome: 'succeeded' });
+    expect(stepRows.find((step) => step.toolName === 'tickets.search')).toMatchObject({ effect: 'READ_ONLY', outcome: 'succeeded' });
 
     // The write ran exactly once, given the step's idempotency key.
     const comments = readFileSync(process.env.TICKETS_LEDGER as string, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as unknown);
