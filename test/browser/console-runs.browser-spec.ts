@@ -334,8 +334,12 @@ describe('the console: runs and approvals (browser)', () => {
     expect(await page.evaluate(() => (globalThis as unknown as Record<string, unknown>).__inputMarker)).toBe(1);
     expect(await page.getByTestId('input-answer').count()).toBe(0);
 
-    const events = await service.as(service.keys.operator).get<{ steps: Array<{ toolName: string | null; outcome: string | null }> }>(`/runs/${runId}/steps`);
-    expect(events.body.steps).toEqual(expect.arrayContaining([expect.objectContaining({ toolName: 'user.ask', outcome: 'succeeded' })]));
+    // The steps read model follows the store a little behind the page (which follows the run's stream).
+    const asked = await eventually(async () => {
+      const steps = await service.as(service.keys.operator).get<{ steps: Array<{ toolName: string | null; outcome: string | null }> }>(`/runs/${runId}/steps`);
+      return steps.body.steps?.find((step) => step.toolName === 'user.ask' && step.outcome !== null);
+    }, 'the user.ask step, settled, in the steps read model', UI_TIMEOUT_MS);
+    expect(asked).toMatchObject({ toolName: 'user.ask', outcome: 'succeeded' });
     const submitted = await page.locator('[data-testid=timeline-event][data-type=InputSubmitted]').textContent();
     expect(submitted).toContain('operator');
     expect(submitted).toContain('the quarterly one');
