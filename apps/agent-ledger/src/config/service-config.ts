@@ -7,6 +7,8 @@ import type { ConfigFile, ConfigFileKey } from './config-file';
 import { CONFIG_FILE_KEYS, readConfigFile } from './config-file';
 import type { CrashPointsSetting } from './crash-test/crash-test-settings';
 import { readCrashTestConfig } from './crash-test/crash-test-settings';
+import type { ServiceEnvironment } from './service-environment';
+import { serviceEnvironmentOf } from './service-environment';
 
 /** The service's settings, read from the environment and an optional configuration file (`AGENT_LEDGER_CONFIG`). */
 export interface ServiceConfig extends HttpApiOptions {
@@ -125,13 +127,17 @@ interface Found {
  *   file's dotted key (`server.port`), of a bad or unknown value.
  */
 export function readServiceConfig(env: Env = process.env, cwd = process.cwd()): ServiceConfig {
-  const configPath = text(env.AGENT_LEDGER_CONFIG);
+  const configPath = text(serviceEnvironmentOf(env).AGENT_LEDGER_CONFIG);
   const file = configPath === undefined ? null : readConfigFile(absolute(cwd, configPath));
   return resolveServiceConfig(env, file, cwd);
 }
 
-/** {@link readServiceConfig} on a configuration file already read (pure). */
-export function resolveServiceConfig(env: Env, file: ConfigFile | null, cwd: string): ServiceConfig {
+/**
+ * {@link readServiceConfig} on a configuration file already read (pure). It
+ * reads only the variables of `SERVICE_ENVIRONMENT_VARIABLES`.
+ */
+export function resolveServiceConfig(environment: Env, file: ConfigFile | null, cwd: string): ServiceConfig {
+  const env: ServiceEnvironment = serviceEnvironmentOf(environment);
   const fileKeyOf = new Map(Object.entries(CONFIG_FILE_KEYS).map(([key, name]) => [name, key as ConfigFileKey]));
   const find = (name: SettingName): Found | undefined => {
     const fromEnv = text(env[name]);
