@@ -28,6 +28,7 @@ describe('interpolate (Compose rules)', () => {
   it('refuses an unset or empty required variable with its message, as Compose refuses the file', () => {
     expect(() => interpolate('${EMPTY:?set it in .env}', env)).toThrow(new InterpolationError('EMPTY', 'set it in .env'));
     expect(() => interpolate('${UNSET?}', env)).toThrow('required variable UNSET is missing a value');
+    expect(() => interpolate('${EMPTY:?set it}', env)).toThrow('required variable EMPTY is missing a value: set it');
     expect(interpolate('${EMPTY?never}', env)).toBe('');
   });
 

@@ -9,7 +9,7 @@ export class InterpolationError extends Error {
     readonly variable: string,
     message: string,
   ) {
-    super(`required variable ${variable} ${message}`);
+    super(`required variable ${variable} is missing a value${message === '' ? '' : `: ${message}`}`);
   }
 }
 
@@ -27,7 +27,7 @@ export function interpolate(text: string, env: ReadonlyMap<string, string>, used
     const nested = interpolate(word ?? '', env, used);
     if (operator === '-') return missing ? nested : (value as string);
     if (operator === '+') return missing ? '' : nested;
-    if (missing) throw new InterpolationError(name, nested === '' ? 'is missing a value' : nested);
+    if (missing) throw new InterpolationError(name, nested);
     return value as string;
   });
 }
