@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigurationError, InvalidFieldError } from '@agent-ledger/domain';
+import { consoleUrlLine } from './config/console-url';
 import { startCrashTestMode } from './config/crash-test/crash-test-mode';
 import type { OpenStores } from './config/open-stores';
 import { openStores } from './config/open-stores';
@@ -115,7 +116,7 @@ async function bootstrap(): Promise<void> {
   if (config.configFile !== null) Logger.log(`configuration file: ${config.configFile}`, 'Bootstrap');
   if (agents.length === 0) Logger.warn('No agent is configured: name an agents file (AGENTS_CONFIG) or plugins with agents (AGENT_LEDGER_PLUGINS); every run will be refused', 'Bootstrap');
   Logger.log(`agent-ledger listening on http://${host}:${port} (${backend}; agents: ${agents.map((a) => a.name).join(', ')}${pluginsNote(plugins)})`, 'Bootstrap');
-  Logger.log(`console: http://${host}:${port}/console/`, 'Bootstrap');
+  Logger.log(consoleUrlLine(config.host, port), 'Bootstrap');
 }
 
 void bootstrap();
