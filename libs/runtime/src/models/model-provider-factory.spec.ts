@@ -66,7 +66,7 @@ describe('createModelProvider', () => {
     });
 
     it('refuses a type that no one registered, naming the known ones', () => {
-      expect(() => createModelProvider(config, { providers: { other: () => ({ respond: jest.fn() }) } })).toThrow('Unknown model provider type "echo" (known: scripted, openai, other)');
+      expect(() => createModelProvider(config, { providers: { other: () => ({ respond: jest.fn() }) } })).toThrow('Unknown model provider type "echo" (known: scripted, openai, anthropic, other)');
     });
 
     it('refuses a factory that returns no provider, and wraps one that throws, naming the type', () => {
