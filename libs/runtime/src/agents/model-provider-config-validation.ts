@@ -193,7 +193,7 @@ function validateOpenAi(value: unknown, path: string, reader: ConfigReader): Mod
   }
   const baseUrl = validateBaseUrl(provider['baseUrl'], joinPath(path, 'baseUrl'), reader, '/chat/completions');
   const model = reader.string(provider['model'], joinPath(path, 'model'), { nonEmpty: true });
-  const common = validateHttpProviderCommon(provider, path, reader, MAX_TEMPERATURE);
+  const common = validateHttpProviderCommon(provider, path, reader, { maxTemperature: MAX_TEMPERATURE, keyEnv: 'OPENAI_API_KEY', urlEnv: 'OPENAI_BASE_URL' });
   if (reader.issues.length > before || baseUrl === undefined || model === undefined) return undefined;
   return Object.freeze({ type: 'openai' as const, baseUrl, model, ...common });
 }
@@ -211,7 +211,11 @@ function validateAnthropic(value: unknown, path: string, reader: ConfigReader): 
     provider['maxTokens'] === undefined
       ? undefined
       : reader.number(provider['maxTokens'], joinPath(path, 'maxTokens'), { min: 1, max: MAX_ANTHROPIC_MAX_TOKENS, integer: true });
-  const common = validateHttpProviderCommon(provider, path, reader, MAX_ANTHROPIC_TEMPERATURE);
+  const common = validateHttpProviderCommon(provider, path, reader, {
+    maxTemperature: MAX_ANTHROPIC_TEMPERATURE,
+    keyEnv: 'ANTHROPIC_API_KEY',
+    urlEnv: 'ANTHROPIC_BASE_URL',
+  });
   if (reader.issues.length > before || model === undefined) return undefined;
   return Object.freeze({
     type: 'anthropic' as const,
@@ -233,15 +237,14 @@ function validateHttpProviderCommon(
   provider: Readonly<Record<string, unknown>>,
   path: string,
   reader: ConfigReader,
-  maxTemperature: number,
+  rules: { readonly maxTemperature: number; readonly keyEnv: string; readonly urlEnv: string },
 ): HttpProviderCommon {
-  const envName = (key: string, example: string): string | undefined =>
-    provider[key] === undefined
+  const apiKeyEnv =
+    provider['apiKeyEnv'] === undefined
       ? undefined
-      : reader.pattern(provider[key], joinPath(path, key), ENV_VAR_NAME_PATTERN, `the name of an environment variable (e.g. ${example}), never the key itself`, {
+      : reader.pattern(provider['apiKeyEnv'], joinPath(path, 'apiKeyEnv'), ENV_VAR_NAME_PATTERN, `the name of an environment variable (e.g. ${rules.keyEnv}), never the key itself`, {
           secret: true,
         });
-  const apiKeyEnv = envName('apiKeyEnv', 'OPENAI_API_KEY');
   const apiKeyFile = provider['apiKeyFile'] === undefined ? undefined : validateApiKeyFile(provider['apiKeyFile'], joinPath(path, 'apiKeyFile'), reader);
   if (provider['apiKeyEnv'] !== undefined && provider['apiKeyFile'] !== undefined) {
     reader.add(joinPath(path, 'apiKeyFile'), 'cannot be given with apiKeyEnv: name one place the key comes from');
@@ -249,7 +252,7 @@ function validateHttpProviderCommon(
   const baseUrlEnv =
     provider['baseUrlEnv'] === undefined
       ? undefined
-      : reader.pattern(provider['baseUrlEnv'], joinPath(path, 'baseUrlEnv'), ENV_VAR_NAME_PATTERN, 'the name of an environment variable (e.g. OPENAI_BASE_URL)');
+      : reader.pattern(provider['baseUrlEnv'], joinPath(path, 'baseUrlEnv'), ENV_VAR_NAME_PATTERN, `the name of an environment variable (e.g. ${rules.urlEnv})`);
   const timeoutSeconds =
     provider['timeoutSeconds'] === undefined
       ? undefined
@@ -261,7 +264,7 @@ function validateHttpProviderCommon(
   const temperature =
     provider['temperature'] === undefined
       ? undefined
-      : reader.number(provider['temperature'], joinPath(path, 'temperature'), { min: 0, max: maxTemperature });
+      : reader.number(provider['temperature'], joinPath(path, 'temperature'), { min: 0, max: rules.maxTemperature });
   return {
     ...(baseUrlEnv === undefined ? {} : { baseUrlEnv }),
     ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }),
