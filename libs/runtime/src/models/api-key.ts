@@ -40,7 +40,7 @@ export function readApiKey(lookup: ApiKeyLookup, env: NodeJS.ProcessEnv): string
     }
     const key = text.trim();
     if (key === '') throw new ConfigurationError(`The API key file ${source.apiKeyFile} (provider.apiKeyFile) of the ${provider} provider is empty: it must hold the API key of ${url}`);
-    return key;
+    return headerSafe(key, `The API key in the file ${source.apiKeyFile} (provider.apiKeyFile)`);
   }
   const name = source.apiKeyEnv ?? defaultEnv;
   if (name === undefined) return undefined;
@@ -49,6 +49,21 @@ export function readApiKey(lookup: ApiKeyLookup, env: NodeJS.ProcessEnv): string
     const which = source.apiKeyEnv === undefined ? `the default of provider.apiKeyEnv for type ${provider}` : 'provider.apiKeyEnv';
     throw new ConfigurationError(
       `The environment variable ${name} (${which}) is not set: it must hold the API key of ${url} (or name a file that holds it in provider.apiKeyFile)`,
+    );
+  }
+  return headerSafe(key, `The API key in the environment variable ${name}`);
+}
+
+/**
+ * Refuses a key an HTTP header cannot carry. fetch would refuse it at each
+ * call with a message that quotes the whole header, key included, and that
+ * message would be recorded as the run's failure.
+ */
+function headerSafe(key: string, what: string): string {
+  const at = key.search(/[^\x21-\x7e]/);
+  if (at >= 0) {
+    throw new ConfigurationError(
+      `${what} has a character an HTTP header cannot carry (a space, a line break or a non-ASCII character) at position ${at + 1}: set the key again, as the vendor gave it`,
     );
   }
   return key;
