@@ -40,7 +40,7 @@ export async function postModelRequest(call: ModelHttpCall): Promise<ModelHttpRe
     return { status: reply.status, ok: reply.ok, headers: reply.headers, text };
   } catch (error) {
     if (timeout.aborted && !call.signal.aborted && error === timeout.reason) {
-      throw new ModelProviderTimeoutError(call.url, call.timeoutMs, { cause: error });
+      throw new ModelProviderTimeoutError(call.url, call.timeoutMs, { cause: error, provider: call.provider });
     }
     // fetch's own failure to reach the server (not an abort, not an answer): named, with the socket's cause.
     if (isFetchNetworkFailure(error) && !signal.aborted) {

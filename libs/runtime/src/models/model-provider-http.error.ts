@@ -31,14 +31,18 @@ export class ModelProviderHttpError extends AgentLedgerError {
     readonly retryAfterMs: number | undefined,
     /** The server's own error message, when its body is an OpenAI-style `{ error: { message } }` (or Anthropic's). */
     serverMessage?: string,
-    /** The class, when the vendor's meaning of the status differs from `classifyHttpStatus`'s. */
-    failureClass?: FailureClass,
+    options: {
+      /** The class, when the vendor's meaning of the status differs from `classifyHttpStatus`'s. */
+      readonly failureClass?: FailureClass;
+      /** The provider's type (`openai`, `anthropic`), named in the message. */
+      readonly provider?: string;
+    } = {},
   ) {
     super(
-      `The model server answered HTTP ${status} to POST ${url}` +
+      `The ${options.provider === undefined ? '' : `${options.provider} `}model server answered HTTP ${status} to POST ${url}` +
         (serverMessage === undefined || serverMessage === '' ? '' : `: ${serverMessage}`) +
         (retryAfterMs === undefined ? '' : ` (retry after ${retryAfterMs} ms)`),
     );
-    this.failureClass = failureClass ?? classifyHttpStatus(status);
+    this.failureClass = options.failureClass ?? classifyHttpStatus(status);
   }
 }

@@ -120,7 +120,7 @@ describe('AnthropicMessagesModelProvider against a local HTTP server', () => {
 
     expect(error).toBeInstanceOf(ModelProviderHttpError);
     expect(error).toMatchObject({ status, retryAfterMs: 7000, url: `${baseUrl}/v1/messages` });
-    expect((error as Error).message).toBe(`The model server answered HTTP ${status} to POST ${baseUrl}/v1/messages: ${type}: ${message} (retry after 7000 ms)`);
+    expect((error as Error).message).toBe(`The anthropic model server answered HTTP ${status} to POST ${baseUrl}/v1/messages: ${type}: ${message} (retry after 7000 ms)`);
     expect(classifyFailure(error)).toBe('rateLimit');
     expect(isRetryable(classifyFailure(error))).toBe(true);
   });
@@ -193,6 +193,7 @@ describe('AnthropicMessagesModelProvider against a local HTTP server', () => {
     expect(Date.now() - started).toBeLessThan(scaled(5_000));
     expect(error).toBeInstanceOf(ModelProviderTimeoutError);
     expect(error).toMatchObject({ timeoutMs: 200, url: `${baseUrl}/v1/messages` });
+    expect((error as Error).message).toBe(`The anthropic model server did not answer POST ${baseUrl}/v1/messages within 200 ms`);
     expect((error as Error).cause).toMatchObject({ name: 'TimeoutError' });
     expect(classifyFailure(error)).toBe('connection');
   });

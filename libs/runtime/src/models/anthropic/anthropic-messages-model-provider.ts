@@ -131,7 +131,7 @@ export class AnthropicMessagesModelProvider implements ModelProvider {
         text.slice(0, HTTP_ERROR_BODY_EXCERPT_LENGTH),
         parseRetryAfter(reply.headers.get('retry-after'), this.now()),
         error?.message,
-        anthropicFailureClass(reply.status, error?.type),
+        { provider: 'anthropic', failureClass: anthropicFailureClass(reply.status, error?.type) },
       );
     }
     return fromAnthropicMessagesResponse(text, names, this.url, this.maxTokens);

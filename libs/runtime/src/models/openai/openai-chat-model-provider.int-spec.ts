@@ -194,7 +194,7 @@ describe('OpenAiChatModelProvider against a local HTTP server', () => {
 
     expect(error).toBeInstanceOf(ModelProviderHttpError);
     expect(error).toMatchObject({ status: 429, retryAfterMs: 3000, url: `${baseUrl}/chat/completions` });
-    expect((error as Error).message).toContain('Rate limit reached');
+    expect((error as Error).message).toBe(`The openai model server answered HTTP 429 to POST ${baseUrl}/chat/completions: Rate limit reached (retry after 3000 ms)`);
     expect(classifyFailure(error)).toBe('rateLimit');
     expect(isRetryable(classifyFailure(error))).toBe(true);
   });
@@ -255,6 +255,7 @@ describe('OpenAiChatModelProvider against a local HTTP server', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(error).toBeInstanceOf(ModelProviderTimeoutError);
     expect(error).toMatchObject({ timeoutMs: 200 });
+    expect((error as Error).message).toBe(`The openai model server did not answer POST ${baseUrl}/chat/completions within 200 ms`);
     expect((error as Error).cause).toMatchObject({ name: 'TimeoutError' });
     expect(classifyFailure(error)).toBe('connection');
   });

@@ -123,6 +123,7 @@ export class OpenAiChatModelProvider implements ModelProvider {
         text.slice(0, HTTP_ERROR_BODY_EXCERPT_LENGTH),
         parseRetryAfter(reply.headers.get('retry-after'), this.now()),
         serverMessageOf(text),
+        { provider: 'openai' },
       );
     }
     return fromOpenAiChatResponse(text, names, this.url);
