@@ -35,6 +35,8 @@ export { ScriptedModelProvider } from './models/scripted/scripted-model-provider
 export * from './models/scripted/script-ended.error';
 export * from './models/openai/openai-chat-model-provider';
 export * from './models/openai/openai-tool-names';
+export * from './models/anthropic/anthropic-messages-model-provider';
+export * from './models/model-reply-truncated.error';
 export * from './agents/agent-definition';
 export * from './agents/agent-approvals';
 export * from './agents/agent-limits';

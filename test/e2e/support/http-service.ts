@@ -31,13 +31,23 @@ export interface HttpService {
   stop(): Promise<number | null>;
 }
 
-/** Starts the service with `agentsYaml` as its agents file and `env` on top of a fresh data folder. */
-export async function startHttpService(options: { readonly agentsYaml: string; readonly env?: Readonly<Record<string, string>> }): Promise<HttpService> {
+/**
+ * Starts the service with `agentsYaml` as its agents file (or the file
+ * `agentsFile`, e.g. one of `config/`) and `env` on top of a fresh data folder.
+ */
+export async function startHttpService(
+  options: ({ readonly agentsYaml: string } | { readonly agentsFile: string }) & { readonly env?: Readonly<Record<string, string>> },
+): Promise<HttpService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'agent-ledger-http-'));
   const workspaceDir = join(dataDir, 'workspace');
   mkdirSync(workspaceDir, { recursive: true });
-  const agentsPath = join(dataDir, 'agents.yaml');
-  writeFileSync(agentsPath, options.agentsYaml);
+  let agentsPath: string;
+  if ('agentsFile' in options) {
+    agentsPath = options.agentsFile;
+  } else {
+    agentsPath = join(dataDir, 'agents.yaml');
+    writeFileSync(agentsPath, options.agentsYaml);
+  }
   const child: ChildProcess = spawn(process.execPath, [...entryArgs('service')], {
     cwd: root,
     env: {

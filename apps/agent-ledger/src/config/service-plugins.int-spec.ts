@@ -261,6 +261,6 @@ describe('plugins in the service (in-process)', () => {
     await expect(loadServiceDefinitions(configFor({ AGENT_LEDGER_PLUGINS: 'models.cjs' }))).rejects.toThrow('agents[0].tools[0] "notes.write" is not a known tool');
     // Without the plugin, its provider type is unknown too.
     writeFileSync(join(dir, 'agents.yaml'), AGENTS_YAML);
-    await expect(loadServiceDefinitions(configFor({}))).rejects.toThrow('agents[0].provider.type must be one of scripted, openai, not "canned"');
+    await expect(loadServiceDefinitions(configFor({}))).rejects.toThrow('agents[0].provider.type must be one of scripted, openai, anthropic, not "canned"');
   });
 });

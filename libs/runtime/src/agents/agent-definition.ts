@@ -26,19 +26,55 @@ export type BuiltinModelProviderConfig =
       readonly type: 'scripted';
       readonly script: readonly ScriptedRound[];
     }
-  | {
-      /** Any OpenAI-compatible chat-completions server (OpenAI, llama.cpp, vLLM, Ollama). */
-      readonly type: 'openai';
-      /** e.g. `http://localhost:11434/v1` */
-      readonly baseUrl: string;
-      readonly model: string;
-      /** The name of the environment variable that holds the API key (never the key itself). */
-      readonly apiKeyEnv?: string;
-      /** @default 60 */
-      readonly timeoutSeconds?: number;
-      /** @default 0 */
-      readonly temperature?: number;
-    };
+  | OpenAiModelProviderConfig
+  | AnthropicModelProviderConfig;
+
+/**
+ * Where a provider finds its API key: the environment variable named by
+ * `apiKeyEnv`, or the file named by `apiKeyFile` (its content, trimmed; e.g. a
+ * container secret). At most one of them; never the key itself, which the
+ * configuration refuses (`apiKey`).
+ */
+export interface ApiKeySource {
+  /** The name of the environment variable that holds the key, e.g. `OPENAI_API_KEY` (never the key itself). */
+  readonly apiKeyEnv?: string;
+  /** The absolute path of a file that holds the key, e.g. `/run/secrets/openai_key` (never the key itself). */
+  readonly apiKeyFile?: string;
+}
+
+/** Any OpenAI-compatible chat-completions server (OpenAI, llama.cpp, vLLM, Ollama). */
+export interface OpenAiModelProviderConfig extends ApiKeySource {
+  readonly type: 'openai';
+  /** e.g. `http://localhost:11434/v1`, `https://api.openai.com/v1` */
+  readonly baseUrl: string;
+  /**
+   * The name of an environment variable that, when set, replaces `baseUrl`
+   * (e.g. `OPENAI_BASE_URL`: a proxy, a test server).
+   */
+  readonly baseUrlEnv?: string;
+  readonly model: string;
+  /** @default 60 */
+  readonly timeoutSeconds?: number;
+  /** @default 0 */
+  readonly temperature?: number;
+}
+
+/** Anthropic's Messages API (`POST {baseUrl}/v1/messages`). */
+export interface AnthropicModelProviderConfig extends ApiKeySource {
+  readonly type: 'anthropic';
+  /** @default https://api.anthropic.com */
+  readonly baseUrl?: string;
+  /** The name of an environment variable that, when set, replaces `baseUrl` (e.g. `ANTHROPIC_BASE_URL`). */
+  readonly baseUrlEnv?: string;
+  /** e.g. `claude-sonnet-4-5` */
+  readonly model: string;
+  /** The most tokens one reply may have (`max_tokens`, required by the API). @default 4096 */
+  readonly maxTokens?: number;
+  /** @default 60 */
+  readonly timeoutSeconds?: number;
+  /** From 0 to 1. @default 0 */
+  readonly temperature?: number;
+}
 
 /** One round of a scripted agent: tool calls, or the final answer. */
 export type ScriptedRound =

@@ -19,3 +19,15 @@ export const DEFAULT_TEMPERATURE = 0;
 
 /** The highest temperature OpenAI-compatible servers accept. */
 export const MAX_TEMPERATURE = 2;
+
+/** The highest temperature Anthropic's Messages API accepts. */
+export const MAX_ANTHROPIC_TEMPERATURE = 1;
+
+/** Where an `anthropic` provider sends its requests when it names no `baseUrl`. */
+export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+
+/** The `max_tokens` of an `anthropic` provider that names no `maxTokens` (every current model allows it). @default 4096 */
+export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
+
+/** The largest `maxTokens` an `anthropic` provider may set. */
+export const MAX_ANTHROPIC_MAX_TOKENS = 128_000;

@@ -486,10 +486,10 @@ describe('parseAgentsConfig', () => {
 
     it('requires a known type', () => {
       const document = validDocument();
-      provider(document, 0)['type'] = 'anthropic';
-      expectIssue(document, 'agents[0].provider.type', 'must be one of scripted, openai, not "anthropic"');
+      provider(document, 0)['type'] = 'gemini';
+      expectIssue(document, 'agents[0].provider.type', 'must be one of scripted, openai, anthropic, not "gemini"');
       delete provider(document, 1)['type'];
-      expectIssue(document, 'agents[1].provider.type', 'is required (one of scripted, openai)');
+      expectIssue(document, 'agents[1].provider.type', 'is required (one of scripted, openai, anthropic)');
     });
   });
 
@@ -608,6 +608,86 @@ describe('parseAgentsConfig', () => {
       const document = validDocument();
       provider(document, 1)['temperature'] = temperature;
       expectIssue(document, 'agents[1].provider.temperature', /^must be a number from 0 to 2/);
+    });
+  });
+
+  describe('where an API key comes from (openai and anthropic)', () => {
+    it('accepts apiKeyFile (an absolute path) and baseUrlEnv, and keeps them', () => {
+      const document = validDocument();
+      Object.assign(provider(document, 1), { apiKeyFile: '/run/secrets/openai_key', baseUrlEnv: 'OPENAI_BASE_URL' });
+      const config = parseAgentsConfig(JSON.stringify(document), 'agents.json');
+      expect(config.agents[1]?.provider).toMatchObject({ apiKeyFile: '/run/secrets/openai_key', baseUrlEnv: 'OPENAI_BASE_URL' });
+    });
+
+    it('refuses an apiKeyFile that is not an absolute path without echoing it (it may be a pasted key)', () => {
+      const document = validDocument();
+      provider(document, 1)['apiKeyFile'] = 'sk-proj-abc123';
+      const issues = issuesOf(document);
+      expect(issues).toContainEqual({ path: 'agents[1].provider.apiKeyFile', message: expect.stringMatching(/must be the absolute path of a file that holds the key.*never the key itself/) });
+      expect(JSON.stringify(issues)).not.toContain('sk-proj-abc123');
+    });
+
+    it('refuses apiKeyEnv and apiKeyFile together', () => {
+      const document = validDocument();
+      Object.assign(provider(document, 1), { apiKeyEnv: 'OPENAI_API_KEY', apiKeyFile: '/run/secrets/openai_key' });
+      expectIssue(document, 'agents[1].provider.apiKeyFile', 'cannot be given with apiKeyEnv: name one place the key comes from');
+    });
+
+    it.each(['apiKey', 'api_key', 'key'])('refuses a literal key in %s, naming apiKeyEnv and apiKeyFile, without echoing it', (field) => {
+      const document = validDocument();
+      provider(document, 1)[field] = 'sk-live-secret-value';
+      const issues = issuesOf(document);
+      expect(issues).toContainEqual({
+        path: `agents[1].provider.${field}`,
+        message: 'is refused: never put an API key in the configuration; name the environment variable that holds it in apiKeyEnv, or the file that holds it in apiKeyFile',
+      });
+      expect(JSON.stringify(issues)).not.toContain('sk-live-secret-value');
+    });
+
+    it('refuses a baseUrlEnv that is not a variable name', () => {
+      const document = validDocument();
+      provider(document, 1)['baseUrlEnv'] = 'http://localhost:1234/v1';
+      expectIssue(document, 'agents[1].provider.baseUrlEnv', /^must be the name of an environment variable/);
+    });
+  });
+
+  describe('anthropic provider', () => {
+    function anthropicDocument(settings: Record<string, unknown>): { agents: Record<string, unknown>[] } {
+      return { agents: [{ name: 'claude', instructions: 'Answer briefly.', tools: ['clock.now'], provider: { type: 'anthropic', model: 'claude-sonnet-4-5', ...settings } }] };
+    }
+
+    it('accepts the type with a model alone (the defaults are the provider\'s), and every setting', () => {
+      expect(parseAgentsConfig(JSON.stringify(anthropicDocument({})), 'agents.json').agents[0]?.provider).toEqual({ type: 'anthropic', model: 'claude-sonnet-4-5' });
+      const all = {
+        baseUrl: 'https://anthropic.example/',
+        baseUrlEnv: 'ANTHROPIC_BASE_URL',
+        apiKeyEnv: 'MY_ANTHROPIC_KEY',
+        maxTokens: 2048,
+        timeoutSeconds: 90,
+        temperature: 1,
+      };
+      expect(parseAgentsConfig(JSON.stringify(anthropicDocument(all)), 'agents.json').agents[0]?.provider).toEqual({ type: 'anthropic', model: 'claude-sonnet-4-5', ...all });
+    });
+
+    it.each([
+      [{ model: '' }, 'agents[0].provider.model', 'must not be empty'],
+      [{ maxTokens: 0 }, 'agents[0].provider.maxTokens', /^must be an integer from 1 to 128000/],
+      [{ maxTokens: 10.5 }, 'agents[0].provider.maxTokens', /^must be an integer from 1 to 128000/],
+      [{ temperature: 1.5 }, 'agents[0].provider.temperature', /^must be a number from 0 to 1, not number 1.5/],
+      [{ timeoutSeconds: 601 }, 'agents[0].provider.timeoutSeconds', /^must be a number greater than 0 and at most 600/],
+      [{ baseUrl: 'https://api.anthropic.com?x=1' }, 'agents[0].provider.baseUrl', /must not have a query or a fragment \(\/v1\/messages is appended to it\)/],
+      [{ apiKeyEnv: 'sk-ant-api03-xyz' }, 'agents[0].provider.apiKeyEnv', /never the key itself/],
+      [{ apiKey: 'sk-ant-api03-xyz' }, 'agents[0].provider.apiKey', /never put an API key in the configuration/],
+      [{ script: [] }, 'agents[0].provider.script', /is not a known key of an anthropic provider/],
+    ])('refuses %j, naming %s', (settings, path, message) => {
+      expectIssue(anthropicDocument(settings), path, message);
+      expect(JSON.stringify(issuesOf(anthropicDocument(settings)))).not.toContain('sk-ant-api03-xyz');
+    });
+
+    it('requires a model', () => {
+      const document = anthropicDocument({});
+      delete provider(document, 0)['model'];
+      expectIssue(document, 'agents[0].provider.model', 'is required');
     });
   });
 });

@@ -1,6 +1,9 @@
-import type { BuiltinModelProviderConfig, ModelProviderConfig, ScriptedRound } from './agent-definition';
+import { isAbsolute } from 'node:path';
+import type { ApiKeySource, BuiltinModelProviderConfig, ModelProviderConfig, ScriptedRound } from './agent-definition';
 import {
   ENV_VAR_NAME_PATTERN,
+  MAX_ANTHROPIC_MAX_TOKENS,
+  MAX_ANTHROPIC_TEMPERATURE,
   MAX_MODEL_TIMEOUT_SECONDS,
   MAX_TEMPERATURE,
 } from './agent-limits';
@@ -10,13 +13,17 @@ import { isPlainObject, joinPath } from './config-reader';
 import { deepFreeze } from './deep-freeze';
 
 /** The provider types built into the runtime; plugins may register more (`modelProviders`), but not these nor `plugin`. */
-export const MODEL_PROVIDER_TYPES: readonly BuiltinModelProviderConfig['type'][] = Object.freeze(['scripted', 'openai']);
+export const MODEL_PROVIDER_TYPES: readonly BuiltinModelProviderConfig['type'][] = Object.freeze(['scripted', 'openai', 'anthropic']);
 
-const API_KEY_HINT =
+const PLUGIN_API_KEY_HINT =
   'is refused: never put an API key in the configuration; put it in an environment variable and name that variable in apiKeyEnv';
+const PLUGIN_API_KEY_HINTS: Readonly<Record<string, string>> = { apiKey: PLUGIN_API_KEY_HINT, api_key: PLUGIN_API_KEY_HINT, key: PLUGIN_API_KEY_HINT };
+const API_KEY_HINT =
+  'is refused: never put an API key in the configuration; name the environment variable that holds it in apiKeyEnv, or the file that holds it in apiKeyFile';
 const API_KEY_HINTS: Readonly<Record<string, string>> = { apiKey: API_KEY_HINT, api_key: API_KEY_HINT, key: API_KEY_HINT };
 const SCRIPTED_KEYS = ['type', 'script'] as const;
-const OPENAI_KEYS = ['type', 'baseUrl', 'model', 'apiKeyEnv', 'timeoutSeconds', 'temperature'] as const;
+const OPENAI_KEYS = ['type', 'baseUrl', 'baseUrlEnv', 'model', 'apiKeyEnv', 'apiKeyFile', 'timeoutSeconds', 'temperature'] as const;
+const ANTHROPIC_KEYS = ['type', 'baseUrl', 'baseUrlEnv', 'model', 'apiKeyEnv', 'apiKeyFile', 'maxTokens', 'timeoutSeconds', 'temperature'] as const;
 
 /**
  * Validates one provider configuration (`agents[i].provider`), recording every
@@ -53,10 +60,13 @@ export function validateModelProviderConfig(
   if (type === 'openai') {
     return validateOpenAi(value, path, reader);
   }
+  if (type === 'anthropic') {
+    return validateAnthropic(value, path, reader);
+  }
   if (typeof type === 'string' && pluginTypes.includes(type)) {
     return validatePluginProvider(value, type, path, reader);
   }
-  reader.object(value, path, 'a provider', [...SCRIPTED_KEYS, ...OPENAI_KEYS.filter((key) => key !== 'type')], API_KEY_HINTS);
+  reader.object(value, path, 'a provider', [...new Set([...SCRIPTED_KEYS, ...OPENAI_KEYS, ...ANTHROPIC_KEYS])], API_KEY_HINTS);
   reader.add(
     joinPath(path, 'type'),
     type === undefined ? `is required (one of ${types.join(', ')})` : `must be one of ${types.join(', ')}, not ${JSON.stringify(type)}`,
@@ -70,7 +80,7 @@ function validatePluginProvider(value: Readonly<Record<string, unknown>>, type: 
   const rest: Record<string, unknown> = {};
   for (const [key, setting] of Object.entries(value)) {
     if (key === 'type') continue;
-    const hint = Object.hasOwn(API_KEY_HINTS, key) ? API_KEY_HINTS[key] : undefined;
+    const hint = Object.hasOwn(PLUGIN_API_KEY_HINTS, key) ? PLUGIN_API_KEY_HINTS[key] : undefined;
     if (hint !== undefined) reader.add(joinPath(path, key), hint);
     else rest[key] = setting;
   }
@@ -85,6 +95,14 @@ function validatePluginProvider(value: Readonly<Record<string, unknown>>, type: 
  */
 export function validateOpenAiProviderConfig(value: unknown, path: string, reader: ConfigReader): ModelProviderConfig | undefined {
   return validateOpenAi(value, path, reader);
+}
+
+/**
+ * Validates an `anthropic` provider configuration alone (what the provider's
+ * constructor checks when it is built without the configuration file).
+ */
+export function validateAnthropicProviderConfig(value: unknown, path: string, reader: ConfigReader): ModelProviderConfig | undefined {
+  return validateAnthropic(value, path, reader);
 }
 
 function validateScripted(
@@ -169,21 +187,72 @@ function validateRound(
 function validateOpenAi(value: unknown, path: string, reader: ConfigReader): ModelProviderConfig | undefined {
   const provider = reader.object(value, path, 'an openai provider', OPENAI_KEYS, API_KEY_HINTS);
   if (provider === undefined) return undefined;
+  const before = reader.issues.length;
   if (provider['type'] !== 'openai') {
     reader.add(joinPath(path, 'type'), `must be openai, not ${JSON.stringify(provider['type'])}`);
   }
-  const baseUrl = validateBaseUrl(provider['baseUrl'], joinPath(path, 'baseUrl'), reader);
+  const baseUrl = validateBaseUrl(provider['baseUrl'], joinPath(path, 'baseUrl'), reader, '/chat/completions');
   const model = reader.string(provider['model'], joinPath(path, 'model'), { nonEmpty: true });
+  const common = validateHttpProviderCommon(provider, path, reader, { maxTemperature: MAX_TEMPERATURE, keyEnv: 'OPENAI_API_KEY', urlEnv: 'OPENAI_BASE_URL' });
+  if (reader.issues.length > before || baseUrl === undefined || model === undefined) return undefined;
+  return Object.freeze({ type: 'openai' as const, baseUrl, model, ...common });
+}
+
+function validateAnthropic(value: unknown, path: string, reader: ConfigReader): ModelProviderConfig | undefined {
+  const provider = reader.object(value, path, 'an anthropic provider', ANTHROPIC_KEYS, API_KEY_HINTS);
+  if (provider === undefined) return undefined;
+  const before = reader.issues.length;
+  if (provider['type'] !== 'anthropic') {
+    reader.add(joinPath(path, 'type'), `must be anthropic, not ${JSON.stringify(provider['type'])}`);
+  }
+  const baseUrl = provider['baseUrl'] === undefined ? undefined : validateBaseUrl(provider['baseUrl'], joinPath(path, 'baseUrl'), reader, '/v1/messages');
+  const model = reader.string(provider['model'], joinPath(path, 'model'), { nonEmpty: true });
+  const maxTokens =
+    provider['maxTokens'] === undefined
+      ? undefined
+      : reader.number(provider['maxTokens'], joinPath(path, 'maxTokens'), { min: 1, max: MAX_ANTHROPIC_MAX_TOKENS, integer: true });
+  const common = validateHttpProviderCommon(provider, path, reader, {
+    maxTemperature: MAX_ANTHROPIC_TEMPERATURE,
+    keyEnv: 'ANTHROPIC_API_KEY',
+    urlEnv: 'ANTHROPIC_BASE_URL',
+  });
+  if (reader.issues.length > before || model === undefined) return undefined;
+  return Object.freeze({
+    type: 'anthropic' as const,
+    ...(baseUrl === undefined ? {} : { baseUrl }),
+    model,
+    ...(maxTokens === undefined ? {} : { maxTokens }),
+    ...common,
+  });
+}
+
+/** The optional settings an `openai` and an `anthropic` provider share: where the key and the URL come from, the timeout, the temperature. */
+interface HttpProviderCommon extends ApiKeySource {
+  readonly baseUrlEnv?: string;
+  readonly timeoutSeconds?: number;
+  readonly temperature?: number;
+}
+
+function validateHttpProviderCommon(
+  provider: Readonly<Record<string, unknown>>,
+  path: string,
+  reader: ConfigReader,
+  rules: { readonly maxTemperature: number; readonly keyEnv: string; readonly urlEnv: string },
+): HttpProviderCommon {
   const apiKeyEnv =
     provider['apiKeyEnv'] === undefined
       ? undefined
-      : reader.pattern(
-          provider['apiKeyEnv'],
-          joinPath(path, 'apiKeyEnv'),
-          ENV_VAR_NAME_PATTERN,
-          'the name of an environment variable (e.g. OPENAI_API_KEY), never the key itself',
-          { secret: true },
-        );
+      : reader.pattern(provider['apiKeyEnv'], joinPath(path, 'apiKeyEnv'), ENV_VAR_NAME_PATTERN, `the name of an environment variable (e.g. ${rules.keyEnv}), never the key itself`, {
+          secret: true,
+        });
+  const apiKeyFile = provider['apiKeyFile'] === undefined ? undefined : validateApiKeyFile(provider['apiKeyFile'], joinPath(path, 'apiKeyFile'), reader);
+  if (provider['apiKeyEnv'] !== undefined && provider['apiKeyFile'] !== undefined) {
+    reader.add(joinPath(path, 'apiKeyFile'), 'cannot be given with apiKeyEnv: name one place the key comes from');
+  }
+  const baseUrlEnv =
+    provider['baseUrlEnv'] === undefined
+      ? undefined
+      : reader.pattern(provider['baseUrlEnv'], joinPath(path, 'baseUrlEnv'), ENV_VAR_NAME_PATTERN, `the name of an environment variable (e.g. ${rules.urlEnv})`);
   const timeoutSeconds =
     provider['timeoutSeconds'] === undefined
       ? undefined
@@ -195,26 +264,31 @@ function validateOpenAi(value: unknown, path: string, reader: ConfigReader): Mod
   const temperature =
     provider['temperature'] === undefined
       ? undefined
-      : reader.number(provider['temperature'], joinPath(path, 'temperature'), { min: 0, max: MAX_TEMPERATURE });
-  const failed =
-    provider['type'] !== 'openai' ||
-    baseUrl === undefined ||
-    model === undefined ||
-    (provider['apiKeyEnv'] !== undefined && apiKeyEnv === undefined) ||
-    (provider['timeoutSeconds'] !== undefined && timeoutSeconds === undefined) ||
-    (provider['temperature'] !== undefined && temperature === undefined);
-  if (failed) return undefined;
-  return Object.freeze({
-    type: 'openai' as const,
-    baseUrl,
-    model,
+      : reader.number(provider['temperature'], joinPath(path, 'temperature'), { min: 0, max: rules.maxTemperature });
+  return {
+    ...(baseUrlEnv === undefined ? {} : { baseUrlEnv }),
     ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }),
+    ...(apiKeyFile === undefined ? {} : { apiKeyFile }),
     ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
     ...(temperature === undefined ? {} : { temperature }),
-  });
+  };
 }
 
-function validateBaseUrl(value: unknown, path: string, reader: ConfigReader): string | undefined {
+/**
+ * `apiKeyFile` must be an absolute path: a container secret's path is, a
+ * relative one would depend on the working folder, and a pasted key never is
+ * (so a wrong value is not echoed: it may be the key).
+ */
+function validateApiKeyFile(value: unknown, path: string, reader: ConfigReader): string | undefined {
+  if (typeof value !== 'string' || value.trim() === '' || !isAbsolute(value) || /[\r\n]/.test(value)) {
+    reader.add(path, 'must be the absolute path of a file that holds the key (e.g. /run/secrets/openai_key), never the key itself');
+    return undefined;
+  }
+  return value;
+}
+
+/** An http(s) URL without query, fragment or credentials; `appended` is the path the provider appends to it. */
+export function validateBaseUrl(value: unknown, path: string, reader: ConfigReader, appended: string): string | undefined {
   const text = reader.string(value, path, { nonEmpty: true });
   if (text === undefined) return undefined;
   let url: URL;
@@ -229,11 +303,11 @@ function validateBaseUrl(value: unknown, path: string, reader: ConfigReader): st
     return undefined;
   }
   if (url.search !== '' || url.hash !== '') {
-    reader.add(path, `must not have a query or a fragment (/chat/completions is appended to it), not ${JSON.stringify(text)}`);
+    reader.add(path, `must not have a query or a fragment (${appended} is appended to it), not ${JSON.stringify(text)}`);
     return undefined;
   }
   if (url.username !== '' || url.password !== '') {
-    reader.add(path, 'must not carry credentials; name an environment variable in apiKeyEnv instead');
+    reader.add(path, 'must not carry credentials; name an environment variable in apiKeyEnv (or a file in apiKeyFile) instead');
     return undefined;
   }
   return text;

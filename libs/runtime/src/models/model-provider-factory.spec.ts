@@ -1,5 +1,6 @@
 import { ConfigurationError, classifyFailure } from '@agent-ledger/domain';
 import type { ModelProviderConfig } from '../agents/agent-definition';
+import { AnthropicMessagesModelProvider } from './anthropic/anthropic-messages-model-provider';
 import { createModelProvider } from './model-provider-factory';
 import { OpenAiChatModelProvider } from './openai/openai-chat-model-provider';
 import { ScriptedModelProvider } from './scripted/scripted-model-provider';
@@ -37,6 +38,25 @@ describe('createModelProvider', () => {
     expect(() => createModelProvider({ ...openai, apiKeyEnv: 'LEDGER_TEST_KEY' }, { env: { LEDGER_TEST_KEY: '  ' } })).toThrow(/LEDGER_TEST_KEY/);
   });
 
+  it('reads OPENAI_API_KEY by default for OpenAI\'s own URL, naming it when it is not set; no key by default for any other URL', () => {
+    const hosted = { type: 'openai', baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' } as const;
+    const error = thrownBy(() => createModelProvider(hosted, { env: {} }));
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as Error).message).toBe(
+      'The environment variable OPENAI_API_KEY (the default of provider.apiKeyEnv for type openai) is not set: it must hold the API key of https://api.openai.com/v1 (or name a file that holds it in provider.apiKeyFile)',
+    );
+    expect(() => createModelProvider(hosted, { env: { OPENAI_API_KEY: 'sk-test' } })).not.toThrow();
+    expect(() => createModelProvider(openai, { env: {} })).not.toThrow();
+  });
+
+  it('builds an Anthropic provider for type anthropic, calling {baseUrl}/v1/messages, refused without its key', () => {
+    const anthropic = { type: 'anthropic', model: 'claude-test', baseUrl: 'http://127.0.0.1:9/' } as const;
+    const provider = createModelProvider(anthropic, { env: { ANTHROPIC_API_KEY: 'sk-ant-test' } });
+    expect(provider).toBeInstanceOf(AnthropicMessagesModelProvider);
+    expect((provider as AnthropicMessagesModelProvider).url).toBe('http://127.0.0.1:9/v1/messages');
+    expect(() => createModelProvider(anthropic, { env: {} })).toThrow(/ANTHROPIC_API_KEY/);
+  });
+
   it('accepts an apiKeyEnv whose variable is set', () => {
     expect(() => createModelProvider({ ...openai, apiKeyEnv: 'LEDGER_TEST_KEY' }, { env: { LEDGER_TEST_KEY: 'sk-test' } })).not.toThrow();
   });
@@ -66,7 +86,7 @@ describe('createModelProvider', () => {
     });
 
     it('refuses a type that no one registered, naming the known ones', () => {
-      expect(() => createModelProvider(config, { providers: { other: () => ({ respond: jest.fn() }) } })).toThrow('Unknown model provider type "echo" (known: scripted, openai, other)');
+      expect(() => createModelProvider(config, { providers: { other: () => ({ respond: jest.fn() }) } })).toThrow('Unknown model provider type "echo" (known: scripted, openai, anthropic, other)');
     });
 
     it('refuses a factory that returns no provider, and wraps one that throws, naming the type', () => {

@@ -2,6 +2,7 @@ import { ConfigurationError } from '@agent-ledger/domain';
 import type { JsonObject } from '@agent-ledger/domain';
 import type { ModelProviderConfig, PluginModelProviderConfig } from '../agents/agent-definition';
 import { MODEL_PROVIDER_TYPES } from '../agents/model-provider-config-validation';
+import { AnthropicMessagesModelProvider } from './anthropic/anthropic-messages-model-provider';
 import type { ModelProvider } from './model-provider';
 import type { OpenAiChatModelProviderOptions } from './openai/openai-chat-model-provider';
 import { OpenAiChatModelProvider } from './openai/openai-chat-model-provider';
@@ -30,7 +31,7 @@ export type ModelProviderFactories = Readonly<Record<string, ModelProviderFactor
 export interface ModelProviderFactoryOptions extends OpenAiChatModelProviderOptions {
   /**
    * The provider types registered besides the built-in ones (`scripted`,
-   * `openai`), e.g. by plugins. A type must not be a built-in one.
+   * `openai`, `anthropic`), e.g. by plugins. A type must not be a built-in one.
    * @default {}
    */
   readonly providers?: ModelProviderFactories;
@@ -38,7 +39,7 @@ export interface ModelProviderFactoryOptions extends OpenAiChatModelProviderOpti
 
 /**
  * Whether `type` cannot be registered as a plugin's provider type: a type
- * built into the runtime (`scripted`, `openai`) or `plugin` (reserved).
+ * built into the runtime (`scripted`, `openai`, `anthropic`) or `plugin` (reserved).
  */
 export function isReservedModelProviderType(type: string): boolean {
   return type === 'plugin' || (MODEL_PROVIDER_TYPES as readonly string[]).includes(type);
@@ -47,10 +48,12 @@ export function isReservedModelProviderType(type: string): boolean {
 /**
  * Builds the model provider an agent's configuration names: `scripted` ->
  * {@link ScriptedModelProvider}, `openai` -> {@link OpenAiChatModelProvider},
- * a type of `options.providers` -> that factory's provider.
+ * `anthropic` -> {@link AnthropicMessagesModelProvider}, a type of
+ * `options.providers` -> that factory's provider.
  *
  * @throws ConfigurationError when the configuration is invalid, names an
- *   environment variable that is not set, names an unregistered type, or the
+ *   environment variable that is not set or a key file that cannot be read,
+ *   names an unregistered type, or the
  *   factory throws or returns no provider; call it at start-up, so that a
  *   missing key stops the service rather than failing every run.
  */
@@ -60,6 +63,8 @@ export function createModelProvider(config: ModelProviderConfig, options: ModelP
       return new ScriptedModelProvider(config.script);
     case 'openai':
       return new OpenAiChatModelProvider(config, options);
+    case 'anthropic':
+      return new AnthropicMessagesModelProvider(config, options);
     case 'plugin':
       return createPluginModelProvider(config, options);
     default: {

@@ -8,7 +8,9 @@ export const HTTP_ERROR_BODY_EXCERPT_LENGTH = 500;
  * A model server answered with an HTTP error status. Its failure class is the
  * status's (`classifyHttpStatus`): 401/403 `auth`, 429 `rateLimit`, 5xx
  * `serverError`, other 4xx `clientError`; so `classifyFailure` gives the same
- * class as for any HTTP error.
+ * class as for any HTTP error. A provider whose vendor gives a status its own
+ * meaning passes the class instead (Anthropic's 529 `overloaded_error` is
+ * `rateLimit`, like its 429).
  */
 export class ModelProviderHttpError extends AgentLedgerError {
   readonly code = 'MODEL_PROVIDER_HTTP' as const;
@@ -27,14 +29,20 @@ export class ModelProviderHttpError extends AgentLedgerError {
      * should not come sooner.
      */
     readonly retryAfterMs: number | undefined,
-    /** The server's own error message, when its body is an OpenAI-style `{ error: { message } }`. */
+    /** The server's own error message, when its body is an OpenAI-style `{ error: { message } }` (or Anthropic's). */
     serverMessage?: string,
+    options: {
+      /** The class, when the vendor's meaning of the status differs from `classifyHttpStatus`'s. */
+      readonly failureClass?: FailureClass;
+      /** The provider's type (`openai`, `anthropic`), named in the message. */
+      readonly provider?: string;
+    } = {},
   ) {
     super(
-      `The model server answered HTTP ${status} to POST ${url}` +
+      `The ${options.provider === undefined ? '' : `${options.provider} `}model server answered HTTP ${status} to POST ${url}` +
         (serverMessage === undefined || serverMessage === '' ? '' : `: ${serverMessage}`) +
         (retryAfterMs === undefined ? '' : ` (retry after ${retryAfterMs} ms)`),
     );
-    this.failureClass = classifyHttpStatus(status);
+    this.failureClass = options.failureClass ?? classifyHttpStatus(status);
   }
 }

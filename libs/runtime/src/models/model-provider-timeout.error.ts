@@ -14,8 +14,12 @@ export class ModelProviderTimeoutError extends AgentLedgerError {
     readonly url: string,
     /** The timeout that passed, in milliseconds. */
     readonly timeoutMs: number,
-    options?: { cause?: unknown },
+    options?: {
+      cause?: unknown;
+      /** The provider's type (`openai`, `anthropic`), named in the message. */
+      provider?: string;
+    },
   ) {
-    super(`The model server did not answer POST ${url} within ${timeoutMs} ms`, options);
+    super(`The ${options?.provider === undefined ? '' : `${options.provider} `}model server did not answer POST ${url} within ${timeoutMs} ms`, { cause: options?.cause });
   }
 }

@@ -198,8 +198,8 @@ describe('loadPlugins', () => {
     expect(problems).toEqual([
       '/p/b.js: model provider type "Bad Name" must be lower-case letters, digits and "-", starting with a letter or digit, at most 63 characters',
       '/p/b.js: model provider type "broken" must be a factory (settings, context) => ModelProvider, not the string "nope"',
-      '/p/a.js: model provider type "openai" collides with a built-in type (scripted, openai; "plugin" is reserved)',
-      '/p/a.js: model provider type "plugin" collides with a built-in type (scripted, openai; "plugin" is reserved)',
+      '/p/a.js: model provider type "openai" collides with a built-in type (scripted, openai, anthropic; "plugin" is reserved)',
+      '/p/a.js: model provider type "plugin" collides with a built-in type (scripted, openai, anthropic; "plugin" is reserved)',
     ]);
     // b.js was refused as a whole (a bad entry), so its "echo" is not compared with a.js's.
     expect(await refusal({ '/p/a.js': { modelProviders: { echo: echoProvider } }, '/p/b.js': { modelProviders: { echo: echoProvider } } })).toEqual([
@@ -221,7 +221,7 @@ describe('loadPlugins', () => {
     });
     expect(problems).toEqual([
       expect.stringMatching(/^\/p\/b\.js: agent "lost": agents\[1\]\.tools\[0\] "tickets\.close" is not a known tool \(known: clock\.now, files\.read, tickets\.search, tickets\.comment\)$/),
-      '/p/b.js: agent "remote": agents[2].provider.type must be one of scripted, openai, not "claude"',
+      '/p/b.js: agent "remote": agents[2].provider.type must be one of scripted, openai, anthropic, not "claude"',
       expect.stringMatching(/^\/p\/b\.js: agent "Bad": agents\[3\]\.effect is refused: tool effects are declared in code/),
       expect.stringMatching(/^\/p\/b\.js: agent "Bad": agents\[3\]\.name must be/),
       expect.stringMatching(/^\/p\/b\.js: agent "Bad": agents\[3\]\.instructions /),

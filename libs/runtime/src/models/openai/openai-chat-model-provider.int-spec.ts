@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inspect } from 'node:util';
 import { classifyFailure, isRetryable } from '@agent-ledger/domain';
 import type { ModelRequest } from '../model-provider';
 import { ModelProviderHttpError } from '../model-provider-http.error';
@@ -190,7 +194,7 @@ describe('OpenAiChatModelProvider against a local HTTP server', () => {
 
     expect(error).toBeInstanceOf(ModelProviderHttpError);
     expect(error).toMatchObject({ status: 429, retryAfterMs: 3000, url: `${baseUrl}/chat/completions` });
-    expect((error as Error).message).toContain('Rate limit reached');
+    expect((error as Error).message).toBe(`The openai model server answered HTTP 429 to POST ${baseUrl}/chat/completions: Rate limit reached (retry after 3000 ms)`);
     expect(classifyFailure(error)).toBe('rateLimit');
     expect(isRetryable(classifyFailure(error))).toBe(true);
   });
@@ -251,6 +255,7 @@ describe('OpenAiChatModelProvider against a local HTTP server', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(error).toBeInstanceOf(ModelProviderTimeoutError);
     expect(error).toMatchObject({ timeoutMs: 200 });
+    expect((error as Error).message).toBe(`The openai model server did not answer POST ${baseUrl}/chat/completions within 200 ms`);
     expect((error as Error).cause).toMatchObject({ name: 'TimeoutError' });
     expect(classifyFailure(error)).toBe('connection');
   });
@@ -285,6 +290,55 @@ describe('OpenAiChatModelProvider against a local HTTP server', () => {
     // fetch's own TypeError (from another realm than the test's, so matched by name), with the socket's error.
     expect((error as Error).cause).toMatchObject({ name: 'TypeError', message: 'fetch failed', cause: { code: 'ECONNREFUSED' } });
     expect(classifyFailure(error)).toBe('connection');
+  });
+
+  it('keeps Retry-After on a 503 too (serverError, retryable)', async () => {
+    server.json(503, { error: { message: 'The server is overloaded', type: 'server_error' } }, { 'retry-after': '2' });
+    const provider = new OpenAiChatModelProvider(config, { env: {} });
+    const error = await failureOf(provider.respond(request()));
+    expect(error).toMatchObject({ status: 503, retryAfterMs: 2000 });
+    expect(classifyFailure(error)).toBe('serverError');
+  });
+
+  describe('the API key', () => {
+    const KEY = 'sk-proj-local-test-key-0123456789';
+    let dir: string;
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), 'openai-key-'));
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('reads the key from apiKeyFile, trimmed, and sends it as the bearer token', async () => {
+      const file = join(dir, 'openai_key');
+      writeFileSync(file, `  ${KEY}\n`);
+      server.json(200, chatReply({ role: 'assistant', content: 'ok' }));
+      await new OpenAiChatModelProvider({ ...config, apiKeyFile: file }, { env: {} }).respond(request());
+      expect(server.last.headers['authorization']).toBe(`Bearer ${KEY}`);
+      expect(() => new OpenAiChatModelProvider({ ...config, apiKeyFile: join(dir, 'missing') }, { env: {} })).toThrow(
+        `The API key file ${join(dir, 'missing')} (provider.apiKeyFile) of the openai provider cannot be read (ENOENT)`,
+      );
+    });
+
+    it('keeps the key out of an error whose body echoes it, and out of the provider when it is inspected', async () => {
+      server.json(401, { error: { message: `Incorrect API key provided: ${KEY}.`, type: 'invalid_request_error', code: 'invalid_api_key' } });
+      const provider = new OpenAiChatModelProvider({ ...config, apiKeyEnv: 'LEDGER_TEST_KEY' }, { env: { LEDGER_TEST_KEY: KEY } });
+      const error = (await failureOf(provider.respond(request()))) as ModelProviderHttpError;
+      expect(error.message).toContain('Incorrect API key provided: [redacted].');
+      expect(`${error.message} ${error.bodyExcerpt} ${inspect(error)}`).not.toContain(KEY);
+      expect(inspect(provider, { depth: 10, showHidden: true })).not.toContain(KEY);
+      expect(JSON.stringify(provider)).not.toContain(KEY);
+    });
+
+    it('posts to the URL the variable named by baseUrlEnv holds, when it is set', async () => {
+      server.json(200, chatReply({ role: 'assistant', content: 'ok' }));
+      const provider = new OpenAiChatModelProvider(
+        { ...config, baseUrl: 'https://api.openai.com/v1', baseUrlEnv: 'OPENAI_BASE_URL', apiKeyEnv: 'LEDGER_TEST_KEY' },
+        { env: { OPENAI_BASE_URL: baseUrl, LEDGER_TEST_KEY: KEY } },
+      );
+      expect(provider.url).toBe(`${baseUrl}/chat/completions`);
+      await provider.respond(request());
+      expect(server.last.url).toBe('/v1/chat/completions');
+    });
   });
 });
 

@@ -1,26 +1,30 @@
 import type { ModelResponse } from '@agent-ledger/domain';
 import { ConfigurationError } from '@agent-ledger/domain';
-import type { ModelProviderConfig } from '../../agents/agent-definition';
+import type { OpenAiModelProviderConfig } from '../../agents/agent-definition';
 import { DEFAULT_MODEL_TIMEOUT_SECONDS, DEFAULT_TEMPERATURE } from '../../agents/agent-limits';
 import { formatConfigIssue } from '../../agents/agents-config.error';
 import { ConfigReader } from '../../agents/config-reader';
 import { validateOpenAiProviderConfig } from '../../agents/model-provider-config-validation';
+import { readApiKey, redactSecret } from '../api-key';
+import { effectiveBaseUrl } from '../base-url';
 import type { ModelProvider, ModelRequest } from '../model-provider';
 import { HTTP_ERROR_BODY_EXCERPT_LENGTH, ModelProviderHttpError } from '../model-provider-http.error';
-import { ModelProviderTimeoutError } from '../model-provider-timeout.error';
-import { ModelProviderUnreachableError, networkFailureReason } from '../model-provider-unreachable.error';
+import { postModelRequest } from '../model-http-call';
 import { parseRetryAfter } from '../retry-after';
 import { toOpenAiChatRequest } from './openai-chat-request';
 import { fromOpenAiChatResponse } from './openai-chat-response';
 
 /** The configuration of an OpenAI-compatible provider. */
-export type OpenAiProviderConfig = Extract<ModelProviderConfig, { type: 'openai' }>;
+export type OpenAiProviderConfig = OpenAiModelProviderConfig;
+
+/** The variable an `openai` provider whose URL is OpenAI's own (`api.openai.com`) reads its key from when it names none. */
+export const OPENAI_DEFAULT_API_KEY_ENV = 'OPENAI_API_KEY';
 
 /** What the OpenAI-compatible provider takes from its surroundings; tests replace them. */
 export interface OpenAiChatModelProviderOptions {
   /** @default globalThis.fetch */
   readonly fetch?: typeof fetch;
-  /** Where `apiKeyEnv` is looked up. @default process.env */
+  /** Where `apiKeyEnv` and `baseUrlEnv` are looked up. @default process.env */
   readonly env?: NodeJS.ProcessEnv;
   /** Milliseconds since the epoch, to read a `Retry-After` date. @default Date.now */
   readonly now?: () => number;
@@ -34,8 +38,12 @@ export interface OpenAiChatModelProviderOptions {
  * `files__read`) and `temperature`.
  *
  * - The API key is read once, at construction, from the environment variable
- *   named by `apiKeyEnv` and sent as `Authorization: Bearer <key>`; without
- *   `apiKeyEnv` no header is sent (local servers).
+ *   named by `apiKeyEnv` or the file named by `apiKeyFile`, and sent as
+ *   `Authorization: Bearer <key>`; with neither, OpenAI's own URL
+ *   (`api.openai.com`) reads `OPENAI_API_KEY`, and any other sends no header
+ *   (local servers). The key is in no message: an error body that echoes it
+ *   is kept with `[redacted]` in its place.
+ * - `baseUrlEnv` names a variable that, when set, replaces `baseUrl`.
  * - A call is aborted by the request's `signal` (cancellation, lost lease:
  *   rejects with the signal's reason) or after `timeoutSeconds`
  *   ({@link ModelProviderTimeoutError}, `connection`).
@@ -55,14 +63,16 @@ export class OpenAiChatModelProvider implements ModelProvider {
   private readonly model: string;
   private readonly temperature: number;
   private readonly timeoutMs: number;
-  private readonly headers: Readonly<Record<string, string>>;
+  private readonly headers: () => Readonly<Record<string, string>>;
+  private readonly redact: (text: string) => string;
   private readonly fetch: typeof fetch;
   private readonly now: () => number;
 
   /**
    * @throws ConfigurationError when the configuration is invalid (each field
-   *   named, e.g. `provider.baseUrl must be an http(s) URL`) or when the
-   *   environment variable named by `apiKeyEnv` is not set.
+   *   named, e.g. `provider.baseUrl must be an http(s) URL`), when the
+   *   environment variable that holds the key is not set, when the key file
+   *   cannot be read or is empty, or when `baseUrlEnv`'s value is not a URL.
    */
   constructor(config: OpenAiProviderConfig, options: OpenAiChatModelProviderOptions = {}) {
     const reader = new ConfigReader();
@@ -71,21 +81,21 @@ export class OpenAiChatModelProvider implements ModelProvider {
       throw new ConfigurationError(`Invalid openai provider configuration: ${reader.issues.map(formatConfigIssue).join('; ')}`);
     }
     const env = options.env ?? process.env;
+    const baseUrl = effectiveBaseUrl(valid.baseUrl, valid.baseUrlEnv, env, '/chat/completions');
+    const key = readApiKey(
+      { source: valid, defaultEnv: new URL(baseUrl).hostname === 'api.openai.com' ? OPENAI_DEFAULT_API_KEY_ENV : undefined, provider: 'openai', url: baseUrl },
+      env,
+    );
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-    if (valid.apiKeyEnv !== undefined) {
-      const key = env[valid.apiKeyEnv];
-      if (key === undefined || key.trim() === '') {
-        throw new ConfigurationError(
-          `The environment variable ${valid.apiKeyEnv} (provider.apiKeyEnv) is not set: it must hold the API key of ${valid.baseUrl}`,
-        );
-      }
-      headers['authorization'] = `Bearer ${key.trim()}`;
-    }
-    this.url = `${valid.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+    if (key !== undefined) headers['authorization'] = `Bearer ${key}`;
+    const frozen = Object.freeze(headers);
+    // Behind closures, not fields: the provider, inspected or logged, shows no key.
+    this.headers = () => frozen;
+    this.redact = (text) => redactSecret(text, key);
+    this.url = `${baseUrl}/chat/completions`;
     this.model = valid.model;
     this.temperature = valid.temperature ?? DEFAULT_TEMPERATURE;
     this.timeoutMs = Math.round((valid.timeoutSeconds ?? DEFAULT_MODEL_TIMEOUT_SECONDS) * 1000);
-    this.headers = Object.freeze(headers);
     this.fetch = options.fetch ?? globalThis.fetch;
     this.now = options.now ?? Date.now;
   }
@@ -96,34 +106,27 @@ export class OpenAiChatModelProvider implements ModelProvider {
       model: this.model,
       temperature: this.temperature,
     });
-    const timeout = AbortSignal.timeout(this.timeoutMs);
-    const signal = AbortSignal.any([request.signal, timeout]);
-    try {
-      const reply = await this.fetch(this.url, {
-        method: 'POST',
-        headers: this.headers,
-        body: JSON.stringify(body),
-        signal,
-      });
-      const text = await reply.text();
-      if (!reply.ok) {
-        throw new ModelProviderHttpError(
-          reply.status,
-          this.url,
-          text.slice(0, HTTP_ERROR_BODY_EXCERPT_LENGTH),
-          parseRetryAfter(reply.headers.get('retry-after'), this.now()),
-          serverMessageOf(text),
-        );
-      }
-      return fromOpenAiChatResponse(text, names, this.url);
-    } catch (error) {
-      if (timeout.aborted && !request.signal.aborted && error === timeout.reason) {
-        throw new ModelProviderTimeoutError(this.url, this.timeoutMs, { cause: error });
-      }
-      // fetch's own failure to reach the server (not an abort, not an answer): named, with the socket's cause.
-      if (isFetchNetworkFailure(error) && !signal.aborted) throw new ModelProviderUnreachableError('openai', this.url, networkFailureReason(error), { cause: error });
-      throw error;
+    const reply = await postModelRequest({
+      fetch: this.fetch,
+      provider: 'openai',
+      url: this.url,
+      headers: this.headers(),
+      body,
+      signal: request.signal,
+      timeoutMs: this.timeoutMs,
+    });
+    const text = this.redact(reply.text);
+    if (!reply.ok) {
+      throw new ModelProviderHttpError(
+        reply.status,
+        this.url,
+        text.slice(0, HTTP_ERROR_BODY_EXCERPT_LENGTH),
+        parseRetryAfter(reply.headers.get('retry-after'), this.now()),
+        serverMessageOf(text),
+        { provider: 'openai' },
+      );
     }
+    return fromOpenAiChatResponse(text, names, this.url);
   }
 }
 
@@ -138,15 +141,4 @@ function serverMessageOf(text: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * fetch's failure to reach the server: a `TypeError` with the socket's error
- * as its `cause`. Matched by shape, not `instanceof`: fetch's errors may come
- * from another realm (Node's own, under a test runner's sandbox).
- */
-function isFetchNetworkFailure(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const { name, cause } = error as { name?: unknown; cause?: unknown };
-  return name === 'TypeError' && cause !== undefined && cause !== null;
 }

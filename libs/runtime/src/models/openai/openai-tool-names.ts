@@ -1,3 +1,5 @@
+import { fnv1a32 } from '../fnv1a32';
+
 /** What OpenAI-compatible servers accept as a function name. */
 export const OPENAI_FUNCTION_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -56,14 +58,4 @@ function readableWireName(toolName: string): string {
 function hashedWireName(toolName: string): string {
   const prefix = toolName.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 55);
   return `${prefix}_${fnv1a32(toolName)}`;
-}
-
-/** FNV-1a, 32 bits, as 8 hex digits: a stable, dependency-free short hash. */
-function fnv1a32(text: string): string {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash.toString(16).padStart(8, '0');
 }

@@ -1,0 +1,62 @@
+import { ModelProviderTimeoutError } from './model-provider-timeout.error';
+import { ModelProviderUnreachableError, networkFailureReason } from './model-provider-unreachable.error';
+
+/** One POST of a model provider. */
+export interface ModelHttpCall {
+  readonly fetch: typeof fetch;
+  /** The provider's type (`openai`, `anthropic`), for messages. */
+  readonly provider: string;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  /** Sent as JSON. */
+  readonly body: unknown;
+  /** The request's signal: cancellation, a lost lease. */
+  readonly signal: AbortSignal;
+  readonly timeoutMs: number;
+}
+
+/** What the server answered: its status, headers and whole body as text. */
+export interface ModelHttpReply {
+  readonly status: number;
+  readonly ok: boolean;
+  readonly headers: Headers;
+  readonly text: string;
+}
+
+/**
+ * POSTs a model request and reads the whole answer, whatever its status.
+ * The call is aborted by `signal` (rejecting with the signal's reason) or
+ * after `timeoutMs` ({@link ModelProviderTimeoutError}); a server that cannot
+ * be reached is a {@link ModelProviderUnreachableError} naming the provider,
+ * the URL and the socket's cause.
+ */
+export async function postModelRequest(call: ModelHttpCall): Promise<ModelHttpReply> {
+  call.signal.throwIfAborted();
+  const timeout = AbortSignal.timeout(call.timeoutMs);
+  const signal = AbortSignal.any([call.signal, timeout]);
+  try {
+    const reply = await call.fetch(call.url, { method: 'POST', headers: call.headers, body: JSON.stringify(call.body), signal });
+    const text = await reply.text();
+    return { status: reply.status, ok: reply.ok, headers: reply.headers, text };
+  } catch (error) {
+    if (timeout.aborted && !call.signal.aborted && error === timeout.reason) {
+      throw new ModelProviderTimeoutError(call.url, call.timeoutMs, { cause: error, provider: call.provider });
+    }
+    // fetch's own failure to reach the server (not an abort, not an answer): named, with the socket's cause.
+    if (isFetchNetworkFailure(error) && !signal.aborted) {
+      throw new ModelProviderUnreachableError(call.provider, call.url, networkFailureReason(error), { cause: error });
+    }
+    throw error;
+  }
+}
+
+/**
+ * fetch's failure to reach the server: a `TypeError` with the socket's error
+ * as its `cause`. Matched by shape, not `instanceof`: fetch's errors may come
+ * from another realm (Node's own, under a test runner's sandbox).
+ */
+function isFetchNetworkFailure(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { name, cause } = error as { name?: unknown; cause?: unknown };
+  return name === 'TypeError' && cause !== undefined && cause !== null;
+}
