@@ -38,14 +38,14 @@ const raw = readComposeFile();
 /** The services that run the image built from the Dockerfile. */
 const serviceNames = Object.keys(raw.services).filter((name) => raw.services[name]?.build !== undefined);
 
-/** The variables an agents file under config/ names for its providers' keys (`apiKeyEnv`): the agents file, not the service, reads them. */
+/** The variables an agents file under config/ names for its providers (`apiKeyEnv`, `baseUrlEnv`): the agents file, not the service, reads them. */
 function providerKeyVariables(): Set<string> {
   const names = new Set<string>();
   const collect = (value: unknown): void => {
     if (Array.isArray(value)) value.forEach(collect);
     else if (typeof value === 'object' && value !== null) {
       for (const [key, inner] of Object.entries(value)) {
-        if (key === 'apiKeyEnv' && typeof inner === 'string') names.add(inner);
+        if ((key === 'apiKeyEnv' || key === 'baseUrlEnv') && typeof inner === 'string') names.add(inner);
         else collect(inner);
       }
     }
