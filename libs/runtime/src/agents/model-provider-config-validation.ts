@@ -8,6 +8,7 @@ import { TOOL_NAME_PATTERN } from '../tools/tool-metadata';
 import type { ConfigReader } from './config-reader';
 import { isPlainObject, joinPath } from './config-reader';
 import { deepFreeze } from './deep-freeze';
+import { scriptTemplateIssues } from '../models/scripted/script-template';
 
 /** The provider types built into the runtime; plugins may register more (`modelProviders`), but not these nor `plugin`. */
 export const MODEL_PROVIDER_TYPES: readonly BuiltinModelProviderConfig['type'][] = Object.freeze(['scripted', 'openai']);
@@ -16,6 +17,8 @@ const API_KEY_HINT =
   'is refused: never put an API key in the configuration; put it in an environment variable and name that variable in apiKeyEnv';
 const API_KEY_HINTS: Readonly<Record<string, string>> = { apiKey: API_KEY_HINT, api_key: API_KEY_HINT, key: API_KEY_HINT };
 const SCRIPTED_KEYS = ['type', 'script'] as const;
+/** The answers a final round may give instead of `final`, after a denial or a failure. */
+const ALTERNATIVE_FINALS = ['finalIfDenied', 'finalIfFailed'] as const;
 const OPENAI_KEYS = ['type', 'baseUrl', 'model', 'apiKeyEnv', 'timeoutSeconds', 'temperature'] as const;
 
 /**
@@ -117,7 +120,11 @@ function validateScripted(
     if ('final' in round) finalAt = index;
     rounds.push(round);
   });
-  return valid ? Object.freeze({ type: 'scripted' as const, script: Object.freeze(rounds) }) : undefined;
+  if (!valid) return undefined;
+  // The placeholders, once every round is known: a reference reaches back to earlier rounds.
+  const issues = scriptTemplateIssues(rounds);
+  for (const issue of issues) reader.add(`${scriptPath}${issue.path}`, issue.message);
+  return issues.length === 0 ? Object.freeze({ type: 'scripted' as const, script: Object.freeze(rounds) }) : undefined;
 }
 
 function validateRound(
@@ -126,7 +133,7 @@ function validateRound(
   reader: ConfigReader,
   agentTools: readonly string[] | undefined,
 ): ScriptedRound | undefined {
-  const round = reader.object(value, path, 'a scripted round', ['toolCalls', 'final']);
+  const round = reader.object(value, path, 'a scripted round', ['toolCalls', 'final', ...ALTERNATIVE_FINALS]);
   if (round === undefined) return undefined;
   const hasCalls = round['toolCalls'] !== undefined;
   const hasFinal = round['final'] !== undefined;
@@ -136,8 +143,20 @@ function validateRound(
   }
   if (hasFinal) {
     const final = reader.string(round['final'], joinPath(path, 'final'), { nonEmpty: true });
-    return final === undefined ? undefined : Object.freeze({ final });
+    let valid = final !== undefined;
+    const alternatives: Partial<Record<(typeof ALTERNATIVE_FINALS)[number], string>> = {};
+    for (const key of ALTERNATIVE_FINALS) {
+      if (round[key] === undefined) continue;
+      const text = reader.string(round[key], joinPath(path, key), { nonEmpty: true });
+      if (text === undefined) valid = false;
+      else alternatives[key] = text;
+    }
+    return valid && final !== undefined ? Object.freeze({ final, ...alternatives }) : undefined;
   }
+  for (const key of ALTERNATIVE_FINALS) {
+    if (round[key] !== undefined) reader.add(joinPath(path, key), 'is an alternative final answer: it belongs in a round with final, not toolCalls');
+  }
+  if (ALTERNATIVE_FINALS.some((key) => round[key] !== undefined)) return undefined;
   const callsPath = joinPath(path, 'toolCalls');
   const calls = reader.array(round['toolCalls'], callsPath, { nonEmpty: true });
   if (calls === undefined) return undefined;
