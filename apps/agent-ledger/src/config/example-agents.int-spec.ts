@@ -6,6 +6,8 @@ import { storedEvents } from '@agent-ledger/runtime/testing';
 import type { HttpTestApp } from '../http/testing/http-test-app';
 import { startHttpTestApp } from '../http/testing/http-test-app';
 import { scaled } from '../../../../test/support/time-scale';
+import type { CliOutput } from '../cli/cli-output';
+import { runCli } from '../cli/main';
 import { readServiceConfig } from './service-config';
 import { EXAMPLE_NOTES, prepareServiceFolders } from './service-folders';
 
@@ -17,6 +19,12 @@ import { EXAMPLE_NOTES, prepareServiceFolders } from './service-folders';
  */
 
 const EXAMPLE = join(__dirname, '../../../../config/agents.example.yaml');
+
+/** The CLI's output, lines in order (standard error marked). */
+function capture(): CliOutput & { lines: string[] } {
+  const lines: string[] = [];
+  return { lines, out: (line) => lines.push(line), err: (line) => lines.push(`stderr: ${line}`), isTTY: false };
+}
 
 type Events = Awaited<ReturnType<typeof storedEvents>>;
 
@@ -148,6 +156,49 @@ describe('the example agents tell the truth', () => {
           'The call of files.append was denied by a person: checked; it was not executed',
       );
     }
+  });
+
+  it("runs get and events follow show each tool's result (cut at 200 characters unless --full), and the denial", async () => {
+    const runId = await start('file-clerk', 'Write the report');
+    await eventsUntil(runId, 'ApprovalRequested');
+    await app.call('POST', `/runs/${runId}/approval`, { body: { decision: 'deny', reason: 'not now' } });
+    const recorded = await eventsUntil(runId, 'RunCompleted', 'RunFailed');
+    // The steps read model follows the store a little behind: wait until it shows the three tool calls completed.
+    const deadline = Date.now() + scaled(20_000);
+    for (;;) {
+      const steps = (await app.call('GET', `/runs/${runId}/steps`)).body as { steps: { kind: string; status: string }[] };
+      if (steps.steps.filter((step) => step.kind === 'tool' && step.status === 'completed').length === 3) break;
+      if (Date.now() > deadline) throw new Error(`the steps read model did not show the tool calls: ${JSON.stringify(steps)}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const env = { AGENT_LEDGER_URL: app.baseUrl };
+    const read = JSON.stringify(results(recorded)['files.read']);
+    const written = JSON.stringify(results(recorded)['files.write']);
+    expect(read.length).toBeGreaterThan(200);
+
+    const got = capture();
+    expect(await runCli(['runs', 'get', runId], got, env)).toBe(0);
+    const tools = got.lines.slice(got.lines.indexOf('Tool results:'));
+    expect(tools).toEqual([
+      'Tool results:',
+      `  r0/t0 files.read succeeded: ${read.slice(0, 200)}… (${read.length} chars; --full for all)`,
+      `  r1/t0 files.write succeeded: ${written}`,
+      '  r2/t0 files.append denied: denied by development: not now; not executed',
+    ]);
+    const full = capture();
+    expect(await runCli(['runs', 'get', runId, '--full'], full, env)).toBe(0);
+    expect(full.lines).toContain(`  r0/t0 files.read succeeded: ${read}`);
+
+    const resultOf = (lines: string[]) => {
+      const line = lines.find((l) => l.includes('ToolExecuted step=r0/t0')) ?? '';
+      return line.slice(line.indexOf('result=') + 'result='.length);
+    };
+    const followed = capture();
+    expect(await runCli(['events', 'follow', runId], followed, env)).toBe(0);
+    expect(resultOf(followed.lines)).toBe(`${read.slice(0, 200)}… (${read.length} chars; --full for all)`);
+    const followedFull = capture();
+    expect(await runCli(['events', 'follow', runId, '--full'], followedFull, env)).toBe(0);
+    expect(resultOf(followedFull.lines)).toBe(read);
   });
 
   it.each([
