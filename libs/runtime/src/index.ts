@@ -34,6 +34,7 @@ export * from './models/retry-after';
 export { ScriptedModelProvider } from './models/scripted/scripted-model-provider';
 export * from './models/scripted/script-ended.error';
 export * from './models/scripted/script-placeholder.error';
+export { escapeScriptText } from './models/scripted/script-template';
 export * from './models/openai/openai-chat-model-provider';
 export * from './models/openai/openai-tool-names';
 export * from './agents/agent-definition';

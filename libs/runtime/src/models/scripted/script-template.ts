@@ -11,7 +11,8 @@
  *
  * `CALL` is a tool name (its latest call in an earlier round) or `R.I`
  * (round R, call I, from 0, as `script[R].toolCalls[I]`). `{{` always opens a
- * placeholder: any other use of it is refused, never left in the text.
+ * placeholder: any other use of it is refused, never left in the text;
+ * `{{{{` is a literal `{{`.
  */
 import type { JsonValue } from '@agent-ledger/domain';
 import type { ScriptedRound } from '../../agents/agent-definition';
@@ -45,26 +46,45 @@ export interface ScriptTemplateProblem {
 }
 
 const POSITION = /^(\d{1,4})\.(\d{1,4})$/;
+/** How a script writes a literal `{{`. */
+const ESCAPED_OPEN = '{{{{';
 const SYNTAX = '{{result:CALL}}, {{result:CALL/key/...}}, {{outcome:CALL}} or {{error:CALL}}, where CALL is a tool name or ROUND.INDEX';
 
 /** Parses a text's placeholders; a malformed or unknown one is a problem that quotes it. */
 export function parseScriptTemplate(text: string): ScriptTemplate | ScriptTemplateProblem {
   const parts: (string | ScriptPlaceholder)[] = [];
+  let literal = '';
   let at = 0;
   for (;;) {
     const open = text.indexOf('{{', at);
     if (open < 0) break;
+    literal += text.slice(at, open);
+    if (text.startsWith(ESCAPED_OPEN, open)) {
+      literal += '{{';
+      at = open + ESCAPED_OPEN.length;
+      continue;
+    }
     const close = text.indexOf('}}', open + 2);
-    if (close < 0) return { problem: `has "{{" without a closing "}}" (${quote(text.slice(open, open + 40))}): a placeholder is ${SYNTAX}` };
-    const written = text.slice(open, close + 2);
-    const placeholder = parsePlaceholder(written);
+    if (close < 0) return { problem: `has "{{" without a closing "}}" (${quote(text.slice(open, open + 40))}): a placeholder is ${SYNTAX}; write {{{{ for a literal {{` };
+    const placeholder = parsePlaceholder(text.slice(open, close + 2));
     if ('problem' in placeholder) return placeholder;
-    if (open > at) parts.push(text.slice(at, open));
+    if (literal !== '') parts.push(literal);
+    literal = '';
     parts.push(placeholder);
     at = close + 2;
   }
-  if (at < text.length) parts.push(text.slice(at));
+  literal += text.slice(at);
+  if (literal !== '') parts.push(literal);
   return parts;
+}
+
+/**
+ * A text made safe to play as it is in a script: every `{{` written as
+ * `{{{{`, which a script reads as a literal `{{` (for text built in code,
+ * e.g. a template the agent writes to a file).
+ */
+export function escapeScriptText(text: string): string {
+  return text.replaceAll('{{', ESCAPED_OPEN);
 }
 
 function parsePlaceholder(written: string): ScriptPlaceholder | ScriptTemplateProblem {
@@ -72,7 +92,7 @@ function parsePlaceholder(written: string): ScriptPlaceholder | ScriptTemplatePr
   const colon = inner.indexOf(':');
   const kind = colon < 0 ? inner : inner.slice(0, colon);
   if (!(SCRIPT_PLACEHOLDER_KINDS as readonly string[]).includes(kind) || colon < 0) {
-    return { problem: `has the unknown placeholder ${quote(written)}: a placeholder is ${SYNTAX}` };
+    return { problem: `has the unknown placeholder ${quote(written)}: a placeholder is ${SYNTAX}; write {{{{ for a literal {{` };
   }
   const [callText = '', ...path] = inner.slice(colon + 1).split('/');
   const position = POSITION.exec(callText);

@@ -4,6 +4,7 @@ import type { ScriptedRound } from '../../agents/agent-definition';
 import type { ConversationMessage } from '../conversation';
 import type { ModelRequest } from '../model-provider';
 import { ScriptPlaceholderError } from './script-placeholder.error';
+import { escapeScriptText } from './script-template';
 import { ScriptedModelProvider } from './scripted-model-provider';
 import { ScriptEndedError } from './script-ended.error';
 
@@ -188,6 +189,14 @@ describe('ScriptedModelProvider placeholders', () => {
     const messages = conversation([[read]]).slice(0, -1);
     const answer = provider.respond({ ...request(1), messages });
     await expect(answer).rejects.toMatchObject({ placeholder: '{{result:files.read/bytes}}', message: expect.stringContaining('files.read (round 0, call 0) has no recorded result') as string });
+  });
+
+  it('reads {{{{ as a literal {{, which escapeScriptText writes for any text', async () => {
+    const text = 'a {{{ b }} {{{{c';
+    const literal = new ScriptedModelProvider([{ toolCalls: [{ tool: 'files.write', arguments: { content: escapeScriptText(text) } }] }, { final: '{{{{x}} {{outcome:files.write}}' }]);
+    await expect(ask(literal, [])).resolves.toEqual({ type: 'toolCalls', calls: [{ toolName: 'files.write', arguments: { content: text } }] });
+    await expect(ask(literal, [[{ tool: 'files.write', result: {} }]])).resolves.toEqual({ type: 'final', content: '{{x}} succeeded' });
+    expect(() => new ScriptedModelProvider([{ final: text }])).toThrow(/has the unknown placeholder "\{\{\{ b \}\}": .*write \{\{\{\{ for a literal \{\{/);
   });
 
   it('refuses at construction a script with a malformed, unknown or forward placeholder, naming where', () => {
