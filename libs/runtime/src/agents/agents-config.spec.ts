@@ -476,6 +476,12 @@ describe('parseAgentsConfig', () => {
       expectIssue(document, 'agents[0].provider.script[2].final', message);
     });
 
+    it('names the agent and the round in the message', () => {
+      const document = validDocument();
+      script(document)[2] = { final: 'It is {{result:clock.now}}' };
+      expectIssue(document, 'agents[0].provider.script[2].final', 'has "{{result:clock.now}}", but no earlier round calls clock.now (agent file-clerk, round 2)');
+    });
+
     it('refuses a bad placeholder in an argument and in an alternative final, at its path', () => {
       const document = validDocument();
       script(document)[0] = { toolCalls: [{ tool: 'files.read', arguments: { path: '{{result:files.write}}' } }] };

@@ -32,6 +32,7 @@ const OPENAI_KEYS = ['type', 'baseUrl', 'model', 'apiKeyEnv', 'timeoutSeconds', 
  * @param pluginTypes - the provider types registered besides the built-in
  *   ones (by plugins): such a provider's other keys are its `settings`, JSON
  *   data for the plugin's factory. @default none
+ * @param agentName - the agent's name, for the messages about a script's placeholders.
  */
 export function validateModelProviderConfig(
   value: unknown,
@@ -39,6 +40,7 @@ export function validateModelProviderConfig(
   reader: ConfigReader,
   agentTools: readonly string[] | undefined,
   pluginTypes: readonly string[] = [],
+  agentName?: string,
 ): ModelProviderConfig | undefined {
   const types = [...MODEL_PROVIDER_TYPES, ...pluginTypes];
   if (value === undefined) {
@@ -51,7 +53,7 @@ export function validateModelProviderConfig(
   }
   const type = value['type'];
   if (type === 'scripted') {
-    return validateScripted(value, path, reader, agentTools);
+    return validateScripted(value, path, reader, agentTools, agentName);
   }
   if (type === 'openai') {
     return validateOpenAi(value, path, reader);
@@ -95,6 +97,7 @@ function validateScripted(
   path: string,
   reader: ConfigReader,
   agentTools: readonly string[] | undefined,
+  agentName: string | undefined,
 ): ModelProviderConfig | undefined {
   // Re-read with the keys of this type only, so that `baseUrl` on a scripted provider is refused.
   const provider = reader.object(value, path, 'a scripted provider', SCRIPTED_KEYS);
@@ -123,7 +126,8 @@ function validateScripted(
   if (!valid) return undefined;
   // The placeholders, once every round is known: a reference reaches back to earlier rounds.
   const issues = scriptTemplateIssues(rounds);
-  for (const issue of issues) reader.add(`${scriptPath}${issue.path}`, issue.message);
+  const agent = agentName === undefined ? '' : `agent ${agentName}, `;
+  for (const issue of issues) reader.add(`${scriptPath}${issue.path}`, `${issue.message} (${agent}round ${issue.round})`);
   return issues.length === 0 ? Object.freeze({ type: 'scripted' as const, script: Object.freeze(rounds) }) : undefined;
 }
 

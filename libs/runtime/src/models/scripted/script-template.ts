@@ -109,6 +109,8 @@ function parsePlaceholder(written: string): ScriptPlaceholder | ScriptTemplatePr
 export interface ScriptTemplateIssue {
   /** From the script, e.g. `[1].toolCalls[0].arguments.content`. */
   readonly path: string;
+  /** The round (0-based). */
+  readonly round: number;
   readonly message: string;
 }
 
@@ -124,13 +126,13 @@ export function scriptTemplateIssues(script: readonly ScriptedRound[]): ScriptTe
     for (const [path, text] of textsOf(round)) {
       const template = parseScriptTemplate(text);
       if ('problem' in template) {
-        issues.push({ path: `[${index}]${path}`, message: template.problem });
+        issues.push({ path: `[${index}]${path}`, round: index, message: template.problem });
         continue;
       }
       for (const part of template) {
         if (typeof part === 'string') continue;
         const problem = referenceProblem(script, index, part);
-        if (problem !== undefined) issues.push({ path: `[${index}]${path}`, message: problem });
+        if (problem !== undefined) issues.push({ path: `[${index}]${path}`, round: index, message: problem });
       }
     }
   });
