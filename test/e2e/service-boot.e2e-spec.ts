@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
@@ -59,6 +59,9 @@ describe('the service (e2e)', () => {
     expect(await waitForHealth(port, child, () => output)).toEqual({ status: 'ok' });
     expect(output).toContain('agents: file-clerk, time-teller, ticket-asker');
     expect(existsSync(join(dir, 'agent-ledger.sqlite'))).toBe(true);
+    // The example agents read notes.txt: a fresh workspace is seeded with it, and the log says so.
+    expect(readFileSync(join(dir, 'workspace', 'notes.txt'), 'utf8')).toMatch(/^These are the example notes of agent-ledger\./);
+    expect(output).toContain(`Seeded the example workspace: wrote ${join(dir, 'workspace', 'notes.txt')} for the example agents`);
     const exited = new Promise<number | null>((resolve) => child?.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

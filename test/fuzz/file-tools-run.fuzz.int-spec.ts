@@ -27,7 +27,7 @@ import type { EventStore } from '@agent-ledger/event-store';
 import { SqliteEventStore } from '@agent-ledger/event-store';
 import type { AgentDefinition, ScriptedRound } from '@agent-ledger/runtime';
 import { AgentLedgerModule } from '@agent-ledger/module';
-import { RunService, ToolRegistry } from '@agent-ledger/runtime';
+import { escapeScriptText, RunService, ToolRegistry } from '@agent-ledger/runtime';
 import type { FileTool, ToolCall } from './support/tool-arbitraries';
 import { abbreviate, FILE_TOOLS, toolCall } from './support/tool-arbitraries';
 import type { WorkspaceFixture } from './support/workspace-fixture';
@@ -64,7 +64,15 @@ function agentOf(name: string, rounds: readonly ScriptedRound[]): AgentDefinitio
 }
 
 function roundOf(calls: readonly ToolCall[]): ScriptedRound {
-  return { toolCalls: calls.map((call) => ({ tool: call.tool, arguments: call.arguments as Readonly<Record<string, unknown>> })) };
+  return { toolCalls: calls.map((call) => ({ tool: call.tool, arguments: literally(call.arguments) as Readonly<Record<string, unknown>> })) };
+}
+
+/** The arguments with every string escaped, so that a `{{` in them reaches the tool as it is (not read as a script placeholder). */
+function literally(value: unknown): unknown {
+  if (typeof value === 'string') return escapeScriptText(value);
+  if (Array.isArray(value)) return value.map(literally);
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, literally(child)]));
+  return value;
 }
 
 describe('hostile file-tool calls through real runs (fuzz)', () => {

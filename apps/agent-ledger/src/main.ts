@@ -1,5 +1,4 @@
 import 'reflect-metadata';
-import { mkdirSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigurationError, InvalidFieldError } from '@agent-ledger/domain';
@@ -14,6 +13,7 @@ import type { ServiceDefinitions } from './config/service-definitions';
 import { loadServiceDefinitions, pluginsNote } from './config/service-definitions';
 import { createServiceApp } from './service-app';
 import { listenFailureMessage } from './config/listen-failure';
+import { prepareServiceFolders } from './config/service-folders';
 
 /** Reads the configuration, or ends the process with a message naming the bad setting (exit code 3, as the CLI answers a bad configuration). */
 function configurationOrExit(): ServiceConfig {
@@ -90,8 +90,7 @@ async function bootstrap(): Promise<void> {
   for (const line of startCrashTestMode(config).banner) Logger.warn(line, 'CrashTest');
   // The plugins and the agents are checked before any folder or store is created: a refusal leaves nothing behind.
   const { agents, plugins } = await definitionsOrExit(config);
-  mkdirSync(config.dataDir, { recursive: true });
-  mkdirSync(config.workspaceDir, { recursive: true });
+  for (const line of prepareServiceFolders(config)) Logger.log(line, 'Bootstrap');
   const stores = openStores(config);
   const app = await appOrExit(() => createServiceApp({ config, stores, agents, plugins }), stores);
   // Stop workers and the reaper first (Nest's shutdown), then close the stores they write to.

@@ -33,6 +33,8 @@ export * from './models/model-reply-invalid.error';
 export * from './models/retry-after';
 export { ScriptedModelProvider } from './models/scripted/scripted-model-provider';
 export * from './models/scripted/script-ended.error';
+export * from './models/scripted/script-placeholder.error';
+export { escapeScriptText } from './models/scripted/script-template';
 export * from './models/openai/openai-chat-model-provider';
 export * from './models/openai/openai-tool-names';
 export * from './models/anthropic/anthropic-messages-model-provider';

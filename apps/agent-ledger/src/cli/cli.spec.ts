@@ -78,6 +78,26 @@ const FAST: CliDeps['follow'] = { retryDelayMs: 1, maxRetryDelayMs: 4, maxAttemp
 /** Quick retries that do not give up within a test. */
 const PATIENT: CliDeps['follow'] = { retryDelayMs: 1, maxRetryDelayMs: 4, maxAttempts: 50 };
 
+/** A row of `GET /runs/{runId}/steps`: a completed tool call (`outcome`), or a model call. */
+function stepRow(stepId: string, toolName: string | null, outcome: string): Record<string, unknown> {
+  const [round, call] = (/r(\d+)(?:\/t(\d+))?$/.exec(stepId) ?? []).slice(1).map((n) => (n === undefined ? null : Number(n)));
+  return {
+    stepId, runId: 'r1', round, callIndex: call ?? null, kind: toolName === null ? 'llm' : 'tool', toolName, effect: toolName === null ? null : 'READ_ONLY', idempotencyKey: null,
+    status: 'completed', outcome, starts: outcome === 'denied' ? 0 : 1, attempt: 1, firstStartedAt: 1, lastStartedAt: 1, completedAt: 2, errorClass: null, errorMessage: null,
+    auditState: 'notRequired', auditSequence: null, auditOutcome: null, auditRecordedAt: null, gapDetectedAt: null, approval: outcome === 'denied' ? 'denied' : null,
+  };
+}
+
+/** Answers by the request's path: the steps, the run's events (an SSE body that stays open), the approvals. */
+function byPath(replies: { steps?: readonly Record<string, unknown>[]; events?: readonly string[]; eventsEnd?: boolean; approvals?: unknown }): (call: Call) => Response {
+  return (call) => {
+    if (call.url.endsWith('/steps')) return json(200, { runId: 'r1', steps: replies.steps ?? [] });
+    if (call.url.endsWith('/events')) return sse(replies.events ?? [], { open: replies.eventsEnd !== true, signal: call.signal });
+    if (call.url.includes('/approvals')) return json(200, replies.approvals ?? { approvals: [], nextCursor: null });
+    return json(404, { statusCode: 404, code: 'NOT_FOUND', message: `no ${call.url}` });
+  };
+}
+
 describe('agent-ledger CLI: command line', () => {
   it('prints the usage with exit 2 when no command is given, and 0 for --help', async () => {
     const none = capture();
@@ -260,10 +280,12 @@ describe('agent-ledger CLI: runs', () => {
       deadLettered: true, attempts: 2, requeues: 1, leaseOwner: null, currentStepId: null, inFlightStepId: 'r1/r0/t0', cancelRequested: false, cancelRequestedBy: null,
       requestedAt: Date.UTC(2026, 10, 30), settledAt: Date.UTC(2026, 10, 30, 0, 1), stepsTotal: 2, auditGaps: 0,
     };
-    const { fetch, calls } = fakeFetch(json(200, row));
+    const { fetch, calls } = fakeFetch(json(200, row), byPath({ steps: [stepRow('r1/r0', null, 'responded')] }));
     const output = capture();
     expect(await runCli(['runs', 'get', 'r1'], output, ENV, { fetch })).toBe(0);
-    expect(calls[0]?.url).toBe('http://svc.test:8080/runs/r1');
+    expect(calls.map((c) => c.url)).toEqual(['http://svc.test:8080/runs/r1', 'http://svc.test:8080/runs/r1/steps']);
+    // No tool call completed: no results section, and no event stream read for it.
+    expect(output.text()).not.toContain('Tool results');
     expect(output.text()).toMatch(/^status\s+FAILED$/m);
     expect(output.text()).toMatch(/^failure\s+connection\/LEASE_EXPIRED: lease expired$/m);
     expect(output.text()).toMatch(/^dead-lettered\s+yes$/m);
@@ -477,11 +499,12 @@ describe('agent-ledger CLI: approvals and input', () => {
     `id: 7:7\nevent: InputRequested\ndata: ${JSON.stringify({ type: 'InputRequested', position: '7:7', data: { runId, stepId: `${runId}/r0/t0`, round: 0, callIndex: 0, toolName: 'user.ask', prompt: 'Which file should I read?', owner: 'w', attempt: 1, requestedAt } })}\n\n`;
 
   it('runs get of a run waiting for approval asks GET /approvals for its calls and prints each with its arguments, and how to decide', async () => {
-    const { fetch, calls } = fakeFetch(json(200, waitingRow('WAITING_FOR_APPROVAL', { approvalRound: 2 })), json(200, { approvals: [approvalRow], nextCursor: null }));
+    const { fetch, calls } = fakeFetch(json(200, waitingRow('WAITING_FOR_APPROVAL', { approvalRound: 2 })), byPath({}), json(200, { approvals: [approvalRow], nextCursor: null }));
     const output = capture();
     expect(await runCli(['runs', 'get', 'r1'], output, KEY, { fetch })).toBe(0);
     expect(calls.map((c) => [c.url, c.headers.authorization])).toEqual([
       ['http://svc.test:8080/runs/r1', 'Bearer key-123'],
+      ['http://svc.test:8080/runs/r1/steps', 'Bearer key-123'],
       ['http://svc.test:8080/approvals?state=pending&runId=r1', 'Bearer key-123'],
     ]);
     expect(output.text()).toMatch(/^status\s+WAITING_FOR_APPROVAL$/m);
@@ -493,7 +516,7 @@ describe('agent-ledger CLI: approvals and input', () => {
   });
 
   it('runs get of a run waiting for approval still prints the run when GET /approvals is refused', async () => {
-    const { fetch } = fakeFetch(json(200, waitingRow('WAITING_FOR_APPROVAL', { approvalRound: 2 })), json(403, { statusCode: 403, code: 'SCOPE_MISSING', message: 'no' }));
+    const { fetch } = fakeFetch(json(200, waitingRow('WAITING_FOR_APPROVAL', { approvalRound: 2 })), byPath({}), json(403, { statusCode: 403, code: 'SCOPE_MISSING', message: 'no' }));
     const output = capture();
     expect(await runCli(['runs', 'get', 'r1'], output, ENV, { fetch })).toBe(0);
     expect(output.text()).toContain('Waiting for approval of round 2 (its calls: agent-ledger approvals list --run-id r1 --json).');
@@ -502,10 +525,10 @@ describe('agent-ledger CLI: approvals and input', () => {
   it("runs get of a run waiting for input reads the prompt from the run's events and prints how to answer", async () => {
     const waitingSince = Date.UTC(2026, 10, 30, 0, 0, 5);
     const older = inputRequested('r1', waitingSince - 1000).replace('Which file should I read?', 'an older question');
-    const { fetch, calls } = fakeFetch(json(200, waitingRow('WAITING_FOR_INPUT', { inputStepId: 'r1/r0/t0' })), sse([': events of run r1\n\n', older, inputRequested('r1', waitingSince)], { open: true }));
+    const { fetch, calls } = fakeFetch(json(200, waitingRow('WAITING_FOR_INPUT', { inputStepId: 'r1/r0/t0' })), byPath({}), sse([': events of run r1\n\n', older, inputRequested('r1', waitingSince)], { open: true }));
     const output = capture();
     expect(await runCli(['runs', 'get', 'r1'], output, ENV, { fetch })).toBe(0);
-    expect(calls[1]).toMatchObject({ url: 'http://svc.test:8080/runs/r1/events', headers: { accept: 'text/event-stream' } });
+    expect(calls[2]).toMatchObject({ url: 'http://svc.test:8080/runs/r1/events', headers: { accept: 'text/event-stream' } });
     expect(output.lines.slice(-5)).toEqual([
       '',
       'Waiting for input: user.ask (step r0/t0, asked 2026-11-30T00:00:05.000Z) asks:',
@@ -516,10 +539,52 @@ describe('agent-ledger CLI: approvals and input', () => {
   });
 
   it('runs get of a run waiting for input shows the step when the events cannot be read', async () => {
-    const { fetch } = fakeFetch(json(200, waitingRow('WAITING_FOR_INPUT', { inputStepId: 'r1/r0/t0' })), refused());
+    const { fetch } = fakeFetch(json(200, waitingRow('WAITING_FOR_INPUT', { inputStepId: 'r1/r0/t0' })), byPath({}), refused());
     const output = capture();
     expect(await runCli(['runs', 'get', 'r1'], output, ENV, { fetch })).toBe(0);
     expect(output.text()).toContain('Waiting for input at step r0/t0 (its prompt: agent-ledger events follow r1).');
+  });
+
+  const executed = (position: string, stepId: string, toolName: string, outcome: string, extra: Record<string, unknown>) =>
+    frame(position, 'ToolExecuted', { stepId, round: 0, callIndex: 0, toolName, effect: 'READ_ONLY', outcome, durationMs: 1, ...extra });
+
+  it('runs get prints each completed tool call with its result cut at 200 characters, a failure, a denial (who, why); --full prints the whole result', async () => {
+    const content = 'x'.repeat(300);
+    const read = { path: 'notes.txt', content, bytes: 300 };
+    const events = [
+      executed('3:3', 'r1/r0/t0', 'files.read', 'succeeded', { result: read, error: null }),
+      executed('5:5', 'r1/r1/t0', 'files.write', 'failed', { result: null, error: { failureClass: 'clientError', code: 'WORKSPACE_PATH', message: 'outside the workspace' } }),
+      frame('7:7', 'ApprovalDenied', { round: 2, stepIds: ['r1/r2/t0'], decidedBy: { kind: 'apiKey', id: 'alice' }, reason: 'not today', onDenial: 'tellModel', decidedAt: 1 }),
+      frame('8:8', 'ToolExecuted', { stepId: 'r1/r9/t0', toolName: 'never.asked', outcome: 'succeeded', result: 'not a completed step of the read model' }),
+    ];
+    const steps = [stepRow('r1/r0', null, 'responded'), stepRow('r1/r0/t0', 'files.read', 'succeeded'), stepRow('r1/r1/t0', 'files.write', 'failed'), stepRow('r1/r2/t0', 'files.append', 'denied')];
+    const row = waitingRow('COMPLETED', { reason: 'COMPLETED', settledAt: Date.UTC(2026, 10, 30, 0, 1), waitingSince: null });
+    const { fetch, calls } = fakeFetch(json(200, row), byPath({ steps, events }), byPath({ steps, events }), json(200, row), byPath({ steps, events }), byPath({ steps, events }));
+    const output = capture();
+    expect(await runCli(['runs', 'get', 'r1'], output, ENV, { fetch })).toBe(0);
+    expect(calls.map((c) => c.url)).toEqual(['http://svc.test:8080/runs/r1', 'http://svc.test:8080/runs/r1/steps', 'http://svc.test:8080/runs/r1/events']);
+    const whole = JSON.stringify(read);
+    expect(output.lines.slice(-4)).toEqual([
+      'Tool results:',
+      `  r0/t0 files.read succeeded: ${whole.slice(0, 200)}… (${whole.length} chars; --full for all)`,
+      '  r1/t0 files.write failed: clientError/WORKSPACE_PATH: outside the workspace',
+      '  r2/t0 files.append denied: denied by key:alice: not today; not executed',
+    ]);
+    const full = capture();
+    expect(await runCli(['runs', 'get', 'r1', '--full'], full, ENV, { fetch })).toBe(0);
+    expect(full.lines).toContain(`  r0/t0 files.read succeeded: ${whole}`);
+  });
+
+  it('runs get says which results the events did not show (a stream that ended first), and that the steps could not be read', async () => {
+    const steps = [stepRow('r1/r0/t0', 'clock.now', 'succeeded')];
+    const row = waitingRow('RUNNING', { waitingSince: null });
+    const { fetch } = fakeFetch(json(200, row), byPath({ steps }), byPath({ steps, events: [': no events yet\n\n'], eventsEnd: true }), json(200, row), json(403, { statusCode: 403, code: 'SCOPE_MISSING', message: 'no' }));
+    const unread = capture();
+    expect(await runCli(['runs', 'get', 'r1'], unread, ENV, { fetch })).toBe(0);
+    expect(unread.lines.at(-1)).toBe("  r0/t0 clock.now succeeded: (not read from the run's events; agent-ledger events follow r1)");
+    const refusedSteps = capture();
+    expect(await runCli(['runs', 'get', 'r1'], refusedSteps, ENV, { fetch })).toBe(0);
+    expect(refusedSteps.lines.at(-1)).toBe('Tool results: not available (the steps could not be read; agent-ledger events follow r1)');
   });
 
   it('runs list shows what a waiting run waits for: the tools (GET /approvals) or the prompt (its events)', async () => {
@@ -588,6 +653,25 @@ describe('agent-ledger CLI: events follow', () => {
       '3:3 StepStarted step=r0/t0 tool=clock.now effect=READ_ONLY',
       '5:5 RunCompleted answer="tick"',
     ]);
+  });
+
+  it("prints a tool's result cut at 200 characters with its length, a failure's class and message; --full prints the whole result", async () => {
+    const result = { text: 'y'.repeat(250) };
+    const executed = frame('4:4', 'ToolExecuted', { stepId: 'r1/r0/t0', round: 0, callIndex: 0, toolName: 'files.read', effect: 'READ_ONLY', outcome: 'succeeded', result, error: null, durationMs: 1 });
+    const small = frame('4:5', 'ToolExecuted', { stepId: 'r1/r0/t1', toolName: 'clock.now', outcome: 'succeeded', result: { iso: '2026-11-30T00:00:00.000Z' }, error: null });
+    const failed = frame('4:6', 'ToolExecuted', { stepId: 'r1/r0/t2', toolName: 'files.read', outcome: 'failed', result: null, error: { failureClass: 'clientError', code: 'NOT_FOUND', message: 'no such file' } });
+    const { fetch } = fakeFetch(sse([executed, small, failed, completed]), sse([executed, completed]));
+    const output = capture();
+    expect(await runCli(['events', 'follow', 'r1'], output, ENV, { fetch, follow: PATIENT })).toBe(0);
+    const whole = JSON.stringify(result);
+    expect(output.lines.slice(0, 3)).toEqual([
+      `4:4 ToolExecuted step=r0/t0 tool=files.read outcome=succeeded result=${whole.slice(0, 200)}… (${whole.length} chars; --full for all)`,
+      '4:5 ToolExecuted step=r0/t1 tool=clock.now outcome=succeeded result={"iso":"2026-11-30T00:00:00.000Z"}',
+      '4:6 ToolExecuted step=r0/t2 tool=files.read outcome=failed failure=clientError/NOT_FOUND: no such file',
+    ]);
+    const full = capture();
+    expect(await runCli(['events', 'follow', 'r1', '--full'], full, ENV, { fetch, follow: PATIENT })).toBe(0);
+    expect(full.lines[0]).toBe(`4:4 ToolExecuted step=r0/t0 tool=files.read outcome=succeeded result=${whole}`);
   });
 
   it('--json prints each event as one line of JSON; a failed run is exit 1', async () => {

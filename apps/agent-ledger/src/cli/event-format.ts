@@ -19,18 +19,38 @@ export const TERMINAL_EVENT_TYPES: ReadonlySet<string> = new Set(['RunCompleted'
 /** The fields that name who made a decision: a principal, shown as its label (`requestedBy=key:ops`). */
 const ACTOR_FIELDS: ReadonlySet<string> = new Set(['requestedBy', 'decidedBy', 'submittedBy', 'resolvedBy']);
 
+/** How a line shows a tool's result. */
+export interface ResultDisplay {
+  /** The whole result (`--full`), not its first {@link RESULT_PREVIEW_CHARS} characters. @default false */
+  readonly full?: boolean;
+}
+
+/** How many characters of a tool's result a line shows without `--full`. */
+export const RESULT_PREVIEW_CHARS = 200;
+
+/**
+ * A tool's result as JSON text; past {@link RESULT_PREVIEW_CHARS} characters
+ * cut, with a marker that says how long it is and how to see it all:
+ * `{"path":"notes.txt","content":"These are…… (1234 chars; --full for all)`.
+ */
+export function resultText(result: unknown, display: ResultDisplay = {}): string {
+  const text = JSON.stringify(result ?? null);
+  if (display.full === true || text.length <= RESULT_PREVIEW_CHARS) return text;
+  return `${text.slice(0, RESULT_PREVIEW_CHARS)}… (${text.length} chars; --full for all)`;
+}
+
 /**
  * `<position> <type> <summary>`: one line for people. The payload is read in
  * the current shape of its type (the service streams it so; an older one is
- * upcast here with the same registry).
+ * upcast here with the same registry). A tool's result is cut unless `display.full`.
  */
-export function eventLine(event: StreamedEventJson): string {
-  const summary = summaryOf(event.type, isRecord(event.data) ? currentShape(event.type, event.metadata, event.data) : {});
+export function eventLine(event: StreamedEventJson, display: ResultDisplay = {}): string {
+  const summary = summaryOf(event.type, isRecord(event.data) ? currentShape(event.type, event.metadata, event.data) : {}, display);
   return `${event.position} ${event.type}${summary === '' ? '' : ` ${summary}`}`;
 }
 
-/** The few fields of an event's payload that say what happened, as `name=value` pairs. */
-export function summaryOf(type: string, data: Record<string, unknown>): string {
+/** The few fields of an event's payload that say what happened, as `name=value` pairs; a tool's result as {@link resultText}. */
+export function summaryOf(type: string, data: Record<string, unknown>, display: ResultDisplay = {}): string {
   // A step id starts with its run's id: `step=r0/t1` says enough on a run's own stream.
   const prefix = typeof data.runId === 'string' ? `${data.runId}/` : undefined;
   const shortStep = (value: unknown) => (typeof value === 'string' && prefix !== undefined && value.startsWith(prefix) ? value.slice(prefix.length) : scalar(value));
@@ -61,7 +81,7 @@ export function summaryOf(type: string, data: Record<string, unknown>): string {
       return `${pairs('stepId')} toolCalls=${calls.join(',')}`;
     }
     case 'ToolExecuted':
-      return [pairs('stepId', 'toolName', 'outcome'), failure(data.error)].filter((s) => s !== '').join(' ');
+      return [pairs('stepId', 'toolName', 'outcome'), data.outcome === 'succeeded' ? `result=${resultText(data.result, display)}` : failure(data.error)].filter((s) => s !== '').join(' ');
     case 'RunRequeued':
       return [pairs('cause', 'requeues'), typeof data.notBefore === 'number' ? `notBefore=${new Date(data.notBefore).toISOString()}` : '', failure(data.failure)].filter((s) => s !== '').join(' ');
     case 'RunCompleted':

@@ -21,12 +21,15 @@ export interface FollowOptions extends FollowReconnect {
   /** Start after this position (an SSE id printed before). */
   readonly after: string | undefined;
   readonly json: boolean;
+  /** `--full`: each tool's whole result, not its first 200 characters. */
+  readonly full?: boolean;
 }
 
 /**
- * `events follow <runId> [--after <position>] [--json]`: prints the run's
- * events as they happen (history first), one line each, from
- * `GET /runs/{runId}/events` (the client's event iterator).
+ * `events follow <runId> [--after <position>] [--json] [--full]`: prints the
+ * run's events as they happen (history first), one line each, from
+ * `GET /runs/{runId}/events` (the client's event iterator). A tool's result
+ * shows its first 200 characters, and how long it is, unless `--full`.
  *
  * - A dropped connection is resumed with `Last-Event-ID` (the last position
  *   printed), after a back-off from 250 ms doubling to 5 s, each said on
@@ -57,7 +60,7 @@ export async function eventsFollow(client: AgentLedgerClient, baseUrl: string, o
   });
   try {
     for await (const event of events) {
-      output.out(options.json ? JSON.stringify(event) : eventLine(event));
+      output.out(options.json ? JSON.stringify(event) : eventLine(event, { full: options.full === true }));
       if (TERMINAL_EVENT_TYPES.has(event.type)) return event.type === 'RunCompleted' ? ExitCode.OK : ExitCode.FINDINGS;
     }
   } catch (error) {

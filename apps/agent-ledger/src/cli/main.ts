@@ -55,6 +55,8 @@ interface Verb {
 
 const URL_OPTION: Options = { url: { type: 'string' }, timeout: { type: 'string' } };
 const JSON_OPTION: Options = { json: { type: 'boolean', default: false } };
+/** `--full`: a tool's whole result, not its first 200 characters. */
+const FULL_OPTION: Options = { full: { type: 'boolean', default: false } };
 
 const HTTP_HELP = `
 The service is reached at --url, else ${URL_ENV}, else http://127.0.0.1:<PORT or 3000>.
@@ -157,13 +159,15 @@ repeat: the same key gives the same run and starts nothing new.
   {
     words: ['runs', 'get'],
     args: ['<runId>'],
-    synopsis: '<runId> [--json] [--url U]',
-    summary: 'one run, from the run-status read model',
-    help: `Prints the run's status, reason, failure, attempts, steps and times (--json: the row as
-the service answers it). Right after a queued start the read model may not know the
-run yet for a few milliseconds (exit 4, RUN_NOT_FOUND).${HTTP_HELP}${TIMEOUT_HELP}`,
-    options: { ...JSON_OPTION, ...URL_OPTION },
-    run: ({ values, positionals, env, output, deps }) => runsGet(clientOf(values, env, deps), positionals[0] as string, { json: values.json === true }, output),
+    synopsis: '<runId> [--full] [--json] [--url U]',
+    summary: 'one run, from the run-status read model, with its tool results',
+    help: `Prints the run's status, reason, failure, attempts, steps and times, then each completed
+tool call with its result (the first 200 characters and its length; --full: all of it),
+its failure, or who denied it and why, read from the run's events (--json: the row as
+the service answers it, without the results). Right after a queued start the read model
+may not know the run yet for a few milliseconds (exit 4, RUN_NOT_FOUND).${HTTP_HELP}${TIMEOUT_HELP}`,
+    options: { ...JSON_OPTION, ...FULL_OPTION, ...URL_OPTION },
+    run: ({ values, positionals, env, output, deps }) => runsGet(clientOf(values, env, deps), positionals[0] as string, { json: values.json === true, full: values.full === true }, output),
   },
   {
     words: ['runs', 'list'],
@@ -275,19 +279,20 @@ answer (GET /agents). Plugins' tools and agents are listed as the built-in ones.
   {
     words: ['events', 'follow'],
     args: ['<runId>'],
-    synopsis: '<runId> [--after <position>] [--json] [--url U]',
+    synopsis: '<runId> [--after <position>] [--full] [--json] [--url U]',
     summary: "print a run's events live until it settles",
     help: `Prints the run's events, history first, then live: "<position> <type> <summary>" per
-line (--json: the event as one line of JSON). --after starts after a position printed
+line (--json: the event as one line of JSON). A tool's result shows its first 200
+characters and its length (--full: all of it). --after starts after a position printed
 before. A dropped connection is resumed where it stopped (Last-Event-ID), with
 back-off, for about a minute (16 attempts). Ends when the run settles: exit 0 when it completed, 1 when
 it failed or was cancelled; Ctrl-C ends it with exit 0.${HTTP_HELP}`,
-    options: { after: { type: 'string' }, ...JSON_OPTION, url: { type: 'string' } },
+    options: { after: { type: 'string' }, ...JSON_OPTION, ...FULL_OPTION, url: { type: 'string' } },
     run: async ({ values, positionals, env, output, deps }) => {
       const client = clientOf(values, env, deps, null);
       const stop = stopSignalOf(deps.stop);
       try {
-        return await eventsFollow(client, baseUrlOf(str(values.url), env), { runId: positionals[0] as string, after: str(values.after), json: values.json === true, ...deps.follow }, output, stop.signal);
+        return await eventsFollow(client, baseUrlOf(str(values.url), env), { runId: positionals[0] as string, after: str(values.after), json: values.json === true, full: values.full === true, ...deps.follow }, output, stop.signal);
       } finally {
         stop.dispose();
       }

@@ -4,6 +4,8 @@ import type { CliOutput } from './cli-output';
 import { ExitCode, fields, table } from './cli-output';
 import { clip } from './event-format';
 import { UsageError } from './service-client';
+import type { ToolCallResult } from './tool-results';
+import { toolResultLines, toolResultsOf } from './tool-results';
 import { pendingApprovalsOf, pendingInputOf, shortStep, toolsOf } from './waiting';
 
 /** `runs list` looks up the prompts of at most this many runs waiting for input on a page (one event stream each). */
@@ -70,8 +72,13 @@ export async function runsStart(client: AgentLedgerClient, options: StartOptions
   return result.run.status === 'COMPLETED' ? ExitCode.OK : ExitCode.FINDINGS;
 }
 
-/** `runs get <runId>`: `GET /runs/{runId}` (the run-status read model). */
-export async function runsGet(client: AgentLedgerClient, runId: string, options: { json: boolean }, output: CliOutput): Promise<ExitCode> {
+/**
+ * `runs get <runId> [--full]`: `GET /runs/{runId}` (the run-status read
+ * model), then each completed tool call with its result (cut at 200
+ * characters unless `--full`), its failure or its denial
+ * ({@link toolResultsOf}), then what a waiting run waits for.
+ */
+export async function runsGet(client: AgentLedgerClient, runId: string, options: { json: boolean; full?: boolean }, output: CliOutput): Promise<ExitCode> {
   const row = await client.getRun(runId);
   if (options.json) {
     output.out(JSON.stringify(row, null, 2));
@@ -100,9 +107,22 @@ export async function runsGet(client: AgentLedgerClient, runId: string, options:
     ...(typeof row.waitingSince !== 'number' ? [] : [['waiting since', time(row.waitingSince)] as const]),
   ]))
     output.out(line);
+  if (row.stepsTotal > 0) printToolResults(row.runId, await toolResultsOf(client, row.runId), options.full === true, output);
   if (row.status === 'WAITING_FOR_APPROVAL') printPendingApproval(row, (await pendingApprovalsOf(client, [row]))?.get(row.runId) ?? null, output);
   if (row.status === 'WAITING_FOR_INPUT') printPendingInput(row, await pendingInputOf(client, row), output);
   return ExitCode.OK;
+}
+
+/** The run's tool results (none: nothing), or a line saying they could not be read. */
+function printToolResults(runId: string, results: readonly ToolCallResult[] | null, full: boolean, output: CliOutput): void {
+  if (results !== null && results.length === 0) return;
+  output.out('');
+  if (results === null) {
+    output.out(`Tool results: not available (the steps could not be read; agent-ledger events follow ${runId})`);
+    return;
+  }
+  output.out('Tool results:');
+  for (const line of toolResultLines(runId, results, { full })) output.out(line);
 }
 
 /**

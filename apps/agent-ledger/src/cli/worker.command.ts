@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { NestFactory } from '@nestjs/core';
 import type { ServiceConfig } from '../config/service-config';
 import type { CliOutput } from './cli-output';
@@ -7,6 +6,7 @@ import { UsageError } from './service-client';
 import { aborted } from './stop-signal';
 import { startCrashTestMode } from '../config/crash-test/crash-test-mode';
 import { openStores } from '../config/open-stores';
+import { prepareServiceFolders } from '../config/service-folders';
 import { loadServiceDefinitions, pluginsNote } from '../config/service-definitions';
 import { WorkerModule } from './worker.module';
 
@@ -39,8 +39,7 @@ export async function worker(config: ServiceConfig, options: WorkerCommandOption
   for (const line of startCrashTestMode(config).banner) output.err(line);
   // The plugins and the agents are checked before anything is created: a refusal leaves nothing behind.
   const { agents, plugins } = await loadServiceDefinitions(config);
-  mkdirSync(config.dataDir, { recursive: true });
-  mkdirSync(config.workspaceDir, { recursive: true });
+  for (const line of prepareServiceFolders(config)) output.out(line);
   const stores = openStores(config);
   try {
     const app = await NestFactory.createApplicationContext(WorkerModule.forRoot({ config, stores, agents, plugins, concurrency, saga: !options.noSaga }), { abortOnError: false });

@@ -76,10 +76,22 @@ export interface AnthropicModelProviderConfig extends ApiKeySource {
   readonly temperature?: number;
 }
 
-/** One round of a scripted agent: tool calls, or the final answer. */
+/**
+ * One round of a scripted agent: tool calls, or the final answer. Its texts
+ * (`final`, `finalIfDenied`, `finalIfFailed`, and every string in a call's
+ * `arguments`) may hold placeholders filled from the run's conversation
+ * (`{{result:files.read/content}}`, `{{outcome:1.0}}`, `{{error:files.append}}`;
+ * docs/models-and-agents.md).
+ */
 export type ScriptedRound =
   | { readonly toolCalls: readonly { readonly tool: string; readonly arguments: Readonly<Record<string, unknown>> }[] }
-  | { readonly final: string };
+  | {
+      readonly final: string;
+      /** The answer instead of `final` when a person denied a call of the run. */
+      readonly finalIfDenied?: string;
+      /** The answer instead of `final` when a call of the run failed (and none was denied). */
+      readonly finalIfFailed?: string;
+    };
 
 /** An agent, as the configuration file defines it. */
 export interface AgentDefinition {

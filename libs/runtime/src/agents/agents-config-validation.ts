@@ -91,7 +91,7 @@ function validateAgent(
     agent['maxIterations'] === undefined
       ? MAX_ITERATIONS
       : reader.number(agent['maxIterations'], joinPath(path, 'maxIterations'), { min: 1, max: MAX_ITERATIONS, integer: true });
-  const provider = validateModelProviderConfig(agent['provider'], joinPath(path, 'provider'), reader, tools, options.modelProviderTypes);
+  const provider = validateModelProviderConfig(agent['provider'], joinPath(path, 'provider'), reader, tools, options.modelProviderTypes, name);
   const approvals = validateApprovals(agent['approvals'], joinPath(path, 'approvals'), reader, tools);
   if (
     name === undefined ||

@@ -31,7 +31,7 @@ describe('config/agents.example.yaml', () => {
     expect(clerk?.approvals).toEqual({ preApproved: ['files.write'], onDenial: 'tellModel' });
   });
 
-  it('has a time-teller with the default approvals, and a ticket-asker that asks the user, reads, then answers', async () => {
+  it('has a time-teller with the default approvals, and a ticket-asker that asks the user, reads the file named in the answer, then answers', async () => {
     const config = await loadAgentsConfig(EXAMPLE);
     expect(config.agents.find((agent) => agent.name === 'time-teller')?.approvals).toEqual({ preApproved: [], onDenial: 'endRun' });
     const asker = config.agents.find((agent) => agent.name === 'ticket-asker');
@@ -39,9 +39,21 @@ describe('config/agents.example.yaml', () => {
     const script = asker?.provider.type === 'scripted' ? asker.provider.script : [];
     expect(script.slice(0, 2)).toEqual([
       { toolCalls: [{ tool: 'user.ask', arguments: { question: 'Which file should I read?' } }] },
-      { toolCalls: [{ tool: 'files.read', arguments: { path: 'notes.txt' } }] },
+      { toolCalls: [{ tool: 'files.read', arguments: { path: '{{result:user.ask/answer}}' } }] },
     ]);
-    expect(script[2]).toEqual({ final: expect.any(String) as string });
+    expect(script[2]).toEqual({ final: expect.stringContaining('{{result:files.read/content}}') as string, finalIfFailed: expect.stringContaining('{{error:files.read}}') as string });
+  });
+
+  it('answers from what the runs recorded: every final answer has placeholders, file-clerk has one for a denial', async () => {
+    const config = await loadAgentsConfig(EXAMPLE);
+    for (const agent of config.agents) {
+      const script = agent.provider.type === 'scripted' ? agent.provider.script : [];
+      const last = script.at(-1);
+      expect(last !== undefined && 'final' in last && last.final.includes('{{result:')).toBe(true);
+    }
+    const clerk = config.agents.find((agent) => agent.name === 'file-clerk');
+    const last = clerk?.provider.type === 'scripted' ? clerk.provider.script.at(-1) : undefined;
+    expect(last).toMatchObject({ finalIfDenied: expect.stringContaining('did not log it in clerk.log: {{error:files.append}}') as string });
   });
 
   it('has a commented local-llm example that is valid once uncommented', async () => {

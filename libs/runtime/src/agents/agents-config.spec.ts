@@ -446,6 +446,59 @@ describe('parseAgentsConfig', () => {
     });
   });
 
+  describe('scripted placeholders and alternative finals', () => {
+    function script(document: { agents: Record<string, unknown>[] }): Record<string, unknown>[] {
+      return provider(document, 0)['script'] as Record<string, unknown>[];
+    }
+
+    it('accepts placeholders that refer to earlier calls, in a final, its alternatives and string arguments at any depth', () => {
+      const document = validDocument();
+      script(document)[1] = { toolCalls: [{ tool: 'files.write', arguments: { path: 'out.txt', content: 'Read: {{result:files.read/content}}', meta: { tags: ['{{outcome:0.0}}'] } } }] };
+      script(document)[2] = { final: 'Wrote {{result:1.0/bytes}} bytes.', finalIfDenied: 'Denied: {{error:files.write}}', finalIfFailed: '{{outcome:files.write}}' };
+      const [clerk] = parseAgentsConfig(JSON.stringify(document), 'agents.json').agents;
+      const rounds = clerk?.provider.type === 'scripted' ? clerk.provider.script : [];
+      expect(rounds[2]).toEqual({ final: 'Wrote {{result:1.0/bytes}} bytes.', finalIfDenied: 'Denied: {{error:files.write}}', finalIfFailed: '{{outcome:files.write}}' });
+    });
+
+    it.each([
+      ['an unknown kind', '{{answer:files.read}}', /has the unknown placeholder "\{\{answer:files.read\}\}": a placeholder is \{\{result:CALL\}\}/],
+      ['no kind at all', 'The {{files.read}}', /has the unknown placeholder "\{\{files.read\}\}"/],
+      ['an unclosed placeholder', 'The {{result:files.read', /has "\{\{" without a closing "\}\}"/],
+      ['a call that is neither a tool nor ROUND.INDEX', '{{result:-x}}', /whose call "-x" is neither a tool name nor ROUND.INDEX/],
+      ['a path on an outcome', '{{outcome:files.read/content}}', /only \{\{result:...\}\} takes a path/],
+      ['an empty path key', '{{result:files.read//content}}', /whose path has an empty key/],
+      ['a tool no earlier round calls', '{{result:clock.now}}', /has "\{\{result:clock.now\}\}", but no earlier round calls clock.now/],
+      ['a round that is not earlier', '{{result:2.0}}', /refers to round 2: only an earlier round's calls have results/],
+      ['a call the round does not have', '{{result:0.1}}', /but round 0 of the script has no call 1/],
+    ])('refuses %s in a final, naming the round and the placeholder', (_what, text, message) => {
+      const document = validDocument();
+      script(document)[2] = { final: text };
+      expectIssue(document, 'agents[0].provider.script[2].final', message);
+    });
+
+    it('names the agent and the round in the message', () => {
+      const document = validDocument();
+      script(document)[2] = { final: 'It is {{result:clock.now}}' };
+      expectIssue(document, 'agents[0].provider.script[2].final', 'has "{{result:clock.now}}", but no earlier round calls clock.now (agent file-clerk, round 2)');
+    });
+
+    it('refuses a bad placeholder in an argument and in an alternative final, at its path', () => {
+      const document = validDocument();
+      script(document)[0] = { toolCalls: [{ tool: 'files.read', arguments: { path: '{{result:files.write}}' } }] };
+      script(document)[2] = { final: 'ok', finalIfDenied: '{{reason:1.0}}' };
+      expect(issuesOf(document).map((issue) => issue.path)).toEqual(['agents[0].provider.script[0].toolCalls[0].arguments.path', 'agents[0].provider.script[2].finalIfDenied']);
+    });
+
+    it('refuses an alternative final on a round of tool calls, and a blank one', () => {
+      const document = validDocument();
+      script(document)[1] = { toolCalls: [{ tool: 'files.write', arguments: { path: 'a', content: 'b' } }], finalIfDenied: 'no' };
+      script(document)[2] = { final: 'ok', finalIfFailed: ' ' };
+      const issues = issuesOf(document);
+      expect(issues).toContainEqual({ path: 'agents[0].provider.script[1].finalIfDenied', message: 'is an alternative final answer: it belongs in a round with final, not toolCalls' });
+      expect(issues).toContainEqual({ path: 'agents[0].provider.script[2].finalIfFailed', message: 'must not be empty' });
+    });
+  });
+
   describe('effect keys', () => {
     it.each(['effect', 'effects', 'toolEffects'])('refuses %s on an agent, saying effects are declared in code', (key) => {
       const document = validDocument();

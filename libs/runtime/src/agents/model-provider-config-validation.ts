@@ -11,6 +11,7 @@ import { TOOL_NAME_PATTERN } from '../tools/tool-metadata';
 import type { ConfigReader } from './config-reader';
 import { isPlainObject, joinPath } from './config-reader';
 import { deepFreeze } from './deep-freeze';
+import { scriptTemplateIssues } from '../models/scripted/script-template';
 
 /** The provider types built into the runtime; plugins may register more (`modelProviders`), but not these nor `plugin`. */
 export const MODEL_PROVIDER_TYPES: readonly BuiltinModelProviderConfig['type'][] = Object.freeze(['scripted', 'openai', 'anthropic']);
@@ -22,6 +23,8 @@ const API_KEY_HINT =
   'is refused: never put an API key in the configuration; name the environment variable that holds it in apiKeyEnv, or the file that holds it in apiKeyFile';
 const API_KEY_HINTS: Readonly<Record<string, string>> = { apiKey: API_KEY_HINT, api_key: API_KEY_HINT, key: API_KEY_HINT };
 const SCRIPTED_KEYS = ['type', 'script'] as const;
+/** The answers a final round may give instead of `final`, after a denial or a failure. */
+const ALTERNATIVE_FINALS = ['finalIfDenied', 'finalIfFailed'] as const;
 const OPENAI_KEYS = ['type', 'baseUrl', 'baseUrlEnv', 'model', 'apiKeyEnv', 'apiKeyFile', 'timeoutSeconds', 'temperature'] as const;
 const ANTHROPIC_KEYS = ['type', 'baseUrl', 'baseUrlEnv', 'model', 'apiKeyEnv', 'apiKeyFile', 'maxTokens', 'timeoutSeconds', 'temperature'] as const;
 
@@ -36,6 +39,7 @@ const ANTHROPIC_KEYS = ['type', 'baseUrl', 'baseUrlEnv', 'model', 'apiKeyEnv', '
  * @param pluginTypes - the provider types registered besides the built-in
  *   ones (by plugins): such a provider's other keys are its `settings`, JSON
  *   data for the plugin's factory. @default none
+ * @param agentName - the agent's name, for the messages about a script's placeholders.
  */
 export function validateModelProviderConfig(
   value: unknown,
@@ -43,6 +47,7 @@ export function validateModelProviderConfig(
   reader: ConfigReader,
   agentTools: readonly string[] | undefined,
   pluginTypes: readonly string[] = [],
+  agentName?: string,
 ): ModelProviderConfig | undefined {
   const types = [...MODEL_PROVIDER_TYPES, ...pluginTypes];
   if (value === undefined) {
@@ -55,7 +60,7 @@ export function validateModelProviderConfig(
   }
   const type = value['type'];
   if (type === 'scripted') {
-    return validateScripted(value, path, reader, agentTools);
+    return validateScripted(value, path, reader, agentTools, agentName);
   }
   if (type === 'openai') {
     return validateOpenAi(value, path, reader);
@@ -110,6 +115,7 @@ function validateScripted(
   path: string,
   reader: ConfigReader,
   agentTools: readonly string[] | undefined,
+  agentName: string | undefined,
 ): ModelProviderConfig | undefined {
   // Re-read with the keys of this type only, so that `baseUrl` on a scripted provider is refused.
   const provider = reader.object(value, path, 'a scripted provider', SCRIPTED_KEYS);
@@ -135,7 +141,12 @@ function validateScripted(
     if ('final' in round) finalAt = index;
     rounds.push(round);
   });
-  return valid ? Object.freeze({ type: 'scripted' as const, script: Object.freeze(rounds) }) : undefined;
+  if (!valid) return undefined;
+  // The placeholders, once every round is known: a reference reaches back to earlier rounds.
+  const issues = scriptTemplateIssues(rounds);
+  const agent = agentName === undefined ? '' : `agent ${agentName}, `;
+  for (const issue of issues) reader.add(`${scriptPath}${issue.path}`, `${issue.message} (${agent}round ${issue.round})`);
+  return issues.length === 0 ? Object.freeze({ type: 'scripted' as const, script: Object.freeze(rounds) }) : undefined;
 }
 
 function validateRound(
@@ -144,7 +155,7 @@ function validateRound(
   reader: ConfigReader,
   agentTools: readonly string[] | undefined,
 ): ScriptedRound | undefined {
-  const round = reader.object(value, path, 'a scripted round', ['toolCalls', 'final']);
+  const round = reader.object(value, path, 'a scripted round', ['toolCalls', 'final', ...ALTERNATIVE_FINALS]);
   if (round === undefined) return undefined;
   const hasCalls = round['toolCalls'] !== undefined;
   const hasFinal = round['final'] !== undefined;
@@ -154,8 +165,20 @@ function validateRound(
   }
   if (hasFinal) {
     const final = reader.string(round['final'], joinPath(path, 'final'), { nonEmpty: true });
-    return final === undefined ? undefined : Object.freeze({ final });
+    let valid = final !== undefined;
+    const alternatives: Partial<Record<(typeof ALTERNATIVE_FINALS)[number], string>> = {};
+    for (const key of ALTERNATIVE_FINALS) {
+      if (round[key] === undefined) continue;
+      const text = reader.string(round[key], joinPath(path, key), { nonEmpty: true });
+      if (text === undefined) valid = false;
+      else alternatives[key] = text;
+    }
+    return valid && final !== undefined ? Object.freeze({ final, ...alternatives }) : undefined;
   }
+  for (const key of ALTERNATIVE_FINALS) {
+    if (round[key] !== undefined) reader.add(joinPath(path, key), 'is an alternative final answer: it belongs in a round with final, not toolCalls');
+  }
+  if (ALTERNATIVE_FINALS.some((key) => round[key] !== undefined)) return undefined;
   const callsPath = joinPath(path, 'toolCalls');
   const calls = reader.array(round['toolCalls'], callsPath, { nonEmpty: true });
   if (calls === undefined) return undefined;

@@ -38,6 +38,7 @@ export function buildConversation(agent: AgentDefinition, state: RunState, round
         toolName: call.toolName,
         content: isError ? { error: step.error?.message ?? 'failed', failureClass: step.error?.failureClass ?? 'unknown' } : (step.result ?? null),
         isError,
+        ...(step.denied === true ? { denied: true as const } : {}),
       });
     });
   }

@@ -15,6 +15,7 @@ const AGENTS: TestAgent[] = [
   { name: 'two-rounds', script: [{ toolCalls: [call('test.read', 'a')] }, { toolCalls: [call('test.put', 'b')] }, { final: 'done' }] },
   { name: 'ghost-caller', script: [{ toolCalls: [call('test.delete')] }, { final: 'tried' }] },
   { name: 'short-script', script: [{ toolCalls: [call('test.read')] }] },
+  { name: 'misquoting', script: [{ toolCalls: [call('test.read')] }, { final: 'It read {{result:test.read/nothing}}.' }] },
   { name: 'chatty', script: [{ toolCalls: [call('test.read')] }, { toolCalls: [call('test.read')] }, { toolCalls: [call('test.read')] }], maxIterations: 3 },
 ];
 const failing = (status: number) => ({
@@ -110,6 +111,24 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
         data: { failure: { failureClass: 'configuration', message: expect.stringContaining('The script of agent short-script has 1 round and was asked for round 1') } },
       });
       expect(JSON.stringify(events)).not.toContain('the run ends here');
+    });
+
+    it('fails a run whose script quotes what the run did not record (configuration, never retried), with no answer', async () => {
+      const { runId, state } = await rt.runs.runInteractive({ agent: 'misquoting', input: 'go' });
+      expect(state.settlement).toEqual({ status: 'FAILED', reason: 'PROVIDER_FAILED', deadLettered: false });
+      const events = await rt.runEvents(runId);
+      expect(events.filter((e) => e.type === 'RunClaimed')).toHaveLength(1);
+      expect(terminal(events)[0]).toMatchObject({
+        type: 'RunFailed',
+        data: {
+          failure: {
+            failureClass: 'configuration',
+            code: 'SCRIPT_PLACEHOLDER_UNFILLED',
+            message: expect.stringContaining('The script of agent misquoting cannot fill {{result:test.read/nothing}} in round 1: the result of test.read (round 0, call 0) has nothing at /nothing'),
+          },
+        },
+      });
+      expect(JSON.stringify(events)).not.toContain('It read');
     });
 
     it('returns the cancelled run when a cancel lands between its request and its claim (the cancel wins; no error)', async () => {

@@ -13,4 +13,12 @@ export type ConversationMessage =
       readonly content: string | null;
       readonly toolCalls: readonly { readonly id: string; readonly toolName: string; readonly arguments: JsonObject }[];
     }
-  | { readonly role: 'tool'; readonly toolCallId: string; readonly toolName: string; readonly content: JsonValue; readonly isError: boolean };
+  | {
+      readonly role: 'tool';
+      readonly toolCallId: string;
+      readonly toolName: string;
+      readonly content: JsonValue;
+      readonly isError: boolean;
+      /** Set when a person denied the call: it never executed, and `content` says so. */
+      readonly denied?: true;
+    };
