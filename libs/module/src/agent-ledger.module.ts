@@ -3,7 +3,15 @@ import { Module } from '@nestjs/common';
 import { ConfigurationError } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
 import type { ProjectionSource, ProjectionsModuleOptions } from '@agent-ledger/projections';
-import { ProjectionQueries, ProjectionRebuilder, ProjectionsModule, ProjectionStore, PROJECTIONS_MODULE_OPTIONS, validateProjectionsModuleOptions } from '@agent-ledger/projections';
+import {
+  openReadModelStore,
+  ProjectionQueries,
+  ProjectionRebuilder,
+  ProjectionsModule,
+  ProjectionStore,
+  PROJECTIONS_MODULE_OPTIONS,
+  validateProjectionsModuleOptions,
+} from '@agent-ledger/projections';
 import type { AgentLedgerRuntimeOptions, DeferredProvider } from '@agent-ledger/runtime';
 import { AgentLedgerRuntimeModule, checkRuntimeOptions, deferProviders } from '@agent-ledger/runtime';
 
@@ -56,7 +64,7 @@ class AgentLedgerOptionsModule {}
  *
  * @example
  * AgentLedgerModule.forRoot({
- *   store: createEventStore(),
+ *   store: createEventStore({ sqlite: { path: './data/my-app/events.sqlite' } }),
  *   agents: loadAgentsConfig('config/agents.yaml').agents,
  *   tools: { builtins: { files: { workspaceDir: './data/workspace' } } },
  *   readModels: { databasePath: './data/read-models.sqlite' },
@@ -175,7 +183,7 @@ const DEFERRED_READ_MODEL_PROVIDERS: ReadonlyMap<InjectionToken, Deferred> = new
       },
     },
   ],
-  [ProjectionStore, { inject: [PROJECTIONS_MODULE_OPTIONS], useFactory: (_o, p: ProjectionsModuleOptions) => ProjectionStore.open({ path: p.databasePath }) }],
+  [ProjectionStore, { inject: [PROJECTIONS_MODULE_OPTIONS], useFactory: (_o, p: ProjectionsModuleOptions) => openReadModelStore(p) }],
   [ProjectionQueries, { inject: [PROJECTIONS_MODULE_OPTIONS, ProjectionStore], useFactory: (_o, p: ProjectionsModuleOptions, s: ProjectionStore) => new ProjectionQueries(s, p.sources) }],
   [ProjectionRebuilder, { inject: [PROJECTIONS_MODULE_OPTIONS, ProjectionStore], useFactory: (_o, p: ProjectionsModuleOptions, s: ProjectionStore) => new ProjectionRebuilder(s, p.sources) }],
 ]);

@@ -2,6 +2,8 @@ import type { ProjectionSource } from '../runner/projection-source';
 import { isValidSourceName } from '../runner/projection-source';
 import type { ProjectionRunnerOptions } from '../runner/projection-runner';
 import { InvalidProjectionOptionError } from '../errors/invalid-projection-option.error';
+import type { StoreMismatchPolicy } from '../identity/store-mismatch-policy';
+import { STORE_MISMATCH_POLICIES } from '../identity/store-mismatch-policy';
 
 /** The injection token of the module's options. */
 export const PROJECTIONS_MODULE_OPTIONS = Symbol('PROJECTIONS_MODULE_OPTIONS');
@@ -26,6 +28,14 @@ export interface ProjectionsModuleOptions {
    * @default true
    */
   readonly startRunners?: boolean;
+  /**
+   * What to do when the read models were made from other event stores than
+   * `sources` (the database records each source's store identity): `refuse`
+   * fails the module's start with `ReadModelStoreMismatchError`; `rebuild`
+   * rebuilds every projection from the sources first (logged).
+   * @default 'refuse'
+   */
+  readonly onStoreMismatch?: StoreMismatchPolicy;
   /** Batch size and retry delay of the runners. @default see ProjectionRunnerOptions */
   readonly runner?: Pick<ProjectionRunnerOptions, 'batchSize' | 'retryDelayMs'>;
 }
@@ -49,6 +59,9 @@ export function validateProjectionsModuleOptions(options: ProjectionsModuleOptio
       throw new InvalidProjectionOptionError(`sources[${index}].store`, 'expected an EventStore');
     }
   });
+  if (options.onStoreMismatch !== undefined && !STORE_MISMATCH_POLICIES.includes(options.onStoreMismatch)) {
+    throw new InvalidProjectionOptionError('onStoreMismatch', `expected one of ${STORE_MISMATCH_POLICIES.join(', ')}, got ${JSON.stringify(options.onStoreMismatch) ?? String(options.onStoreMismatch)}`);
+  }
   if (options.startRunners !== undefined && typeof options.startRunners !== 'boolean') {
     throw new InvalidProjectionOptionError('startRunners', 'expected a boolean');
   }
