@@ -71,7 +71,7 @@ class AgentLedgerRuntimeOptionsModule {}
  *
  * @example
  * AgentLedgerRuntimeModule.forRoot({
- *   store: createEventStore(),
+ *   store: createEventStore({ sqlite: { path: './data/my-app/events.sqlite' } }),
  *   agents: loadAgentsConfig('config/agents.yaml').agents,
  *   tools: { builtins: { files: { workspaceDir: './data/workspace' } } },
  * })

@@ -1,3 +1,5 @@
+import type { SagaStoreMismatchPolicy } from './audit-gap-ledger-stores';
+
 /** Options of the audit-gap saga. */
 export interface AuditGapSagaOptions {
   /** Run the saga in this process. Several processes may run it: its decisions are idempotent. @default true */
@@ -8,6 +10,14 @@ export interface AuditGapSagaOptions {
    * @default ./data/audit-gap-saga.sqlite
    */
   readonly databasePath?: string;
+  /**
+   * What to do when the ledger was made from other stores than the saga's
+   * (each store's identity is recorded in the ledger): `refuse` fails the
+   * application's start with `AuditGapLedgerStoreMismatchError`; `reset`
+   * forgets the ledger's state and follows the stores from their start (logged).
+   * @default 'refuse'
+   */
+  readonly onStoreMismatch?: SagaStoreMismatchPolicy;
   /** How long a write's audit event may take to arrive after its `ToolExecuted`. @default 60000 */
   readonly gracePeriodMs?: number;
   /**
