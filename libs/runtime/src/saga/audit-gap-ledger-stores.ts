@@ -65,7 +65,9 @@ export async function ensureAuditGapLedgerStores(
     for (const role of toRecord) ledger.recordStoreIdentity(role, idOf(role), options.now);
     return toRecord.length === 0 ? 'same' : 'recorded';
   }
-  const error = new AuditGapLedgerStoreMismatchError(ledger.path, mismatches);
+  // One store in both roles: name it once.
+  const shown = stores.audit === stores.runs && mismatches.some((m) => m.role === 'runs') ? mismatches.filter((m) => m.role === 'runs') : mismatches;
+  const error = new AuditGapLedgerStoreMismatchError(ledger.path, shown);
   if ((options.onMismatch ?? 'refuse') !== 'reset') throw error;
   ledger.reset();
   for (const role of ['runs', 'audit'] as const) ledger.recordStoreIdentity(role, idOf(role), options.now);
