@@ -4,8 +4,7 @@ import type { ServiceConfig } from '../config/service-config';
 import type { CliOutput } from './cli-output';
 import { ExitCode } from './cli-output';
 import { readModelSources } from '@agent-ledger/module';
-import { AuditGapLedger } from '@agent-ledger/runtime';
-import { auditGapSagaPath, openReadModels } from '../config/read-models';
+import { openReadModels } from '../config/read-models';
 import type { OpenStores } from '../config/open-stores';
 import { openStores } from '../config/open-stores';
 import { resetOrCheckLedger } from '../config/store-identity-check';
@@ -62,12 +61,7 @@ export async function projectionsRebuild(config: ServiceConfig, name: string | u
  * the service starts; told on the output. A ledger of these stores is untouched.
  */
 async function resetLedgerOfOtherStores(config: ServiceConfig, stores: OpenStores, output: CliOutput): Promise<void> {
-  const ledger = new AuditGapLedger(auditGapSagaPath(config));
-  try {
-    await resetOrCheckLedger(ledger, stores, 'reset', (message) => output.out(message));
-  } finally {
-    ledger.close();
-  }
+  await resetOrCheckLedger(config, stores, 'reset', (message) => output.out(message));
 }
 
 function plain(p: RebuildProgress): string {

@@ -1,7 +1,7 @@
 import { ensureReadModelSources, ReadModelStoreMismatchError } from '@agent-ledger/projections';
 import { readModelSources } from '@agent-ledger/module';
 import type { SagaStoreMismatch } from '@agent-ledger/runtime';
-import { AuditGapLedger, AuditGapLedgerStoreMismatchError, ensureAuditGapLedgerStores } from '@agent-ledger/runtime';
+import { AuditGapLedgerStoreMismatchError, ensureAuditGapLedgerStores } from '@agent-ledger/runtime';
 import type { OpenStores } from './open-stores';
 import { auditGapSagaPath, openReadModels, readModelsPath } from './read-models';
 import type { ServiceConfig } from './service-config';
@@ -44,17 +44,14 @@ export async function checkStoreIdentities(config: ServiceConfig, stores: OpenSt
     }
   }
   if (options.saga) {
-    const ledger = new AuditGapLedger(auditGapSagaPath(config));
     try {
-      await resetOrCheckLedger(ledger, stores, config.readModelsOnStoreMismatch === 'rebuild' ? 'reset' : 'refuse', options.log);
+      await resetOrCheckLedger(config, stores, config.readModelsOnStoreMismatch === 'rebuild' ? 'reset' : 'refuse', options.log);
     } catch (error) {
       if (!(error instanceof AuditGapLedgerStoreMismatchError)) throw error;
       found.push({
         what: `the audit-gap saga's ledger ${auditGapSagaPath(config)} was made from another event store than ${error.mismatches.map((m: SagaStoreMismatch) => mismatchOf(config, m.role, m.currentStoreId, m.recordedStoreId)).join(' and ')}`,
         roles: error.mismatches.map((m) => m.role),
       });
-    } finally {
-      ledger.close();
     }
   }
   if (found.length === 0) return null;
@@ -73,8 +70,8 @@ export async function checkStoreIdentities(config: ServiceConfig, stores: OpenSt
  * `projections rebuild`.
  * @throws AuditGapLedgerStoreMismatchError on a mismatch with `refuse`
  */
-export async function resetOrCheckLedger(ledger: AuditGapLedger, stores: OpenStores, onMismatch: 'refuse' | 'reset', log: (message: string) => void): Promise<'same' | 'recorded' | 'reset'> {
-  return ensureAuditGapLedgerStores(ledger, { runs: stores.runStore, audit: stores.auditStore }, { onMismatch, now: Date.now(), log });
+export async function resetOrCheckLedger(config: ServiceConfig, stores: OpenStores, onMismatch: 'refuse' | 'reset', log: (message: string) => void): Promise<'same' | 'recorded' | 'reset'> {
+  return ensureAuditGapLedgerStores(auditGapSagaPath(config), { runs: stores.runStore, audit: stores.auditStore }, { onMismatch, now: Date.now(), log });
 }
 
 function mismatchOf(config: ServiceConfig, role: 'runs' | 'audit', current: string, recordedId: string | null): string {

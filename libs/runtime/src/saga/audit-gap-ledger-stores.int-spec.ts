@@ -7,7 +7,7 @@ import type { RuntimeHarness, TestAgent } from '../testing/runtime-harness';
 import { eventually, startRuntime } from '../testing/runtime-harness';
 import { AuditGapLedger } from './audit-gap-ledger';
 import { AuditGapLedgerStoreMismatchError } from './audit-gap-ledger-store-mismatch.error';
-import { ensureAuditGapLedgerStores } from './audit-gap-ledger-stores';
+import { ensureLedgerStores } from './audit-gap-ledger-stores';
 
 const AGENTS: TestAgent[] = [{ name: 'putter', script: [{ toolCalls: [{ tool: 'test.append', arguments: { value: 'x' } }] }, { final: 'put' }] }];
 const APPEND = { name: 'test.append', effect: 'NON_IDEMPOTENT_WRITE', operationDeadlineSeconds: 60 } as const;
@@ -114,7 +114,7 @@ describe('the audit-gap saga\'s ledger knows which stores it follows (embedded s
     const ledger = new AuditGapLedger(ledgerPath());
     try {
       const stores = { runs: b.runStore, audit: b.auditStore };
-      await expect(ensureAuditGapLedgerStores(ledger, stores, { now: 0 })).rejects.toThrow(/recorded no identity and its checkpoints do not fit it/);
+      await expect(ensureLedgerStores(ledger, stores, { now: 0 })).rejects.toThrow(/recorded no identity and its checkpoints do not fit it/);
       expect(ledger.storeIdentities().size).toBe(0);
     } finally {
       ledger.close();
@@ -124,7 +124,7 @@ describe('the audit-gap saga\'s ledger knows which stores it follows (embedded s
     const a = await start({ enabled: false }, storeDirA);
     const again = new AuditGapLedger(ledgerPath());
     try {
-      expect(await ensureAuditGapLedgerStores(again, { runs: a.runStore, audit: a.auditStore }, { now: 0 })).toBe('recorded');
+      expect(await ensureLedgerStores(again, { runs: a.runStore, audit: a.auditStore }, { now: 0 })).toBe('recorded');
       expect(again.storeIdentities()).toEqual(new Map([['runs', (await a.runStore.storeIdentity()).id], ['audit', (await a.auditStore.storeIdentity()).id]]));
       expect(again.pendingCount()).toBe(1);
     } finally {

@@ -1,6 +1,7 @@
 import type { EventStore, RecordedEvent } from '@agent-ledger/event-store';
 import { comparePositions, eventTypeFilter, InvalidPositionError, parsePosition } from '@agent-ledger/event-store';
-import type { AuditGapLedger, SagaSource } from './audit-gap-ledger';
+import type { SagaSource } from './audit-gap-ledger';
+import { AuditGapLedger } from './audit-gap-ledger';
 import type { SagaStoreMismatch, SagaStoreRole } from './audit-gap-ledger-store-mismatch.error';
 import { AuditGapLedgerStoreMismatchError } from './audit-gap-ledger-store-mismatch.error';
 
@@ -27,21 +28,53 @@ export type SagaStoreMismatchPolicy = 'refuse' | 'reset';
 /** Every {@link SagaStoreMismatchPolicy}. */
 export const SAGA_STORE_MISMATCH_POLICIES: readonly SagaStoreMismatchPolicy[] = ['refuse', 'reset'];
 
+/** Options of {@link ensureAuditGapLedgerStores}. */
+export interface EnsureAuditGapLedgerStoresOptions {
+  /** What to do on a mismatch. @default 'refuse' */
+  readonly onMismatch?: SagaStoreMismatchPolicy;
+  /** The time recorded with an identity (ms since the epoch). */
+  readonly now: number;
+  /** Where a reset is told. @default nowhere */
+  readonly log?: (message: string) => void;
+}
+
 /**
- * Makes sure the saga's ledger was made from `stores`: it compares each
- * store's identity with the one the ledger recorded, and records it where
- * there is none yet and the ledger provably follows that store (a new ledger,
- * or one made by a version that recorded none, whose checkpoints each fall
- * exactly on an event of the store of a type the saga follows there).
- * Otherwise it refuses or resets, as `onMismatch` says.
+ * Makes sure the saga's ledger file at `path` was made from `stores` (opened,
+ * checked, closed), for a process that checks before it starts the saga (the
+ * service's start-up, `projections rebuild`). It compares each store's
+ * identity with the one the ledger recorded, and records it where there is
+ * none yet and the ledger provably follows that store (a new ledger, or one
+ * made by a version that recorded none, whose checkpoints each fall exactly on
+ * an event of the store of a type the saga follows there). Otherwise it
+ * refuses or resets, as `onMismatch` says. The saga runs the same check when
+ * it starts (`AuditGapSagaOptions.onStoreMismatch`).
  *
  * @returns what it did: `same`, `recorded` (new or adopted), or `reset`
  * @throws AuditGapLedgerStoreMismatchError on a mismatch with `refuse` (nothing written)
  */
 export async function ensureAuditGapLedgerStores(
+  path: string,
+  stores: Readonly<Record<SagaStoreRole, EventStore>>,
+  options: EnsureAuditGapLedgerStoresOptions,
+): Promise<'same' | 'recorded' | 'reset'> {
+  const ledger = new AuditGapLedger(path);
+  try {
+    return await ensureLedgerStores(ledger, stores, options);
+  } finally {
+    ledger.close();
+  }
+}
+
+/**
+ * The check of `ensureAuditGapLedgerStores` on a ledger already open (the saga's).
+ *
+ * @returns what it did: `same`, `recorded` (new or adopted), or `reset`
+ * @throws AuditGapLedgerStoreMismatchError on a mismatch with `refuse` (nothing written)
+ */
+export async function ensureLedgerStores(
   ledger: AuditGapLedger,
   stores: Readonly<Record<SagaStoreRole, EventStore>>,
-  options: { readonly onMismatch?: SagaStoreMismatchPolicy; readonly now: number; readonly log?: (message: string) => void },
+  options: EnsureAuditGapLedgerStoresOptions,
 ): Promise<'same' | 'recorded' | 'reset'> {
   const recorded = ledger.storeIdentities();
   const current = {

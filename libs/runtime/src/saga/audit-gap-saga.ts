@@ -17,7 +17,7 @@ import { RuntimeMetrics } from '../execution/runtime-metrics';
 import { newSegmentOwner } from '../execution/segment-identity';
 import type { SagaSource } from './audit-gap-ledger';
 import { AuditGapLedger } from './audit-gap-ledger';
-import { DECISION_EVENT_TYPES, ensureAuditGapLedgerStores, STATEMENT_EVENT_TYPES } from './audit-gap-ledger-stores';
+import { DECISION_EVENT_TYPES, ensureLedgerStores, STATEMENT_EVENT_TYPES } from './audit-gap-ledger-stores';
 import type { AuditGapSagaOptions } from './audit-gap-saga.options';
 import { AUDIT_GAP_SAGA_OPTIONS, DEFAULT_AUDIT_GAP_CHECK_INTERVAL_MS, DEFAULT_AUDIT_GAP_SAGA_PATH } from './audit-gap-saga.options';
 
@@ -105,11 +105,15 @@ export class AuditGapSaga implements OnModuleInit, OnApplicationBootstrap, OnApp
    *
    * @throws AuditGapLedgerStoreMismatchError when the ledger was made from other stores and `onStoreMismatch` is `refuse` (the ledger is closed again)
    */
-  async open(): Promise<AuditGapLedger> {
+  async open(): Promise<void> {
+    await this.openLedger();
+  }
+
+  private openLedger(): Promise<AuditGapLedger> {
     this.opening ??= (async () => {
       const ledger = new AuditGapLedger(this.options.databasePath ?? DEFAULT_AUDIT_GAP_SAGA_PATH);
       try {
-        await ensureAuditGapLedgerStores(
+        await ensureLedgerStores(
           ledger,
           { runs: this.runStore, audit: this.auditStore },
           { onMismatch: this.options.onStoreMismatch, now: this.clock.now(), log: (message) => this.logger.warn(message) },
@@ -129,7 +133,7 @@ export class AuditGapSaga implements OnModuleInit, OnApplicationBootstrap, OnApp
   /** Starts following the stores from the saga's checkpoints (opening and checking the ledger first if {@link open} was not called). */
   async start(): Promise<void> {
     if (this.ledger !== null) return;
-    const ledger = await this.open();
+    const ledger = await this.openLedger();
     if (this.ledger !== null) return;
     this.stopped = false;
     this.ledger = ledger;
