@@ -60,7 +60,7 @@ export * from './execution/worker-pool';
 export * from './runtime.module';
 export * from './module/deferred-providers';
 export * from './saga/audit-gap-saga';
-export { DEFAULT_AUDIT_GAP_CHECK_INTERVAL_MS, DEFAULT_AUDIT_GAP_SAGA_PATH } from './saga/audit-gap-saga.options';
+export { checkAuditGapSagaOptions, DEFAULT_AUDIT_GAP_CHECK_INTERVAL_MS } from './saga/audit-gap-saga.options';
 export type { AuditGapSagaOptions } from './saga/audit-gap-saga.options';
 export type { SagaSource } from './saga/audit-gap-ledger';
 export * from './saga/audit-gap-ledger-store-mismatch.error';

@@ -183,8 +183,8 @@ describe('read models know which store they follow (embedded stores on disk)', (
     });
 
     it('refuses an unknown onStoreMismatch, naming the option', () => {
-      expect(() => ProjectionsModule.forRoot({ sources: sourcesOf(storeA), onStoreMismatch: 'ignore' as never })).toThrow(InvalidProjectionOptionError);
-      expect(() => ProjectionsModule.forRoot({ sources: sourcesOf(storeA), onStoreMismatch: 'ignore' as never })).toThrow(/onStoreMismatch.*refuse, rebuild/);
+      expect(() => ProjectionsModule.forRoot({ databasePath: join(dir, 'x.sqlite'), sources: sourcesOf(storeA), onStoreMismatch: 'ignore' as never })).toThrow(InvalidProjectionOptionError);
+      expect(() => ProjectionsModule.forRoot({ databasePath: join(dir, 'x.sqlite'), sources: sourcesOf(storeA), onStoreMismatch: 'ignore' as never })).toThrow(/onStoreMismatch.*refuse, rebuild/);
     });
   });
 });

@@ -11,10 +11,11 @@ export const PROJECTIONS_MODULE_OPTIONS = Symbol('PROJECTIONS_MODULE_OPTIONS');
 /** Options of `ProjectionsModule.forRoot`. */
 export interface ProjectionsModuleOptions {
   /**
-   * The read models' SQLite file, separate from the event store's.
-   * @default './data/read-models.sqlite'
+   * The read models' SQLite file, separate from the event store's. Required:
+   * there is no default, so that a host's read models never land in the
+   * agent-ledger service's `./data/read-models.sqlite`.
    */
-  readonly databasePath?: string;
+  readonly databasePath: string;
   /**
    * The event stores to project, each with a stable name used in checkpoints
    * (e.g. `[{ name: 'runs', store: runStore }, { name: 'audit', store: auditStore }]`
@@ -45,6 +46,12 @@ export interface ProjectionsModuleOptions {
  * @throws InvalidProjectionOptionError
  */
 export function validateProjectionsModuleOptions(options: ProjectionsModuleOptions): void {
+  if (typeof options.databasePath !== 'string' || options.databasePath.trim() === '') {
+    throw new InvalidProjectionOptionError(
+      'databasePath',
+      `expected the read models' file, e.g. join(dataDir, 'read-models.sqlite') (there is no default, so that a host's read models never land in the agent-ledger service's ./data/read-models.sqlite), got ${JSON.stringify(options.databasePath) ?? String(options.databasePath)}`,
+    );
+  }
   if (!Array.isArray(options.sources) || options.sources.length === 0) {
     throw new InvalidProjectionOptionError('sources', 'expected at least one { name, store }');
   }

@@ -15,7 +15,6 @@ import { UnknownProjectionError } from '../errors/unknown-projection.error';
 import type { Checkpoint } from './checkpoint';
 import { checkpointName } from './checkpoint';
 import type { ProjectionStoreOptions } from './projection-store-options';
-import { DEFAULT_READ_MODEL_PATH } from './projection-store-options';
 import type { TableSlot } from './sql-table';
 import { addMissingColumnsSql, createTableSql, physicalName, TableSlot as Slot } from './sql-table';
 import { SqliteRowStore } from './sqlite-row-store';
@@ -95,14 +94,14 @@ export class ProjectionStore {
   private readonly checkpointStatements = new Map<string, Database.Statement>();
 
   private constructor(options: ProjectionStoreOptions) {
-    if (options.path !== undefined && (typeof options.path !== 'string' || options.path.length === 0)) {
-      throw new InvalidProjectionOptionError('path', 'expected a non-empty file path');
+    if (typeof options.path !== 'string' || options.path.trim().length === 0) {
+      throw new InvalidProjectionOptionError('path', `expected the read models' file path (there is no default: a host's read models must not share the agent-ledger service's ./data/read-models.sqlite), got ${JSON.stringify(options.path) ?? String(options.path)}`);
     }
     const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
     if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
       throw new InvalidProjectionOptionError('busyTimeoutMs', 'expected an integer >= 0');
     }
-    this.path = resolve(options.path ?? DEFAULT_READ_MODEL_PATH);
+    this.path = resolve(options.path);
     this.now = options.now ?? Date.now;
     const definitions = options.projections ?? ALL_PROJECTIONS;
     this.byName = new Map(definitions.map((d) => [d.name, d]));
@@ -133,7 +132,7 @@ export class ProjectionStore {
   }
 
   /** Opens (creating if needed) the read-model database and the live tables of every projection. */
-  static open(options: ProjectionStoreOptions = {}): ProjectionStore {
+  static open(options: ProjectionStoreOptions): ProjectionStore {
     return new ProjectionStore(options);
   }
 

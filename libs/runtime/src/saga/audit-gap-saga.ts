@@ -19,7 +19,7 @@ import type { SagaSource } from './audit-gap-ledger';
 import { AuditGapLedger } from './audit-gap-ledger';
 import { DECISION_EVENT_TYPES, ensureLedgerStores, STATEMENT_EVENT_TYPES } from './audit-gap-ledger-stores';
 import type { AuditGapSagaOptions } from './audit-gap-saga.options';
-import { AUDIT_GAP_SAGA_OPTIONS, DEFAULT_AUDIT_GAP_CHECK_INTERVAL_MS, DEFAULT_AUDIT_GAP_SAGA_PATH } from './audit-gap-saga.options';
+import { AUDIT_GAP_SAGA_OPTIONS, checkAuditGapSagaOptions, DEFAULT_AUDIT_GAP_CHECK_INTERVAL_MS } from './audit-gap-saga.options';
 
 /** The most events of one subscription applied to the ledger in one transaction. */
 const SAGA_BATCH_SIZE = 500;
@@ -111,7 +111,7 @@ export class AuditGapSaga implements OnModuleInit, OnApplicationBootstrap, OnApp
 
   private openLedger(): Promise<AuditGapLedger> {
     this.opening ??= (async () => {
-      const ledger = new AuditGapLedger(this.options.databasePath ?? DEFAULT_AUDIT_GAP_SAGA_PATH);
+      const ledger = new AuditGapLedger(checkAuditGapSagaOptions({ ...this.options, enabled: true }).databasePath as string);
       try {
         await ensureLedgerStores(
           ledger,
