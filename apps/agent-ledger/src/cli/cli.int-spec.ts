@@ -75,6 +75,29 @@ describe('agent-ledger CLI', () => {
       expect(report.chains.runs).toBe(2);
     });
 
+    it('refuses read models made from another store (exit 3, naming the files and the fix), and rebuilds them when told to', async () => {
+      expect(await runCli(['audit', 'review', '--json'], capture(), env)).toBe(0); // the read models now follow these stores
+      const otherDir = mkdtempSync(join(tmpdir(), 'agent-ledger-cli-other-'));
+      try {
+        const other = { ...env, EVENT_STORE_PATH: join(otherDir, 'runs.sqlite'), AUDIT_STORE_PATH: join(otherDir, 'audit.sqlite') };
+        const refused = capture();
+        expect(await runCli(['audit', 'review'], refused, other)).toBe(3);
+        const said = refused.errors.join('\n');
+        expect(said).toContain(`the read models ${join(dataDir, 'read-models.sqlite')} were made from another event store than the run store ${join(otherDir, 'runs.sqlite')} (EVENT_STORE_PATH)`);
+        expect(said).toContain(`the audit store ${join(otherDir, 'audit.sqlite')} (AUDIT_STORE_PATH)`);
+        expect(said).toContain('`agent-ledger projections rebuild`');
+        expect(refused.lines).toEqual([]);
+
+        const rebuilt = capture();
+        expect(await runCli(['audit', 'review', '--json'], rebuilt, { ...other, READ_MODELS_ON_STORE_MISMATCH: 'rebuild' })).toBe(0);
+        expect(rebuilt.errors.join('\n')).toMatch(/rebuilding them/);
+        const report = JSON.parse(rebuilt.lines.join('\n')) as { review: { totals: Record<string, number> } };
+        expect(report.review.totals).toMatchObject({ writesExecuted: 0 }); // the other stores are empty: none of run-a's and run-b's writes
+      } finally {
+        rmSync(otherDir, { recursive: true, force: true });
+      }
+    });
+
     it('exits 1 on a write its run failed closed without audit, though the contract allows it (verify, the integrity question, exits 0)', async () => {
       const rt = await startRuntime({ store: 'sqlite', storeDir: dataDir, agents: AGENTS });
       try {
