@@ -6,7 +6,9 @@ import Database from 'better-sqlite3';
 import { Test } from '@nestjs/testing';
 import { currentSchemaVersion } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
-import { ExpectedRevision, SqliteEventStore } from '@agent-ledger/event-store';
+import { EventStoreDbEventStore, ExpectedRevision, SqliteEventStore } from '@agent-ledger/event-store';
+import type { EsdbTestServer } from '../../../../test/support/esdb-server';
+import { startEsdbTestServer } from '../../../../test/support/esdb-server';
 import { ReadModelStoreMismatchError } from '../errors/read-model-store-mismatch.error';
 import { InvalidProjectionOptionError } from '../errors/invalid-projection-option.error';
 import { ProjectionsModule } from '../nest/projections.module';
@@ -27,10 +29,18 @@ async function appendRun(store: EventStore): Promise<string> {
   return runId;
 }
 
-describe('read models know which store they follow (embedded stores on disk)', () => {
+describe.each(['sqlite', 'eventstoredb'] as const)('read models know which store they follow (%s)', (kind) => {
   let dir: string;
-  let storeA: SqliteEventStore;
-  let storeB: SqliteEventStore;
+  let storeA: EventStore;
+  let storeB: EventStore;
+  const servers: EsdbTestServer[] = [];
+  /** Store A or B: an embedded file, or a database of its own (a protocol-level EventStoreDB server). */
+  const openStore = async (name: string): Promise<EventStore> => {
+    if (kind === 'sqlite') return SqliteEventStore.open({ path: join(dir, `${name}.sqlite`) });
+    const server = await startEsdbTestServer();
+    servers.push(server);
+    return EventStoreDbEventStore.connect({ connectionString: server.connectionString });
+  };
   let runsOfA: string[];
   let runsOfB: string[];
   const opened: ProjectionStore[] = [];
@@ -58,10 +68,10 @@ describe('read models know which store they follow (embedded stores on disk)', (
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'agent-ledger-read-model-identity-'));
-    storeA = SqliteEventStore.open({ path: join(dir, 'a.sqlite') });
-    storeB = SqliteEventStore.open({ path: join(dir, 'b.sqlite') });
+    storeA = await openStore('a');
+    storeB = await openStore('b');
     runsOfA = [await appendRun(storeA), await appendRun(storeA)].sort();
-    // B holds more events than A: A's checkpoint position exists in B too, at another run's event.
+    // B holds more events than A: on the embedded store, A's checkpoint position exists in B too, at another run's event.
     runsOfB = [await appendRun(storeB), await appendRun(storeB), await appendRun(storeB)].sort();
   });
 
@@ -69,8 +79,9 @@ describe('read models know which store they follow (embedded stores on disk)', (
     for (const store of opened.splice(0)) store.close();
     await storeA.close();
     await storeB.close();
+    await Promise.all(servers.splice(0).map((s) => s.stop()));
     rmSync(dir, { recursive: true, force: true });
-  });
+  }, 30_000);
 
   it('a new file records the store it is first given, and then finds it the same', async () => {
     const models = readModels();
