@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { SqliteEventStore } from '@agent-ledger/event-store';
 import { ProjectionStore } from '@agent-ledger/projections';
+import { ensureAuditGapLedgerStores } from '@agent-ledger/runtime';
 import { writeExecutedWithoutAudit } from '@agent-ledger/runtime/testing';
 import { eventually, startRuntime } from '@agent-ledger/runtime/testing';
 import type { CliOutput } from './cli-output';
@@ -63,6 +65,25 @@ describe('agent-ledger CLI', () => {
     const output = capture();
     expect(await runCli(['audit', 'verify'], output, { ...env, PORT: 'eighty' })).toBe(3);
     expect(output.errors.join('\n')).toContain('PORT must be an integer');
+  });
+
+  it('worker: refuses an audit-gap saga ledger made from other stores (exit 3) before it starts; --no-saga does not look at it', async () => {
+    const otherDir = mkdtempSync(join(tmpdir(), 'agent-ledger-cli-other-'));
+    const other = SqliteEventStore.open({ path: join(otherDir, 'runs.sqlite') });
+    try {
+      await ensureAuditGapLedgerStores(join(dataDir, 'audit-gap-saga.sqlite'), { runs: other, audit: other }, { now: 0 });
+    } finally {
+      await other.close();
+      rmSync(otherDir, { recursive: true, force: true });
+    }
+    const stopped = AbortSignal.abort('test');
+    const output = capture();
+    expect(await runCli(['worker'], output, env, { stop: stopped })).toBe(3);
+    expect(output.errors.join('\n')).toContain(`the audit-gap saga's ledger ${join(dataDir, 'audit-gap-saga.sqlite')} was made from another event store than the run store ${join(dataDir, 'agent-ledger.sqlite')}`);
+    expect(output.lines.join('\n')).not.toContain('worker started');
+    const noSaga = capture();
+    expect(await runCli(['worker', '--no-saga'], noSaga, env, { stop: stopped })).toBe(0);
+    expect(noSaga.lines.join('\n')).toContain('audit-gap saga off');
   });
 
   describe('audit review', () => {
