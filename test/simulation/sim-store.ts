@@ -10,6 +10,7 @@ import type {
   ReadStreamResult,
   RecordedEvent,
   SubscribeToAllOptions,
+  StoreIdentity,
   SubscribeToStreamOptions,
 } from '@agent-ledger/event-store';
 import { InMemoryEventStore, positionFromParts, StoreUnavailableError, StoreUnavailableReason } from '@agent-ledger/event-store';
@@ -41,6 +42,10 @@ export class SimStore implements EventStore {
   /** Events stored in `stream` so far (as this wrapper saw them appended). */
   lengthOf(stream: string): number {
     return this.lengths.get(stream) ?? 0;
+  }
+
+  storeIdentity(): Promise<StoreIdentity> {
+    return this.inner.storeIdentity();
   }
 
   async append(streamName: string, events: readonly EventData[], options: AppendOptions): Promise<AppendResult> {

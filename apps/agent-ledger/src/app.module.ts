@@ -5,7 +5,7 @@ import type { EventStore } from '@agent-ledger/event-store';
 import type { AgentDefinition, LoadedPlugins, ToolsModuleOptions } from '@agent-ledger/runtime';
 import { NO_PLUGINS } from '@agent-ledger/runtime';
 import { testLedgerImports } from './config/crash-test/test-ledger.tools';
-import { auditGapSagaPath, readModelsPath } from './config/read-models';
+import { auditGapSagaPath, readModelsPath, sagaMismatchPolicyOf } from './config/read-models';
 import type { ServiceConfig } from './config/service-config';
 import { AgentLedgerHttpModule } from '@agent-ledger/http';
 
@@ -60,8 +60,8 @@ export class AppModule {
             policy: runPolicyOf(config),
             workers: { concurrency: config.workerConcurrency },
             reaper: { intervalMs: config.reaperIntervalMs },
-            auditGapSaga: { databasePath: auditGapSagaPath(config), gracePeriodMs: config.auditGapGraceMs },
-            readModels: { databasePath: readModelsPath(config) },
+            auditGapSaga: { databasePath: auditGapSagaPath(config), gracePeriodMs: config.auditGapGraceMs, onStoreMismatch: sagaMismatchPolicyOf(config) },
+            readModels: { databasePath: readModelsPath(config), onStoreMismatch: config.readModelsOnStoreMismatch },
           },
           http: config,
         }),

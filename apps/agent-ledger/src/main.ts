@@ -14,6 +14,7 @@ import { loadServiceDefinitions, pluginsNote } from './config/service-definition
 import { createServiceApp } from './service-app';
 import { listenFailureMessage } from './config/listen-failure';
 import { prepareServiceFolders } from './config/service-folders';
+import { checkStoreIdentities } from './config/store-identity-check';
 
 /** Reads the configuration, or ends the process with a message naming the bad setting (exit code 3, as the CLI answers a bad configuration). */
 function configurationOrExit(): ServiceConfig {
@@ -78,6 +79,29 @@ async function appOrExit<T>(build: () => Promise<T>, stores: OpenStores): Promis
 }
 
 /**
+ * Checks that the read models and the audit-gap saga's ledger were made from
+ * the configured stores (rebuilding or resetting them when
+ * `READ_MODELS_ON_STORE_MISMATCH=rebuild`), or closes the stores and ends the
+ * process with a message naming the files, the store and the fix (exit code
+ * 3, as for a bad configuration). A store that cannot be reached to be checked
+ * ends it too (exit code 3).
+ */
+async function storesCheckedOrExit(config: ServiceConfig, stores: OpenStores): Promise<void> {
+  let refusal: string | null;
+  try {
+    refusal = await checkStoreIdentities(config, stores, { readModels: true, saga: true, log: (message) => Logger.warn(message, 'Stores') });
+  } catch (error) {
+    await stores.close();
+    process.stderr.write(`agent-ledger: cannot check which stores the read models follow: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(3);
+  }
+  if (refusal === null) return;
+  await stores.close();
+  process.stderr.write(`agent-ledger: ${refusal}\n`);
+  process.exit(3);
+}
+
+/**
  * Starts the agent-ledger service: the runtime (workers, reaper) on the
  * embedded store under `./data` (or EventStoreDB when
  * `EVENTSTORE_CONNECTION_STRING` is set), the read models, and the HTTP API on
@@ -92,6 +116,7 @@ async function bootstrap(): Promise<void> {
   const { agents, plugins } = await definitionsOrExit(config);
   for (const line of prepareServiceFolders(config)) Logger.log(line, 'Bootstrap');
   const stores = openStores(config);
+  await storesCheckedOrExit(config, stores);
   const app = await appOrExit(() => createServiceApp({ config, stores, agents, plugins }), stores);
   // Stop workers and the reaper first (Nest's shutdown), then close the stores they write to.
   const shutdown = async (signal: NodeJS.Signals) => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEventStore, selectEventStore } from './create-event-store';
@@ -17,14 +17,28 @@ describe('selectEventStore / createEventStore', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('selects the embedded store at ./data/agent-ledger.sqlite when EVENTSTORE_CONNECTION_STRING is not set', () => {
-    expect(selectEventStore({ env: {} })).toEqual({ kind: 'sqlite', path: './data/agent-ledger.sqlite' });
+  it('selects the embedded store at the given path when EVENTSTORE_CONNECTION_STRING is not set', () => {
     expect(selectEventStore({ env: {}, sqlite: { path: '/tmp/x.sqlite' } })).toEqual({ kind: 'sqlite', path: '/tmp/x.sqlite' });
   });
 
+  it('has no default file: without a connection string, a missing or blank sqlite.path is refused, naming the option, and no file is made', () => {
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      for (const config of [{ env: {} }, { env: {}, sqlite: {} as never }, { env: {}, sqlite: { path: '  ' } }]) {
+        expect(() => selectEventStore(config)).toThrow(InvalidOptionError);
+        expect(() => createEventStore(config)).toThrow(/sqlite\.path.*is required when EVENTSTORE_CONNECTION_STRING is not set/);
+      }
+      expect(() => SqliteEventStore.open({} as never)).toThrow(/path.*there is no default/);
+      expect(existsSync(join(dir, 'data'))).toBe(false);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+
   it('treats an empty or blank connection string as not set', () => {
-    expect(selectEventStore({ env: { EVENTSTORE_CONNECTION_STRING: '' } }).kind).toBe('sqlite');
-    expect(selectEventStore({ env: { EVENTSTORE_CONNECTION_STRING: '  ' } }).kind).toBe('sqlite');
+    expect(selectEventStore({ env: { EVENTSTORE_CONNECTION_STRING: '' }, sqlite: { path: '/tmp/x.sqlite' } }).kind).toBe('sqlite');
+    expect(selectEventStore({ env: { EVENTSTORE_CONNECTION_STRING: '  ' }, sqlite: { path: '/tmp/x.sqlite' } }).kind).toBe('sqlite');
   });
 
   it('selects EventStoreDB when EVENTSTORE_CONNECTION_STRING is set (trimmed)', () => {
@@ -40,7 +54,7 @@ describe('selectEventStore / createEventStore', () => {
       process.env['EVENTSTORE_CONNECTION_STRING'] = 'esdb://example:2113?tls=false';
       expect(selectEventStore().kind).toBe('eventstoredb');
       delete process.env['EVENTSTORE_CONNECTION_STRING'];
-      expect(selectEventStore().kind).toBe('sqlite');
+      expect(selectEventStore({ sqlite: { path: '/tmp/x.sqlite' } }).kind).toBe('sqlite');
     } finally {
       if (saved === undefined) delete process.env['EVENTSTORE_CONNECTION_STRING'];
       else process.env['EVENTSTORE_CONNECTION_STRING'] = saved;

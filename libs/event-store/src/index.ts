@@ -10,6 +10,7 @@ export * from './port/expected-revision';
 export * from './port/json';
 export * from './port/position';
 export * from './port/read-options';
+export * from './port/store-identity';
 export * from './port/subscription';
 export * from './stream-name';
 export { MAX_APPEND_SIZE, MAX_EVENT_TYPE_LENGTH, DEFAULT_BATCH_SIZE } from './validation/limits';

@@ -28,7 +28,13 @@ export interface AgentLedgerHttpModuleOptions {
  *
  * @example
  * AgentLedgerHttpModule.forRoot({
- *   ledger: { store, agents, tools: { tools: [MyTool] }, readModels: { databasePath: './data/read-models.sqlite' } },
+ *   ledger: {
+ *     store,
+ *     agents,
+ *     tools: { tools: [MyTool] },
+ *     readModels: { databasePath: './data/my-app/read-models.sqlite' },
+ *     auditGapSaga: { databasePath: './data/my-app/audit-gap-saga.sqlite' },
+ *   },
  *   http: { auth: { mode: 'api-keys', modeSource: 'setting', apiKeys: parseApiKeyEntries(JSON.parse(process.env.API_KEYS ?? '[]'), 'API_KEYS') }, ... },
  * })
  */

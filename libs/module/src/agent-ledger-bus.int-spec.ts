@@ -316,10 +316,18 @@ describe('AgentLedgerModule.forRootAsync, its checks', () => {
     const dir = mkdtempSync(join(tmpdir(), 'agent-ledger-bus-'));
     const store = SqliteEventStore.open({ path: join(dir, 's.sqlite') });
     try {
-      await expect(boot({ useFactory: () => ({ store, agents: [], readModels: { databasePath: join(dir, 'rm.sqlite') } }) })).rejects.toThrow(
+      const noSaga = { enabled: false } as const;
+      await expect(boot({ useFactory: () => ({ store, agents: [], auditGapSaga: noSaga, readModels: { databasePath: join(dir, 'rm.sqlite') } }) })).rejects.toThrow(
         /readModels is set, but forRootAsync was not given readModels: true/,
       );
-      await expect(boot({ useFactory: () => ({ store, agents: [] }), readModels: true })).rejects.toThrow(/readModels must give the read models' settings/);
+      await expect(boot({ useFactory: () => ({ store, agents: [], auditGapSaga: noSaga }), readModels: true })).rejects.toThrow(/readModels must give the read models' settings/);
+      // No default files: a host's read models and saga ledger never land in the service's ./data.
+      await expect(boot({ useFactory: () => ({ store, agents: [], auditGapSaga: noSaga, readModels: {} as never }), readModels: true })).rejects.toThrow(
+        /useFactory\(\)\.readModels\.databasePath is required/,
+      );
+      await expect(boot({ useFactory: () => ({ store, agents: [] }) })).rejects.toThrow(/useFactory\(\)\.auditGapSaga\.databasePath is required while the audit-gap saga is enabled/);
+      expect(() => AgentLedgerModule.forRoot({ store, agents: [], readModels: {} as never })).toThrow(/readModels\.databasePath is required/);
+      expect(() => AgentLedgerModule.forRoot({ store, agents: [] })).toThrow(/auditGapSaga\.databasePath is required/);
       await expect(boot({ useFactory: () => ({ agents: [] }) as unknown as AgentLedgerModuleOptions })).rejects.toThrow(/useFactory\(\)\.store must be an EventStore/);
     } finally {
       await store.close();

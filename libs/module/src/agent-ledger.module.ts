@@ -3,7 +3,15 @@ import { Module } from '@nestjs/common';
 import { ConfigurationError } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
 import type { ProjectionSource, ProjectionsModuleOptions } from '@agent-ledger/projections';
-import { ProjectionQueries, ProjectionRebuilder, ProjectionsModule, ProjectionStore, PROJECTIONS_MODULE_OPTIONS, validateProjectionsModuleOptions } from '@agent-ledger/projections';
+import {
+  openReadModelStore,
+  ProjectionQueries,
+  ProjectionRebuilder,
+  ProjectionsModule,
+  ProjectionStore,
+  PROJECTIONS_MODULE_OPTIONS,
+  validateProjectionsModuleOptions,
+} from '@agent-ledger/projections';
 import type { AgentLedgerRuntimeOptions, DeferredProvider } from '@agent-ledger/runtime';
 import { AgentLedgerRuntimeModule, checkRuntimeOptions, deferProviders } from '@agent-ledger/runtime';
 
@@ -56,10 +64,11 @@ class AgentLedgerOptionsModule {}
  *
  * @example
  * AgentLedgerModule.forRoot({
- *   store: createEventStore(),
+ *   store: createEventStore({ sqlite: { path: './data/my-app/events.sqlite' } }),
  *   agents: loadAgentsConfig('config/agents.yaml').agents,
- *   tools: { builtins: { files: { workspaceDir: './data/workspace' } } },
- *   readModels: { databasePath: './data/read-models.sqlite' },
+ *   tools: { builtins: { files: { workspaceDir: './data/my-app/workspace' } } },
+ *   readModels: { databasePath: './data/my-app/read-models.sqlite' },
+ *   auditGapSaga: { databasePath: './data/my-app/audit-gap-saga.sqlite' },
  * })
  */
 @Module({})
@@ -67,6 +76,7 @@ export class AgentLedgerModule {
   /** The runtime (and its read models) over options known now. */
   static forRoot(options: AgentLedgerModuleOptions): DynamicModule {
     const { readModels = false, ...runtime } = options;
+    if (readModels !== false) checkReadModels(readModels, 'AgentLedgerModule.forRoot: readModels');
     const imports: NonNullable<ModuleMetadata['imports']> = [AgentLedgerRuntimeModule.forRoot(runtime)];
     if (readModels !== false) imports.push(ProjectionsModule.forRoot(projectionsOptionsOf(options, readModels)));
     return {
@@ -107,7 +117,7 @@ export class AgentLedgerModule {
     if (withReadModels) {
       imports.push(
         deferProviders<AgentLedgerModuleOptions>(
-          ProjectionsModule.forRoot({ sources: [{ name: 'runs', store: PLACEHOLDER_STORE }] }),
+          ProjectionsModule.forRoot({ databasePath: '(resolved with the options)', sources: [{ name: 'runs', store: PLACEHOLDER_STORE }] }),
           AGENT_LEDGER_OPTIONS,
           optionsModule,
           DEFERRED_READ_MODEL_PROVIDERS,
@@ -146,12 +156,26 @@ function checkAsyncOptions(options: AgentLedgerModuleOptions, withReadModels: bo
   checkRuntimeOptions(options, prefix);
   const readModels = options.readModels ?? false;
   if (withReadModels && readModels === false) {
-    throw new ConfigurationError(`${prefix}.readModels must give the read models' settings ({} for the defaults): forRootAsync was given readModels: true`);
+    throw new ConfigurationError(`${prefix}.readModels must give the read models' settings ({ databasePath } at least): forRootAsync was given readModels: true`);
   }
+  if (readModels !== false) checkReadModels(readModels, `${prefix}.readModels`);
   if (!withReadModels && readModels !== false) {
     throw new ConfigurationError(`${prefix}.readModels is set, but forRootAsync was not given readModels: true (it decides which modules exist)`);
   }
   return options;
+}
+
+/**
+ * The read models' settings, checked: their file is required.
+ * @throws ConfigurationError naming `<field>.databasePath`
+ */
+function checkReadModels(readModels: ReadModelsOptions | undefined, field: string): ReadModelsOptions {
+  if (typeof readModels !== 'object' || readModels === null || typeof readModels.databasePath !== 'string' || readModels.databasePath.trim() === '') {
+    throw new ConfigurationError(
+      `${field}.databasePath is required: name the read models' file, e.g. join(dataDir, 'read-models.sqlite') (there is no default, so that a host's read models never land in the agent-ledger service's ./data/read-models.sqlite)`,
+    );
+  }
+  return readModels;
 }
 
 /** Stands for the stores until the options are resolved; never used (every provider built from it is deferred). */
@@ -169,13 +193,13 @@ const DEFERRED_READ_MODEL_PROVIDERS: ReadonlyMap<InjectionToken, Deferred> = new
     PROJECTIONS_MODULE_OPTIONS,
     {
       useFactory: (o) => {
-        const projections = projectionsOptionsOf(o, o.readModels || {});
+        const projections = projectionsOptionsOf(o, checkReadModels(o.readModels || undefined, 'AgentLedgerModule.forRootAsync: useFactory().readModels'));
         validateProjectionsModuleOptions(projections);
         return projections;
       },
     },
   ],
-  [ProjectionStore, { inject: [PROJECTIONS_MODULE_OPTIONS], useFactory: (_o, p: ProjectionsModuleOptions) => ProjectionStore.open({ path: p.databasePath }) }],
+  [ProjectionStore, { inject: [PROJECTIONS_MODULE_OPTIONS], useFactory: (_o, p: ProjectionsModuleOptions) => openReadModelStore(p) }],
   [ProjectionQueries, { inject: [PROJECTIONS_MODULE_OPTIONS, ProjectionStore], useFactory: (_o, p: ProjectionsModuleOptions, s: ProjectionStore) => new ProjectionQueries(s, p.sources) }],
   [ProjectionRebuilder, { inject: [PROJECTIONS_MODULE_OPTIONS, ProjectionStore], useFactory: (_o, p: ProjectionsModuleOptions, s: ProjectionStore) => new ProjectionRebuilder(s, p.sources) }],
 ]);

@@ -353,8 +353,11 @@ describe('projections of a real mixed workload (embedded stores, run and audit a
     });
 
     it('refuses bad options with the field named', () => {
-      expect(() => ProjectionsModule.forRoot({ sources: [] })).toThrow(expect.objectContaining({ option: 'sources' }));
-      expect(() => ProjectionsModule.forRoot({ sources: [...sources, { name: 'runs', store: rt.runStore }] })).toThrow(expect.objectContaining({ option: 'sources[2].name' }));
+      const databasePath = join(dir, 'refused.sqlite');
+      expect(() => ProjectionsModule.forRoot({ databasePath, sources: [] })).toThrow(expect.objectContaining({ option: 'sources' }));
+      expect(() => ProjectionsModule.forRoot({ databasePath, sources: [...sources, { name: 'runs', store: rt.runStore }] })).toThrow(expect.objectContaining({ option: 'sources[2].name' }));
+      // No default file: a host's read models never land in the service's ./data/read-models.sqlite.
+      expect(() => ProjectionsModule.forRoot({ sources } as never)).toThrow(expect.objectContaining({ option: 'databasePath' }));
     });
   });
 });

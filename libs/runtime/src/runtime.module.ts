@@ -20,7 +20,7 @@ import { createModelProvider } from './models/model-provider-factory';
 import { registerConfiguredTools } from './module/async-tools';
 import type { DeferredProvider } from './module/deferred-providers';
 import { deferProviders } from './module/deferred-providers';
-import { AUDIT_GAP_SAGA_OPTIONS } from './saga/audit-gap-saga.options';
+import { AUDIT_GAP_SAGA_OPTIONS, checkAuditGapSagaOptions } from './saga/audit-gap-saga.options';
 import { ToolRegistry } from './tools/tool-registry';
 import type { ToolsModuleOptions } from './tools/tools-module-options';
 import { ToolsModule } from './tools/tools.module';
@@ -71,15 +71,17 @@ class AgentLedgerRuntimeOptionsModule {}
  *
  * @example
  * AgentLedgerRuntimeModule.forRoot({
- *   store: createEventStore(),
+ *   store: createEventStore({ sqlite: { path: './data/my-app/events.sqlite' } }),
  *   agents: loadAgentsConfig('config/agents.yaml').agents,
- *   tools: { builtins: { files: { workspaceDir: './data/workspace' } } },
+ *   tools: { builtins: { files: { workspaceDir: './data/my-app/workspace' } } },
+ *   auditGapSaga: { databasePath: './data/my-app/audit-gap-saga.sqlite' },
  * })
  */
 @Module({})
 export class AgentLedgerRuntimeModule {
   /** The runtime over options known now. */
   static forRoot(options: AgentLedgerRuntimeOptions): DynamicModule {
+    checkAuditGapSagaOptions(options.auditGapSaga);
     return {
       module: AgentLedgerRuntimeModule,
       imports: [
@@ -173,6 +175,7 @@ export function checkRuntimeOptions<O extends AgentLedgerRuntimeOptions>(options
   if (typeof options !== 'object' || options === null) throw new ConfigurationError(`${where} must return the runtime's options`);
   if (typeof options.store?.subscribeToAll !== 'function') throw new ConfigurationError(`${where}.store must be an EventStore`);
   if (!Array.isArray(options.agents)) throw new ConfigurationError(`${where}.agents must be an array of agent definitions`);
+  checkAuditGapSagaOptions(options.auditGapSaga, `${where}.auditGapSaga`);
   return options;
 }
 
@@ -191,7 +194,7 @@ const DEFERRED_EXECUTION_PROVIDERS: ReadonlyMap<InjectionToken, Deferred> = new 
   [AUDIT_EVENT_STORE, { useFactory: (o) => o.auditStore ?? o.store }],
   [CLOCK, { useFactory: (o) => o.clock ?? systemClock }],
   [EXECUTION_OPTIONS, { useFactory: (o): ExecutionOptions => ({ policy: o.policy, workers: o.workers, reaper: o.reaper, auditGapSaga: o.auditGapSaga }) }],
-  [AUDIT_GAP_SAGA_OPTIONS, { useFactory: (o) => o.auditGapSaga ?? {} }],
+  [AUDIT_GAP_SAGA_OPTIONS, { useFactory: (o) => checkAuditGapSagaOptions(o.auditGapSaga) }],
   [RUN_DECIDER, { useFactory: (o) => createRunDecider(o.policy) }],
   [AGENT_CATALOG, { useFactory: (o) => agentCatalogFrom(o) }],
 ]);

@@ -7,6 +7,7 @@ import type { CliOutput } from './cli-output';
 import { ExitCode, table } from './cli-output';
 import { readModelSources } from '@agent-ledger/module';
 import { openReadModels } from '../config/read-models';
+import { checkStoreIdentities } from '../config/store-identity-check';
 import { openStores } from '../config/open-stores';
 import { printVerdict } from './audit-verdict-output';
 
@@ -43,6 +44,12 @@ export async function auditReview(config: ServiceConfig, options: { json: boolea
   const stores = openStores(config);
   const readModels = openReadModels(config);
   try {
+    // Read models made from another store would be caught up from the wrong checkpoints: refused (or rebuilt) as at start-up.
+    const refusal = await checkStoreIdentities(config, stores, { readModels: true, saga: false, log: (message) => output.err(message) });
+    if (refusal !== null) {
+      output.err(`agent-ledger: ${refusal}`);
+      return ExitCode.FAILURE;
+    }
     const sources = readModelSources(stores.runStore, stores.auditStore);
     for (const source of sources) await new ProjectionRunner(readModels, source).catchUp();
     const review = new ProjectionQueries(readModels, sources).auditReview();

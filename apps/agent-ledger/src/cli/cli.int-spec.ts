@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { SqliteEventStore } from '@agent-ledger/event-store';
 import { ProjectionStore } from '@agent-ledger/projections';
+import { ensureAuditGapLedgerStores } from '@agent-ledger/runtime';
 import { writeExecutedWithoutAudit } from '@agent-ledger/runtime/testing';
 import { eventually, startRuntime } from '@agent-ledger/runtime/testing';
 import type { CliOutput } from './cli-output';
@@ -65,6 +67,25 @@ describe('agent-ledger CLI', () => {
     expect(output.errors.join('\n')).toContain('PORT must be an integer');
   });
 
+  it('worker: refuses an audit-gap saga ledger made from other stores (exit 3) before it starts; --no-saga does not look at it', async () => {
+    const otherDir = mkdtempSync(join(tmpdir(), 'agent-ledger-cli-other-'));
+    const other = SqliteEventStore.open({ path: join(otherDir, 'runs.sqlite') });
+    try {
+      await ensureAuditGapLedgerStores(join(dataDir, 'audit-gap-saga.sqlite'), { runs: other, audit: other }, { now: 0 });
+    } finally {
+      await other.close();
+      rmSync(otherDir, { recursive: true, force: true });
+    }
+    const stopped = AbortSignal.abort('test');
+    const output = capture();
+    expect(await runCli(['worker'], output, env, { stop: stopped })).toBe(3);
+    expect(output.errors.join('\n')).toContain(`the audit-gap saga's ledger ${join(dataDir, 'audit-gap-saga.sqlite')} was made from another event store than the run store ${join(dataDir, 'agent-ledger.sqlite')}`);
+    expect(output.lines.join('\n')).not.toContain('worker started');
+    const noSaga = capture();
+    expect(await runCli(['worker', '--no-saga'], noSaga, env, { stop: stopped })).toBe(0);
+    expect(noSaga.lines.join('\n')).toContain('audit-gap saga off');
+  });
+
   describe('audit review', () => {
     it('exits 0 with the totals when every write has its audit and every chain is intact', async () => {
       const output = capture();
@@ -73,6 +94,29 @@ describe('agent-ledger CLI', () => {
       expect(report.findings).toBe(false);
       expect(report.review.totals).toMatchObject({ writesExecuted: 2, writesAudited: 2, writesWithoutAudit: 0, gapsDetected: 0, runsFailedClosed: 0 });
       expect(report.chains.runs).toBe(2);
+    });
+
+    it('refuses read models made from another store (exit 3, naming the files and the fix), and rebuilds them when told to', async () => {
+      expect(await runCli(['audit', 'review', '--json'], capture(), env)).toBe(0); // the read models now follow these stores
+      const otherDir = mkdtempSync(join(tmpdir(), 'agent-ledger-cli-other-'));
+      try {
+        const other = { ...env, EVENT_STORE_PATH: join(otherDir, 'runs.sqlite'), AUDIT_STORE_PATH: join(otherDir, 'audit.sqlite') };
+        const refused = capture();
+        expect(await runCli(['audit', 'review'], refused, other)).toBe(3);
+        const said = refused.errors.join('\n');
+        expect(said).toContain(`the read models ${join(dataDir, 'read-models.sqlite')} were made from another event store than the run store ${join(otherDir, 'runs.sqlite')} (EVENT_STORE_PATH)`);
+        expect(said).toContain(`the audit store ${join(otherDir, 'audit.sqlite')} (AUDIT_STORE_PATH)`);
+        expect(said).toContain('`agent-ledger projections rebuild`');
+        expect(refused.lines).toEqual([]);
+
+        const rebuilt = capture();
+        expect(await runCli(['audit', 'review', '--json'], rebuilt, { ...other, READ_MODELS_ON_STORE_MISMATCH: 'rebuild' })).toBe(0);
+        expect(rebuilt.errors.join('\n')).toMatch(/rebuilding them/);
+        const report = JSON.parse(rebuilt.lines.join('\n')) as { review: { totals: Record<string, number> } };
+        expect(report.review.totals).toMatchObject({ writesExecuted: 0 }); // the other stores are empty: none of run-a's and run-b's writes
+      } finally {
+        rmSync(otherDir, { recursive: true, force: true });
+      }
     });
 
     it('exits 1 on a write its run failed closed without audit, though the contract allows it (verify, the integrity question, exits 0)', async () => {

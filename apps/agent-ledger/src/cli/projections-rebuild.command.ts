@@ -5,13 +5,20 @@ import type { CliOutput } from './cli-output';
 import { ExitCode } from './cli-output';
 import { readModelSources } from '@agent-ledger/module';
 import { openReadModels } from '../config/read-models';
+import type { OpenStores } from '../config/open-stores';
 import { openStores } from '../config/open-stores';
+import { resetOrCheckLedger } from '../config/store-identity-check';
 
 /**
  * `agent-ledger projections rebuild [name]`: rebuilds one projection (or all)
  * from the beginning of the history into fresh tables and swaps them in when
  * caught up. A running service keeps answering from the old tables until the
  * swap. Progress: a bar on a terminal, plain lines otherwise.
+ *
+ * It is also the fix for read models made from another store (the service
+ * refuses to start on them): a rebuild of every projection records the
+ * configured stores as the ones the read models follow, and resets the
+ * audit-gap saga's ledger when it too was made from other stores.
  */
 export async function projectionsRebuild(config: ServiceConfig, name: string | undefined, output: CliOutput): Promise<ExitCode> {
   if (name !== undefined && !(PROJECTION_NAMES as readonly string[]).includes(name)) {
@@ -30,6 +37,7 @@ export async function projectionsRebuild(config: ServiceConfig, name: string | u
         if (output.isTTY) output.out('');
         const result = next.value;
         output.out(`Rebuilt ${result.projections.join(', ')}: ${result.eventsDone} events (${result.eventsApplied} applied) in ${(result.elapsedMs / 1000).toFixed(1)} s; swapped in`);
+        if (name === undefined) await resetLedgerOfOtherStores(config, stores, output);
         return ExitCode.OK;
       }
       const now = Date.now();
@@ -44,6 +52,16 @@ export async function projectionsRebuild(config: ServiceConfig, name: string | u
     readModels.close();
     await stores.close();
   }
+}
+
+/**
+ * After a rebuild of every projection: the audit-gap saga's ledger, when it
+ * was made from other stores (the same mistake that made the read models
+ * refuse), is reset to follow the configured stores from their start, so that
+ * the service starts; told on the output. A ledger of these stores is untouched.
+ */
+async function resetLedgerOfOtherStores(config: ServiceConfig, stores: OpenStores, output: CliOutput): Promise<void> {
+  await resetOrCheckLedger(config, stores, 'reset', (message) => output.out(message));
 }
 
 function plain(p: RebuildProgress): string {

@@ -7,6 +7,7 @@ import { aborted } from './stop-signal';
 import { startCrashTestMode } from '../config/crash-test/crash-test-mode';
 import { openStores } from '../config/open-stores';
 import { prepareServiceFolders } from '../config/service-folders';
+import { checkStoreIdentities } from '../config/store-identity-check';
 import { loadServiceDefinitions, pluginsNote } from '../config/service-definitions';
 import { WorkerModule } from './worker.module';
 
@@ -42,6 +43,13 @@ export async function worker(config: ServiceConfig, options: WorkerCommandOption
   for (const line of prepareServiceFolders(config)) output.out(line);
   const stores = openStores(config);
   try {
+    if (!options.noSaga) {
+      const refusal = await checkStoreIdentities(config, stores, { readModels: false, saga: true, log: (message) => output.err(message) });
+      if (refusal !== null) {
+        output.err(`agent-ledger: ${refusal}`);
+        return ExitCode.FAILURE;
+      }
+    }
     const app = await NestFactory.createApplicationContext(WorkerModule.forRoot({ config, stores, agents, plugins, concurrency, saga: !options.noSaga }), { abortOnError: false });
     try {
       const backend = config.eventStoreConnectionString === null ? `embedded store ${config.eventStorePath}` : 'EventStoreDB';

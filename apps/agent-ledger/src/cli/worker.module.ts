@@ -7,7 +7,7 @@ import { runPolicyOf, serviceToolsOf } from '../app.module';
 import type { ServiceConfig } from '../config/service-config';
 import { testLedgerImports } from '../config/crash-test/test-ledger.tools';
 import type { OpenStores } from '../config/open-stores';
-import { auditGapSagaPath } from '../config/read-models';
+import { auditGapSagaPath, sagaMismatchPolicyOf } from '../config/read-models';
 
 /** What a worker process is built from. */
 export interface WorkerDependencies {
@@ -43,7 +43,7 @@ export class WorkerModule {
           workers: { concurrency },
           reaper: { intervalMs: config.reaperIntervalMs },
           auditGapSaga: saga
-            ? { databasePath: auditGapSagaPath(config), gracePeriodMs: config.auditGapGraceMs }
+            ? { databasePath: auditGapSagaPath(config), gracePeriodMs: config.auditGapGraceMs, onStoreMismatch: sagaMismatchPolicyOf(config) }
             : { enabled: false },
         }),
         ...testLedgerImports(config.testLedgerPath),

@@ -18,6 +18,7 @@ export const CONFIG_FILE_KEYS = {
   'store.path': 'EVENT_STORE_PATH',
   'store.connectionString': 'EVENTSTORE_CONNECTION_STRING',
   'store.busyTimeoutMs': 'STORE_BUSY_TIMEOUT_MS',
+  'store.readModelsOnMismatch': 'READ_MODELS_ON_STORE_MISMATCH',
   'audit.storePath': 'AUDIT_STORE_PATH',
   'audit.gapGraceMs': 'AUDIT_GAP_GRACE_MS',
   'agents.configFile': 'AGENTS_CONFIG',

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { ProjectionStore } from '@agent-ledger/projections';
+import type { SagaStoreMismatchPolicy } from '@agent-ledger/runtime';
 import type { ServiceConfig } from './service-config';
 
 /** The read-model file of the service. */
@@ -15,4 +16,9 @@ export function auditGapSagaPath(config: ServiceConfig): string {
 /** Opens the service's read models. */
 export function openReadModels(config: ServiceConfig): ProjectionStore {
   return ProjectionStore.open({ path: readModelsPath(config) });
+}
+
+/** The saga's answer to `READ_MODELS_ON_STORE_MISMATCH`: `rebuild` resets its ledger. */
+export function sagaMismatchPolicyOf(config: Pick<ServiceConfig, 'readModelsOnStoreMismatch'>): SagaStoreMismatchPolicy {
+  return config.readModelsOnStoreMismatch === 'rebuild' ? 'reset' : 'refuse';
 }

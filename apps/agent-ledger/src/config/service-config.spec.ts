@@ -27,6 +27,7 @@ describe('readServiceConfig', () => {
       eventStorePath: '/srv/app/data/agent-ledger.sqlite',
       eventStoreConnectionString: null,
       storeBusyTimeoutMs: 5000,
+      readModelsOnStoreMismatch: 'refuse',
       auditStorePath: null,
       agentsConfigPath: null,
       workspaceDir: '/srv/app/data/workspace',
@@ -70,6 +71,7 @@ describe('readServiceConfig', () => {
         API_KEYS: JSON.stringify([{ id: 'ops', hash: OPS_HASH, scopes: ['operate'] }]),
         CONSOLE_DIR: 'web/console',
         STORE_BUSY_TIMEOUT_MS: '250',
+        READ_MODELS_ON_STORE_MISMATCH: 'rebuild',
       },
       '/srv/app',
     );
@@ -93,6 +95,7 @@ describe('readServiceConfig', () => {
       backoffCapSeconds: 20,
       consoleDir: '/srv/app/web/console',
       storeBusyTimeoutMs: 250,
+      readModelsOnStoreMismatch: 'rebuild',
       auth: { mode: 'api-keys', modeSource: 'default', apiKeys: [{ id: 'ops', hash: OPS_HASH, scopes: ['operate'], agents: null }] },
     });
   });
@@ -110,6 +113,8 @@ describe('readServiceConfig', () => {
     ['READY_MAX_PROJECTION_LAG', '0'],
     ['BACKOFF_BASE_SECONDS', '0'],
     ['BACKOFF_CAP_SECONDS', 'soon'],
+    ['READ_MODELS_ON_STORE_MISMATCH', 'ignore'],
+    ['READ_MODELS_ON_STORE_MISMATCH', 'reset'],
     ['AUTH_MODE', 'off'],
     ['AUTH_MODE', 'disabled'],
     ['API_KEYS', '{not json'],
@@ -187,7 +192,7 @@ describe('readServiceConfig: the configuration file', () => {
     const file = write(
       'agent-ledger.yaml',
       `server: { port: 8080, host: 0.0.0.0 }
-store: { dataDir: state, path: state/events.sqlite }
+store: { dataDir: state, path: state/events.sqlite, readModelsOnMismatch: rebuild }
 audit: { storePath: audit.sqlite, gapGraceMs: 5000 }
 agents: { configFile: agents.yaml }
 tools: { workspaceDir: /srv/ws }
@@ -207,6 +212,7 @@ auth:
       host: '0.0.0.0',
       dataDir: join(dir, 'state'),
       eventStorePath: join(dir, 'state/events.sqlite'),
+      readModelsOnStoreMismatch: 'rebuild',
       auditStorePath: join(dir, 'audit.sqlite'),
       auditGapGraceMs: 5000,
       agentsConfigPath: join(dir, 'agents.yaml'),
@@ -233,6 +239,7 @@ auth:
     ['a bad value', 'server: { port: 70000 }', 'server.port'],
     ['a bad key entry', 'auth: { apiKeys: [ { id: ops, hash: secret, scopes: [operate] } ] }', 'auth.apiKeys[0].hash'],
     ['a bad auth mode', 'auth: { mode: none }', 'auth.mode'],
+    ['a bad store-mismatch policy', 'store: { readModelsOnMismatch: keep }', 'store.readModelsOnMismatch'],
   ])('refuses %s, naming it and the file', (_what, text, field) => {
     const file = write('bad.yaml', text);
     expect(() => readServiceConfig({ AGENT_LEDGER_CONFIG: file })).toThrow(expect.objectContaining({ field, message: expect.stringContaining(file) as string }) as Error);

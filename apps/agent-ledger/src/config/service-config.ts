@@ -3,6 +3,8 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { InvalidFieldError } from '@agent-ledger/domain';
 import type { ApiKeyEntry, AuthMode, AuthSettings, HttpApiOptions } from '@agent-ledger/http';
 import { AUTH_MODES, builtConsoleDir, parseApiKeyEntries } from '@agent-ledger/http';
+import type { StoreMismatchPolicy } from '@agent-ledger/projections';
+import { STORE_MISMATCH_POLICIES } from '@agent-ledger/projections';
 import type { ConfigFile, ConfigFileKey } from './config-file';
 import { CONFIG_FILE_KEYS, readConfigFile } from './config-file';
 import type { CrashPointsSetting } from './crash-test/crash-test-settings';
@@ -34,6 +36,16 @@ export interface ServiceConfig extends HttpApiOptions {
    * where another process may hold the lock for long. @default 5000
    */
   readonly storeBusyTimeoutMs: number;
+  /**
+   * `READ_MODELS_ON_STORE_MISMATCH`: what to do at start-up when the read
+   * models (`<dataDir>/read-models.sqlite`) or the audit-gap saga's ledger
+   * (`<dataDir>/audit-gap-saga.sqlite`) were made from another event store
+   * than the configured one (each records the identity of the stores it
+   * follows): `refuse` to start, naming the files and the fix, or `rebuild`
+   * the read models (and reset the saga's ledger) from the configured stores,
+   * logged. @default refuse
+   */
+  readonly readModelsOnStoreMismatch: StoreMismatchPolicy;
   /** `AUDIT_STORE_PATH`: put the audit streams in an embedded file of their own. @default null (the run store) */
   readonly auditStorePath: string | null;
   /**
@@ -184,6 +196,7 @@ export function resolveServiceConfig(environment: Env, file: ConfigFile | null, 
     eventStorePath: eventStoreConnectionString !== null ? null : (eventStorePath ?? join(dataDir, 'agent-ledger.sqlite')),
     eventStoreConnectionString,
     storeBusyTimeoutMs: int('STORE_BUSY_TIMEOUT_MS', 0, 60_000, 5_000),
+    readModelsOnStoreMismatch: mismatchPolicyOf(find('READ_MODELS_ON_STORE_MISMATCH')),
     auditStorePath: path('AUDIT_STORE_PATH') ?? null,
     agentsConfigPath: path('AGENTS_CONFIG') ?? defaultAgentsFile(cwd),
     workspaceDir: path('WORKSPACE_DIR') ?? join(dataDir, 'workspace'),
@@ -246,6 +259,15 @@ function authOf(mode: Found | undefined, keys: Found | undefined, hostSetting: F
     );
   }
   return { mode: 'disabled-on-loopback', modeSource: 'default', apiKeys };
+}
+
+function mismatchPolicyOf(found: Found | undefined): StoreMismatchPolicy {
+  if (found === undefined) return 'refuse';
+  const value = stringOf(found);
+  if (!(STORE_MISMATCH_POLICIES as readonly string[]).includes(value)) {
+    throw new InvalidFieldError(found.field, `${found.where} must be one of ${STORE_MISMATCH_POLICIES.join(', ')} (got "${value}")`.trim());
+  }
+  return value as StoreMismatchPolicy;
 }
 
 /** The plugin files: a comma-separated list (environment) or a list of paths (file), each made absolute. */

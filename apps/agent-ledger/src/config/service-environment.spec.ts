@@ -20,6 +20,7 @@ const PROBES: Record<ServiceEnvironmentVariable, { readonly value: string; reado
   EVENTSTORE_CONNECTION_STRING: { value: 'esdb://eventstore:2113?tls=false' },
   STORE_BUSY_TIMEOUT_MS: { value: '10' },
   AUDIT_STORE_PATH: { value: 'audit.sqlite' },
+  READ_MODELS_ON_STORE_MISMATCH: { value: 'rebuild' },
   AUDIT_GAP_GRACE_MS: { value: '5' },
   AGENTS_CONFIG: { value: 'agents.yaml' },
   WORKSPACE_DIR: { value: 'workspace' },

@@ -1,4 +1,5 @@
 import { status } from '@grpc/grpc-js';
+import { EventStoreDBClient } from '@eventstore/db-client';
 import type { EsdbTestServer } from '../../../../test/support/esdb-server';
 import { startEsdbTestServer } from '../../../../test/support/esdb-server';
 import { EventStoreError } from '../port/errors/event-store-error';
@@ -11,7 +12,7 @@ import type { EventSubscription } from '../port/subscription';
 import { streamName } from '../stream-name';
 import { anEvent, puller, readAllAfter, rejectionOf, someEvents, uniqueCategory, uniqueStream } from '../testing/contract-helpers';
 import type { EventStoreDbReconnectOptions } from './eventstoredb-options';
-import { EventStoreDbEventStore } from './eventstoredb-event-store';
+import { EventStoreDbEventStore, STORE_IDENTITY_STREAM } from './eventstoredb-event-store';
 
 /** Every error a test provokes: none may be a driver error. */
 function expectPortError(error: unknown): void {
@@ -211,4 +212,57 @@ describe('EventStoreDbEventStore against the protocol-level server: outages and 
     await store.deleteStream(stream, { expectedRevision: ExpectedRevision.STREAM_EXISTS });
     expect((await store.readStream(stream)).streamExists).toBe(false);
   });
+});
+
+describe('EventStoreDbEventStore store identity (protocol-level server)', () => {
+  const servers: EsdbTestServer[] = [];
+  const stores: EventStoreDbEventStore[] = [];
+  const connectTo = (server: EsdbTestServer): EventStoreDbEventStore => {
+    const store = EventStoreDbEventStore.connect({ connectionString: server.connectionString });
+    stores.push(store);
+    return store;
+  };
+
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((s) => s.close()));
+    await Promise.all(servers.splice(0).map((s) => s.stop()));
+  }, 30_000);
+
+  it('concurrent first callers of a new database, from separate clients, agree on one identity, kept in $agent-ledger-store', async () => {
+    const server = await startEsdbTestServer();
+    servers.push(server);
+    const clients = [connectTo(server), connectTo(server), connectTo(server), connectTo(server)];
+    const identities = await Promise.all(clients.map((c) => c.storeIdentity()));
+    for (const identity of identities) expect(identity).toEqual(identities[0]);
+
+    const raw = EventStoreDBClient.connectionString(server.connectionString);
+    try {
+      const recorded = [];
+      for await (const resolved of raw.readStream(STORE_IDENTITY_STREAM)) recorded.push(resolved.event);
+      expect(recorded).toHaveLength(1);
+      expect(recorded[0]).toMatchObject({ type: 'StoreIdentityRecorded', data: { id: identities[0]?.id, createdAt: identities[0]?.createdAt.toISOString() } });
+    } finally {
+      await raw.dispose();
+    }
+    // A later client (another process) reads the recorded one.
+    expect(await connectTo(server).storeIdentity()).toEqual(identities[0]);
+  }, 30_000);
+
+  it('another database has another identity; a failure to reach the server is reported and not remembered', async () => {
+    const [one, two] = [await startEsdbTestServer(), await startEsdbTestServer()];
+    servers.push(one, two);
+    const a = connectTo(one);
+    const b = connectTo(two);
+    expect((await a.storeIdentity()).id).not.toBe((await b.storeIdentity()).id);
+
+    const three = await startEsdbTestServer();
+    servers.push(three);
+    const c = EventStoreDbEventStore.connect({ connectionString: three.connectionString, reconnect: { timeoutMs: 200, initialDelayMs: 20, maxDelayMs: 50 } });
+    stores.push(c);
+    await three.stop();
+    const failed = await rejectionOf(c.storeIdentity());
+    expectPortError(failed);
+    await three.start();
+    expect((await c.storeIdentity()).id).toMatch(/^[0-9a-f-]{36}$/);
+  }, 30_000);
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type {
   AllStreamResolvedEvent,
   AppendResult as ClientAppendResult,
@@ -12,7 +13,9 @@ import {
   FORWARDS,
   START,
   StreamNotFoundError,
+  WrongExpectedVersionError,
   eventTypeFilter,
+  jsonEvent,
   excludeSystemEvents,
   streamNameFilter,
 } from '@eventstore/db-client';
@@ -26,6 +29,8 @@ import type { CurrentRevision, ExpectedRevision } from '../port/expected-revisio
 import { ExpectedRevision as Expected } from '../port/expected-revision';
 import type { Position } from '../port/position';
 import type { ReadAllOptions, ReadStreamOptions, ReadStreamResult } from '../port/read-options';
+import type { StoreIdentity } from '../port/store-identity';
+import { isUuid } from '../validation/validate-append';
 import { Direction, ReadFrom } from '../port/read-options';
 import type { EventSubscription, SubscribeToAllOptions, SubscribeToStreamOptions } from '../port/subscription';
 import { assertValidStreamName } from '../stream-name';
@@ -50,6 +55,16 @@ import type { ClientCatchUpSubscription, EventStoreDbSubscriptionSource } from '
 import { EventStoreDbSubscription } from './eventstoredb-subscription';
 import type { EventStoreDbErrorContext } from './translate-eventstoredb-error';
 import { translateEventStoreDbError } from './translate-eventstoredb-error';
+
+/**
+ * The stream holding the store's identity: a system stream (`$`), so the
+ * adapter hides it from `$all` like EventStoreDB's own records, and no
+ * product stream name can be it. Writing it needs a user allowed to write
+ * system streams (`$admins` by default) the first time only.
+ */
+export const STORE_IDENTITY_STREAM = '$agent-ledger-store';
+/** The type of the one event of {@link STORE_IDENTITY_STREAM}. */
+const STORE_IDENTITY_EVENT_TYPE = 'StoreIdentityRecorded';
 
 /** How many times a `stream_exists` delete re-reads the head when the stream moves under it. */
 const STREAM_EXISTS_DELETE_ATTEMPTS = 5;
@@ -78,6 +93,7 @@ export class EventStoreDbEventStore implements EventStore {
   private closing: Promise<void> | undefined;
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly subscriptions = new Set<EventStoreDbSubscription<unknown>>();
+  private identity: Promise<StoreIdentity> | undefined;
 
   private constructor(
     private readonly client: EventStoreDBClient,
@@ -123,6 +139,66 @@ export class EventStoreDbEventStore implements EventStore {
       const position = result.position ? fromClientPosition(result.position) : await this.positionAt(streamName, result.nextExpectedRevision);
       return { nextExpectedRevision: result.nextExpectedRevision, position };
     });
+  }
+
+  /**
+   * The identity in {@link STORE_IDENTITY_STREAM}; the first caller on a new
+   * database writes it with expected revision `no_stream`, so that concurrent
+   * first callers (of any process) agree on the one that was written first.
+   */
+  storeIdentity(): Promise<StoreIdentity> {
+    try {
+      this.assertOpen();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    this.identity ??= this.track(() => this.readOrRecordIdentity()).catch((error: unknown) => {
+      this.identity = undefined; // a failure (server down) is not remembered: the next call tries again
+      throw error;
+    });
+    return this.identity;
+  }
+
+  private async readOrRecordIdentity(): Promise<StoreIdentity> {
+    const existing = await this.readIdentity();
+    if (existing !== undefined) return existing;
+    const proposed: StoreIdentity = { id: randomUUID(), createdAt: new Date() };
+    try {
+      await this.client.appendToStream(
+        STORE_IDENTITY_STREAM,
+        jsonEvent({ type: STORE_IDENTITY_EVENT_TYPE, data: { id: proposed.id, createdAt: proposed.createdAt.toISOString() } }),
+        { expectedRevision: 'no_stream' },
+      );
+      return Object.freeze(proposed);
+    } catch (error) {
+      if (!(error instanceof WrongExpectedVersionError)) {
+        throw translateEventStoreDbError(error, { operation: 'storeIdentity', streamName: STORE_IDENTITY_STREAM, expected: Expected.NO_STREAM });
+      }
+    }
+    // Another process recorded it first: theirs is the store's.
+    const recorded = await this.readIdentity();
+    if (recorded === undefined) throw new StoreFailureError('no-identity', `${STORE_IDENTITY_STREAM} exists but holds no identity`);
+    return recorded;
+  }
+
+  private async readIdentity(): Promise<StoreIdentity | undefined> {
+    const first: unknown[] = [];
+    try {
+      // Read to the end (one event at most) rather than leave the call half-consumed.
+      for await (const resolved of this.client.readStream(STORE_IDENTITY_STREAM, { direction: FORWARDS, fromRevision: START, maxCount: 1 })) {
+        first.push(resolved.event?.data);
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return undefined;
+      throw translateEventStoreDbError(error, { operation: 'storeIdentity', streamName: STORE_IDENTITY_STREAM });
+    }
+    if (first.length === 0) return undefined;
+    const data = first[0] as { id?: unknown; createdAt?: unknown } | undefined;
+    const createdAt = typeof data?.createdAt === 'string' ? new Date(data.createdAt) : undefined;
+    if (!isUuid(data?.id) || createdAt === undefined || Number.isNaN(createdAt.getTime())) {
+      throw new StoreFailureError('bad-identity', `${STORE_IDENTITY_STREAM} holds ${JSON.stringify(data)}, not { id: <uuid>, createdAt: <ISO date> }`);
+    }
+    return Object.freeze({ id: data.id.toLowerCase(), createdAt });
   }
 
   async readStream(streamName: string, options?: ReadStreamOptions): Promise<ReadStreamResult> {

@@ -1,4 +1,4 @@
-export { EventStoreDbEventStore } from './eventstoredb-event-store';
+export { EventStoreDbEventStore, STORE_IDENTITY_STREAM } from './eventstoredb-event-store';
 export type {
   EventStoreDbEventStoreOptions,
   EventStoreDbReconnectOptions,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { StreamView } from '../core/append-decision';
 import { decideAppend, decideDelete } from '../core/append-decision';
 import { ChangeNotifier } from '../core/change-notifier';
@@ -13,6 +14,7 @@ import { StoreClosedError } from '../port/errors/store-closed.error';
 import { StreamDeletedError } from '../port/errors/stream-deleted.error';
 import { WrongExpectedRevisionError } from '../port/errors/wrong-expected-revision.error';
 import { positionFromParts } from '../port/position';
+import type { StoreIdentity } from '../port/store-identity';
 import type { ReadAllOptions, ReadStreamOptions, ReadStreamResult } from '../port/read-options';
 import { Direction } from '../port/read-options';
 import type { EventSubscription, SubscribeToAllOptions, SubscribeToStreamOptions } from '../port/subscription';
@@ -51,9 +53,17 @@ export class InMemoryEventStore implements EventStore {
   private readonly notifier = new ChangeNotifier();
   private readonly now: () => number;
   private closed = false;
+  private readonly identity: StoreIdentity;
 
   constructor(options: InMemoryEventStoreOptions = {}) {
     this.now = options.now ?? Date.now;
+    this.identity = Object.freeze({ id: randomUUID(), createdAt: new Date(this.now()) });
+  }
+
+  /** A new identity for each instance (each is a new, empty store). */
+  async storeIdentity(): Promise<StoreIdentity> {
+    this.assertOpen();
+    return this.identity;
   }
 
   async append(streamName: string, events: readonly EventData[], options: AppendOptions): Promise<AppendResult> {

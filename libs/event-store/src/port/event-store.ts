@@ -2,6 +2,7 @@ import type { EventData, RecordedEvent } from './event';
 import type { ExpectedRevision } from './expected-revision';
 import type { Position } from './position';
 import type { ReadAllOptions, ReadStreamOptions, ReadStreamResult } from './read-options';
+import type { StoreIdentity } from './store-identity';
 import type { EventSubscription, SubscribeToAllOptions, SubscribeToStreamOptions } from './subscription';
 
 /** Options of `EventStore.append`. */
@@ -90,6 +91,16 @@ export interface EventStore {
    * (`StreamDeletedError`). Its events stay in `$all`.
    */
   tombstoneStream(streamName: string, options?: DeleteStreamOptions): Promise<void>;
+
+  /**
+   * The store's identity ({@link StoreIdentity}): recorded when the store is
+   * created and the same ever after, in every process. Concurrent first
+   * callers on a new store agree on one. It is not an event: it is in no
+   * stream the port reads and not in `$all`.
+   *
+   * @throws StoreUnavailableError, StoreFailureError, StoreClosedError the store failed.
+   */
+  storeIdentity(): Promise<StoreIdentity>;
 
   /**
    * Closes the store: waits for accepted appends to commit, ends open

@@ -12,14 +12,14 @@ import { WrongExpectedRevisionError } from '../port/errors/wrong-expected-revisi
 import { anEvent, puller, rejectionOf, someEvents, uniqueStream } from '../testing/contract-helpers';
 import { SqliteEventStore } from './sqlite-event-store';
 import { Durability } from './sqlite-options';
-import { SQLITE_SCHEMA_VERSION } from './sqlite-schema';
+import { SQLITE_SCHEMA, SQLITE_SCHEMA_VERSION } from './sqlite-schema';
 
 describe('SqliteEventStore (adapter specifics)', () => {
   let dir: string;
   const stores: SqliteEventStore[] = [];
   const raw: Database.Database[] = [];
 
-  const open = (options: Parameters<typeof SqliteEventStore.open>[0] = {}): SqliteEventStore => {
+  const open = (options: Partial<Parameters<typeof SqliteEventStore.open>[0]> = {}): SqliteEventStore => {
     const store = SqliteEventStore.open({ path: join(dir, 'events.sqlite'), ...options });
     stores.push(store);
     return store;
@@ -83,6 +83,40 @@ describe('SqliteEventStore (adapter specifics)', () => {
       expect(() => open({ durability: 'sometimes' as never })).toThrow(expect.objectContaining({ option: 'durability' }));
       expect(() => open({ maxPollIntervalMs: 1, minPollIntervalMs: 10 })).toThrow(InvalidOptionError);
       expect(() => open({ busyTimeoutMs: -1 })).toThrow(InvalidOptionError);
+    });
+  });
+
+  describe('store identity', () => {
+    it('is written with the schema: every connection to the file reads the same one, another file has another', async () => {
+      const [a, b] = [open(), open()];
+      const [ia, ib] = await Promise.all([a.storeIdentity(), b.storeIdentity()]);
+      expect(ib).toEqual(ia);
+      const row = rawConnection().prepare('SELECT id, created_at FROM store_identity').all();
+      expect(row).toEqual([{ id: ia.id, created_at: ia.createdAt.getTime() }]);
+      const other = open({ path: join(dir, 'other.sqlite') });
+      expect((await other.storeIdentity()).id).not.toBe(ia.id);
+    });
+
+    it('is added to a file of schema version 1 (an older version) when it is opened writable; its events stay', async () => {
+      const db = rawConnection();
+      db.exec(SQLITE_SCHEMA.replace(/CREATE TABLE IF NOT EXISTS store_identity[\s\S]*?\);/, ''));
+      db.prepare(`INSERT INTO events (stream_name, revision, event_id, event_type, data, metadata, created_at) VALUES ('old-1', 0, ?, 'Old', '{}', '{}', 1)`).run(
+        '00000000-0000-4000-8000-000000000001',
+      );
+      db.prepare(`INSERT INTO streams (stream_name, last_revision) VALUES ('old-1', 0)`).run();
+      db.pragma('user_version = 1');
+      db.close();
+
+      const readOnly = open({ readOnly: true });
+      const refused = await rejectionOf(readOnly.storeIdentity());
+      expect(refused).toBeInstanceOf(StoreFailureError);
+      expect((refused as Error).message).toMatch(/has no store identity yet.*open it once writable/);
+
+      const store = open({ now: () => 1_700_000_000_000 });
+      expect(store.diagnostics().schemaVersion).toBe(SQLITE_SCHEMA_VERSION);
+      expect(await store.storeIdentity()).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), createdAt: new Date(1_700_000_000_000) });
+      expect((await store.readStream('old-1')).events.map((e) => e.type)).toEqual(['Old']);
+      expect(await open({ readOnly: true }).storeIdentity()).toEqual(await store.storeIdentity());
     });
   });
 

@@ -17,8 +17,10 @@ import { InvalidOptionError } from '../port/errors/invalid-option.error';
 import { StoreClosedError } from '../port/errors/store-closed.error';
 import { StreamDeletedError } from '../port/errors/stream-deleted.error';
 import { WrongExpectedRevisionError } from '../port/errors/wrong-expected-revision.error';
+import { StoreFailureError } from '../port/errors/store-failure.error';
 import type { Position } from '../port/position';
 import { positionFromParts } from '../port/position';
+import type { StoreIdentity } from '../port/store-identity';
 import type { ReadAllOptions, ReadStreamOptions, ReadStreamResult } from '../port/read-options';
 import { Direction } from '../port/read-options';
 import type { EventSubscription, SubscribeToAllOptions, SubscribeToStreamOptions } from '../port/subscription';
@@ -30,7 +32,7 @@ import { deleteExpectedRevision, eventFilter, optionalPosition, optionalRevision
 import { DataVersionPoller } from './data-version-poller';
 import { migrate } from './sqlite-schema';
 import type { SqliteEventStoreOptions } from './sqlite-options';
-import { DEFAULT_SQLITE_PATH, Durability } from './sqlite-options';
+import { Durability } from './sqlite-options';
 import type { SqlPrefixFilter } from './sql-prefix-filter';
 import { sqlPrefixFilter } from './sql-prefix-filter';
 import { translateSqliteError } from './translate-sqlite-error';
@@ -110,6 +112,7 @@ export class SqliteEventStore implements EventStore {
   private queue: Job[] = [];
   private flushScheduled = false;
   private closed = false;
+  private identity: StoreIdentity | undefined;
   private counters = { transactions: 0, operations: 0, largestBatch: 0 };
 
   private constructor(options: SqliteEventStoreOptions) {
@@ -124,10 +127,13 @@ export class SqliteEventStore implements EventStore {
     this.maxBatchSize = positiveInteger(options.maxBatchSize, 'maxBatchSize', 512);
     this.groupCommit = options.groupCommit ?? true;
     this.now = options.now ?? Date.now;
-    if (options.path !== undefined && (typeof options.path !== 'string' || options.path.length === 0)) {
-      throw new InvalidOptionError('path', 'expected a non-empty file path');
+    if (typeof options.path !== 'string' || options.path.trim().length === 0) {
+      throw new InvalidOptionError(
+        'path',
+        `expected the store's file path (there is no default: a library store must not share the agent-ledger service's ./data/agent-ledger.sqlite), got ${JSON.stringify(options.path) ?? String(options.path)}`,
+      );
     }
-    this.path = resolve(options.path ?? DEFAULT_SQLITE_PATH);
+    this.path = resolve(options.path);
 
     let db: Database.Database | undefined;
     try {
@@ -136,7 +142,7 @@ export class SqliteEventStore implements EventStore {
       if (!options.readOnly) {
         db.pragma('journal_mode = WAL');
         db.pragma(`synchronous = ${durability === Durability.POWER_LOSS ? 'FULL' : 'NORMAL'}`);
-        migrate(db);
+        migrate(db, this.now);
       }
       this.db = db;
       this.statements = this.prepareStatements();
@@ -156,10 +162,11 @@ export class SqliteEventStore implements EventStore {
   }
 
   /**
-   * Opens (creating if needed) the store at `options.path`.
-   * @throws StoreUnavailableError when the file cannot be opened; InvalidOptionError for bad options.
+   * Opens (creating if needed) the store at `options.path` (required). A new
+   * file gets its identity ({@link SqliteEventStore.storeIdentity}) as it is created.
+   * @throws StoreUnavailableError when the file cannot be opened; InvalidOptionError for bad options (`path` missing).
    */
-  static open(options: SqliteEventStoreOptions = {}): SqliteEventStore {
+  static open(options: SqliteEventStoreOptions): SqliteEventStore {
     return new SqliteEventStore(options);
   }
 
@@ -178,6 +185,20 @@ export class SqliteEventStore implements EventStore {
       schemaVersion: this.db.pragma('user_version', { simple: true }) as number,
       groupCommit: this.groupCommit,
     }));
+  }
+
+  async storeIdentity(): Promise<StoreIdentity> {
+    this.assertOpen();
+    this.identity ??= this.guard('read the store identity', () => {
+      const hasTable = this.db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'store_identity'`).get() !== undefined;
+      const row = hasTable ? (this.db.prepare('SELECT id, created_at FROM store_identity WHERE singleton = 1').get() as { id: string; created_at: number } | undefined) : undefined;
+      if (row === undefined) {
+        // Only a file opened read-only can lack it: a writable open records it.
+        throw new StoreFailureError('no-identity', `${this.path} has no store identity yet (written by an older version): open it once writable to record one`);
+      }
+      return Object.freeze({ id: row.id, createdAt: new Date(row.created_at) });
+    });
+    return this.identity;
   }
 
   append(streamName: string, events: readonly EventData[], options: AppendOptions): Promise<AppendResult> {

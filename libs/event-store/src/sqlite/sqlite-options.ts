@@ -21,17 +21,15 @@ export const Durability = {
 /** Union of the values of {@link Durability}. */
 export type Durability = (typeof Durability)[keyof typeof Durability];
 
-/** Default location of the embedded store, relative to the working directory. */
-export const DEFAULT_SQLITE_PATH = './data/agent-ledger.sqlite';
-
 /** Options of `SqliteEventStore.open`. */
 export interface SqliteEventStoreOptions {
   /**
-   * The database file. Its directory is created if missing. SQLite keeps two
-   * companions beside it while open (`-wal`, `-shm`); copy all three, or none.
-   * @default './data/agent-ledger.sqlite'
+   * The database file (required: there is no default, so that a library user's
+   * store never lands in the agent-ledger service's `./data/agent-ledger.sqlite`).
+   * Its directory is created if missing. SQLite keeps two companions beside it
+   * while open (`-wal`, `-shm`); copy all three, or none.
    */
-  readonly path?: string;
+  readonly path: string;
   /**
    * What an acknowledged append survives.
    * @default Durability.PROCESS_CRASH

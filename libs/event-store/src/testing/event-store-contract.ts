@@ -710,6 +710,43 @@ export function describeEventStoreContract(name: string, factory: EventStoreCont
       });
     });
 
+    describe('store identity', () => {
+      it('is a UUID with a creation time, the same on every call, also for concurrent first callers', async () => {
+        const before = Date.now();
+        const answers = await Promise.all([store.storeIdentity(), store.storeIdentity(), store.storeIdentity()]);
+        const [first] = answers;
+        expect(first?.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+        expect(first?.createdAt).toBeInstanceOf(Date);
+        expect(first?.createdAt.getTime()).toBeLessThanOrEqual(Date.now());
+        for (const answer of answers) expect(answer).toEqual(first);
+        expect(await store.storeIdentity()).toEqual(first);
+        // Not from the future, and (a store made for this test, or a shared one) not older than a sane bound.
+        expect(first?.createdAt.getTime()).toBeGreaterThan(before - 365 * 24 * 3_600_000);
+      });
+
+      it('is not an event: recording and reading it adds nothing to $all', async () => {
+        const head = await headPosition(store);
+        const identity = await store.storeIdentity();
+        const stream = uniqueStream();
+        await store.append(stream, [anEvent()], { expectedRevision: ExpectedRevision.NO_STREAM });
+        expect((await readAllAfter(store, head)).map((e) => e.streamName)).toEqual([stream]);
+        expect(await store.storeIdentity()).toEqual(identity);
+      });
+
+      it('rejects with StoreClosedError after close()', async () => {
+        const own = await open();
+        await own.close();
+        expect(await rejectionOf(own.storeIdentity())).toBeInstanceOf(StoreClosedError);
+      });
+
+      const restart = factory.reopen ? it : it.skip;
+      restart('is kept across a restart', async () => {
+        const identity = await store.storeIdentity();
+        store = await reopen(store);
+        expect(await store.storeIdentity()).toEqual(identity);
+      });
+    });
+
     describe('lifecycle', () => {
       it('calls after close() reject with StoreClosedError, and a waiting subscription ends with it', async () => {
         const own = await open();

@@ -5,3 +5,4 @@ export * from './invalid-projection-option.error';
 export * from './rebuild-in-progress.error';
 export * from './rebuild-aborted.error';
 export * from './projection-store-closed.error';
+export * from './read-model-store-mismatch.error';

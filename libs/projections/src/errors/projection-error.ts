@@ -12,6 +12,8 @@ export const ProjectionErrorCode = {
   STORE_CLOSED: 'STORE_CLOSED',
   /** The rebuild was aborted by its signal; the live tables are untouched. */
   REBUILD_ABORTED: 'REBUILD_ABORTED',
+  /** The read models were made from another event store than the one they are given. */
+  STORE_MISMATCH: 'STORE_MISMATCH',
 } as const;
 
 /** Union of the literal codes of {@link ProjectionErrorCode}. */

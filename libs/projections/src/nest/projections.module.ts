@@ -4,6 +4,7 @@ import { READ_MODEL_QUERY_HANDLERS } from '../bus/read-model-query-handlers';
 import { ProjectionQueries } from '../queries/projection-queries';
 import { ProjectionRebuilder } from '../rebuild/projection-rebuilder';
 import { ProjectionStore } from '../store/projection-store';
+import { openReadModelStore } from './open-read-model-store';
 import { ProjectionRunnerPool } from './projection-runner-pool';
 import type { ProjectionsModuleOptions } from './projections-module-options';
 import { PROJECTIONS_MODULE_OPTIONS, validateProjectionsModuleOptions } from './projections-module-options';
@@ -20,6 +21,10 @@ import { PROJECTIONS_MODULE_OPTIONS, validateProjectionsModuleOptions } from './
 @Module({})
 export class ProjectionsModule {
   /**
+   * The read-model database is opened as the module is built, and checked
+   * against the sources' stores (`onStoreMismatch`): the application does
+   * not start on read models made from other stores, unless told to rebuild them.
+   *
    * @throws InvalidProjectionOptionError for bad options (before anything is opened)
    */
   static forRoot(options: ProjectionsModuleOptions): DynamicModule {
@@ -29,7 +34,7 @@ export class ProjectionsModule {
       providers: [
         ...READ_MODEL_QUERY_HANDLERS,
         { provide: PROJECTIONS_MODULE_OPTIONS, useValue: options },
-        { provide: ProjectionStore, useFactory: () => ProjectionStore.open({ path: options.databasePath }) },
+        { provide: ProjectionStore, useFactory: () => openReadModelStore(options) },
         { provide: ProjectionQueries, useFactory: (store: ProjectionStore) => new ProjectionQueries(store, options.sources), inject: [ProjectionStore] },
         { provide: ProjectionRebuilder, useFactory: (store: ProjectionStore) => new ProjectionRebuilder(store, options.sources), inject: [ProjectionStore] },
         ProjectionRunnerPool,

@@ -3,6 +3,7 @@ import { comparePositions, Direction, positionToParts, pullBatches, yieldToEvent
 import type { ProjectionDefinition } from '../core/projection-definition';
 import type { ProjectionName } from '../core/projection-name';
 import { RebuildAbortedError } from '../errors/rebuild-aborted.error';
+import { ReadModelStoreMismatchError } from '../errors/read-model-store-mismatch.error';
 import { RebuildInProgressError } from '../errors/rebuild-in-progress.error';
 import type { ProjectionSource } from '../runner/projection-source';
 import { PROJECTED_EVENTS_FILTER } from '../runner/projection-source';
@@ -95,7 +96,10 @@ export class ProjectionRebuilder {
     const started = Date.now();
     const tally = { eventsDone: 0, eventsApplied: 0 };
     try {
+      const identities = await Promise.all(this.sources.map(async (s) => ({ source: s.name, storeId: (await s.store.storeIdentity()).id })));
+      if (!this.store.coversEveryProjection(definitions)) this.refuseAnotherStore(identities);
       this.store.prepareRebuild(definitions, this.sources.map((s) => s.name));
+      for (const { source, storeId } of identities) this.store.recordSourceIdentity(source, storeId, TableSlot.REBUILD);
       const heads = await Promise.all(this.sources.map((s) => headCommit(s.store)));
       const totalUnits = heads.reduce((a, b) => a + b, 0n);
       let doneUnits = 0n;
@@ -149,6 +153,21 @@ export class ProjectionRebuilder {
     } finally {
       this.running = null;
       if (!swapped) this.store.discardRebuild(definitions);
+    }
+  }
+
+  /**
+   * A rebuild of some projections keeps the others' rows: it cannot move the
+   * read models to another store.
+   * @throws ReadModelStoreMismatchError when a source's store is not the one the live read models recorded
+   */
+  private refuseAnotherStore(identities: ReadonlyArray<{ source: string; storeId: string }>): void {
+    const recorded = this.store.sourceIdentities();
+    const mismatches = identities
+      .filter(({ source, storeId }) => recorded.has(source) && recorded.get(source) !== storeId)
+      .map(({ source, storeId }) => ({ source, recordedStoreId: recorded.get(source) as string, currentStoreId: storeId }));
+    if (mismatches.length > 0) {
+      throw new ReadModelStoreMismatchError(this.store.path, mismatches, 'a rebuild of some projections cannot move the read models to another store: rebuild every projection');
     }
   }
 

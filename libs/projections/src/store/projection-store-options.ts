@@ -1,16 +1,14 @@
 import type { ProjectionDefinition } from '../core/projection-definition';
 
-/** Where the read models live by default: a SQLite file separate from the event store. */
-export const DEFAULT_READ_MODEL_PATH = './data/read-models.sqlite';
-
 /** Options of {@link ProjectionStore.open}. */
 export interface ProjectionStoreOptions {
   /**
    * The SQLite file of the read models (directory created; WAL, so `-wal` and
-   * `-shm` sit beside it while open). Never the event store's file.
-   * @default './data/read-models.sqlite'
+   * `-shm` sit beside it while open). Never the event store's file. Required:
+   * there is no default, so that a host's read models never land in the
+   * agent-ledger service's `./data/read-models.sqlite`.
    */
-  readonly path?: string;
+  readonly path: string;
   /**
    * The projections whose tables the store holds.
    * @default every projection of this library (run status, steps, audit review, approvals)

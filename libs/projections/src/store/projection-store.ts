@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import type { Position, RecordedEvent } from '@agent-ledger/event-store';
 import { comparePositions, parsePosition } from '@agent-ledger/event-store';
 import type { ProjectionDefinition } from '../core/projection-definition';
-import { allTablesOf, applyOnce } from '../core/projection-definition';
+import { allTablesOf, applyOnce, guardTableOf } from '../core/projection-definition';
 import type { ProjectionName } from '../core/projection-name';
 import { toProjectedEvent } from '../core/projected-event';
 import { ALL_PROJECTIONS } from '../core/projections';
@@ -15,7 +15,6 @@ import { UnknownProjectionError } from '../errors/unknown-projection.error';
 import type { Checkpoint } from './checkpoint';
 import { checkpointName } from './checkpoint';
 import type { ProjectionStoreOptions } from './projection-store-options';
-import { DEFAULT_READ_MODEL_PATH } from './projection-store-options';
 import type { TableSlot } from './sql-table';
 import { addMissingColumnsSql, createTableSql, physicalName, TableSlot as Slot } from './sql-table';
 import { SqliteRowStore } from './sqlite-row-store';
@@ -55,6 +54,9 @@ export interface BatchInput {
   readonly after: Position | null;
 }
 
+/** The identity of the event store each source was when its rows were made (`projection_sources`, and its rebuild twin). */
+const SOURCE_COLUMNS = 'source TEXT PRIMARY KEY NOT NULL, store_id TEXT NOT NULL, recorded_at INTEGER NOT NULL';
+
 const CHECKPOINT_COLUMNS = 'name TEXT PRIMARY KEY NOT NULL, projection TEXT NOT NULL, source TEXT NOT NULL, position TEXT, events_applied INTEGER NOT NULL, updated_at INTEGER NOT NULL';
 
 interface CheckpointRecord {
@@ -92,14 +94,14 @@ export class ProjectionStore {
   private readonly checkpointStatements = new Map<string, Database.Statement>();
 
   private constructor(options: ProjectionStoreOptions) {
-    if (options.path !== undefined && (typeof options.path !== 'string' || options.path.length === 0)) {
-      throw new InvalidProjectionOptionError('path', 'expected a non-empty file path');
+    if (typeof options.path !== 'string' || options.path.trim().length === 0) {
+      throw new InvalidProjectionOptionError('path', `expected the read models' file path (there is no default: a host's read models must not share the agent-ledger service's ./data/read-models.sqlite), got ${JSON.stringify(options.path) ?? String(options.path)}`);
     }
     const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
     if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
       throw new InvalidProjectionOptionError('busyTimeoutMs', 'expected an integer >= 0');
     }
-    this.path = resolve(options.path ?? DEFAULT_READ_MODEL_PATH);
+    this.path = resolve(options.path);
     this.now = options.now ?? Date.now;
     const definitions = options.projections ?? ALL_PROJECTIONS;
     this.byName = new Map(definitions.map((d) => [d.name, d]));
@@ -130,7 +132,7 @@ export class ProjectionStore {
   }
 
   /** Opens (creating if needed) the read-model database and the live tables of every projection. */
-  static open(options: ProjectionStoreOptions = {}): ProjectionStore {
+  static open(options: ProjectionStoreOptions): ProjectionStore {
     return new ProjectionStore(options);
   }
 
@@ -169,6 +171,43 @@ export class ProjectionStore {
       | CheckpointRecord
       | undefined;
     return row === undefined ? undefined : toCheckpoint(row);
+  }
+
+  /**
+   * The identity of the event store (`EventStore.storeIdentity().id`) each
+   * source was when the slot's rows were made, by source name. A source
+   * missing has none recorded (a new file, or one made by a version before
+   * identities were recorded).
+   */
+  sourceIdentities(slot: TableSlot = Slot.LIVE): ReadonlyMap<string, string> {
+    const rows = this.db.prepare(`SELECT source, store_id FROM ${sourcesTable(slot)} ORDER BY source`).all() as Array<{ source: string; store_id: string }>;
+    return new Map(rows.map((r) => [r.source, r.store_id]));
+  }
+
+  /**
+   * Records the identity of the store a source is, for the slot's rows. Only
+   * for a source whose rows were made from that store: `checkReadModelSources`
+   * (a new file, or an older one whose checkpoints fit the store) and the
+   * rebuild (its rows) call it.
+   */
+  recordSourceIdentity(source: string, storeId: string, slot: TableSlot = Slot.LIVE): void {
+    this.assertOpen();
+    this.db
+      .prepare(`INSERT INTO ${sourcesTable(slot)} (source, store_id, recorded_at) VALUES (?, ?, ?) ON CONFLICT (source) DO UPDATE SET store_id = excluded.store_id, recorded_at = excluded.recorded_at`)
+      .run(source, storeId, this.now());
+  }
+
+  /**
+   * The last revision of a stream that a projection applied (its guard row in
+   * the live tables), or undefined if it applied none.
+   */
+  appliedRevision(projection: ProjectionName, streamName: string): number | undefined {
+    const definition = this.definitions([projection])[0] as ProjectionDefinition;
+    const guard = guardTableOf(definition);
+    const row = this.db.prepare(`SELECT revision FROM ${physicalName(guard as unknown as TableSpec<Row>, Slot.LIVE)} WHERE stream_name = ?`).get(streamName) as
+      | { revision: number }
+      | undefined;
+    return row?.revision;
   }
 
   /**
@@ -234,11 +273,13 @@ export class ProjectionStore {
   /**
    * Creates empty `<table>__rebuild` tables for the projections (dropping any
    * left by an earlier, unfinished rebuild) and their rebuild checkpoints, one
-   * per source, at the start. The live tables are not touched.
+   * per source, at the start, and forgets the source identities an unfinished
+   * rebuild recorded. The live tables are not touched.
    */
   prepareRebuild(projections: readonly ProjectionDefinition[], sources: readonly string[]): void {
     this.assertOpen();
     this.db.transaction(() => {
+      this.db.exec(`DELETE FROM ${sourcesTable(Slot.REBUILD)}`);
       const generation = this.nextGeneration();
       for (const projection of projections) {
         for (const table of allTablesOf(projection)) {
@@ -258,8 +299,10 @@ export class ProjectionStore {
   /**
    * Swaps the rebuilt tables in, in ONE transaction: drop each live table,
    * rename its `__rebuild` twin to its name, and replace the projection's live
-   * checkpoints by the rebuild's. Live runners notice that their checkpoint
-   * moved and resubscribe from the new one.
+   * checkpoints by the rebuild's. When every projection was rebuilt, the source
+   * identities the rebuild recorded replace the live ones (the read models now
+   * follow the stores they were rebuilt from). Live runners notice that their
+   * checkpoint moved and resubscribe from the new one.
    */
   swap(projections: readonly ProjectionDefinition[]): void {
     this.assertOpen();
@@ -275,8 +318,20 @@ export class ProjectionStore {
           .run(projection.name);
         this.db.prepare(`DELETE FROM ${checkpointTable(Slot.REBUILD)} WHERE projection = ?`).run(projection.name);
       }
+      // The stores the rebuild read become the ones the read models follow only when every projection was rebuilt from them.
+      if (this.coversEveryProjection(projections)) {
+        this.db.exec(`DELETE FROM ${sourcesTable(Slot.LIVE)}`);
+        this.db.exec(`INSERT INTO ${sourcesTable(Slot.LIVE)} SELECT * FROM ${sourcesTable(Slot.REBUILD)}`);
+      }
+      this.db.exec(`DELETE FROM ${sourcesTable(Slot.REBUILD)}`);
     }).immediate();
     this.statements.clear();
+  }
+
+  /** Whether `projections` names every projection of this store. */
+  coversEveryProjection(projections: readonly ProjectionDefinition[]): boolean {
+    const names = new Set(projections.map((p) => p.name));
+    return [...this.byName.keys()].every((name) => names.has(name));
   }
 
   /** Drops the `__rebuild` tables and checkpoints of the projections (an abandoned rebuild). */
@@ -287,6 +342,7 @@ export class ProjectionStore {
         for (const table of allTablesOf(projection)) this.db.exec(`DROP TABLE IF EXISTS ${physicalName(table, Slot.REBUILD)}`);
         this.db.prepare(`DELETE FROM ${checkpointTable(Slot.REBUILD)} WHERE projection = ?`).run(projection.name);
       }
+      this.db.exec(`DELETE FROM ${sourcesTable(Slot.REBUILD)}`);
     }).immediate();
     this.statements.clear();
   }
@@ -329,6 +385,8 @@ export class ProjectionStore {
       this.db.exec(`CREATE TABLE IF NOT EXISTS projection_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)`);
       this.db.exec(`CREATE TABLE IF NOT EXISTS ${checkpointTable(Slot.LIVE)} (${CHECKPOINT_COLUMNS})`);
       this.db.exec(`CREATE TABLE IF NOT EXISTS ${checkpointTable(Slot.REBUILD)} (${CHECKPOINT_COLUMNS})`);
+      this.db.exec(`CREATE TABLE IF NOT EXISTS ${sourcesTable(Slot.LIVE)} (${SOURCE_COLUMNS})`);
+      this.db.exec(`CREATE TABLE IF NOT EXISTS ${sourcesTable(Slot.REBUILD)} (${SOURCE_COLUMNS})`);
       for (const table of this.tables.values()) {
         if (this.tableExists(physicalName(table, Slot.LIVE))) {
           // A file written by an earlier version: add the (nullable) columns it lacks.
@@ -358,6 +416,10 @@ export class ProjectionStore {
   private assertOpen(): void {
     if (this.closed) throw new ProjectionStoreClosedError(this.path);
   }
+}
+
+function sourcesTable(slot: TableSlot): string {
+  return slot === Slot.LIVE ? 'projection_sources' : 'projection_sources__rebuild';
 }
 
 function checkpointTable(slot: TableSlot): string {

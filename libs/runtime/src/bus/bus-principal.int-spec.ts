@@ -47,7 +47,7 @@ describe('the principal of a decision sent over the bus (embedded store)', () =>
     dir = mkdtempSync(join(tmpdir(), 'agent-ledger-bus-principal-'));
     store = SqliteEventStore.open({ path: join(dir, 'agent-ledger.sqlite') });
     // No workers: the seeded runs stay where the decisions leave them.
-    @Module({ imports: [AgentLedgerRuntimeModule.forRoot({ store, agents: AGENTS, tools: { builtins: { clock: true } }, workers: { concurrency: 0 }, reaper: { intervalMs: 0 } })] })
+    @Module({ imports: [AgentLedgerRuntimeModule.forRoot({ store, agents: AGENTS, tools: { builtins: { clock: true } }, workers: { concurrency: 0 }, reaper: { intervalMs: 0 }, auditGapSaga: { databasePath: join(dir, 'audit-gap-saga.sqlite') } })] })
     class HostModule {}
     app = await NestFactory.createApplicationContext(HostModule, { logger: false });
     commands = app.get(CommandBus);

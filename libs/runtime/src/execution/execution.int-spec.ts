@@ -266,8 +266,9 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
       });
     });
 
-    const runNext = async () => {
-      await eventually(() => (rt.index.dueQueued(rt.clock.now()).length > 0 || rt.index.counts().queued === 0 ? true : undefined));
+    /** Runs the next due run once the queue index (which follows the store, a little behind) shows `runId` due. */
+    const runNext = async (runId: string) => {
+      await eventually(() => (rt.index.dueQueued(rt.clock.now()).includes(runId) ? true : undefined), 10_000, `run ${runId} due in the queue index`);
       return rt.workers.runOnce();
     };
 
@@ -290,7 +291,7 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
 
     it('dead-letter a failure that is not retryable at once (NOT_RETRYABLE)', async () => {
       const runId = await rt.runs.enqueue({ agent: 'unauthorised', input: 'go' });
-      expect(await runNext()).toBe(runId);
+      expect(await runNext(runId)).toBe(runId);
       const events = await rt.runEvents(runId);
       expect(terminal(events)[0]).toMatchObject({ data: { reason: 'NOT_RETRYABLE', failure: { failureClass: 'auth' } } });
     });

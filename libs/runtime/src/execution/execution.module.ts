@@ -8,7 +8,7 @@ import { CLOCK, systemClock } from '../clock/clock';
 import type { AgentCatalog } from './agent-catalog';
 import { AGENT_CATALOG } from './agent-catalog';
 import { AuditGapSaga } from '../saga/audit-gap-saga';
-import { AUDIT_GAP_SAGA_OPTIONS } from '../saga/audit-gap-saga.options';
+import { AUDIT_GAP_SAGA_OPTIONS, checkAuditGapSagaOptions } from '../saga/audit-gap-saga.options';
 import { AgentToolsCheck } from './agent-tools-check';
 import { AuditRecorder } from './audit-recorder';
 import { DispatchRunCommandHandler, RecordAuditCommandHandler, RecordDecisionStatementCommandHandler } from './command-handlers';
@@ -62,7 +62,7 @@ export class ExecutionModule {
         { provide: AUDIT_EVENT_STORE, useValue: options.auditStore ?? options.runStore },
         { provide: CLOCK, useValue: options.clock ?? systemClock },
         { provide: EXECUTION_OPTIONS, useValue: execution },
-        { provide: AUDIT_GAP_SAGA_OPTIONS, useValue: options.auditGapSaga ?? {} },
+        { provide: AUDIT_GAP_SAGA_OPTIONS, useFactory: () => checkAuditGapSagaOptions(options.auditGapSaga) },
         { provide: RUN_DECIDER, useValue: createRunDecider(options.policy) },
         { provide: AGENT_CATALOG, useValue: options.agents },
         options.tools,

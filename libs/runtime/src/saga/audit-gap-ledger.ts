@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import type { SagaStoreRole } from './audit-gap-ledger-store-mismatch.error';
 
 /** A write whose audit event has not been seen yet. */
 export interface PendingWrite {
@@ -34,7 +35,7 @@ export class AuditGapLedger {
   private readonly db: Database.Database;
   private readonly statements;
 
-  constructor(path: string) {
+  constructor(readonly path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
@@ -53,6 +54,7 @@ export class AuditGapLedger {
         run_id TEXT NOT NULL, decision TEXT NOT NULL, deadline_at INTEGER NOT NULL, PRIMARY KEY (run_id, decision));
       CREATE INDEX IF NOT EXISTS pending_statements_deadline ON pending_statements (deadline_at);
       CREATE TABLE IF NOT EXISTS stated_decisions (run_id TEXT NOT NULL, decision TEXT NOT NULL, PRIMARY KEY (run_id, decision));
+      CREATE TABLE IF NOT EXISTS saga_stores (role TEXT PRIMARY KEY, store_id TEXT NOT NULL, recorded_at INTEGER NOT NULL);
     `);
     this.statements = {
       checkpoint: this.db.prepare<[string], { position: string }>('SELECT position FROM saga_checkpoints WHERE source = ?'),
@@ -75,6 +77,32 @@ export class AuditGapLedger {
       ),
       pendingStatementCount: this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM pending_statements'),
     };
+  }
+
+  /** The identity of each store the ledger's state was made from, by role (none for a new ledger, or one made before identities were recorded). */
+  storeIdentities(): ReadonlyMap<SagaStoreRole, string> {
+    const rows = this.db.prepare('SELECT role, store_id FROM saga_stores').all() as Array<{ role: SagaStoreRole; store_id: string }>;
+    return new Map(rows.map((r) => [r.role, r.store_id]));
+  }
+
+  /** Records the identity of the store the ledger follows in a role. */
+  recordStoreIdentity(role: SagaStoreRole, storeId: string, now: number): void {
+    this.db
+      .prepare('INSERT INTO saga_stores (role, store_id, recorded_at) VALUES (?, ?, ?) ON CONFLICT (role) DO UPDATE SET store_id = excluded.store_id, recorded_at = excluded.recorded_at')
+      .run(role, storeId, now);
+  }
+
+  /** The checkpoints of every source (for the identity check). */
+  checkpoints(): ReadonlyMap<SagaSource, string> {
+    const rows = this.db.prepare('SELECT source, position FROM saga_checkpoints').all() as Array<{ source: SagaSource; position: string }>;
+    return new Map(rows.map((r) => [r.source, r.position]));
+  }
+
+  /** Forgets everything (checkpoints, pending deadlines, recorded stores), in one transaction: the saga then follows its stores from their start. */
+  reset(): void {
+    this.db.transaction(() => {
+      for (const table of ['saga_checkpoints', 'pending_writes', 'audited_steps', 'pending_statements', 'stated_decisions', 'saga_stores']) this.db.exec(`DELETE FROM ${table}`);
+    })();
   }
 
   /** The last position applied from `source`, if any. */

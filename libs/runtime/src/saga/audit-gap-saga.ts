@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { RunCommandOutcome } from '../execution/run-command-processor';
 import type { AuditEvent, RunEvent } from '@agent-ledger/domain';
@@ -17,8 +17,9 @@ import { RuntimeMetrics } from '../execution/runtime-metrics';
 import { newSegmentOwner } from '../execution/segment-identity';
 import type { SagaSource } from './audit-gap-ledger';
 import { AuditGapLedger } from './audit-gap-ledger';
+import { DECISION_EVENT_TYPES, ensureLedgerStores, STATEMENT_EVENT_TYPES } from './audit-gap-ledger-stores';
 import type { AuditGapSagaOptions } from './audit-gap-saga.options';
-import { AUDIT_GAP_SAGA_OPTIONS, DEFAULT_AUDIT_GAP_CHECK_INTERVAL_MS, DEFAULT_AUDIT_GAP_SAGA_PATH } from './audit-gap-saga.options';
+import { AUDIT_GAP_SAGA_OPTIONS, checkAuditGapSagaOptions, DEFAULT_AUDIT_GAP_CHECK_INTERVAL_MS } from './audit-gap-saga.options';
 
 /** The most events of one subscription applied to the ledger in one transaction. */
 const SAGA_BATCH_SIZE = 500;
@@ -33,9 +34,6 @@ export interface AuditGapCheck {
   readonly statements: string[];
 }
 
-/** The run events that call for a statement, and the audit events that make one. */
-const DECISION_EVENT_TYPES = ['ApprovalGranted', 'ApprovalDenied', 'InputSubmitted', 'RunRequeuedByOperator'] as const;
-const STATEMENT_EVENT_TYPES = ['ApprovalDecisionRecorded', 'InputAnswerRecorded', 'WriteResolutionRecorded'] as const;
 
 /**
  * The audit-gap saga: a process manager that expects, for every
@@ -60,10 +58,11 @@ const STATEMENT_EVENT_TYPES = ['ApprovalDecisionRecorded', 'InputAnswerRecorded'
  * again one grace period later.
  */
 @Injectable()
-export class AuditGapSaga implements OnApplicationBootstrap, OnApplicationShutdown {
+export class AuditGapSaga implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(AuditGapSaga.name);
   private readonly name = newSegmentOwner('worker').replace(/^worker:/, 'audit-gap-saga:');
   private ledger: AuditGapLedger | null = null;
+  private opening: Promise<AuditGapLedger> | null = null;
   private readonly subscriptions: EventSubscription[] = [];
   private readonly consumers: Promise<void>[] = [];
   private timer: NodeJS.Timeout | null = null;
@@ -84,20 +83,59 @@ export class AuditGapSaga implements OnApplicationBootstrap, OnApplicationShutdo
     return this.options.gracePeriodMs ?? 60_000;
   }
 
-  onApplicationBootstrap(): void {
+  /** Opens the ledger and checks it against the stores before any part of the application starts (see {@link open}). */
+  async onModuleInit(): Promise<void> {
     if (this.options.enabled === false) return;
-    this.start();
+    await this.open();
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.options.enabled === false) return;
+    await this.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
     await this.stop();
   }
 
-  /** Starts following the stores from the saga's checkpoints. */
-  start(): void {
+  /**
+   * Opens the ledger and makes sure it was made from the saga's stores (their
+   * identities, `ensureAuditGapLedgerStores`): on a mismatch it refuses, or
+   * resets the ledger when `onStoreMismatch` is `reset`. Idempotent.
+   *
+   * @throws AuditGapLedgerStoreMismatchError when the ledger was made from other stores and `onStoreMismatch` is `refuse` (the ledger is closed again)
+   */
+  async open(): Promise<void> {
+    await this.openLedger();
+  }
+
+  private openLedger(): Promise<AuditGapLedger> {
+    this.opening ??= (async () => {
+      const ledger = new AuditGapLedger(checkAuditGapSagaOptions({ ...this.options, enabled: true }).databasePath as string);
+      try {
+        await ensureLedgerStores(
+          ledger,
+          { runs: this.runStore, audit: this.auditStore },
+          { onMismatch: this.options.onStoreMismatch, now: this.clock.now(), log: (message) => this.logger.warn(message) },
+        );
+      } catch (error) {
+        ledger.close();
+        throw error;
+      }
+      return ledger;
+    })().catch((error: unknown) => {
+      this.opening = null;
+      throw error;
+    });
+    return this.opening;
+  }
+
+  /** Starts following the stores from the saga's checkpoints (opening and checking the ledger first if {@link open} was not called). */
+  async start(): Promise<void> {
+    if (this.ledger !== null) return;
+    const ledger = await this.openLedger();
     if (this.ledger !== null) return;
     this.stopped = false;
-    const ledger = new AuditGapLedger(this.options.databasePath ?? DEFAULT_AUDIT_GAP_SAGA_PATH);
     this.ledger = ledger;
     this.follow('writes', this.runStore, ['ToolExecuted'], (event, position) => {
       const data = event.data as { runId?: unknown; stepId?: unknown; toolName?: unknown; effect?: unknown; executedAt?: unknown };
@@ -142,8 +180,10 @@ export class AuditGapSaga implements OnApplicationBootstrap, OnApplicationShutdo
     await Promise.all(this.subscriptions.splice(0).map((s) => s.close()));
     await Promise.all(this.consumers.splice(0));
     await this.checking?.catch(() => undefined);
-    this.ledger?.close();
+    const opened = await this.opening?.catch(() => null);
+    opened?.close();
     this.ledger = null;
+    this.opening = null;
   }
 
   /** How many decisions wait for their statement. */
