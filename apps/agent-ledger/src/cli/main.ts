@@ -14,6 +14,7 @@ import { API_KEY_ENV, baseUrlOf, ServiceFailureError, serviceClient, serviceFail
 import { agentsList } from './agents.commands';
 import { APPROVAL_STATES, approvalsList } from './approvals.commands';
 import { parseJsonOption, RUN_STATUSES, runsCancel, runsDecide, runsGet, runsInput, runsList, runsRequeue, runsStart } from './runs.commands';
+import { requireExistingRunStore } from './existing-store';
 import { serve } from './serve.command';
 import { stopSignalOf } from './stop-signal';
 
@@ -63,6 +64,13 @@ never taken from the command line (it would stay in the shell's history).`;
 const TIMEOUT_HELP = `
 --timeout <seconds>: how long to wait for the answer (default 30; for an
 interactive start, no limit unless given).`;
+
+const STORES_HELP = `
+It opens the stores of the service's configuration: the environment's settings
+(AGENT_LEDGER_DATA_DIR, default ./data of the current folder; EVENT_STORE_PATH,
+AUDIT_STORE_PATH, EVENTSTORE_CONNECTION_STRING, AGENT_LEDGER_CONFIG). Run it where
+the service runs, or with its settings: a run store that does not exist is
+refused (exit 3) and nothing is created.`;
 
 const CONFIG_HELP = `
 --config <file>: the configuration file (YAML or JSON), as AGENT_LEDGER_CONFIG; its
@@ -298,10 +306,13 @@ it failed or was cancelled; Ctrl-C ends it with exit 0.${HTTP_HELP}`,
     args: ['[name]'],
     synopsis: '[runStatus|steps|auditReview|approvals]',
     summary: 'rebuild one read model, or all, then swap it in',
-    help: 'Works on the stores and read models of the configuration; may run while the service runs.',
+    help: `Works on the stores and read models of the configuration; may run while the service runs.
+The rebuild is recorded in the read models' file (when, which, by whom: cli:<user>@<host>),
+where the service's GET /projections/rebuild and the console's projections page show it.${STORES_HELP}`,
     options: {},
     run: async ({ positionals, env, output }) => {
       const config = readServiceConfig(env);
+      requireExistingRunStore(config, env);
       const { projectionsRebuild } = await import('./projections-rebuild.command');
       return projectionsRebuild(config, positionals[0], output);
     },
@@ -311,10 +322,11 @@ it failed or was cancelled; Ctrl-C ends it with exit 0.${HTTP_HELP}`,
     args: [],
     synopsis: '[--json]',
     summary: 'totals, writes without audit, gaps, broken chains, runs failed closed',
-    help: 'Exit 1 when it finds a write without audit, an audit gap or a broken chain.',
+    help: `Exit 1 when it finds a write without audit, an audit gap or a broken chain.${STORES_HELP}`,
     options: { ...JSON_OPTION },
     run: async ({ values, env, output }) => {
       const config = readServiceConfig(env);
+      requireExistingRunStore(config, env);
       const { auditReview } = await import('./audit-review.command');
       return auditReview(config, { json: values.json === true }, output);
     },
@@ -324,10 +336,11 @@ it failed or was cancelled; Ctrl-C ends it with exit 0.${HTTP_HELP}`,
     args: [],
     synopsis: '[--json]',
     summary: "verify the hash chain of every run's audit stream",
-    help: 'Exit 1 on a broken chain.',
+    help: `Exit 1 on a broken chain.${STORES_HELP}`,
     options: { ...JSON_OPTION },
     run: async ({ values, env, output }) => {
       const config = readServiceConfig(env);
+      requireExistingRunStore(config, env);
       const { auditVerify } = await import('./audit-verify.command');
       return auditVerify(config, { json: values.json === true }, output);
     },
