@@ -26,6 +26,8 @@ export interface CliDeps {
   readonly stop?: AbortSignal;
   /** `events follow`'s reconnection timings (tests shorten them). */
   readonly follow?: FollowReconnect;
+  /** The clock of the ages printed (`approvals list`). @default Date.now */
+  readonly now?: () => number;
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -235,11 +237,15 @@ object '{"file":"notes.txt"}'. The tool that asked (its prompt: agent-ledger run
     words: ['approvals', 'list'],
     args: [],
     synopsis: '[--state S] [--agent A] [--run-id R] [--since T] [--until T] [--limit N] [--cursor C] [--json] [--url U]',
-    summary: 'requests for approval, newest first, filtered, one page at a time',
-    help: `--state: ${APPROVAL_STATES.join(', ')} (pending: the runs waiting for a decision now).
+    summary: 'requests for approval, newest first: when and why, each call and its arguments, the decision',
+    help: `Each request: its run, agent and model round; when it was requested (ISO 8601 and
+how long ago); each call's tool, declared effect and arguments (clipped at 200
+characters); why it needs a person (a write the agent does not pre-approve, or a
+tool that always asks); what a denial does; once decided, who decided, when and why.
+--state: ${APPROVAL_STATES.join(', ')} (pending: the runs waiting for a decision now).
 --since/--until: requested at or after / before, ms since the epoch or an ISO 8601
-date-time. --limit: 1 to 1000 (default 50). --json prints the service's answer, with
-each call's arguments. When there are more, the last line gives the --cursor of the
+date-time. --limit: 1 to 1000 (default 50). --json prints the service's answer, the
+arguments whole. When there are more, the last line gives the --cursor of the
 next page.${HTTP_HELP}${TIMEOUT_HELP}`,
     options: {
       state: { type: 'string' },
@@ -266,6 +272,7 @@ next page.${HTTP_HELP}${TIMEOUT_HELP}`,
           json: values.json === true,
         },
         output,
+        (deps.now ?? Date.now)(),
       ),
   },
   {
