@@ -12,6 +12,8 @@ import type { Row, TableSpec } from '../core/table-spec';
 import { InvalidProjectionOptionError } from '../errors/invalid-projection-option.error';
 import { ProjectionStoreClosedError } from '../errors/projection-store-closed.error';
 import { UnknownProjectionError } from '../errors/unknown-projection.error';
+import type { RebuildRecord } from '../rebuild/rebuild-record';
+import { REBUILD_RECORDS_KEPT } from '../rebuild/rebuild-record';
 import type { Checkpoint } from './checkpoint';
 import { checkpointName } from './checkpoint';
 import type { ProjectionStoreOptions } from './projection-store-options';
@@ -259,11 +261,13 @@ export class ProjectionStore {
    * Swaps the rebuilt tables in, in ONE transaction: drop each live table,
    * rename its `__rebuild` twin to its name, and replace the projection's live
    * checkpoints by the rebuild's. Live runners notice that their checkpoint
-   * moved and resubscribe from the new one.
+   * moved and resubscribe from the new one. `record`, when given, is stored in
+   * the same transaction ({@link rebuildHistory}).
    */
-  swap(projections: readonly ProjectionDefinition[]): void {
+  swap(projections: readonly ProjectionDefinition[], record?: RebuildRecord): void {
     this.assertOpen();
     this.db.transaction(() => {
+      if (record !== undefined) this.insertRebuildRecord(record);
       for (const projection of projections) {
         for (const table of allTablesOf(projection)) {
           this.db.exec(`DROP TABLE IF EXISTS ${physicalName(table, Slot.LIVE)}`);
@@ -277,6 +281,39 @@ export class ProjectionStore {
       }
     }).immediate();
     this.statements.clear();
+  }
+
+  /**
+   * The rebuilds swapped into this file, newest first (at most `limit`; the
+   * file keeps the last {@link REBUILD_RECORDS_KEPT}), whichever process ran
+   * them.
+   */
+  rebuildHistory(limit = 10): RebuildRecord[] {
+    this.assertOpen();
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new InvalidProjectionOptionError('limit', 'expected an integer >= 1');
+    const rows = this.db
+      .prepare(
+        `SELECT projections, requested_by, started_at, finished_at, events_done, events_applied, elapsed_ms FROM ${REBUILDS_TABLE} ORDER BY id DESC LIMIT ?`,
+      )
+      .all(limit) as RebuildRecordRow[];
+    return rows.map((row) => ({
+      projections: JSON.parse(row.projections) as ProjectionName[],
+      requestedBy: row.requested_by,
+      startedAt: row.started_at,
+      finishedAt: row.finished_at,
+      eventsDone: row.events_done,
+      eventsApplied: row.events_applied,
+      elapsedMs: row.elapsed_ms,
+    }));
+  }
+
+  private insertRebuildRecord(record: RebuildRecord): void {
+    this.db
+      .prepare(
+        `INSERT INTO ${REBUILDS_TABLE} (projections, requested_by, started_at, finished_at, events_done, events_applied, elapsed_ms) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(JSON.stringify(record.projections), record.requestedBy, record.startedAt, record.finishedAt, record.eventsDone, record.eventsApplied, record.elapsedMs);
+    this.db.prepare(`DELETE FROM ${REBUILDS_TABLE} WHERE id <= (SELECT MAX(id) FROM ${REBUILDS_TABLE}) - ?`).run(REBUILD_RECORDS_KEPT);
   }
 
   /** Drops the `__rebuild` tables and checkpoints of the projections (an abandoned rebuild). */
@@ -329,6 +366,10 @@ export class ProjectionStore {
       this.db.exec(`CREATE TABLE IF NOT EXISTS projection_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)`);
       this.db.exec(`CREATE TABLE IF NOT EXISTS ${checkpointTable(Slot.LIVE)} (${CHECKPOINT_COLUMNS})`);
       this.db.exec(`CREATE TABLE IF NOT EXISTS ${checkpointTable(Slot.REBUILD)} (${CHECKPOINT_COLUMNS})`);
+      this.db.exec(
+        `CREATE TABLE IF NOT EXISTS ${REBUILDS_TABLE} (id INTEGER PRIMARY KEY AUTOINCREMENT, projections TEXT NOT NULL, requested_by TEXT, ` +
+          'started_at INTEGER NOT NULL, finished_at INTEGER NOT NULL, events_done INTEGER NOT NULL, events_applied INTEGER NOT NULL, elapsed_ms INTEGER NOT NULL)',
+      );
       for (const table of this.tables.values()) {
         if (this.tableExists(physicalName(table, Slot.LIVE))) {
           // A file written by an earlier version: add the (nullable) columns it lacks.
@@ -358,6 +399,19 @@ export class ProjectionStore {
   private assertOpen(): void {
     if (this.closed) throw new ProjectionStoreClosedError(this.path);
   }
+}
+
+/** The rebuilds swapped in ({@link ProjectionStore.rebuildHistory}). */
+const REBUILDS_TABLE = 'projection_rebuilds';
+
+interface RebuildRecordRow {
+  readonly projections: string;
+  readonly requested_by: string | null;
+  readonly started_at: number;
+  readonly finished_at: number;
+  readonly events_done: number;
+  readonly events_applied: number;
+  readonly elapsed_ms: number;
 }
 
 function checkpointTable(slot: TableSlot): string {
