@@ -321,6 +321,13 @@ describe('agent-ledger CLI: runs', () => {
     expect(refused.errText()).toContain('409 IN_FLIGHT_WRITE_UNRESOLVED');
     expect(await runCli(['runs', 'requeue', 'r1', '--write-executed', 'a', '--write-not-executed', 'b'], capture(), ENV, { fetch })).toBe(2);
   });
+
+  it('runs requeue -q prints the continuation run id only (for CONT=$(...))', async () => {
+    const { fetch } = fakeFetch(json(202, { runId: 'r1', continuationRunId: 'c1' }));
+    const quiet = capture();
+    expect(await runCli(['runs', 'requeue', 'r1', '--write-executed', 'the line is there', '-q'], quiet, ENV, { fetch })).toBe(0);
+    expect(quiet.lines).toEqual(['c1']);
+  });
 });
 
 describe('agent-ledger CLI: approvals and input', () => {
@@ -674,6 +681,22 @@ describe('agent-ledger CLI: events follow', () => {
     expect(output.lines).toEqual(['1:1 RunRequested agent=clock mode=queued input="now?"']);
     expect(output.errText()).toContain('sent a frame whose data is not JSON: {not json');
     expect(calls).toHaveLength(1);
+  });
+
+  it('--until <EventType> ends with exit 0 once that event is printed (the stream still open); a run that settles first is exit 1; an unknown type is exit 2', async () => {
+    const waits = frame('4:4', 'ApprovalRequested', { round: 0, calls: [{ toolName: 'files.append', effect: 'NON_IDEMPOTENT_WRITE' }], onDenial: 'endRun' });
+    const { fetch, calls } = fakeFetch(sse([requested, claimed, waits], { open: true }), sse([requested, claimed, completed]));
+    const output = capture();
+    expect(await runCli(['events', 'follow', 'r1', '--until', 'ApprovalRequested'], output, ENV, { fetch, follow: PATIENT })).toBe(0);
+    expect(output.lines.map((l) => l.split(' ')[1])).toEqual(['RunRequested', 'RunClaimed', 'ApprovalRequested']);
+    const settled = capture();
+    expect(await runCli(['events', 'follow', 'r1', '--until', 'ApprovalRequested'], settled, ENV, { fetch, follow: PATIENT })).toBe(1);
+    expect(settled.lines.at(-1)).toBe('5:5 RunCompleted answer="tick"');
+    expect(settled.errText()).toBe('Run r1 settled (RunCompleted) before any ApprovalRequested event.');
+    const unknown = capture();
+    expect(await runCli(['events', 'follow', 'r1', '--until', 'Approved'], unknown, ENV, { fetch, follow: PATIENT })).toBe(2);
+    expect(unknown.errText()).toContain('--until must be a run event type, e.g. ApprovalRequested (got "Approved"');
+    expect(calls).toHaveLength(2);
   });
 
   it('ends with exit 0 on stop (Ctrl-C) while the run goes on', async () => {

@@ -8,6 +8,7 @@ import type { CliOutput } from './cli-output';
 import { ExitCode, processOutput } from './cli-output';
 import type { AgentLedgerClient } from '@agent-ledger/client';
 import { AgentLedgerError } from '@agent-ledger/client';
+import { RUN_EVENT_TYPES } from '@agent-ledger/domain';
 import type { FollowReconnect } from './events-follow.command';
 import { eventsFollow } from './events-follow.command';
 import { API_KEY_ENV, baseUrlOf, ServiceFailureError, serviceClient, serviceFailureOf, URL_ENV, UsageError } from './service-client';
@@ -199,21 +200,28 @@ When there are more runs, the last line gives the --cursor of the next page.${HT
   {
     words: ['runs', 'requeue'],
     args: ['<runId>'],
-    synopsis: '<runId> [--reason R] [--write-executed NOTE | --write-not-executed NOTE] [--json] [--url U]',
+    synopsis: '<runId> [--reason R] [--write-executed NOTE | --write-not-executed NOTE] [--json | -q] [--url U]',
     summary: 'requeue a dead-lettered run as a continuation run',
     help: `The run stays FAILED; a continuation run takes it over with its completed steps and
 idempotency keys. When a NON_IDEMPOTENT_WRITE was in flight, say whether it happened and
 how you know: --write-executed "<note>" or --write-not-executed "<note>" (recorded in
 the audit trail). Refusals are exit 4: RUN_NOT_DEAD_LETTERED, RUN_ALREADY_REQUEUED,
-IN_FLIGHT_WRITE_UNRESOLVED.${HTTP_HELP}${TIMEOUT_HELP}`,
-    options: { reason: { type: 'string' }, 'write-executed': { type: 'string' }, 'write-not-executed': { type: 'string' }, ...JSON_OPTION, ...URL_OPTION },
+IN_FLIGHT_WRITE_UNRESOLVED. -q/--quiet prints the continuation run's id only.${HTTP_HELP}${TIMEOUT_HELP}`,
+    options: {
+      reason: { type: 'string' },
+      'write-executed': { type: 'string' },
+      'write-not-executed': { type: 'string' },
+      quiet: { type: 'boolean', short: 'q', default: false },
+      ...JSON_OPTION,
+      ...URL_OPTION,
+    },
     run: ({ values, positionals, env, output, deps }) => {
       const executed = str(values['write-executed']);
       const notExecuted = str(values['write-not-executed']);
       if (executed !== undefined && notExecuted !== undefined) throw new UsageError('give --write-executed or --write-not-executed, not both');
       const resolution =
         executed !== undefined ? { outcome: 'executed' as const, note: executed } : notExecuted !== undefined ? { outcome: 'notExecuted' as const, note: notExecuted } : undefined;
-      return runsRequeue(clientOf(values, env, deps), positionals[0] as string, { reason: str(values.reason), resolution, json: values.json === true }, output);
+      return runsRequeue(clientOf(values, env, deps), positionals[0] as string, { reason: str(values.reason), resolution, json: values.json === true, quiet: values.quiet === true }, output);
     },
   },
   decideVerb('approve'),
@@ -290,19 +298,25 @@ answer (GET /agents). Plugins' tools and agents are listed as the built-in ones.
   {
     words: ['events', 'follow'],
     args: ['<runId>'],
-    synopsis: '<runId> [--after <position>] [--json] [--url U]',
-    summary: "print a run's events live until it settles",
+    synopsis: '<runId> [--after <position>] [--until <EventType>] [--json] [--url U]',
+    summary: "print a run's events live until it settles (or until an event of a type)",
     help: `Prints the run's events, history first, then live: "<position> <type> <summary>" per
 line (--json: the event as one line of JSON). --after starts after a position printed
 before. A dropped connection is resumed where it stopped (Last-Event-ID), with
 back-off, for about a minute (16 attempts). Ends when the run settles: exit 0 when it completed, 1 when
-it failed or was cancelled; Ctrl-C ends it with exit 0.${HTTP_HELP}`,
-    options: { after: { type: 'string' }, ...JSON_OPTION, url: { type: 'string' } },
+it failed or was cancelled; Ctrl-C ends it with exit 0. --until <EventType> (e.g.
+ApprovalRequested, InputRequested, RunFailed) ends it once an event of that type is printed
+(exit 0), so that a script can wait for it; a run that settles first is exit 1.${HTTP_HELP}`,
+    options: { after: { type: 'string' }, until: { type: 'string' }, ...JSON_OPTION, url: { type: 'string' } },
     run: async ({ values, positionals, env, output, deps }) => {
+      const until = str(values.until);
+      if (until !== undefined && !(RUN_EVENT_TYPES as readonly string[]).includes(until)) {
+        throw new UsageError(`--until must be a run event type, e.g. ApprovalRequested (got "${until}"; the types: docs/events.md)`);
+      }
       const client = clientOf(values, env, deps, null);
       const stop = stopSignalOf(deps.stop);
       try {
-        return await eventsFollow(client, baseUrlOf(str(values.url), env), { runId: positionals[0] as string, after: str(values.after), json: values.json === true, ...deps.follow }, output, stop.signal);
+        return await eventsFollow(client, baseUrlOf(str(values.url), env), { runId: positionals[0] as string, after: str(values.after), until, json: values.json === true, ...deps.follow }, output, stop.signal);
       } finally {
         stop.dispose();
       }
