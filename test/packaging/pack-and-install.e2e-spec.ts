@@ -58,7 +58,7 @@ describe('the packages, packed and installed into a fresh project', () => {
       const leaked = paths.filter((p) => /(^|\/)(testing|test)\//.test(p) || /\.(spec|int-spec|e2e-spec|sim-spec)\./.test(p) || (/\.ts$/.test(p) && !p.endsWith('.d.ts')) || p.endsWith('.tsbuildinfo'));
       expect({ name: pkg.name, leaked }).toEqual({ name: pkg.name, leaked: [] });
       expect({ name: pkg.name, manifest: paths.includes('package.json') }).toEqual({ name: pkg.name, manifest: true });
-      if (pkg.name === 'agent-ledger') expect(paths).toEqual(expect.arrayContaining(['dist/main.js', 'dist/cli/main.js']));
+      if (pkg.name === 'agent-ledger') expect(paths).toEqual(expect.arrayContaining(['bin/agent-ledger.js', 'dist/main.js', 'dist/cli/main.js']));
       else expect({ name: pkg.name, types: paths.includes('dist/index.d.ts') }).toEqual({ name: pkg.name, types: true });
       if (pkg.name === '@agent-ledger/http') expect(paths).toEqual(expect.arrayContaining(['console/index.html']));
     }
@@ -74,7 +74,7 @@ describe('the packages, packed and installed into a fresh project', () => {
       expect(relative(REPO_ROOT, path).startsWith('..')).toBe(true);
     }
     const bin = realpathSync(join(project, 'node_modules', '.bin', 'agent-ledger'));
-    expect(bin).toBe(join(project, 'node_modules', 'agent-ledger', 'dist', 'cli', 'main.js'));
+    expect(bin).toBe(join(project, 'node_modules', 'agent-ledger', 'bin', 'agent-ledger.js'));
   }, TEST_TIMEOUT_MS);
 
   it("compiles the host's TypeScript against the packages' declarations with strict and skipLibCheck off", () => {

@@ -27,6 +27,7 @@ export * from './runner/projection-source';
 export * from './runner/projection-runner';
 
 export * from './rebuild/rebuild-progress';
+export * from './rebuild/rebuild-record';
 export * from './rebuild/projection-rebuilder';
 export * from './queries/run-list-query';
 export * from './queries/audit-review-report';

@@ -1,9 +1,10 @@
-import type { AgentLedgerClient, ApprovalState } from '@agent-ledger/client';
+import type { AgentLedgerClient, ApprovalCall, ApprovalRow, ApprovalState } from '@agent-ledger/client';
 import { APPROVAL_STATES } from '@agent-ledger/client';
 import type { CliOutput } from './cli-output';
-import { ExitCode, table } from './cli-output';
+import { timeAndAge } from './age';
+import { ExitCode, fields } from './cli-output';
+import { clip } from './event-format';
 import { UsageError } from './service-client';
-import { toolsOf } from './waiting';
 
 export { APPROVAL_STATES };
 
@@ -20,13 +21,19 @@ export interface ApprovalListOptions {
   readonly json: boolean;
 }
 
+/** The longest arguments `approvals list` prints on a line; longer ones are clipped (`--json` prints them whole). */
+export const ARGUMENTS_SHOWN_CHARS = 200;
+
 /**
- * `approvals list`: `GET /approvals` with filters, one page, newest first:
- * a table (request, run, agent, state, the tools and their effects, when it
- * was requested, who decided) or the service's answer (`--json`, with each
- * call's arguments). The next page's cursor is printed below the table.
+ * `approvals list`: `GET /approvals` with filters, one page, newest first.
+ * For each request, when and why: its run, agent and model round, when it
+ * was requested (ISO 8601 and its age at `now`), each call with its tool, the
+ * effect its code declares and its arguments (clipped to
+ * {@link ARGUMENTS_SHOWN_CHARS}), why it needs a person, what a denial does;
+ * for a decided one, who decided, when and why. `--json` prints the
+ * service's answer. The next page's cursor is printed last.
  */
-export async function approvalsList(client: AgentLedgerClient, options: ApprovalListOptions, output: CliOutput): Promise<ExitCode> {
+export async function approvalsList(client: AgentLedgerClient, options: ApprovalListOptions, output: CliOutput, now: number = Date.now()): Promise<ExitCode> {
   const state = options.state?.toLowerCase();
   if (state !== undefined && !(APPROVAL_STATES as readonly string[]).includes(state)) {
     throw new UsageError(`--state must be one of ${APPROVAL_STATES.join(', ')} (got "${options.state}")`);
@@ -48,11 +55,13 @@ export async function approvalsList(client: AgentLedgerClient, options: Approval
   if (page.approvals.length === 0) {
     output.out('No approvals.');
   } else {
-    const rows = page.approvals.map((a) => [a.approvalId, a.runId, a.agent, a.state, toolsOf(a.calls), new Date(a.requestedAt).toISOString(), a.decidedBy ?? '-']);
-    for (const line of table(['approval', 'run', 'agent', 'state', 'tools', 'requested', 'decided by'], rows)) output.out(line);
+    page.approvals.forEach((approval, i) => {
+      if (i > 0) output.out('');
+      for (const line of approvalLines(approval, now)) output.out(line);
+    });
     if (page.approvals.some((a) => a.state === 'pending')) {
       output.out('');
-      output.out('The arguments: agent-ledger runs get <run> (or --json here). Decide: agent-ledger runs approve|deny <run> [--reason R]');
+      output.out('Decide: agent-ledger runs approve|deny <run> [--reason R] (one decision covers every call of the round)');
     }
   }
   if (page.nextCursor !== null) {
@@ -60,4 +69,40 @@ export async function approvalsList(client: AgentLedgerClient, options: Approval
     output.out(`More: --cursor ${page.nextCursor}`);
   }
   return ExitCode.OK;
+}
+
+/** One request for approval, for people: a title line, then when, each call and why, what a denial does, the decision. */
+export function approvalLines(approval: ApprovalRow, now: number): string[] {
+  const pairs: [string, string][] = [['requested', timeAndAge(approval.requestedAt, now)]];
+  approval.calls.forEach((call) => {
+    pairs.push([`call ${call.callIndex}`, `${call.toolName} (${call.effect}) ${argumentsOf(call)}`]);
+    pairs.push(['  why', whyOf(call, approval.agent)]);
+  });
+  pairs.push(['on denial', approval.onDenial === 'tellModel' ? 'tellModel (the model is told; the run goes on)' : 'endRun (the run ends FAILED, APPROVAL_DENIED)']);
+  const decided = decisionOf(approval, now);
+  if (decided !== null) pairs.push(['decided', decided]);
+  return [`${approval.approvalId}: ${approval.state}, run ${approval.runId}, agent ${approval.agent}, model round ${approval.round}`, ...fields(pairs).map((line) => `  ${line}`)];
+}
+
+/** The arguments as JSON on one line, clipped. */
+function argumentsOf(call: ApprovalCall): string {
+  const text = JSON.stringify(call.arguments);
+  return text.length <= ARGUMENTS_SHOWN_CHARS ? text : `${clip(text, ARGUMENTS_SHOWN_CHARS)} (${text.length} characters; --json for all)`;
+}
+
+/** Why the call waits for a person. */
+function whyOf(call: ApprovalCall, agent: string): string {
+  return call.requirement === 'write'
+    ? `a ${call.effect} that ${agent} does not pre-approve (approvals.preApproved in its agents file)`
+    : `the tool asks for approval whatever its effect (requiresApproval in its code)`;
+}
+
+/** Who decided, when and why; null while pending. */
+function decisionOf(approval: ApprovalRow, now: number): string | null {
+  if (approval.state === 'pending') return null;
+  const when = approval.decidedAt === null ? 'at an unknown time' : timeAndAge(approval.decidedAt, now);
+  if (approval.state === 'cancelled') {
+    return `cancelled ${when}: the run was settled while it waited${approval.reason === null ? '' : ` (${approval.reason})`}`;
+  }
+  return `${approval.state} by ${approval.decidedBy ?? 'unknown'} ${when}${approval.reason === null ? ', no reason given' : `: "${approval.reason}"`}`;
 }

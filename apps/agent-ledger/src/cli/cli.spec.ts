@@ -343,6 +343,13 @@ describe('agent-ledger CLI: runs', () => {
     expect(refused.errText()).toContain('409 IN_FLIGHT_WRITE_UNRESOLVED');
     expect(await runCli(['runs', 'requeue', 'r1', '--write-executed', 'a', '--write-not-executed', 'b'], capture(), ENV, { fetch })).toBe(2);
   });
+
+  it('runs requeue -q prints the continuation run id only (for CONT=$(...))', async () => {
+    const { fetch } = fakeFetch(json(202, { runId: 'r1', continuationRunId: 'c1' }));
+    const quiet = capture();
+    expect(await runCli(['runs', 'requeue', 'r1', '--write-executed', 'the line is there', '-q'], quiet, ENV, { fetch })).toBe(0);
+    expect(quiet.lines).toEqual(['c1']);
+  });
 });
 
 describe('agent-ledger CLI: approvals and input', () => {
@@ -457,30 +464,71 @@ describe('agent-ledger CLI: approvals and input', () => {
     expect(bad.errText()).toContain('400 INVALID_FIELD: input is required (field: input, rule: required)');
   });
 
-  it('approvals list: GET /approvals with every filter; a table of requests, the tools with their effects, and the next cursor', async () => {
-    const row = (state: string, decidedBy: string | null) => ({ approvalId: 'r1/r2', runId: 'r1', agent: 'file-clerk', round: 2, calls: [call], onDenial: 'tellModel', requestedAt: Date.UTC(2026, 10, 30), state, decidedBy, reason: null, decidedAt: null });
-    const { fetch, calls } = fakeFetch(json(200, { approvals: [row('pending', null)], nextCursor: 'c2' }), json(200, { approvals: [row('approved', 'ops')], nextCursor: null }), json(200, { approvals: [], nextCursor: null }));
+  it('approvals list: GET /approvals with every filter; each request with when (ISO and age) and why, its calls and arguments, and the next cursor', async () => {
+    const requestedAt = Date.UTC(2026, 10, 30, 0, 0, 5);
+    const now = () => requestedAt + 3 * 60_000 + 20_000;
+    const row = (state: string, decided: { by: string | null; at: number | null; reason: string | null } = { by: null, at: null, reason: null }) => ({
+      approvalId: 'r1/r2', runId: 'r1', agent: 'file-clerk', round: 2, calls: [call], onDenial: 'tellModel', requestedAt, state, decidedBy: decided.by, reason: decided.reason, decidedAt: decided.at,
+    });
+    const { fetch, calls } = fakeFetch(json(200, { approvals: [row('pending')], nextCursor: 'c2' }), json(200, { approvals: [row('approved', { by: 'key:ops', at: requestedAt + 60_000, reason: 'one line is fine' })], nextCursor: null }), json(200, { approvals: [], nextCursor: null }));
     const output = capture();
     const argv = ['approvals', 'list', '--state', 'PENDING', '--agent', 'file-clerk', '--run-id', 'r1', '--since', '2026-11-30T00:00:00Z', '--until', '1796000000000', '--limit', '1', '--cursor', 'c1'];
-    expect(await runCli(argv, output, KEY, { fetch })).toBe(0);
+    expect(await runCli(argv, output, KEY, { fetch, now })).toBe(0);
     expect(calls[0]).toEqual({
       url: 'http://svc.test:8080/approvals?state=pending&agent=file-clerk&runId=r1&since=2026-11-30T00%3A00%3A00Z&until=1796000000000&limit=1&cursor=c1',
       method: 'GET',
       headers: { accept: 'application/json', authorization: 'Bearer key-123' },
       body: undefined,
     });
-    expect(output.lines[0]).toMatch(/^approval\s+run\s+agent\s+state\s+tools\s+requested\s+decided by$/);
-    expect(output.lines[2]).toMatch(/^r1\/r2\s+r1\s+file-clerk\s+pending\s+files\.append \(NON_IDEMPOTENT_WRITE\)\s+2026-11-30T00:00:00\.000Z\s+-$/);
-    expect(output.text()).toContain('agent-ledger runs approve|deny <run>');
-    expect(output.lines.at(-1)).toBe('More: --cursor c2');
+    expect(output.lines).toEqual([
+      'r1/r2: pending, run r1, agent file-clerk, model round 2',
+      '  requested  2026-11-30T00:00:05.000Z (3 min ago)',
+      '  call 0     files.append (NON_IDEMPOTENT_WRITE) {"path":"clerk.log","content":"report.txt written\\n"}',
+      '    why      a NON_IDEMPOTENT_WRITE that file-clerk does not pre-approve (approvals.preApproved in its agents file)',
+      '  on denial  tellModel (the model is told; the run goes on)',
+      '',
+      'Decide: agent-ledger runs approve|deny <run> [--reason R] (one decision covers every call of the round)',
+      '',
+      'More: --cursor c2',
+    ]);
     const decided = capture();
-    expect(await runCli(['approvals', 'list', '--state', 'approved', '--json'], decided, ENV, { fetch })).toBe(0);
+    expect(await runCli(['approvals', 'list', '--state', 'approved'], decided, ENV, { fetch, now })).toBe(0);
     expect(calls[1]?.url).toBe('http://svc.test:8080/approvals?state=approved');
-    expect(JSON.parse(decided.text())).toEqual({ approvals: [row('approved', 'ops')], nextCursor: null });
+    expect(decided.lines.at(-1)).toBe('  decided    approved by key:ops 2026-11-30T00:01:05.000Z (2 min ago): "one line is fine"');
+    expect(decided.text()).not.toContain('Decide:');
     const empty = capture();
     expect(await runCli(['approvals', 'list'], empty, ENV, { fetch })).toBe(0);
     expect(calls[2]?.url).toBe('http://svc.test:8080/approvals');
     expect(empty.lines).toEqual(['No approvals.']);
+  });
+
+  it('approvals list: a tool that always asks, long arguments clipped (whole with --json), a denial that ends the run, a cancelled request; --json is the answer as is', async () => {
+    const requestedAt = Date.UTC(2026, 10, 30);
+    const now = () => requestedAt + 26 * 3_600_000;
+    const long = { stepId: 'r9/r0/t1', callIndex: 1, toolName: 'crm.lookup', effect: 'READ_ONLY', arguments: { query: 'x'.repeat(300) }, requirement: 'tool' };
+    const answer = {
+      approvals: [
+        { approvalId: 'r9/r0', runId: 'r9', agent: 'crm', round: 0, calls: [long], onDenial: 'endRun', requestedAt, state: 'denied', decidedBy: 'key:ops', reason: null, decidedAt: requestedAt + 25 * 3_600_000 },
+        { approvalId: 'r8/r1', runId: 'r8', agent: 'crm', round: 1, calls: [long], onDenial: 'endRun', requestedAt, state: 'cancelled', decidedBy: null, reason: 'CANCELLED', decidedAt: requestedAt + 3_600_000 },
+      ],
+      nextCursor: null,
+    };
+    const { fetch } = fakeFetch(json(200, answer), json(200, answer));
+    const output = capture();
+    expect(await runCli(['approvals', 'list'], output, ENV, { fetch, now })).toBe(0);
+    const argumentsText = JSON.stringify(long.arguments);
+    expect(output.lines.slice(0, 6)).toEqual([
+      'r9/r0: denied, run r9, agent crm, model round 0',
+      '  requested  2026-11-30T00:00:00.000Z (1 d 2 h ago)',
+      `  call 1     crm.lookup (READ_ONLY) ${argumentsText.slice(0, 199)}… (${argumentsText.length} characters; --json for all)`,
+      '    why      the tool asks for approval whatever its effect (requiresApproval in its code)',
+      '  on denial  endRun (the run ends FAILED, APPROVAL_DENIED)',
+      '  decided    denied by key:ops 2026-12-01T01:00:00.000Z (1 h ago), no reason given',
+    ]);
+    expect(output.lines.at(-1)).toBe('  decided    cancelled 2026-11-30T01:00:00.000Z (1 d 1 h ago): the run was settled while it waited (CANCELLED)');
+    const asJson = capture();
+    expect(await runCli(['approvals', 'list', '--json'], asJson, ENV, { fetch, now })).toBe(0);
+    expect(JSON.parse(asJson.text())).toEqual(answer);
   });
 
   it('approvals list: a refused query (400) is exit 4 naming the field; a bad --state is exit 2 before any request', async () => {
@@ -717,6 +765,22 @@ describe('agent-ledger CLI: events follow', () => {
     expect(output.lines).toEqual(['1:1 RunRequested agent=clock mode=queued input="now?"']);
     expect(output.errText()).toContain('sent a frame whose data is not JSON: {not json');
     expect(calls).toHaveLength(1);
+  });
+
+  it('--until <EventType> ends with exit 0 once that event is printed (the stream still open); a run that settles first is exit 1; an unknown type is exit 2', async () => {
+    const waits = frame('4:4', 'ApprovalRequested', { round: 0, calls: [{ toolName: 'files.append', effect: 'NON_IDEMPOTENT_WRITE' }], onDenial: 'endRun' });
+    const { fetch, calls } = fakeFetch(sse([requested, claimed, waits], { open: true }), sse([requested, claimed, completed]));
+    const output = capture();
+    expect(await runCli(['events', 'follow', 'r1', '--until', 'ApprovalRequested'], output, ENV, { fetch, follow: PATIENT })).toBe(0);
+    expect(output.lines.map((l) => l.split(' ')[1])).toEqual(['RunRequested', 'RunClaimed', 'ApprovalRequested']);
+    const settled = capture();
+    expect(await runCli(['events', 'follow', 'r1', '--until', 'ApprovalRequested'], settled, ENV, { fetch, follow: PATIENT })).toBe(1);
+    expect(settled.lines.at(-1)).toBe('5:5 RunCompleted answer="tick"');
+    expect(settled.errText()).toBe('Run r1 settled (RunCompleted) before any ApprovalRequested event.');
+    const unknown = capture();
+    expect(await runCli(['events', 'follow', 'r1', '--until', 'Approved'], unknown, ENV, { fetch, follow: PATIENT })).toBe(2);
+    expect(unknown.errText()).toContain('--until must be a run event type, e.g. ApprovalRequested (got "Approved"');
+    expect(calls).toHaveLength(2);
   });
 
   it('ends with exit 0 on stop (Ctrl-C) while the run goes on', async () => {

@@ -23,6 +23,8 @@ export interface FollowOptions extends FollowReconnect {
   readonly json: boolean;
   /** `--full`: each tool's whole result, not its first 200 characters. */
   readonly full?: boolean;
+  /** End (exit 0) once an event of this type is printed; a run that settles before it is exit 1. */
+  readonly until?: string;
 }
 
 /**
@@ -39,6 +41,9 @@ export interface FollowOptions extends FollowReconnect {
  *   be reached at all is exit 3 at once.
  * - It ends when the run settles (`RunCompleted`: exit 0; `RunFailed`,
  *   `RunCancelled`: exit 1), or on `stop` (Ctrl-C: exit 0).
+ * - With `until`, it ends (exit 0) once an event of that type is printed,
+ *   from the history or live; a run that settles before one is exit 1, said
+ *   on standard error.
  */
 export async function eventsFollow(client: AgentLedgerClient, baseUrl: string, options: FollowOptions, output: CliOutput, stop: AbortSignal): Promise<ExitCode> {
   let opened = false;
@@ -61,7 +66,14 @@ export async function eventsFollow(client: AgentLedgerClient, baseUrl: string, o
   try {
     for await (const event of events) {
       output.out(options.json ? JSON.stringify(event) : eventLine(event, { full: options.full === true }));
-      if (TERMINAL_EVENT_TYPES.has(event.type)) return event.type === 'RunCompleted' ? ExitCode.OK : ExitCode.FINDINGS;
+      if (options.until !== undefined && event.type === options.until) return ExitCode.OK;
+      if (TERMINAL_EVENT_TYPES.has(event.type)) {
+        if (options.until !== undefined) {
+          output.err(`Run ${options.runId} settled (${event.type}) before any ${options.until} event.`);
+          return ExitCode.FINDINGS;
+        }
+        return event.type === 'RunCompleted' ? ExitCode.OK : ExitCode.FINDINGS;
+      }
     }
   } catch (error) {
     if (error instanceof AgentLedgerStreamError) {

@@ -8,12 +8,14 @@ import type { CliOutput } from './cli-output';
 import { ExitCode, processOutput } from './cli-output';
 import type { AgentLedgerClient } from '@agent-ledger/client';
 import { AgentLedgerError } from '@agent-ledger/client';
+import { RUN_EVENT_TYPES } from '@agent-ledger/domain';
 import type { FollowReconnect } from './events-follow.command';
 import { eventsFollow } from './events-follow.command';
 import { API_KEY_ENV, baseUrlOf, ServiceFailureError, serviceClient, serviceFailureOf, URL_ENV, UsageError } from './service-client';
 import { agentsList } from './agents.commands';
 import { APPROVAL_STATES, approvalsList } from './approvals.commands';
 import { parseJsonOption, RUN_STATUSES, runsCancel, runsDecide, runsGet, runsInput, runsList, runsRequeue, runsStart } from './runs.commands';
+import { requireExistingRunStore } from './existing-store';
 import { serve } from './serve.command';
 import { stopSignalOf } from './stop-signal';
 
@@ -25,6 +27,8 @@ export interface CliDeps {
   readonly stop?: AbortSignal;
   /** `events follow`'s reconnection timings (tests shorten them). */
   readonly follow?: FollowReconnect;
+  /** The clock of the ages printed (`approvals list`). @default Date.now */
+  readonly now?: () => number;
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -65,6 +69,13 @@ never taken from the command line (it would stay in the shell's history).`;
 const TIMEOUT_HELP = `
 --timeout <seconds>: how long to wait for the answer (default 30; for an
 interactive start, no limit unless given).`;
+
+const STORES_HELP = `
+It opens the stores of the service's configuration: the environment's settings
+(AGENT_LEDGER_DATA_DIR, default ./data of the current folder; EVENT_STORE_PATH,
+AUDIT_STORE_PATH, EVENTSTORE_CONNECTION_STRING, AGENT_LEDGER_CONFIG). Run it where
+the service runs, or with its settings: a run store that does not exist is
+refused (exit 3) and nothing is created.`;
 
 const CONFIG_HELP = `
 --config <file>: the configuration file (YAML or JSON), as AGENT_LEDGER_CONFIG; its
@@ -193,21 +204,28 @@ When there are more runs, the last line gives the --cursor of the next page.${HT
   {
     words: ['runs', 'requeue'],
     args: ['<runId>'],
-    synopsis: '<runId> [--reason R] [--write-executed NOTE | --write-not-executed NOTE] [--json] [--url U]',
+    synopsis: '<runId> [--reason R] [--write-executed NOTE | --write-not-executed NOTE] [--json | -q] [--url U]',
     summary: 'requeue a dead-lettered run as a continuation run',
     help: `The run stays FAILED; a continuation run takes it over with its completed steps and
 idempotency keys. When a NON_IDEMPOTENT_WRITE was in flight, say whether it happened and
 how you know: --write-executed "<note>" or --write-not-executed "<note>" (recorded in
 the audit trail). Refusals are exit 4: RUN_NOT_DEAD_LETTERED, RUN_ALREADY_REQUEUED,
-IN_FLIGHT_WRITE_UNRESOLVED.${HTTP_HELP}${TIMEOUT_HELP}`,
-    options: { reason: { type: 'string' }, 'write-executed': { type: 'string' }, 'write-not-executed': { type: 'string' }, ...JSON_OPTION, ...URL_OPTION },
+IN_FLIGHT_WRITE_UNRESOLVED. -q/--quiet prints the continuation run's id only.${HTTP_HELP}${TIMEOUT_HELP}`,
+    options: {
+      reason: { type: 'string' },
+      'write-executed': { type: 'string' },
+      'write-not-executed': { type: 'string' },
+      quiet: { type: 'boolean', short: 'q', default: false },
+      ...JSON_OPTION,
+      ...URL_OPTION,
+    },
     run: ({ values, positionals, env, output, deps }) => {
       const executed = str(values['write-executed']);
       const notExecuted = str(values['write-not-executed']);
       if (executed !== undefined && notExecuted !== undefined) throw new UsageError('give --write-executed or --write-not-executed, not both');
       const resolution =
         executed !== undefined ? { outcome: 'executed' as const, note: executed } : notExecuted !== undefined ? { outcome: 'notExecuted' as const, note: notExecuted } : undefined;
-      return runsRequeue(clientOf(values, env, deps), positionals[0] as string, { reason: str(values.reason), resolution, json: values.json === true }, output);
+      return runsRequeue(clientOf(values, env, deps), positionals[0] as string, { reason: str(values.reason), resolution, json: values.json === true, quiet: values.quiet === true }, output);
     },
   },
   decideVerb('approve'),
@@ -231,11 +249,15 @@ object '{"file":"notes.txt"}'. The tool that asked (its prompt: agent-ledger run
     words: ['approvals', 'list'],
     args: [],
     synopsis: '[--state S] [--agent A] [--run-id R] [--since T] [--until T] [--limit N] [--cursor C] [--json] [--url U]',
-    summary: 'requests for approval, newest first, filtered, one page at a time',
-    help: `--state: ${APPROVAL_STATES.join(', ')} (pending: the runs waiting for a decision now).
+    summary: 'requests for approval, newest first: when and why, each call and its arguments, the decision',
+    help: `Each request: its run, agent and model round; when it was requested (ISO 8601 and
+how long ago); each call's tool, declared effect and arguments (clipped at 200
+characters); why it needs a person (a write the agent does not pre-approve, or a
+tool that always asks); what a denial does; once decided, who decided, when and why.
+--state: ${APPROVAL_STATES.join(', ')} (pending: the runs waiting for a decision now).
 --since/--until: requested at or after / before, ms since the epoch or an ISO 8601
-date-time. --limit: 1 to 1000 (default 50). --json prints the service's answer, with
-each call's arguments. When there are more, the last line gives the --cursor of the
+date-time. --limit: 1 to 1000 (default 50). --json prints the service's answer, the
+arguments whole. When there are more, the last line gives the --cursor of the
 next page.${HTTP_HELP}${TIMEOUT_HELP}`,
     options: {
       state: { type: 'string' },
@@ -262,6 +284,7 @@ next page.${HTTP_HELP}${TIMEOUT_HELP}`,
           json: values.json === true,
         },
         output,
+        (deps.now ?? Date.now)(),
       ),
   },
   {
@@ -279,20 +302,26 @@ answer (GET /agents). Plugins' tools and agents are listed as the built-in ones.
   {
     words: ['events', 'follow'],
     args: ['<runId>'],
-    synopsis: '<runId> [--after <position>] [--full] [--json] [--url U]',
-    summary: "print a run's events live until it settles",
+    synopsis: '<runId> [--after <position>] [--until <EventType>] [--full] [--json] [--url U]',
+    summary: "print a run's events live until it settles (or until an event of a type)",
     help: `Prints the run's events, history first, then live: "<position> <type> <summary>" per
 line (--json: the event as one line of JSON). A tool's result shows its first 200
 characters and its length (--full: all of it). --after starts after a position printed
 before. A dropped connection is resumed where it stopped (Last-Event-ID), with
 back-off, for about a minute (16 attempts). Ends when the run settles: exit 0 when it completed, 1 when
-it failed or was cancelled; Ctrl-C ends it with exit 0.${HTTP_HELP}`,
-    options: { after: { type: 'string' }, ...JSON_OPTION, ...FULL_OPTION, url: { type: 'string' } },
+it failed or was cancelled; Ctrl-C ends it with exit 0. --until <EventType> (e.g.
+ApprovalRequested, InputRequested, RunFailed) ends it once an event of that type is printed
+(exit 0), so that a script can wait for it; a run that settles first is exit 1.${HTTP_HELP}`,
+    options: { after: { type: 'string' }, until: { type: 'string' }, ...JSON_OPTION, ...FULL_OPTION, url: { type: 'string' } },
     run: async ({ values, positionals, env, output, deps }) => {
+      const until = str(values.until);
+      if (until !== undefined && !(RUN_EVENT_TYPES as readonly string[]).includes(until)) {
+        throw new UsageError(`--until must be a run event type, e.g. ApprovalRequested (got "${until}"; the types: docs/events.md)`);
+      }
       const client = clientOf(values, env, deps, null);
       const stop = stopSignalOf(deps.stop);
       try {
-        return await eventsFollow(client, baseUrlOf(str(values.url), env), { runId: positionals[0] as string, after: str(values.after), json: values.json === true, full: values.full === true, ...deps.follow }, output, stop.signal);
+        return await eventsFollow(client, baseUrlOf(str(values.url), env), { runId: positionals[0] as string, after: str(values.after), until, json: values.json === true, full: values.full === true, ...deps.follow }, output, stop.signal);
       } finally {
         stop.dispose();
       }
@@ -303,10 +332,13 @@ it failed or was cancelled; Ctrl-C ends it with exit 0.${HTTP_HELP}`,
     args: ['[name]'],
     synopsis: '[runStatus|steps|auditReview|approvals]',
     summary: 'rebuild one read model, or all, then swap it in',
-    help: 'Works on the stores and read models of the configuration; may run while the service runs.',
+    help: `Works on the stores and read models of the configuration; may run while the service runs.
+The rebuild is recorded in the read models' file (when, which, by whom: cli:<user>@<host>),
+where the service's GET /projections/rebuild and the console's projections page show it.${STORES_HELP}`,
     options: {},
     run: async ({ positionals, env, output }) => {
       const config = readServiceConfig(env);
+      requireExistingRunStore(config, env);
       const { projectionsRebuild } = await import('./projections-rebuild.command');
       return projectionsRebuild(config, positionals[0], output);
     },
@@ -316,10 +348,11 @@ it failed or was cancelled; Ctrl-C ends it with exit 0.${HTTP_HELP}`,
     args: [],
     synopsis: '[--json]',
     summary: 'totals, writes without audit, gaps, broken chains, runs failed closed',
-    help: 'Exit 1 when it finds a write without audit, an audit gap or a broken chain.',
+    help: `Exit 1 when it finds a write without audit, an audit gap or a broken chain.${STORES_HELP}`,
     options: { ...JSON_OPTION },
     run: async ({ values, env, output }) => {
       const config = readServiceConfig(env);
+      requireExistingRunStore(config, env);
       const { auditReview } = await import('./audit-review.command');
       return auditReview(config, { json: values.json === true }, output);
     },
@@ -329,10 +362,11 @@ it failed or was cancelled; Ctrl-C ends it with exit 0.${HTTP_HELP}`,
     args: [],
     synopsis: '[--json]',
     summary: "verify the hash chain of every run's audit stream",
-    help: 'Exit 1 on a broken chain.',
+    help: `Exit 1 on a broken chain.${STORES_HELP}`,
     options: { ...JSON_OPTION },
     run: async ({ values, env, output }) => {
       const config = readServiceConfig(env);
+      requireExistingRunStore(config, env);
       const { auditVerify } = await import('./audit-verify.command');
       return auditVerify(config, { json: values.json === true }, output);
     },

@@ -1,3 +1,4 @@
+import { hostname, userInfo } from 'node:os';
 import type { ProjectionName, RebuildProgress } from '@agent-ledger/projections';
 import { PROJECTION_NAMES, ProjectionRebuilder } from '@agent-ledger/projections';
 import type { ServiceConfig } from '../config/service-config';
@@ -13,7 +14,9 @@ import { resetOrCheckLedger } from '../config/store-identity-check';
  * `agent-ledger projections rebuild [name]`: rebuilds one projection (or all)
  * from the beginning of the history into fresh tables and swaps them in when
  * caught up. A running service keeps answering from the old tables until the
- * swap. Progress: a bar on a terminal, plain lines otherwise.
+ * swap. Progress: a bar on a terminal, plain lines otherwise. The swap is
+ * recorded in the read models' file as asked by {@link cliRequester}, where
+ * the service's `GET /projections/rebuild` (and its console) shows it.
  *
  * It is also the fix for read models made from another store (the service
  * refuses to start on them): a rebuild of every projection records the
@@ -29,7 +32,7 @@ export async function projectionsRebuild(config: ServiceConfig, name: string | u
   const readModels = openReadModels(config);
   try {
     const rebuilder = new ProjectionRebuilder(readModels, readModelSources(stores.runStore, stores.auditStore));
-    const progress = rebuilder.rebuildWithProgress({ projections: name === undefined ? undefined : [name as ProjectionName] });
+    const progress = rebuilder.rebuildWithProgress({ projections: name === undefined ? undefined : [name as ProjectionName], requestedBy: cliRequester() });
     let lastLine = 0;
     for (;;) {
       const next = await progress.next();
@@ -74,4 +77,20 @@ function bar(p: RebuildProgress): string {
   const width = 30;
   const filled = p.fractionDone === null ? 0 : Math.round(p.fractionDone * width);
   return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${plain(p)}`.padEnd(100);
+}
+
+/**
+ * `cli:<user>@<host>`: who ran a rebuild from the CLI, as the read models'
+ * file records it (the CLI opens the files itself: no API key names the
+ * caller). The user is the operating system's (`USER` when it has no entry
+ * for this process's user id).
+ */
+export function cliRequester(): string {
+  let user: string;
+  try {
+    user = userInfo().username;
+  } catch {
+    user = process.env.USER ?? process.env.USERNAME ?? 'unknown';
+  }
+  return `cli:${user}@${hostname()}`;
 }

@@ -235,20 +235,22 @@ export async function runsCancel(client: AgentLedgerClient, runId: string, optio
 }
 
 /**
- * `runs requeue <runId> [--reason R] [--write-executed NOTE | --write-not-executed NOTE]`:
- * `POST /runs/{runId}/requeue`. Refusals (not dead-lettered, requeued already,
+ * `runs requeue <runId> [--reason R] [--write-executed NOTE | --write-not-executed NOTE] [-q]`:
+ * `POST /runs/{runId}/requeue`; `quiet` prints the continuation run's id only. Refusals (not dead-lettered, requeued already,
  * a non-idempotent write in flight without a statement) are exit 4. Who
  * requeues is the CLI's API key.
  */
 export async function runsRequeue(
   client: AgentLedgerClient,
   runId: string,
-  options: { reason: string | undefined; resolution: { outcome: 'executed' | 'notExecuted'; note: string } | undefined; json: boolean },
+  options: { reason: string | undefined; resolution: { outcome: 'executed' | 'notExecuted'; note: string } | undefined; json: boolean; quiet?: boolean },
   output: CliOutput,
 ): Promise<ExitCode> {
   const answer = await client.requeueRun(runId, { reason: options.reason, resolution: options.resolution });
   if (options.json) {
     output.out(JSON.stringify(answer, null, 2));
+  } else if (options.quiet === true) {
+    output.out(answer.continuationRunId);
   } else {
     output.out(`Run ${runId} requeued: it stays FAILED; run ${answer.continuationRunId} continues it.`);
     output.out(`Watch it: agent-ledger events follow ${answer.continuationRunId}`);

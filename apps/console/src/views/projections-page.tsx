@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import type { ProjectionName, ProjectionsAnswer, RebuildState } from '@agent-ledger/client';
+import type { ProjectionName, ProjectionsAnswer, RebuildRecord, RebuildState } from '@agent-ledger/client';
 import { useSession } from '../auth/session';
 import { ErrorBanner } from '../components/error-banner';
 import { formatDuration, formatTime } from '../components/format';
@@ -16,6 +16,7 @@ export function ProjectionsPage() {
   const { client } = useSession();
   const [answer, setAnswer] = useState<ProjectionsAnswer | null>(null);
   const [rebuild, setRebuild] = useState<RebuildState | null>(null);
+  const [history, setHistory] = useState<readonly RebuildRecord[]>([]);
   const [which, setWhich] = useState('');
   const [error, setError] = useState<unknown>(null);
 
@@ -24,6 +25,7 @@ export function ProjectionsPage() {
       .then(([status, state]) => {
         setAnswer(status);
         setRebuild(state.rebuild);
+        setHistory(state.history);
         setError(null);
       })
       .catch(setError);
@@ -40,6 +42,7 @@ export function ProjectionsPage() {
     try {
       const started = await client.startRebuild(which === '' ? {} : { projection: which as ProjectionName });
       setRebuild(started.rebuild);
+      setHistory(started.history);
     } catch (failure) {
       setError(failure);
     }
@@ -95,6 +98,38 @@ export function ProjectionsPage() {
         </button>
       </div>
       <RebuildProgress rebuild={rebuild} />
+      <h2>Rebuilds swapped in</h2>
+      <p class="hint">Recorded in the read models' file by whichever process ran them: this service (asked by an API key), another one, or the CLI (agent-ledger projections rebuild: cli:&lt;user&gt;@&lt;host&gt;).</p>
+      {history.length === 0 ? (
+        <p class="empty" data-testid="rebuild-history-empty">
+          No rebuild recorded yet.
+        </p>
+      ) : (
+        <table data-testid="rebuild-history">
+          <thead>
+            <tr>
+              <th>Swapped in</th>
+              <th>Projections</th>
+              <th>Asked by</th>
+              <th>Events (applied)</th>
+              <th>Took</th>
+            </tr>
+          </thead>
+          <tbody>
+            {history.map((r) => (
+              <tr key={`${r.finishedAt}/${r.startedAt}/${r.projections.join(',')}`} data-testid="rebuild-record" data-requested-by={r.requestedBy ?? ''} data-projections={r.projections.join(',')}>
+                <td>{formatTime(r.finishedAt)}</td>
+                <td>{r.projections.join(', ')}</td>
+                <td class="mono">{r.requestedBy ?? '—'}</td>
+                <td class="num">
+                  {r.eventsDone} ({r.eventsApplied})
+                </td>
+                <td>{formatDuration(r.elapsedMs)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
     </section>
   );
 }
@@ -104,7 +139,7 @@ function RebuildProgress({ rebuild }: { rebuild: RebuildState | null }) {
   const p = rebuild?.progress ?? null;
   return (
     <div class={`rebuild-progress ${state}`} data-testid="rebuild-progress" data-state={state}>
-      {state === 'idle' ? <span>No rebuild since the service started.</span> : null}
+      {state === 'idle' ? <span>This service has not rebuilt since it started (rebuilds made elsewhere are listed below).</span> : null}
       {state === 'running' ? (
         <>
           <progress max={1} value={p?.fractionDone ?? undefined} />

@@ -1,5 +1,5 @@
 import { useCallback, useMemo, useState } from 'preact/hooks';
-import type { RunStatusRow, StepRow, StreamedEvent } from '@agent-ledger/client';
+import type { ApprovalRow, RunStatusRow, StepRow, StreamedEvent } from '@agent-ledger/client';
 import { AgentLedgerApiError } from '@agent-ledger/client';
 import { useSession } from '../auth/session';
 import { EffectBadge, StatusBadge } from '../components/badges';
@@ -24,6 +24,7 @@ export function RunPage({ runId }: { runId: string }) {
   const [run, setRun] = useState<RunStatusRow | null>(null);
   const [steps, setSteps] = useState<readonly StepRow[]>([]);
   const [pendingRound, setPendingRound] = useState<number | null>(null);
+  const [pendingApproval, setPendingApproval] = useState<ApprovalRow | null>(null);
   const [events, setEvents] = useState<readonly StreamedEvent[]>([]);
   const [error, setError] = useState<unknown>(null);
 
@@ -34,8 +35,10 @@ export function RunPage({ runId }: { runId: string }) {
         setSteps(stepAnswer.steps);
         if (row.status === 'WAITING_FOR_APPROVAL') {
           const approvals = await client.listApprovals({ runId, state: 'pending' });
+          setPendingApproval(approvals.approvals[0] ?? null);
           setPendingRound(approvals.approvals[0]?.round ?? row.approvalRound);
         } else {
+          setPendingApproval(null);
           setPendingRound(null);
         }
         setError(null);
@@ -56,6 +59,8 @@ export function RunPage({ runId }: { runId: string }) {
   const entries = useMemo<TimelineEntry[]>(() => withAuditEntries(events.map(timelineEntryOf), steps, terminal !== undefined), [events, steps, terminal]);
   const inFlight = run?.inFlightStepId === null || run === null ? undefined : steps.find((s) => s.stepId === run.inFlightStepId);
   const settled = terminal !== undefined || ['COMPLETED', 'FAILED', 'CANCELLED'].includes(status);
+  const requested = events.find((e) => e.type === 'RunRequested');
+  const completed = terminal?.type === 'RunCompleted' ? terminal : undefined;
 
   return (
     <section>
@@ -84,6 +89,16 @@ export function RunPage({ runId }: { runId: string }) {
         </dd>
         <dt>Requested</dt>
         <dd>{formatTime(run?.requestedAt)}</dd>
+        <dt>Input</dt>
+        <dd>{requested === undefined ? '—' : <JsonBlock value={fieldOf(requested, 'input')} testId="run-input" />}</dd>
+        {completed === undefined ? null : (
+          <>
+            <dt>Final answer</dt>
+            <dd>
+              <JsonBlock value={fieldOf(completed, 'finalAnswer')} testId="run-answer" />
+            </dd>
+          </>
+        )}
         <dt>Settled</dt>
         <dd>{formatTime(run?.settledAt)}</dd>
         {run?.failureClass ? (
@@ -117,6 +132,7 @@ export function RunPage({ runId }: { runId: string }) {
           Write in flight: <strong>{inFlight.toolName}</strong> <EffectBadge effect={inFlight.effect} /> at <span class="mono">{inFlight.stepId}</span>
         </div>
       )}
+      {status === 'WAITING_FOR_APPROVAL' && pendingApproval !== null && pendingApproval.round === pendingRound ? <ApprovalPanel approval={pendingApproval} /> : null}
       <Actions runId={runId} run={run} status={status} settled={settled} pendingRound={pendingRound} inFlight={inFlight} canApprove={can.approve} canOperate={can.operate} onChange={load} />
       {status === 'WAITING_FOR_INPUT' && can.submitRuns ? <InputForm runId={runId} question={lastQuestion(events)} onSubmitted={load} /> : null}
       <h2>Timeline</h2>
@@ -132,6 +148,40 @@ export function RunPage({ runId }: { runId: string }) {
         ))}
       </ol>
     </section>
+  );
+}
+
+/**
+ * What the run waits to have approved: each call of the round with its tool,
+ * declared effect, why it needs a person, and its arguments as the model gave
+ * them (pretty JSON). The decision buttons are in the actions below.
+ */
+function ApprovalPanel({ approval }: { approval: ApprovalRow }) {
+  return (
+    <div class="approval-panel" data-testid="approval-panel" data-round={approval.round}>
+      <p>
+        Waits for approval of model round {approval.round} since {formatTime(approval.requestedAt)}; one decision covers every call below (a denial:{' '}
+        {approval.onDenial === 'tellModel' ? 'the model is told' : 'the run ends'}).
+      </p>
+      <ol class="calls">
+        {approval.calls.map((call) => (
+          <li key={call.stepId} data-testid="approval-call" data-tool={call.toolName}>
+            <strong>{call.toolName}</strong> <EffectBadge effect={call.effect} />{' '}
+            <span class="hint">{call.requirement === 'write' ? `a write ${approval.agent} does not pre-approve` : 'the tool asks for approval whatever its effect'}</span>
+            <JsonBlock value={call.arguments} testId="approval-arguments" />
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+/** A JSON value shown whole: a text as it is, anything else as indented JSON. */
+function JsonBlock({ value, testId }: { value: unknown; testId: string }) {
+  return (
+    <pre class="json" data-testid={testId}>
+      {typeof value === 'string' ? value : JSON.stringify(value ?? null, null, 2)}
+    </pre>
   );
 }
 

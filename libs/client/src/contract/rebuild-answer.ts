@@ -55,8 +55,31 @@ export const rebuildStateSchema = s
 /** {@link rebuildStateSchema}'s type. */
 export type RebuildState = Infer<typeof rebuildStateSchema>;
 
+/** A rebuild that was swapped in, as the read models' file records it: by the service (over HTTP) or by the CLI. */
+export const rebuildRecordSchema = s
+  .object({
+    projections: s.array(s.enum(PROJECTION_NAMES)),
+    requestedBy: s.nullable(s.string()).describe("Who asked for it: the caller's principal over HTTP (`key:<id>`, `development`), `cli:<user>@<host>` for the CLI's; null when nobody was named"),
+    startedAt: s.integer(),
+    finishedAt: s.integer().describe('When its tables were swapped in'),
+    eventsDone: s.integer(),
+    eventsApplied: s.integer(),
+    elapsedMs: s.integer(),
+  })
+  .named('RebuildRecord')
+  .describe("A rebuild that was swapped in, as the read models' file records it: by the service (over HTTP) or by the CLI");
+
+/** {@link rebuildRecordSchema}'s type. */
+export type RebuildRecord = Infer<typeof rebuildRecordSchema>;
+
 /** `POST` and `GET /projections/rebuild`. */
-export const rebuildAnswerSchema = s.object({ rebuild: rebuildStateSchema }).named('RebuildAnswer').describe('The rebuild of this process');
+export const rebuildAnswerSchema = s
+  .object({
+    rebuild: rebuildStateSchema,
+    history: s.array(rebuildRecordSchema).describe("The last rebuilds swapped into the read models' file, newest first (at most 10), whichever process ran them: this service, another, or the CLI"),
+  })
+  .named('RebuildAnswer')
+  .describe("The rebuild of this process, and the last rebuilds recorded in the read models' file");
 
 /** {@link rebuildAnswerSchema}'s type. */
 export type RebuildAnswer = Infer<typeof rebuildAnswerSchema>;

@@ -26,14 +26,15 @@ export class ProjectionRebuildController {
   @ApiBadRequestResponse({ description: 'an unknown projection or field (`INVALID_FIELD`, `field: projection`)' })
   @ApiConflictResponse({ description: 'a rebuild runs in this process (`REBUILD_IN_PROGRESS`)' })
   start(@Body() body: StartRebuildDto, @Caller() caller: ApiCaller): RebuildAnswer {
-    return { rebuild: this.rebuilds.start(body.projection, principalLabel(caller.principal)) };
+    const rebuild = this.rebuilds.start(body.projection, principalLabel(caller.principal));
+    return { rebuild, history: this.rebuilds.history() };
   }
 
-  /** The running rebuild with its progress, or the last one's outcome, or `idle`. */
+  /** The running rebuild with its progress, or the last one's outcome, or `idle`; and the rebuilds recorded in the read models' file. */
   @Get()
-  @ApiOperation({ summary: 'The rebuild of this process: running (with its progress), succeeded, failed, or idle' })
-  @ApiOkResponse({ description: 'the rebuild of this process' })
+  @ApiOperation({ summary: "The rebuild of this process: running (with its progress), succeeded, failed, or idle; and the last rebuilds swapped into the read models' file, by any process (the CLI's included)" })
+  @ApiOkResponse({ description: "the rebuild of this process, and the read models' file's history of rebuilds" })
   state(): RebuildAnswer {
-    return { rebuild: this.rebuilds.state() };
+    return { rebuild: this.rebuilds.state(), history: this.rebuilds.history() };
   }
 }

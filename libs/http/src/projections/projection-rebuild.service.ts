@@ -1,6 +1,6 @@
 import type { OnModuleDestroy } from '@nestjs/common';
 import { Injectable, Logger } from '@nestjs/common';
-import type { ProjectionName, RebuildProgress, RebuildResult } from '@agent-ledger/projections';
+import type { ProjectionName, RebuildProgress, RebuildRecord, RebuildResult } from '@agent-ledger/projections';
 import { PROJECTION_NAMES, ProjectionRebuilder, RebuildAbortedError, RebuildInProgressError } from '@agent-ledger/projections';
 import type { RebuildState } from './rebuild-state';
 import { IDLE_REBUILD } from './rebuild-state';
@@ -30,6 +30,14 @@ export class ProjectionRebuildService implements OnModuleDestroy {
   }
 
   /**
+   * The last rebuilds swapped into the read models' file, newest first, by
+   * whichever process ran them (this one, another service, the CLI).
+   */
+  history(limit = 10): RebuildRecord[] {
+    return this.rebuilder.history(limit);
+  }
+
+  /**
    * Starts rebuilding `projection` (every projection when undefined) and
    * returns at once with the `running` state.
    * @throws RebuildInProgressError when a rebuild runs in this process (this one's, or the CLI's rebuilder's in the same process)
@@ -41,7 +49,7 @@ export class ProjectionRebuildService implements OnModuleDestroy {
     const projections = projection === undefined ? undefined : [projection];
     const abort = new AbortController();
     this.current = { ...IDLE_REBUILD, state: 'running', projections: projections ?? [...PROJECTION_NAMES], requestedBy, startedAt: Date.now() };
-    const done = this.drive(this.rebuilder.rebuildWithProgress({ projections, signal: abort.signal })).finally(() => {
+    const done = this.drive(this.rebuilder.rebuildWithProgress({ projections, signal: abort.signal, requestedBy })).finally(() => {
       this.running = null;
     });
     this.running = { done, abort };

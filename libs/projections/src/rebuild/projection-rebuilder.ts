@@ -12,6 +12,7 @@ import type { ProjectionStore } from '../store/projection-store';
 import { TableSlot } from '../store/sql-table';
 import type { RebuildProgress, RebuildResult } from './rebuild-progress';
 import { RebuildPhase } from './rebuild-progress';
+import type { RebuildRecord } from './rebuild-record';
 
 /** Options of a rebuild. */
 export interface RebuildOptions {
@@ -32,6 +33,12 @@ export interface RebuildOptions {
   readonly progressIntervalMs?: number;
   /** Aborts the rebuild before the swap: the live tables stay, the partial ones are dropped. */
   readonly signal?: AbortSignal;
+  /**
+   * Who asked for it, recorded with the swap in the read models' file
+   * ({@link ProjectionStore.rebuildHistory}): `key:<id>`, `cli:<user>@<host>`...
+   * @default null (nobody named)
+   */
+  readonly requestedBy?: string | null;
 }
 
 /** Options of {@link ProjectionRebuilder.rebuild}. */
@@ -60,6 +67,11 @@ export class ProjectionRebuilder {
     private readonly store: ProjectionStore,
     private readonly sources: readonly ProjectionSource[],
   ) {}
+
+  /** The rebuilds swapped into the read models' file, newest first, by any process ({@link ProjectionStore.rebuildHistory}). */
+  history(limit?: number): RebuildRecord[] {
+    return this.store.rebuildHistory(limit);
+  }
 
   /** The projections being rebuilt in this process, or null. */
   get inProgress(): readonly ProjectionName[] | null {
@@ -145,7 +157,16 @@ export class ProjectionRebuilder {
         if (tally.eventsDone === before) break;
       }
       if (options.signal?.aborted === true) throw new RebuildAbortedError(names);
-      this.store.swap(definitions);
+      const finishing = record(RebuildPhase.SWAPPED, null, 0n);
+      this.store.swap(definitions, {
+        projections: names,
+        requestedBy: options.requestedBy ?? null,
+        startedAt: started,
+        finishedAt: Date.now(),
+        eventsDone: finishing.eventsDone,
+        eventsApplied: finishing.eventsApplied,
+        elapsedMs: finishing.elapsedMs,
+      });
       swapped = true;
       const done = record(RebuildPhase.SWAPPED, null, 0n);
       yield done;

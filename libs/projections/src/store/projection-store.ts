@@ -12,6 +12,8 @@ import type { Row, TableSpec } from '../core/table-spec';
 import { InvalidProjectionOptionError } from '../errors/invalid-projection-option.error';
 import { ProjectionStoreClosedError } from '../errors/projection-store-closed.error';
 import { UnknownProjectionError } from '../errors/unknown-projection.error';
+import type { RebuildRecord } from '../rebuild/rebuild-record';
+import { REBUILD_RECORDS_KEPT } from '../rebuild/rebuild-record';
 import type { Checkpoint } from './checkpoint';
 import { checkpointName } from './checkpoint';
 import type { ProjectionStoreOptions } from './projection-store-options';
@@ -302,11 +304,13 @@ export class ProjectionStore {
    * checkpoints by the rebuild's. When every projection was rebuilt, the source
    * identities the rebuild recorded replace the live ones (the read models now
    * follow the stores they were rebuilt from). Live runners notice that their
-   * checkpoint moved and resubscribe from the new one.
+   * checkpoint moved and resubscribe from the new one. `record`, when given, is
+   * stored in the same transaction ({@link rebuildHistory}).
    */
-  swap(projections: readonly ProjectionDefinition[]): void {
+  swap(projections: readonly ProjectionDefinition[], record?: RebuildRecord): void {
     this.assertOpen();
     this.db.transaction(() => {
+      if (record !== undefined) this.insertRebuildRecord(record);
       for (const projection of projections) {
         for (const table of allTablesOf(projection)) {
           this.db.exec(`DROP TABLE IF EXISTS ${physicalName(table, Slot.LIVE)}`);
@@ -332,6 +336,39 @@ export class ProjectionStore {
   coversEveryProjection(projections: readonly ProjectionDefinition[]): boolean {
     const names = new Set(projections.map((p) => p.name));
     return [...this.byName.keys()].every((name) => names.has(name));
+  }
+
+  /**
+   * The rebuilds swapped into this file, newest first (at most `limit`; the
+   * file keeps the last {@link REBUILD_RECORDS_KEPT}), whichever process ran
+   * them.
+   */
+  rebuildHistory(limit = 10): RebuildRecord[] {
+    this.assertOpen();
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new InvalidProjectionOptionError('limit', 'expected an integer >= 1');
+    const rows = this.db
+      .prepare(
+        `SELECT projections, requested_by, started_at, finished_at, events_done, events_applied, elapsed_ms FROM ${REBUILDS_TABLE} ORDER BY id DESC LIMIT ?`,
+      )
+      .all(limit) as RebuildRecordRow[];
+    return rows.map((row) => ({
+      projections: JSON.parse(row.projections) as ProjectionName[],
+      requestedBy: row.requested_by,
+      startedAt: row.started_at,
+      finishedAt: row.finished_at,
+      eventsDone: row.events_done,
+      eventsApplied: row.events_applied,
+      elapsedMs: row.elapsed_ms,
+    }));
+  }
+
+  private insertRebuildRecord(record: RebuildRecord): void {
+    this.db
+      .prepare(
+        `INSERT INTO ${REBUILDS_TABLE} (projections, requested_by, started_at, finished_at, events_done, events_applied, elapsed_ms) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(JSON.stringify(record.projections), record.requestedBy, record.startedAt, record.finishedAt, record.eventsDone, record.eventsApplied, record.elapsedMs);
+    this.db.prepare(`DELETE FROM ${REBUILDS_TABLE} WHERE id <= (SELECT MAX(id) FROM ${REBUILDS_TABLE}) - ?`).run(REBUILD_RECORDS_KEPT);
   }
 
   /** Drops the `__rebuild` tables and checkpoints of the projections (an abandoned rebuild). */
@@ -387,6 +424,10 @@ export class ProjectionStore {
       this.db.exec(`CREATE TABLE IF NOT EXISTS ${checkpointTable(Slot.REBUILD)} (${CHECKPOINT_COLUMNS})`);
       this.db.exec(`CREATE TABLE IF NOT EXISTS ${sourcesTable(Slot.LIVE)} (${SOURCE_COLUMNS})`);
       this.db.exec(`CREATE TABLE IF NOT EXISTS ${sourcesTable(Slot.REBUILD)} (${SOURCE_COLUMNS})`);
+      this.db.exec(
+        `CREATE TABLE IF NOT EXISTS ${REBUILDS_TABLE} (id INTEGER PRIMARY KEY AUTOINCREMENT, projections TEXT NOT NULL, requested_by TEXT, ` +
+          'started_at INTEGER NOT NULL, finished_at INTEGER NOT NULL, events_done INTEGER NOT NULL, events_applied INTEGER NOT NULL, elapsed_ms INTEGER NOT NULL)',
+      );
       for (const table of this.tables.values()) {
         if (this.tableExists(physicalName(table, Slot.LIVE))) {
           // A file written by an earlier version: add the (nullable) columns it lacks.
@@ -420,6 +461,19 @@ export class ProjectionStore {
 
 function sourcesTable(slot: TableSlot): string {
   return slot === Slot.LIVE ? 'projection_sources' : 'projection_sources__rebuild';
+}
+
+/** The rebuilds swapped in ({@link ProjectionStore.rebuildHistory}). */
+const REBUILDS_TABLE = 'projection_rebuilds';
+
+interface RebuildRecordRow {
+  readonly projections: string;
+  readonly requested_by: string | null;
+  readonly started_at: number;
+  readonly finished_at: number;
+  readonly events_done: number;
+  readonly events_applied: number;
+  readonly elapsed_ms: number;
 }
 
 function checkpointTable(slot: TableSlot): string {

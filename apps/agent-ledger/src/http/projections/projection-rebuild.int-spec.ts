@@ -3,6 +3,8 @@ import { PROJECTION_NAMES, ProjectionRebuilder } from '@agent-ledger/projections
 import type { HttpTestApp } from '../testing/http-test-app';
 import { httpTestKey, startHttpTestApp } from '../testing/http-test-app';
 import type { RebuildAnswer } from '@agent-ledger/http';
+import { runCli } from '../../cli/main';
+import { cliRequester } from '../../cli/projections-rebuild.command';
 import { scaled } from '../../../../../test/support/time-scale';
 
 /** Polls `probe` until it gives something other than undefined, or fails after `timeoutMs`. */
@@ -48,7 +50,10 @@ describe('POST and GET /projections/rebuild: a rebuild in the background of the 
   }
 
   it('is idle before any rebuild, and refuses an unknown projection, an unknown field, and a key without operate', async () => {
-    expect(await rebuild()).toEqual({ state: 'idle', projections: null, requestedBy: null, startedAt: null, finishedAt: null, progress: null, result: null, error: null });
+    expect((await app.call('GET', '/projections/rebuild', { key: ops })).body).toEqual({
+      rebuild: { state: 'idle', projections: null, requestedBy: null, startedAt: null, finishedAt: null, progress: null, result: null, error: null },
+      history: [],
+    });
     const unknown = await app.call('POST', '/projections/rebuild', { key: ops, body: { projection: 'runsStatus' } });
     expect(unknown.status).toBe(400);
     expect(unknown.body).toMatchObject({ code: 'INVALID_FIELD', field: 'projection', rule: 'isIn' });
@@ -140,4 +145,26 @@ describe('POST and GET /projections/rebuild: a rebuild in the background of the 
     expect(second).toMatchObject({ state: 'succeeded', result: { projections: ['runStatus'] } });
     expect((await readModels()).runs).toHaveLength(6);
   }, scaled(60_000));
+
+  it("lists the rebuilds swapped into the read models' file, newest first, whoever ran them: the CLI's (cli:<user>@<host>) beside this service's (key:ops)", async () => {
+    const lines: string[] = [];
+    const errors: string[] = [];
+    const output = { out: (l: string) => lines.push(l), err: (l: string) => errors.push(l), isTTY: false };
+    const before = Date.now();
+    // The CLI, on the service's files while it runs (another process in real use: it shares nothing with the service but the files).
+    expect(await runCli(['projections', 'rebuild', 'steps'], output, { AGENT_LEDGER_DATA_DIR: app.config.dataDir, EVENTSTORE_CONNECTION_STRING: '' })).toBe(0);
+    expect(errors).toEqual([]);
+    const answer = (await app.call('GET', '/projections/rebuild', { key: ops })).body as RebuildAnswer;
+    // This process's own rebuild state is unchanged (the CLI's ran elsewhere); the file's history has the CLI's first.
+    expect(answer.rebuild).toMatchObject({ state: 'succeeded', projections: ['runStatus'], requestedBy: 'key:ops' });
+    expect(answer.history[0]).toEqual({ projections: ['steps'], requestedBy: cliRequester(), startedAt: expect.any(Number), finishedAt: expect.any(Number), eventsDone: expect.any(Number), eventsApplied: expect.any(Number), elapsedMs: expect.any(Number) });
+    expect(answer.history[0]?.startedAt).toBeGreaterThanOrEqual(before);
+    expect(answer.history[0]?.finishedAt).toBeGreaterThanOrEqual(answer.history[0]?.startedAt ?? Infinity);
+    expect(answer.history[0]?.eventsDone).toBeGreaterThan(0);
+    expect(cliRequester()).toMatch(/^cli:[^@\s]+@\S+$/);
+    expect(answer.history.slice(1)).toEqual([
+      expect.objectContaining({ projections: ['runStatus'], requestedBy: 'key:ops' }),
+      expect.objectContaining({ projections: [...PROJECTION_NAMES], requestedBy: 'key:ops' }),
+    ]);
+  });
 });
