@@ -293,6 +293,25 @@ describe('agent-ledger CLI: runs', () => {
     expect(output.text()).toMatch(/^settled\s+2026-11-30T00:01:00.000Z$/m);
   });
 
+  it("runs get prints a completed run's final answer, cut at 200 characters unless --full", async () => {
+    const answer = `It is noon. ${'x'.repeat(300)}`;
+    const row = {
+      runId: 'r1', agent: 'teller', mode: 'interactive', status: 'COMPLETED', reason: 'COMPLETED', failureClass: null, failureCode: null, failureMessage: null,
+      deadLettered: false, attempts: 1, requeues: 0, leaseOwner: null, currentStepId: null, inFlightStepId: null, cancelRequested: false, cancelRequestedBy: null,
+      requestedAt: Date.UTC(2026, 10, 30), settledAt: Date.UTC(2026, 10, 30, 0, 1), stepsTotal: 0, auditGaps: 0, finalAnswer: answer,
+    };
+    const cut = capture();
+    expect(await runCli(['runs', 'get', 'r1'], cut, ENV, { fetch: fakeFetch(json(200, row)).fetch })).toBe(0);
+    expect(cut.text()).toMatch(new RegExp(`^answer\\s+${answer.slice(0, 200)}… \\(${answer.length} chars; --full for all\\)$`, 'm'));
+    const whole = capture();
+    expect(await runCli(['runs', 'get', 'r1', '--full'], whole, ENV, { fetch: fakeFetch(json(200, row)).fetch })).toBe(0);
+    expect(whole.text()).toMatch(new RegExp(`^answer\\s+${answer}$`, 'm'));
+    // A run without an answer (failed, or an older service's row) has no answer line.
+    const none = capture();
+    expect(await runCli(['runs', 'get', 'r1'], none, ENV, { fetch: fakeFetch(json(200, { ...row, status: 'FAILED', finalAnswer: null })).fetch })).toBe(0);
+    expect(none.text()).not.toMatch(/^answer/m);
+  });
+
   it('runs list passes the filters and prints a table and the next cursor', async () => {
     const row = { runId: 'r1', agent: 'writer', mode: 'queued', status: 'COMPLETED', reason: 'COMPLETED', attempts: 1, stepsTotal: 5, requestedAt: Date.UTC(2026, 10, 30) };
     const { fetch, calls } = fakeFetch(json(200, { runs: [row], nextCursor: 'c2' }), json(200, { runs: [], nextCursor: null }));

@@ -34,7 +34,11 @@ export const RESULT_PREVIEW_CHARS = 200;
  * `{"path":"notes.txt","content":"These are…… (1234 chars; --full for all)`.
  */
 export function resultText(result: unknown, display: ResultDisplay = {}): string {
-  const text = JSON.stringify(result ?? null);
+  return previewText(JSON.stringify(result ?? null), display);
+}
+
+/** `text`, or its first {@link RESULT_PREVIEW_CHARS} characters and a marker saying how long it is and how to see it all. */
+export function previewText(text: string, display: ResultDisplay = {}): string {
   if (display.full === true || text.length <= RESULT_PREVIEW_CHARS) return text;
   return `${text.slice(0, RESULT_PREVIEW_CHARS)}… (${text.length} chars; --full for all)`;
 }

@@ -2,7 +2,7 @@ import type { AgentLedgerClient, PendingApproval, PendingInput, RunResumeAnswer,
 import { RUN_STATUSES, TERMINAL_RUN_STATUSES } from '@agent-ledger/client';
 import type { CliOutput } from './cli-output';
 import { ExitCode, fields, table } from './cli-output';
-import { clip } from './event-format';
+import { clip, previewText } from './event-format';
 import { UsageError } from './service-client';
 import type { ToolCallResult } from './tool-results';
 import { toolResultLines, toolResultsOf } from './tool-results';
@@ -103,6 +103,8 @@ export async function runsGet(client: AgentLedgerClient, runId: string, options:
     ['audit gaps', String(row.auditGaps)],
     ['requested', time(row.requestedAt)],
     ['settled', row.settledAt === null ? '-' : time(row.settledAt)],
+    // The model's final answer, once the run completed (an older service's row has no finalAnswer).
+    ...(typeof row.finalAnswer !== 'string' ? [] : [['answer', previewText(row.finalAnswer, { full: options.full === true })] as const]),
     // An older service's row has no waitingSince at all.
     ...(typeof row.waitingSince !== 'number' ? [] : [['waiting since', time(row.waitingSince)] as const]),
   ]))
