@@ -99,7 +99,18 @@ export type CompleteRun = DomainCommand<
  */
 export type FailRun = DomainCommand<
   'FailRun',
-  { readonly runId: string; readonly error: FailureInfo; readonly reason?: TerminationReason } & SegmentLease
+  {
+    readonly runId: string;
+    readonly error: FailureInfo;
+    readonly reason?: TerminationReason;
+    /**
+     * How long the failed dependency asked to be left alone (a model server's
+     * `Retry-After`), in milliseconds: a retry then waits at least this long
+     * (at most the backoff's cap). Not recorded as such: the requeue's
+     * `notBefore` says when the run is due.
+     */
+    readonly retryAfterMs?: number;
+  } & SegmentLease
 >;
 
 /** Ask to cancel the run. */

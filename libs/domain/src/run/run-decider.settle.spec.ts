@@ -100,6 +100,31 @@ describe('run decider: failing a queued run', () => {
     expectRequeue(h.events, 3, 3, 120);
   });
 
+  it("waits a rate-limited dependency's Retry-After when it is longer than the backoff, never more than the backoff's cap", () => {
+    const RATE_LIMIT: FailureInfo = { failureClass: 'rateLimit', message: 'HTTP 429 (retry after 120000 ms)' };
+    const notBeforeWith = (retryAfterMs: number | undefined) => {
+      const command = fail(RATE_LIMIT, LEASE, 'PROVIDER_FAILED');
+      const { decision } = spec.given(history().events).when({ ...command, data: { ...command.data, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) } });
+      const event = lastEvent(decision as never);
+      expect(event).toMatchObject({ type: 'RunRequeued', data: { cause: 'failure', failure: RATE_LIMIT } });
+      // The failure is recorded as it was: no field of the event carries the Retry-After, only the due time.
+      expect(Object.keys((event as { data: object }).data).sort()).toEqual(['cause', 'failure', 'inFlightWrite', 'notBefore', 'previousOwner', 'requeuedAt', 'requeues', 'runId']);
+      return (event as { data: { notBefore: number } }).data.notBefore - (T0 + 10 * SECOND);
+    };
+    expect(notBeforeWith(undefined)).toBe(30 * SECOND); // the backoff
+    expect(notBeforeWith(5 * SECOND)).toBe(30 * SECOND); // shorter than the backoff: the backoff
+    expect(notBeforeWith(120 * SECOND)).toBe(120 * SECOND); // longer: the server's wait
+    expect(notBeforeWith(120.4 * SECOND)).toBe(120.4 * SECOND);
+    expect(notBeforeWith(3600 * SECOND)).toBe(600 * SECOND); // an hour: the cap (600 s by default)
+  });
+
+  it('refuses a Retry-After that is not a non-negative number of milliseconds, naming the field', () => {
+    for (const retryAfterMs of [-1, Number.NaN, Number.POSITIVE_INFINITY, '120' as unknown as number]) {
+      const command = fail(SERVER_ERROR);
+      spec.given(history().events).when({ ...command, data: { ...command.data, retryAfterMs } }).thenRejects(InvalidFieldError, { field: 'data.retryAfterMs' });
+    }
+  });
+
   it('dead-letters with RETRIES_EXHAUSTED once MAX_REQUEUES requeues are spent (1 + 3 executions)', () => {
     const h = history();
     for (let attempt = 1; attempt <= 3; attempt++) {

@@ -21,7 +21,7 @@ import { isFailureClass, isRetryable } from '../failure/failure-class';
 import { MAX_ITERATIONS } from '../limits';
 import { assertPrincipal, principalLabel } from '../principal/principal';
 import { isToolEffect, isWrite, ToolEffect } from '../tool-effect/tool-effect';
-import { retryBackoffMs } from './retry-backoff';
+import { retryDelayMs } from './retry-backoff';
 import type {
   ApprovalCallRequest,
   ClaimRun,
@@ -383,6 +383,9 @@ function failRun({ data, metadata }: FailRun, state: RunState, policy: RunPolicy
   const lost = leaseCheck(state, data);
   if (lost !== null) return lost;
   assertFailureInfo(data.error, 'data.error');
+  if (data.retryAfterMs !== undefined && (typeof data.retryAfterMs !== 'number' || !Number.isFinite(data.retryAfterMs) || data.retryAfterMs < 0)) {
+    throw new InvalidFieldError('data.retryAfterMs', 'must be a non-negative number of milliseconds, or absent');
+  }
   const { reason, error } = data;
   if (reason !== undefined && !DELIBERATE_FAILURE_REASONS.has(reason) && reason !== 'PROVIDER_FAILED') {
     throw new InvalidFieldError('data.reason', `must be one of ${[...DELIBERATE_FAILURE_REASONS, 'PROVIDER_FAILED'].join(', ')}, or absent`);
@@ -390,7 +393,7 @@ function failRun({ data, metadata }: FailRun, state: RunState, policy: RunPolicy
   if (reason === 'AUDIT_PERSISTENCE_FAILED') return accepted(failed(state, reason, error, metadata.now));
   if (state.cancelRequested) return accepted(cancelled(state, metadata.now));
   if (reason !== undefined && DELIBERATE_FAILURE_REASONS.has(reason)) return accepted(failed(state, reason, error, metadata.now));
-  return accepted(retryOrDeadLetter(state, error, 'failure', reason, metadata.now, policy));
+  return accepted(retryOrDeadLetter(state, error, 'failure', reason, metadata.now, policy, data.retryAfterMs));
 }
 
 /**
@@ -680,14 +683,15 @@ function retryOrDeadLetter(
   hint: TerminationReason | undefined,
   now: number,
   policy: RunPolicy,
+  retryAfterMs?: number,
 ): RunEvent {
   const inFlight = state.inFlightWrite;
   if (inFlight?.effect === ToolEffect.NON_IDEMPOTENT_WRITE) return failed(state, 'WRITE_INTERRUPTED', failure, now);
   if (state.mode === 'interactive') return failed(state, hint === 'PROVIDER_FAILED' ? hint : 'NOT_RETRYABLE', failure, now);
   if (!isRetryable(failure.failureClass)) return failed(state, 'NOT_RETRYABLE', failure, now);
   if (state.requeues >= policy.maxRequeues) return failed(state, 'RETRIES_EXHAUSTED', failure, now);
-  // A stale reclaim is due at once; a failure retry waits its backoff.
-  const delay = cause === 'failure' ? retryBackoffMs(state.requeues, policy) : 0;
+  // A stale reclaim is due at once; a failure retry waits its backoff, or the dependency's Retry-After when longer.
+  const delay = cause === 'failure' ? retryDelayMs(state.requeues, policy, retryAfterMs) : 0;
   return {
     type: 'RunRequeued',
     data: {

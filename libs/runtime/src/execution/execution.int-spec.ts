@@ -3,6 +3,7 @@ import { busPrincipal, isTerminalRunEvent } from '@agent-ledger/domain';
 import type { RuntimeHarness, TestAgent } from '../testing/runtime-harness';
 import { eventually, startRuntime, stateOf } from '../testing/runtime-harness';
 import { scaled } from '../../../../test/support/time-scale';
+import { ModelProviderHttpError } from '../models/model-provider-http.error';
 
 const SECOND = 1000;
 const RUNS = Number(process.env.RACE_RUNS ?? 100);
@@ -22,6 +23,8 @@ const failing = (status: number) => ({
   respond: () => Promise.reject(Object.assign(new Error(`HTTP ${status}`), { status })),
 });
 AGENTS.push({ name: 'flaky', script: [], provider: failing(503) }, { name: 'unauthorised', script: [], provider: failing(401) });
+// A model server that answers 429 with Retry-After: 90 (seconds), as the HTTP providers report it.
+AGENTS.push({ name: 'throttled', script: [], provider: { respond: () => Promise.reject(new ModelProviderHttpError(429, 'http://model.test/v1/chat/completions', '', 90 * SECOND)) } });
 const types = (events: readonly RunEvent[]) => events.map((e) => e.type);
 const terminal = (events: readonly RunEvent[]) => events.filter(isTerminalRunEvent);
 
@@ -287,6 +290,23 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
       const events = await rt.runEvents(runId);
       expect(events.filter((e) => e.type === 'RunClaimed')).toHaveLength(4);
       expect(terminal(events)).toEqual([expect.objectContaining({ type: 'RunFailed', data: expect.objectContaining({ reason: 'RETRIES_EXHAUSTED', deadLettered: true, failure: expect.objectContaining({ failureClass: 'serverError' }) }) })]);
+    });
+
+    it("wait a rate-limited model server's Retry-After (90 s) before the retry, not the 30 s backoff", async () => {
+      const runId = await rt.runs.enqueue({ agent: 'throttled', input: 'go' });
+      expect(await runNext(runId)).toBe(runId);
+      const requeued = await eventually(async () => {
+        const last = (await rt.runEvents(runId)).at(-1);
+        return last?.type === 'RunRequeued' ? last : undefined;
+      });
+      expect(requeued.data).toMatchObject({ cause: 'failure', requeues: 1, failure: { failureClass: 'rateLimit' } });
+      const { notBefore, requeuedAt } = requeued.data as { notBefore: number; requeuedAt: number };
+      expect(notBefore - requeuedAt).toBe(90 * SECOND);
+      await eventually(() => (rt.index.dueQueued(Number.MAX_SAFE_INTEGER).includes(runId) ? true : undefined));
+      rt.clock.advance(60 * SECOND); // past the backoff, not past the server's wait
+      expect(await rt.workers.runOnce()).toBeNull();
+      rt.clock.advance(30 * SECOND);
+      expect(await rt.workers.runOnce()).toBe(runId);
     });
 
     it('dead-letter a failure that is not retryable at once (NOT_RETRYABLE)', async () => {

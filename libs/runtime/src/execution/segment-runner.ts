@@ -236,7 +236,7 @@ class Segment {
         signal: this.controller.signal,
       });
     } catch (error) {
-      return this.fail(describeFailure(error), 'PROVIDER_FAILED');
+      return this.fail(describeFailure(error), 'PROVIDER_FAILED', retryAfterOf(error));
     }
     await this.send({ type: 'RecordModelResponse', data: { runId: this.runId, ...this.lease, round, response }, metadata: this.now() });
     await this.audit(stepId);
@@ -385,8 +385,9 @@ class Segment {
   }
 
   /** Reports a failure; the decider retries, dead-letters or ends the run. Always stops the segment. */
-  private async fail(error: FailureInfo, reason?: TerminationReason): Promise<never> {
-    return this.settleWith({ type: 'FailRun', data: { runId: this.runId, ...this.lease, error, reason }, metadata: this.now() });
+  private async fail(error: FailureInfo, reason?: TerminationReason, retryAfterMs?: number): Promise<never> {
+    const data = { runId: this.runId, ...this.lease, error, reason, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+    return this.settleWith({ type: 'FailRun', data, metadata: this.now() });
   }
 
   private async settleWith(command: RunCommand): Promise<never> {
@@ -437,6 +438,12 @@ class Segment {
   private now() {
     return { now: this.runner.context.clock.now() };
   }
+}
+
+/** The wait a failed dependency asked for (a model server's `Retry-After`, as `retryAfterMs` on its error), if it named one. */
+function retryAfterOf(error: unknown): number | undefined {
+  const value = (error as { retryAfterMs?: unknown } | null)?.retryAfterMs;
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 }
 
 /**
