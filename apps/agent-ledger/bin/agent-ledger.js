@@ -17,10 +17,12 @@ if (!existsSync(built)) {
   process.stderr.write(`agent-ledger: the CLI is not built (${built} is missing): run npm run build in the repository\n`);
   process.exit(3);
 }
-require(built)
+const cli = require(built);
+cli
   .runCli(process.argv.slice(2))
   .then(
-    (code) => process.exit(code),
+    // Once the output is flushed: a pipe's writes are asynchronous on macOS.
+    (code) => cli.exitWhenFlushed(code),
     (error) => {
       process.stderr.write(`agent-ledger failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
       process.exit(3);

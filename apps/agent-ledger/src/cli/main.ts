@@ -18,6 +18,7 @@ import { parseJsonOption, RUN_STATUSES, runsCancel, runsDecide, runsGet, runsInp
 import { requireExistingRunStore } from './existing-store';
 import { serve } from './serve.command';
 import { stopSignalOf } from './stop-signal';
+import { exitWhenFlushed } from './exit-when-flushed';
 
 /** What the CLI takes from the outside world besides its arguments, output and environment (injected by tests). */
 export interface CliDeps {
@@ -529,6 +530,9 @@ function clientOf(values: Values, env: NodeJS.ProcessEnv, deps: CliDeps, default
   return serviceClient(baseUrlOf(str(values.url), env), env, fetchFn, timeout === undefined ? (defaultTimeoutMs ?? undefined) : Number(timeout) * 1000);
 }
 
+/** For the package's `bin` launcher. */
+export { exitWhenFlushed };
+
 if (require.main === module) {
-  void runCli(process.argv.slice(2)).then((code) => process.exit(code));
+  void runCli(process.argv.slice(2)).then((code) => exitWhenFlushed(code));
 }
