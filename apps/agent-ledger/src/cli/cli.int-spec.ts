@@ -101,6 +101,8 @@ describe('agent-ledger CLI', () => {
       const otherDir = mkdtempSync(join(tmpdir(), 'agent-ledger-cli-other-'));
       try {
         const other = { ...env, EVENT_STORE_PATH: join(otherDir, 'runs.sqlite'), AUDIT_STORE_PATH: join(otherDir, 'audit.sqlite') };
+        // Other stores that exist (empty), as another service made them: the CLI refuses a store file that does not exist at all.
+        for (const path of [other.EVENT_STORE_PATH, other.AUDIT_STORE_PATH]) await SqliteEventStore.open({ path }).close();
         const refused = capture();
         expect(await runCli(['audit', 'review'], refused, other)).toBe(3);
         const said = refused.errors.join('\n');
