@@ -27,6 +27,7 @@ export * from './models/conversation';
 export * from './models/model-provider';
 export * from './models/model-provider-factory';
 export { ModelProviderHttpError } from './models/model-provider-http.error';
+export type { HttpModelProviderOptions } from './models/model-http-call';
 export * from './models/model-provider-timeout.error';
 export * from './models/model-provider-unreachable.error';
 export * from './models/model-reply-invalid.error';

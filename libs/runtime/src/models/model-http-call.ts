@@ -1,6 +1,16 @@
 import { ModelProviderTimeoutError } from './model-provider-timeout.error';
 import { ModelProviderUnreachableError, networkFailureReason } from './model-provider-unreachable.error';
 
+/** What an HTTP model provider (OpenAI-compatible, Anthropic) takes from its surroundings; tests replace them. */
+export interface HttpModelProviderOptions {
+  /** @default globalThis.fetch */
+  readonly fetch?: typeof fetch;
+  /** Where `apiKeyEnv` and `baseUrlEnv` are looked up. @default process.env */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Milliseconds since the epoch, to read a `Retry-After` date. @default Date.now */
+  readonly now?: () => number;
+}
+
 /** One POST of a model provider. */
 export interface ModelHttpCall {
   readonly fetch: typeof fetch;

@@ -4,7 +4,7 @@ import type { ModelProviderConfig, PluginModelProviderConfig } from '../agents/a
 import { MODEL_PROVIDER_TYPES } from '../agents/model-provider-config-validation';
 import { AnthropicMessagesModelProvider } from './anthropic/anthropic-messages-model-provider';
 import type { ModelProvider } from './model-provider';
-import type { OpenAiChatModelProviderOptions } from './openai/openai-chat-model-provider';
+import type { HttpModelProviderOptions } from './model-http-call';
 import { OpenAiChatModelProvider } from './openai/openai-chat-model-provider';
 import { ScriptedModelProvider } from './scripted/scripted-model-provider';
 
@@ -28,7 +28,7 @@ export type ModelProviderFactory = (settings: Readonly<JsonObject>, context: Mod
 export type ModelProviderFactories = Readonly<Record<string, ModelProviderFactory>>;
 
 /** What {@link createModelProvider} passes to the providers it builds. */
-export interface ModelProviderFactoryOptions extends OpenAiChatModelProviderOptions {
+export interface ModelProviderFactoryOptions extends HttpModelProviderOptions {
   /**
    * The provider types registered besides the built-in ones (`scripted`,
    * `openai`, `anthropic`), e.g. by plugins. A type must not be a built-in one.

@@ -12,6 +12,7 @@ import { ConfigReader } from '../../agents/config-reader';
 import { validateAnthropicProviderConfig } from '../../agents/model-provider-config-validation';
 import { readApiKey, redactSecret } from '../api-key';
 import { effectiveBaseUrl } from '../base-url';
+import type { HttpModelProviderOptions } from '../model-http-call';
 import { postModelRequest } from '../model-http-call';
 import type { ModelProvider, ModelRequest } from '../model-provider';
 import { HTTP_ERROR_BODY_EXCERPT_LENGTH, ModelProviderHttpError } from '../model-provider-http.error';
@@ -24,16 +25,6 @@ export const ANTHROPIC_DEFAULT_API_KEY_ENV = 'ANTHROPIC_API_KEY';
 
 /** The `anthropic-version` header sent with every request. */
 export const ANTHROPIC_API_VERSION = '2023-06-01';
-
-/** What the Anthropic provider takes from its surroundings; tests replace them. */
-export interface AnthropicMessagesModelProviderOptions {
-  /** @default globalThis.fetch */
-  readonly fetch?: typeof fetch;
-  /** Where `apiKeyEnv` and `baseUrlEnv` are looked up. @default process.env */
-  readonly env?: NodeJS.ProcessEnv;
-  /** Milliseconds since the epoch, to read a `Retry-After` date. @default Date.now */
-  readonly now?: () => number;
-}
 
 /**
  * A model provider for Anthropic's Messages API, with tool use: one POST
@@ -79,7 +70,7 @@ export class AnthropicMessagesModelProvider implements ModelProvider {
    *   when the key file cannot be read or is empty, or when `baseUrlEnv`'s
    *   value is not a URL.
    */
-  constructor(config: AnthropicModelProviderConfig, options: AnthropicMessagesModelProviderOptions = {}) {
+  constructor(config: AnthropicModelProviderConfig, options: HttpModelProviderOptions = {}) {
     const reader = new ConfigReader();
     const valid = validateAnthropicProviderConfig(config, 'provider', reader);
     if (valid === undefined || valid.type !== 'anthropic') {

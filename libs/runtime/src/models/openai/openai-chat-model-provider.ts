@@ -9,6 +9,7 @@ import { readApiKey, redactSecret } from '../api-key';
 import { effectiveBaseUrl } from '../base-url';
 import type { ModelProvider, ModelRequest } from '../model-provider';
 import { HTTP_ERROR_BODY_EXCERPT_LENGTH, ModelProviderHttpError } from '../model-provider-http.error';
+import type { HttpModelProviderOptions } from '../model-http-call';
 import { postModelRequest } from '../model-http-call';
 import { parseRetryAfter } from '../retry-after';
 import { toOpenAiChatRequest } from './openai-chat-request';
@@ -17,18 +18,11 @@ import { fromOpenAiChatResponse } from './openai-chat-response';
 /** The configuration of an OpenAI-compatible provider. */
 export type OpenAiProviderConfig = OpenAiModelProviderConfig;
 
+/** @deprecated The options of every HTTP provider: {@link HttpModelProviderOptions}. */
+export type OpenAiChatModelProviderOptions = HttpModelProviderOptions;
+
 /** The variable an `openai` provider whose URL is OpenAI's own (`api.openai.com`) reads its key from when it names none. */
 export const OPENAI_DEFAULT_API_KEY_ENV = 'OPENAI_API_KEY';
-
-/** What the OpenAI-compatible provider takes from its surroundings; tests replace them. */
-export interface OpenAiChatModelProviderOptions {
-  /** @default globalThis.fetch */
-  readonly fetch?: typeof fetch;
-  /** Where `apiKeyEnv` and `baseUrlEnv` are looked up. @default process.env */
-  readonly env?: NodeJS.ProcessEnv;
-  /** Milliseconds since the epoch, to read a `Retry-After` date. @default Date.now */
-  readonly now?: () => number;
-}
 
 /**
  * A model provider for any OpenAI-compatible chat-completions server (OpenAI,
@@ -74,7 +68,7 @@ export class OpenAiChatModelProvider implements ModelProvider {
    *   environment variable that holds the key is not set, when the key file
    *   cannot be read or is empty, or when `baseUrlEnv`'s value is not a URL.
    */
-  constructor(config: OpenAiProviderConfig, options: OpenAiChatModelProviderOptions = {}) {
+  constructor(config: OpenAiProviderConfig, options: HttpModelProviderOptions = {}) {
     const reader = new ConfigReader();
     const valid = validateOpenAiProviderConfig(config, 'provider', reader);
     if (valid === undefined || valid.type !== 'openai') {
