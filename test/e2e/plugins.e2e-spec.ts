@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCliProcess } from './support/cli-process';
-import { entryArgs } from './support/entry-point';
+import { entryArgs, serviceProcessEnv } from './support/entry-point';
 import type { HttpService } from './support/http-service';
 import { request, startHttpService } from './support/http-service';
 import { scaled } from '../support/time-scale';
@@ -88,16 +88,11 @@ describe('plugins in the real process (e2e)', () => {
     const dataDir = join(dir, 'data');
     const child = spawn(process.execPath, [...entryArgs('service')], {
       cwd: root,
-      env: {
-        ...process.env,
-        TS_NODE_TRANSPILE_ONLY: '1',
-        TS_NODE_PROJECT: 'tsconfig.json',
-        EVENTSTORE_CONNECTION_STRING: '',
-        PORT: '0',
+      env: serviceProcessEnv({
         AGENT_LEDGER_DATA_DIR: dataDir,
         AGENTS_CONFIG: join(dir, 'agents.yaml'),
         AGENT_LEDGER_PLUGINS: plugin,
-      },
+      }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import type { RunStatusRow } from '@agent-ledger/projections';
 import type { CliResult } from './support/cli-process';
 import { runCliProcess } from './support/cli-process';
-import { entryArgs } from './support/entry-point';
+import { entryArgs, serviceProcessEnv } from './support/entry-point';
 import type { HttpService } from './support/http-service';
 import { eventually, request, startHttpService } from './support/http-service';
 import type { FakeReply, RecordedRequest } from '../support/fake-model-server';
@@ -249,16 +249,11 @@ describe('the service with config/agents.anthropic.yaml and no key', () => {
     try {
       const child = spawn(process.execPath, entryArgs('service'), {
         cwd: root,
-        env: {
-          ...process.env,
-          TS_NODE_TRANSPILE_ONLY: '1',
-          TS_NODE_PROJECT: 'tsconfig.json',
-          EVENTSTORE_CONNECTION_STRING: '',
-          PORT: '0',
+        env: serviceProcessEnv({
           AGENT_LEDGER_DATA_DIR: dataDir,
           AGENTS_CONFIG: join(root, 'config/agents.anthropic.yaml'),
           ANTHROPIC_API_KEY: '',
-        },
+        }),
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let output = '';

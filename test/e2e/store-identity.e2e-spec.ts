@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ReadinessReport } from '@agent-ledger/client';
 import { runCliProcess } from './support/cli-process';
-import { entryArgs } from './support/entry-point';
+import { entryArgs, serviceProcessEnv } from './support/entry-point';
 import { eventually, listeningPort, request, settledRun } from './support/http-service';
 import { scaled } from '../support/time-scale';
 
@@ -41,17 +41,12 @@ describe('the service knows which store its read models and saga ledger follow (
   const start = (env: Record<string, string>): Started => {
     const child = spawn(process.execPath, [...entryArgs('service')], {
       cwd: root,
-      env: {
-        ...process.env,
-        TS_NODE_TRANSPILE_ONLY: '1',
-        TS_NODE_PROJECT: 'tsconfig.json',
-        EVENTSTORE_CONNECTION_STRING: '',
-        PORT: '0',
+      env: serviceProcessEnv({
         AGENT_LEDGER_DATA_DIR: dataDir,
         AGENTS_CONFIG: join(storeDir, 'agents.yaml'),
         WORKER_CONCURRENCY: '1',
         ...env,
-      },
+      }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);

@@ -22,3 +22,12 @@ export function entryArgs(program: keyof typeof BUILT): string[] {
   if (process.env.CI === 'true' && existsSync(built)) return [built];
   return ['-r', 'ts-node/register', '-r', 'tsconfig-paths/register', SOURCE[program]];
 }
+
+/**
+ * The environment of a service process started by a test: this process's,
+ * ts-node's settings (for the sources), the embedded store (no EventStoreDB
+ * connection inherited from the shell) and a free port, then `env`.
+ */
+export function serviceProcessEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  return { ...process.env, TS_NODE_TRANSPILE_ONLY: '1', TS_NODE_PROJECT: 'tsconfig.json', EVENTSTORE_CONNECTION_STRING: '', PORT: '0', ...env };
+}

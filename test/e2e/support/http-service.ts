@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { RunStatusRow } from '@agent-ledger/projections';
 import type { StreamedEvent } from '../../../libs/http/src/events/sse-frame';
 import { scaled } from '../../support/time-scale';
-import { entryArgs } from './entry-point';
+import { entryArgs, serviceProcessEnv } from './entry-point';
 
 const root = join(__dirname, '..', '..', '..');
 
@@ -50,16 +50,11 @@ export async function startHttpService(
   }
   const child: ChildProcess = spawn(process.execPath, [...entryArgs('service')], {
     cwd: root,
-    env: {
-      ...process.env,
-      TS_NODE_TRANSPILE_ONLY: '1',
-      TS_NODE_PROJECT: 'tsconfig.json',
-      EVENTSTORE_CONNECTION_STRING: '',
-      PORT: '0',
+    env: serviceProcessEnv({
       AGENT_LEDGER_DATA_DIR: dataDir,
       AGENTS_CONFIG: agentsPath,
       ...options.env,
-    },
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
