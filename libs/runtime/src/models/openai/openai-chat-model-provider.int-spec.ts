@@ -1,7 +1,4 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
@@ -14,72 +11,7 @@ import type { OpenAiProviderConfig } from './openai-chat-model-provider';
 import { OpenAiChatModelProvider } from './openai-chat-model-provider';
 import { ModelProviderUnreachableError } from '../model-provider-unreachable.error';
 import { scaled } from '../../../../../test/support/time-scale';
-
-/** What the server saw of one request. */
-interface Recorded {
-  readonly method: string | undefined;
-  readonly url: string | undefined;
-  readonly headers: IncomingHttpHeaders;
-  readonly body: unknown;
-}
-
-type Handler = (req: IncomingMessage, res: ServerResponse) => void;
-
-/**
- * A real OpenAI-compatible server on 127.0.0.1, whose answer each test sets.
- * It records every request's method, path, headers and JSON body.
- */
-class FakeChatServer {
-  readonly requests: Recorded[] = [];
-  private handler: Handler = (_req, res) => res.writeHead(500).end('no handler');
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private readonly server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      this.requests.push({ method: req.method, url: req.url, headers: req.headers, body: text === '' ? undefined : JSON.parse(text) });
-      this.handler(req, res);
-    });
-  });
-
-  async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
-  }
-
-  answer(handler: Handler): void {
-    this.requests.length = 0;
-    this.handler = handler;
-  }
-
-  json(status: number, body: unknown, headers: Record<string, string> = {}): void {
-    this.answer((_req, res) => res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body)));
-  }
-
-  /** Answers only after `ms`, or never if the test ends first. */
-  slow(ms: number): void {
-    this.answer((_req, res) => {
-      const timer = setTimeout(() => {
-        this.timers.delete(timer);
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(chatReply({ role: 'assistant', content: 'late' })));
-      }, ms);
-      this.timers.add(timer);
-    });
-  }
-
-  get last(): Recorded {
-    const last = this.requests[this.requests.length - 1];
-    if (last === undefined) throw new Error('no request was received');
-    return last;
-  }
-
-  async stop(): Promise<void> {
-    for (const timer of this.timers) clearTimeout(timer);
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve, reject) => this.server.close((error) => (error ? reject(error) : resolve())));
-  }
-}
+import { closedPort, FakeModelServer } from '../../../../../test/support/fake-model-server';
 
 function chatReply(message: unknown): unknown {
   return { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'test', choices: [{ index: 0, message, finish_reason: 'stop' }] };
@@ -115,12 +47,12 @@ async function failureOf(promise: Promise<unknown>): Promise<unknown> {
 }
 
 describe('OpenAiChatModelProvider against a local HTTP server', () => {
-  const server = new FakeChatServer();
+  const server = new FakeModelServer();
   let baseUrl: string;
   let config: OpenAiProviderConfig;
 
   beforeAll(async () => {
-    baseUrl = await server.start();
+    baseUrl = `${await server.start()}/v1`;
     config = { type: 'openai', baseUrl, model: 'test-model' };
   });
 
@@ -246,7 +178,7 @@ describe('OpenAiChatModelProvider against a local HTTP server', () => {
   });
 
   it('aborts a reply slower than timeoutSeconds, classified connection', async () => {
-    server.slow(10_000);
+    server.slow(10_000, chatReply({ role: 'assistant', content: 'late' }));
     const provider = new OpenAiChatModelProvider({ ...config, timeoutSeconds: 0.2 }, { env: {} });
     const started = Date.now();
 
@@ -261,7 +193,7 @@ describe('OpenAiChatModelProvider against a local HTTP server', () => {
   });
 
   it("stops at once when the request's signal fires (cancellation), rejecting with its reason", async () => {
-    server.slow(10_000);
+    server.slow(10_000, chatReply({ role: 'assistant', content: 'late' }));
     const provider = new OpenAiChatModelProvider(config, { env: {} });
     const controller = new AbortController();
     const reason = new Error('run cancelled');
@@ -274,10 +206,7 @@ describe('OpenAiChatModelProvider against a local HTTP server', () => {
   });
 
   it('names the provider, the URL and the socket\'s cause when the server cannot be reached, classified connection', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const port = await closedPort();
     const provider = new OpenAiChatModelProvider({ ...config, baseUrl: `http://127.0.0.1:${port}/v1` }, { env: {} });
 
     const error = await failureOf(provider.respond(request()));
