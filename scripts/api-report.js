@@ -15,6 +15,12 @@
  * The packages are the folders `libs/<name>` with an `api-extractor.json`; a
  * library package (a `libs/<name>/package.json`) without one is an error.
  * All packages run in this one process, on one TypeScript program.
+ *
+ * Rewriting the reports builds every package from scratch (`tsc -b --force`):
+ * the order in which a declaration file lists an inferred union's members
+ * (`"tool" | "write"`) follows the order the compiler met them, and an
+ * incremental build, which checks only the changed files, can meet them in
+ * another order than the clean build CI checks against.
  */
 
 const { spawnSync } = require('node:child_process');
@@ -69,14 +75,16 @@ function discoverPackages(root = ROOT) {
 }
 
 /**
- * Builds the packages' declarations (`tsc -b`, incremental: quick when dist/ is current).
+ * Builds the packages' declarations (`tsc -b`, incremental: quick when dist/ is current;
+ * `force`: every package from scratch).
  * @param {ApiPackage[]} packages
  * @param {string} [root]
+ * @param {{ force?: boolean }} [options]
  */
-function buildPackages(packages, root = ROOT) {
+function buildPackages(packages, root = ROOT, { force = false } = {}) {
   const tsc = require.resolve('typescript/bin/tsc', { paths: [root] });
   const projects = packages.map((p) => relative(root, join(p.dir, 'tsconfig.build.json')));
-  const result = spawnSync(process.execPath, [tsc, '-b', ...projects], { cwd: root, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [tsc, '-b', ...(force ? ['--force'] : []), ...projects], { cwd: root, encoding: 'utf8' });
   if (result.error) throw result.error;
   if (result.status !== 0) {
     throw new Error(`tsc -b ${projects.join(' ')} failed (exit ${result.status}):\n${result.stdout}${result.stderr}`);
@@ -165,7 +173,8 @@ function apiReports({ check, build = true, root = ROOT }) {
         '(add one extending ../../api-extractor.base.json, see docs/packages.md)',
     );
   }
-  if (build) buildPackages(packages, root);
+  // A rewrite builds from scratch, as CI does, so that the reports it writes are the ones CI checks against.
+  if (build) buildPackages(packages, root, { force: !check });
   return runApiExtractor({ check, packages, root });
 }
 
