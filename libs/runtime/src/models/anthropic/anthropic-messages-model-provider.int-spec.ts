@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { ConfigurationError, classifyFailure, isRetryable } from '@agent-ledger/domain';
 import type { AnthropicModelProviderConfig } from '../../agents/agent-definition';
-import type { ModelRequest } from '../model-provider';
 import { ModelProviderHttpError } from '../model-provider-http.error';
 import { ModelProviderTimeoutError } from '../model-provider-timeout.error';
 import { ModelProviderUnreachableError } from '../model-provider-unreachable.error';
@@ -13,37 +12,9 @@ import { ModelReplyTruncatedError } from '../model-reply-truncated.error';
 import { AnthropicMessagesModelProvider } from './anthropic-messages-model-provider';
 import { FakeModelServer, anthropicError, anthropicMessage, closedPort } from '../../../../../test/support/fake-model-server';
 import { scaled } from '../../../../../test/support/time-scale';
+import { clerkRequest as request, failureOf } from '../../../../../test/support/model-request';
 
 const KEY = 'sk-ant-api03-local-test-key-0123456789';
-
-function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
-  return {
-    runId: 'run-1',
-    agent: 'file-clerk',
-    round: 1,
-    messages: [
-      { role: 'system', content: 'You are a clerk.' },
-      { role: 'user', content: 'Copy in.txt to out.txt' },
-      { role: 'assistant', content: null, toolCalls: [{ id: 'run-1/r0/t0', toolName: 'files.read', arguments: { path: 'in.txt' } }] },
-      { role: 'tool', toolCallId: 'run-1/r0/t0', toolName: 'files.read', content: { text: 'hello' }, isError: false },
-    ],
-    tools: [
-      { name: 'files.read', description: 'Reads a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
-      { name: 'files.write', description: 'Writes a file', parameters: { type: 'object' } },
-    ],
-    signal: new AbortController().signal,
-    ...overrides,
-  };
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('the call succeeded');
-}
 
 function thrownBy(build: () => unknown): unknown {
   try {

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { classifyFailure, isRetryable } from '@agent-ledger/domain';
-import type { ModelRequest } from '../model-provider';
 import { ModelProviderHttpError } from '../model-provider-http.error';
 import { ModelProviderTimeoutError } from '../model-provider-timeout.error';
 import { ModelReplyInvalidError } from '../model-reply-invalid.error';
@@ -12,38 +11,10 @@ import { OpenAiChatModelProvider } from './openai-chat-model-provider';
 import { ModelProviderUnreachableError } from '../model-provider-unreachable.error';
 import { scaled } from '../../../../../test/support/time-scale';
 import { closedPort, FakeModelServer } from '../../../../../test/support/fake-model-server';
+import { clerkRequest as request, failureOf } from '../../../../../test/support/model-request';
 
 function chatReply(message: unknown): unknown {
   return { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'test', choices: [{ index: 0, message, finish_reason: 'stop' }] };
-}
-
-function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
-  return {
-    runId: 'run-1',
-    agent: 'file-clerk',
-    round: 1,
-    messages: [
-      { role: 'system', content: 'You are a clerk.' },
-      { role: 'user', content: 'Copy in.txt to out.txt' },
-      { role: 'assistant', content: null, toolCalls: [{ id: 'run-1:0:0', toolName: 'files.read', arguments: { path: 'in.txt' } }] },
-      { role: 'tool', toolCallId: 'run-1:0:0', toolName: 'files.read', content: { text: 'hello' }, isError: false },
-    ],
-    tools: [
-      { name: 'files.read', description: 'Reads a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
-      { name: 'files.write', description: 'Writes a file', parameters: { type: 'object' } },
-    ],
-    signal: new AbortController().signal,
-    ...overrides,
-  };
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('the call succeeded');
 }
 
 describe('OpenAiChatModelProvider against a local HTTP server', () => {
@@ -90,9 +61,9 @@ describe('OpenAiChatModelProvider against a local HTTP server', () => {
         {
           role: 'assistant',
           content: null,
-          tool_calls: [{ id: 'run-1:0:0', type: 'function', function: { name: 'files__read', arguments: '{"path":"in.txt"}' } }],
+          tool_calls: [{ id: 'run-1/r0/t0', type: 'function', function: { name: 'files__read', arguments: '{"path":"in.txt"}' } }],
         },
-        { role: 'tool', tool_call_id: 'run-1:0:0', content: '{"text":"hello"}' },
+        { role: 'tool', tool_call_id: 'run-1/r0/t0', content: '{"text":"hello"}' },
       ],
       tools: [
         {
