@@ -1,5 +1,6 @@
 import type { JsonObject, ModelResponse, ToolCallRequest } from '@agent-ledger/domain';
 import { ModelReplyInvalidError } from '../model-reply-invalid.error';
+import { isReplyObject, parseReplyJson, replyExcerpt, replyField } from '../model-reply-json';
 import { ModelReplyTruncatedError } from '../model-reply-truncated.error';
 import type { OpenAiToolNames } from '../openai/openai-tool-names';
 
@@ -20,17 +21,12 @@ export function fromAnthropicMessagesResponse(bodyText: string, names: OpenAiToo
   const invalid = (problem: string, cause?: unknown): ModelReplyInvalidError =>
     new ModelReplyInvalidError(problem, url, cause === undefined ? undefined : { cause });
 
-  let body: unknown;
-  try {
-    body = JSON.parse(bodyText);
-  } catch (error) {
-    throw invalid(`the body is not JSON (${excerpt(bodyText)})`, error);
-  }
-  const content = field(body, 'content');
+  const body = parseReplyJson(bodyText, url);
+  const content = replyField(body, 'content');
   if (!Array.isArray(content)) {
     throw invalid('content is missing or not a list');
   }
-  const stopReason = field(body, 'stop_reason');
+  const stopReason = replyField(body, 'stop_reason');
   if (stopReason === 'max_tokens') {
     throw new ModelReplyTruncatedError(url, maxTokens);
   }
@@ -38,10 +34,10 @@ export function fromAnthropicMessagesResponse(bodyText: string, names: OpenAiToo
   const calls: ToolCallRequest[] = [];
   const texts: string[] = [];
   content.forEach((block, index) => {
-    const type = field(block, 'type');
+    const type = replyField(block, 'type');
     if (type === 'tool_use') calls.push(toToolCall(block, `content[${index}]`, names, invalid));
     else if (type === 'text') {
-      const text = field(block, 'text');
+      const text = replyField(block, 'text');
       if (typeof text !== 'string') throw invalid(`content[${index}].text is not a string`);
       texts.push(text);
     }
@@ -59,25 +55,13 @@ function toToolCall(
   names: OpenAiToolNames,
   invalid: (problem: string) => ModelReplyInvalidError,
 ): ToolCallRequest {
-  const name = field(block, 'name');
+  const name = replyField(block, 'name');
   if (typeof name !== 'string' || name === '') {
     throw invalid(`${path}.name is missing`);
   }
-  const input = field(block, 'input') ?? {};
-  if (!isObject(input)) {
-    throw invalid(`${path}.input is not a JSON object (${excerpt(JSON.stringify(input))})`);
+  const input = replyField(block, 'input') ?? {};
+  if (!isReplyObject(input)) {
+    throw invalid(`${path}.input is not a JSON object (${replyExcerpt(JSON.stringify(input))})`);
   }
   return { toolName: names.fromWire(name), arguments: input as JsonObject };
-}
-
-function field(value: unknown, key: string): unknown {
-  return isObject(value) ? value[key] : undefined;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function excerpt(text: string): string {
-  return JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}...` : text);
 }

@@ -1,5 +1,6 @@
 import type { JsonObject, ModelResponse, ToolCallRequest } from '@agent-ledger/domain';
 import { ModelReplyInvalidError } from '../model-reply-invalid.error';
+import { isReplyObject, parseReplyJson, replyExcerpt, replyField } from '../model-reply-json';
 import type { OpenAiToolNames } from './openai-tool-names';
 
 /**
@@ -19,18 +20,13 @@ export function fromOpenAiChatResponse(bodyText: string, names: OpenAiToolNames,
   const invalid = (problem: string, cause?: unknown): ModelReplyInvalidError =>
     new ModelReplyInvalidError(problem, url, cause === undefined ? undefined : { cause });
 
-  let body: unknown;
-  try {
-    body = JSON.parse(bodyText);
-  } catch (error) {
-    throw invalid(`the body is not JSON (${excerpt(bodyText)})`, error);
-  }
-  const choices = field(body, 'choices');
+  const body = parseReplyJson(bodyText, url);
+  const choices = replyField(body, 'choices');
   if (!Array.isArray(choices) || choices.length === 0) {
     throw invalid('choices is missing or empty');
   }
-  const message = field(choices[0], 'message');
-  if (!isObject(message)) {
+  const message = replyField(choices[0], 'message');
+  if (!isReplyObject(message)) {
     throw invalid('choices[0].message is missing');
   }
 
@@ -47,7 +43,7 @@ export function fromOpenAiChatResponse(bodyText: string, names: OpenAiToolNames,
 
   const content = textOf(message['content']);
   if (content === undefined) {
-    const reason = field(choices[0], 'finish_reason');
+    const reason = replyField(choices[0], 'finish_reason');
     throw invalid(
       `choices[0].message has neither content nor tool_calls${typeof reason === 'string' ? ` (finish_reason ${reason})` : ''}`,
     );
@@ -61,12 +57,12 @@ function toToolCall(
   names: OpenAiToolNames,
   invalid: (problem: string, cause?: unknown) => ModelReplyInvalidError,
 ): ToolCallRequest {
-  const fn = field(call, 'function');
-  const name = field(fn, 'name');
+  const fn = replyField(call, 'function');
+  const name = replyField(fn, 'name');
   if (typeof name !== 'string' || name === '') {
     throw invalid(`${path}.function.name is missing`);
   }
-  const raw = field(fn, 'arguments');
+  const raw = replyField(fn, 'arguments');
   let args: unknown;
   if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) {
     args = {};
@@ -74,13 +70,13 @@ function toToolCall(
     try {
       args = JSON.parse(raw);
     } catch (error) {
-      throw invalid(`${path}.function.arguments is not valid JSON (${excerpt(raw)})`, error);
+      throw invalid(`${path}.function.arguments is not valid JSON (${replyExcerpt(raw)})`, error);
     }
   } else {
     args = raw;
   }
-  if (!isObject(args)) {
-    throw invalid(`${path}.function.arguments is not a JSON object (${excerpt(JSON.stringify(args))})`);
+  if (!isReplyObject(args)) {
+    throw invalid(`${path}.function.arguments is not a JSON object (${replyExcerpt(JSON.stringify(args))})`);
   }
   return { toolName: names.fromWire(name), arguments: args as JsonObject };
 }
@@ -88,20 +84,8 @@ function toToolCall(
 function textOf(content: unknown): string | undefined {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
-    const parts = content.filter((part) => field(part, 'type') === 'text').map((part) => field(part, 'text'));
+    const parts = content.filter((part) => replyField(part, 'type') === 'text').map((part) => replyField(part, 'text'));
     if (parts.length > 0 && parts.every((text) => typeof text === 'string')) return parts.join('');
   }
   return undefined;
-}
-
-function field(value: unknown, key: string): unknown {
-  return isObject(value) ? value[key] : undefined;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function excerpt(text: string): string {
-  return JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}...` : text);
 }
