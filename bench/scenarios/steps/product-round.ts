@@ -12,6 +12,9 @@ import { CommandBus } from '@nestjs/cqrs';
 import type { ToolEffect } from '@agent-ledger/domain';
 import type { Durability } from '@agent-ledger/event-store';
 import { StartRun } from '@agent-ledger/runtime';
+import type { CpuProfile } from '../../support/cpu-profile-format';
+import type { RunningCpuProfile } from '../../support/cpu-profiler';
+import { startCpuProfile } from '../../support/cpu-profiler';
 import { Latencies, median } from '../../support/stats';
 import { benchAgent, startBenchHost } from './bench-host';
 import type { RawEvent } from './raw-baseline';
@@ -32,6 +35,10 @@ export interface ProductRoundResult {
   readonly eventsPerStep: number;
   /** The events one tool step recorded, as stored (sizes for the baseline). */
   readonly stepEvents: readonly RawEvent[];
+  /** The tool steps of the round. */
+  readonly toolSteps: number;
+  /** A V8 CPU profile of this process over the measured round, when asked for (`profile: true`). */
+  readonly cpuProfile: CpuProfile | null;
 }
 
 /** The second process, kept up across rounds. */
@@ -90,11 +97,14 @@ export async function productStepRound(options: {
   readonly stepsPerRun: number;
   /** The second process, for the two-process variant; null for one process. */
   readonly worker: WorkerChild | null;
+  /** Take a CPU profile of this process from the first submission to the last settled run. @default false */
+  readonly profile?: boolean;
 }): Promise<ProductRoundResult> {
   const { dir, durability, effect, stepsPerRun } = options;
   const concurrency = options.worker === null ? options.runs : Math.ceil(options.runs / 2);
   const host = await startBenchHost({ dataDir: dir, durability, agents: [benchAgent(effect, stepsPerRun)], workerConcurrency: concurrency, projectionsAndSaga: true });
   let childTransactions = 0;
+  let profiler: RunningCpuProfile | null = null;
   try {
     if (options.worker !== null) {
       await options.worker.send({ type: 'start', options: { dataDir: dir, durability, workerConcurrency: options.runs - concurrency }, effect, steps: stepsPerRun });
@@ -115,6 +125,7 @@ export async function productStepRound(options: {
     };
     const commandBus = host.app.get(CommandBus);
     const agent = benchAgent(effect, stepsPerRun).name;
+    if (options.profile === true) profiler = await startCpuProfile();
     const started = process.hrtime.bigint();
     const cpuBefore = process.cpuUsage();
     await Promise.all(Array.from({ length: options.totalRuns }, (_, i) => commandBus.execute(new StartRun({ agent, input: { i }, mode: 'queued', runId: `bench-${i}` }))));
@@ -125,6 +136,8 @@ export async function productStepRound(options: {
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const cpu = process.cpuUsage(cpuBefore);
+    const cpuProfile = profiler === null ? null : await profiler.stop();
+    profiler = null;
     probe.close();
     if (options.worker !== null) {
       const reply = await options.worker.send({ type: 'stop' });
@@ -132,8 +145,18 @@ export async function productStepRound(options: {
     }
     const transactions = host.store.stats().transactions + childTransactions;
     await host.close();
-    return { ...analyseHistory(join(dir, 'agent-ledger.sqlite'), options.totalRuns, stepsPerRun), stepsPerSecond: (options.totalRuns * stepsPerRun) / seconds, cpuMsPerStep: (cpu.user + cpu.system) / 1000 / (options.totalRuns * stepsPerRun), transactionsPerStep: transactions / (options.totalRuns * stepsPerRun) };
+    const toolSteps = options.totalRuns * stepsPerRun;
+    return {
+      ...analyseHistory(join(dir, 'agent-ledger.sqlite'), options.totalRuns, stepsPerRun),
+      stepsPerSecond: toolSteps / seconds,
+      cpuMsPerStep: (cpu.user + cpu.system) / 1000 / toolSteps,
+      transactionsPerStep: transactions / toolSteps,
+      toolSteps,
+      cpuProfile,
+    };
   } catch (error) {
+    // The round's error is the one to report; the clean-up's own failures would hide it.
+    await profiler?.stop().catch(() => undefined);
     await host.close().catch(() => undefined);
     throw error;
   }
@@ -144,7 +167,7 @@ export async function productStepRound(options: {
  * latency (from one step's audit to the next's, the first from the model
  * round's audit: what a run waits per step); the events of one tool step.
  */
-function analyseHistory(path: string, totalRuns: number, stepsPerRun: number): Omit<ProductRoundResult, 'stepsPerSecond' | 'cpuMsPerStep' | 'transactionsPerStep'> {
+function analyseHistory(path: string, totalRuns: number, stepsPerRun: number): Omit<ProductRoundResult, 'stepsPerSecond' | 'cpuMsPerStep' | 'transactionsPerStep' | 'toolSteps' | 'cpuProfile'> {
   const db = new Database(path, { readonly: true });
   try {
     const outcomes = db.prepare(`SELECT event_type AS type, count(*) AS n FROM events WHERE event_type IN ${TERMINAL} GROUP BY event_type`).all() as Array<{ type: string; n: number }>;
