@@ -7,10 +7,12 @@
  * (`bench/support/cpu-stages.ts`, the rules in one place) and divided by the
  * round's tool steps.
  *
- * The profile sees this process's main thread only (the product's JavaScript
- * and its synchronous SQLite calls); `process.cpuUsage` over the same round
- * (every thread: V8's background compilation and GC helpers too) is reported
- * beside it.
+ * CPU per tool step is the process's CPU time over the round
+ * (`process.cpuUsage`, user + system, every thread) divided by the tool
+ * steps; each stage gets its share of the profile's samples (the main
+ * thread's, idle left out) of it. The profiler samples by the clock: under
+ * load, a sample also lands on a frame while the thread waits for a core, so
+ * the samples give the shares, `process.cpuUsage` the amount.
  */
 import { ToolEffect } from '@agent-ledger/domain';
 import type { BenchContext, BenchScenario, Measurement, ScenarioResult } from '../support/bench-scenario';
@@ -41,27 +43,29 @@ export const cpuScenario: BenchScenario = {
       for (let round = 0; round < context.rounds; round++) {
         const result = await productStepRound({ dir: context.tempDir('cpu'), durability: 'processCrash', effect, runs, totalRuns, stepsPerRun, worker: null, profile: true });
         if (result.cpuProfile === null) throw new Error('the profiled round returned no profile');
-        const cpu = cpuByStage(result.cpuProfile);
-        for (const stage of CPU_STAGES) byStage.get(stage)?.push(cpu.stages[stage] / result.toolSteps);
+        const cpu = cpuByStage(result.cpuProfile, result.window);
+        if (cpu.totalMs === 0) throw new Error('the profile has no sample in the measured round');
+        for (const stage of CPU_STAGES) byStage.get(stage)?.push((result.cpuMsPerStep * cpu.stages[stage]) / cpu.totalMs);
         profiled.push(cpu.totalMs / result.toolSteps);
         processCpu.push(result.cpuMsPerStep);
         stepsPerSecond.push(result.stepsPerSecond);
         context.log(
-          `${effect} round ${round + 1}: ${formatNumber(cpu.totalMs / result.toolSteps)} ms profiled CPU per tool step ` +
-            `(${formatNumber(result.cpuMsPerStep)} ms process CPU), ${formatNumber(result.stepsPerSecond)} steps/s under the profiler`,
+          `${effect} round ${round + 1}: ${formatNumber(result.cpuMsPerStep)} ms CPU per tool step ` +
+            `(${formatNumber(cpu.totalMs / result.toolSteps)} ms sampled on the main thread), ${formatNumber(result.stepsPerSecond)} steps/s under the profiler`,
         );
       }
       const m = (stage: string, samples: number[]) => measurements.push({ subject: 'product', variant: { ...variant, stage }, metric: 'CPU per tool step', unit: 'ms', better: 'lower', samples });
       for (const stage of CPU_STAGES) m(stage, byStage.get(stage) ?? []);
-      m('total (profiled, main thread)', profiled);
-      m('total (process.cpuUsage, all threads)', processCpu);
+      m('total (process.cpuUsage)', processCpu);
+      m('main thread busy in the samples (not CPU under load)', profiled);
       measurements.push({ subject: 'product', variant, metric: 'tool steps/s under the profiler', unit: 'steps/s', better: 'higher', samples: stepsPerSecond });
       const ranked = CPU_STAGES.map((stage) => [stage, median(byStage.get(stage) ?? [])] as const).sort((a, b) => b[1] - a[1]);
-      notes.push(`${effect}: ${ranked.map(([stage, ms]) => `${stage} ${((ms / median(profiled)) * 100).toFixed(0)}%`).join(', ')}`);
+      notes.push(`${effect}: ${ranked.map(([stage, ms]) => `${stage} ${((ms / median(processCpu)) * 100).toFixed(0)}%`).join(', ')}`);
     }
     notes.unshift(
       `each round: ${totalRuns} runs of ${stepsPerRun} no-op tool steps, ${runs} in flight, one process (workers, reaper, read models, audit-gap saga), embedded store, processCrash; ` +
-        'V8 sampling profiler every 500 µs from the first submission to the last settled run; a sample goes to the stage of its top frame, or of the nearest frame below it that names one (bench/support/cpu-stages.ts)',
+        'V8 sampling profiler every 500 µs from the first submission to the last settled run; a sample goes to the stage of its top frame, or of the nearest frame below it that names one (bench/support/cpu-stages.ts); ' +
+          "each stage's CPU = the round's process.cpuUsage per tool step x the stage's share of the samples",
     );
     return { measurements, ratios: [], targets: [], notes };
   },

@@ -39,6 +39,8 @@ export interface ProductRoundResult {
   readonly toolSteps: number;
   /** A V8 CPU profile of this process over the measured round, when asked for (`profile: true`). */
   readonly cpuProfile: CpuProfile | null;
+  /** The measured round on `process.hrtime`'s clock (µs), which the profile's timestamps share: the profiler's own start and stop are outside. */
+  readonly window: { readonly fromUs: number; readonly toUs: number };
 }
 
 /** The second process, kept up across rounds. */
@@ -134,7 +136,8 @@ export async function productStepRound(options: {
       if (Date.now() > deadline) throw new Error(`${options.totalRuns} runs not settled after 600 s`);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const ended = process.hrtime.bigint();
+    const seconds = Number(ended - started) / 1e9;
     const cpu = process.cpuUsage(cpuBefore);
     const cpuProfile = profiler === null ? null : await profiler.stop();
     profiler = null;
@@ -153,6 +156,7 @@ export async function productStepRound(options: {
       transactionsPerStep: transactions / toolSteps,
       toolSteps,
       cpuProfile,
+      window: { fromUs: Number(started / 1000n), toUs: Number(ended / 1000n) },
     };
   } catch (error) {
     // The round's error is the one to report; the clean-up's own failures would hide it.
@@ -167,7 +171,7 @@ export async function productStepRound(options: {
  * latency (from one step's audit to the next's, the first from the model
  * round's audit: what a run waits per step); the events of one tool step.
  */
-function analyseHistory(path: string, totalRuns: number, stepsPerRun: number): Omit<ProductRoundResult, 'stepsPerSecond' | 'cpuMsPerStep' | 'transactionsPerStep' | 'toolSteps' | 'cpuProfile'> {
+function analyseHistory(path: string, totalRuns: number, stepsPerRun: number): Omit<ProductRoundResult, 'stepsPerSecond' | 'cpuMsPerStep' | 'transactionsPerStep' | 'toolSteps' | 'cpuProfile' | 'window'> {
   const db = new Database(path, { readonly: true });
   try {
     const outcomes = db.prepare(`SELECT event_type AS type, count(*) AS n FROM events WHERE event_type IN ${TERMINAL} GROUP BY event_type`).all() as Array<{ type: string; n: number }>;
