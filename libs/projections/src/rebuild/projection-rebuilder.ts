@@ -9,7 +9,9 @@ import type { ProjectionSource } from '../runner/projection-source';
 import { PROJECTED_EVENTS_FILTER } from '../runner/projection-source';
 import { positiveInteger } from '../runner/projection-runner';
 import type { ProjectionStore } from '../store/projection-store';
+import { PendingBatch } from '../store/pending-batch';
 import { TableSlot } from '../store/sql-table';
+import { WrittenKeys } from '../store/written-keys';
 import type { RebuildProgress, RebuildResult } from './rebuild-progress';
 import { RebuildPhase } from './rebuild-progress';
 import type { RebuildRecord } from './rebuild-record';
@@ -22,8 +24,10 @@ export interface RebuildOptions {
    */
   readonly projections?: readonly ProjectionName[];
   /**
-   * Events per transaction while replaying (memory stays bounded by it).
-   * @default 1000
+   * Events per transaction while replaying. Events are read and applied a
+   * page at a time; a batch's changed rows stay in memory until its commit,
+   * so memory is bounded by the rows a batch touches.
+   * @default 10000
    */
   readonly batchSize?: number;
   /**
@@ -46,6 +50,12 @@ export interface RebuildWithCallbackOptions extends RebuildOptions {
   /** Called with each progress record. */
   readonly onProgress?: (progress: RebuildProgress) => void;
 }
+
+/** Events per rebuild transaction by default. */
+const DEFAULT_BATCH_SIZE = 10_000;
+
+/** Events read from the source at a time: a batch is applied page by page, so only its rows stay in memory, not its events. */
+const PAGE_SIZE = 1_000;
 
 /** How many passes over what was appended during the replay, before swapping anyway. */
 const CATCH_UP_PASSES = 3;
@@ -100,7 +110,7 @@ export class ProjectionRebuilder {
   async *rebuildWithProgress(options: RebuildOptions = {}): AsyncGenerator<RebuildProgress, RebuildResult, undefined> {
     const definitions = this.store.definitions(options.projections);
     const names = definitions.map((d) => d.name);
-    const batchSize = positiveInteger(options.batchSize, 'batchSize', 1_000);
+    const batchSize = positiveInteger(options.batchSize, 'batchSize', DEFAULT_BATCH_SIZE);
     const interval = options.progressIntervalMs ?? 250;
     if (this.running !== null) throw new RebuildInProgressError(this.running);
     this.running = names;
@@ -111,6 +121,8 @@ export class ProjectionRebuilder {
       const identities = await Promise.all(this.sources.map(async (s) => ({ source: s.name, storeId: (await s.store.storeIdentity()).id })));
       if (!this.store.coversEveryProjection(definitions)) this.refuseAnotherStore(identities);
       this.store.prepareRebuild(definitions, this.sources.map((s) => s.name));
+      // The rebuild tables are new and only this rebuild writes them: a key it never wrote has no row.
+      const written = new WrittenKeys();
       for (const { source, storeId } of identities) this.store.recordSourceIdentity(source, storeId, TableSlot.REBUILD);
       const heads = await Promise.all(this.sources.map((s) => headCommit(s.store)));
       const totalUnits = heads.reduce((a, b) => a + b, 0n);
@@ -137,7 +149,7 @@ export class ProjectionRebuilder {
       let lastYield = Date.now();
       for (const [index, source] of this.sources.entries()) {
         const head = heads[index] ?? 0n;
-        for await (const reached of this.pass(source, definitions, batchSize, tally, options.signal)) {
+        for await (const reached of this.pass(source, definitions, batchSize, tally, written, options.signal)) {
           if (Date.now() - lastYield >= interval) {
             lastYield = Date.now();
             const current = reached === null ? 0n : positionToParts(reached).commit;
@@ -146,10 +158,12 @@ export class ProjectionRebuilder {
         }
         doneUnits += head;
       }
+      // The history is in: index the rebuilt tables now (one sort each), then keep them indexed while catching up.
+      this.store.indexRebuild(definitions);
       for (let pass = 0; pass < CATCH_UP_PASSES; pass++) {
         const before = tally.eventsDone;
         for (const source of this.sources) {
-          for await (const _ of this.pass(source, definitions, batchSize, tally, options.signal)) {
+          for await (const _ of this.pass(source, definitions, batchSize, tally, written, options.signal)) {
             // nothing to report per batch: the catch-up is short
           }
         }
@@ -192,29 +206,56 @@ export class ProjectionRebuilder {
     }
   }
 
-  /** Replays the source from the rebuild checkpoint to the current end; yields the position after each batch. */
+  /**
+   * Replays the source from the rebuild checkpoint to the current end, in
+   * batches of `batchSize` events (read in pages of at most {@link PAGE_SIZE},
+   * applied in memory as they come, committed once); yields the position
+   * after each batch.
+   */
   private async *pass(
     source: ProjectionSource,
     definitions: readonly ProjectionDefinition[],
     batchSize: number,
     tally: { eventsDone: number; eventsApplied: number },
+    written: WrittenKeys,
     signal: AbortSignal | undefined,
   ): AsyncGenerator<Position | null, void, undefined> {
     const from = this.rebuildResumePoint(source.name, definitions);
     let cursor = from;
-    const events = source.store.readAll({ fromPosition: from ?? 'start', filter: PROJECTED_EVENTS_FILTER });
-    for await (const batch of pullBatches(events, batchSize)) {
-      if (signal?.aborted === true) throw new RebuildAbortedError(definitions.map((d) => d.name));
-      const outcome = this.store.applyBatch({ slot: TableSlot.REBUILD, source: source.name, projections: definitions, events: batch, after: cursor });
+    let batch: PendingBatch | null = null;
+    let fresh = 0;
+    const commit = (open: PendingBatch): void => {
+      const outcome = open.commit();
       if (outcome.kind === 'checkpointMoved') {
         throw new Error(`The rebuild checkpoint of ${outcome.projection}@${source.name} moved: another rebuild runs on ${this.store.path}`);
       }
-      const fresh = from !== null && cursor === from ? batch.filter((e) => e.position !== from).length : batch.length;
       cursor = outcome.position ?? cursor;
       tally.eventsDone += fresh;
       tally.eventsApplied += outcome.applied;
-      yield cursor;
+      fresh = 0;
+    };
+    const events = source.store.readAll({ fromPosition: from ?? 'start', filter: PROJECTED_EVENTS_FILTER });
+    for await (const page of pullBatches(events, Math.min(batchSize, PAGE_SIZE))) {
+      if (signal?.aborted === true) throw new RebuildAbortedError(definitions.map((d) => d.name));
+      if (batch === null) {
+        const begun = this.store.beginRebuildBatch({ source: source.name, projections: definitions, after: cursor }, written);
+        if (!(begun instanceof PendingBatch)) {
+          throw new Error(`The rebuild checkpoint of ${begun.projection}@${source.name} moved: another rebuild runs on ${this.store.path}`);
+        }
+        batch = begun;
+      }
+      batch.add(page);
+      fresh += from !== null && cursor === from ? page.filter((e) => e.position !== from).length : page.length;
+      if (batch.events >= batchSize) {
+        commit(batch);
+        batch = null;
+        yield cursor;
+      }
       await yieldToEventLoop();
+    }
+    if (batch !== null) {
+      commit(batch);
+      yield cursor;
     }
   }
 

@@ -1,12 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Position, RecordedEvent } from '@agent-ledger/event-store';
-import { comparePositions, parsePosition } from '@agent-ledger/event-store';
+import { parsePosition } from '@agent-ledger/event-store';
 import type { ProjectionDefinition } from '../core/projection-definition';
-import { allTablesOf, applyOnce, guardTableOf } from '../core/projection-definition';
+import { allTablesOf, guardTableOf } from '../core/projection-definition';
 import type { ProjectionName } from '../core/projection-name';
-import { toProjectedEvent } from '../core/projected-event';
 import { ALL_PROJECTIONS } from '../core/projections';
 import type { Row, TableSpec } from '../core/table-spec';
 import { InvalidProjectionOptionError } from '../errors/invalid-projection-option.error';
@@ -18,43 +16,12 @@ import type { Checkpoint } from './checkpoint';
 import { checkpointName } from './checkpoint';
 import type { ProjectionStoreOptions } from './projection-store-options';
 import type { TableSlot } from './sql-table';
-import { addMissingColumnsSql, createTableSql, physicalName, TableSlot as Slot } from './sql-table';
-import { SqliteRowStore } from './sqlite-row-store';
-import { CrashPoint, crashPointSync } from '@agent-ledger/crash-points';
+import { addMissingColumnsSql, createIndexSql, createTableSql, physicalName, TableSlot as Slot } from './sql-table';
+import type { BatchInput, BatchOutcome, BatchStorage, PendingBatchInput } from './pending-batch';
+import { PendingBatch } from './pending-batch';
+import type { WrittenKeys } from './written-keys';
 
-/** What {@link ProjectionStore.applyBatch} did. */
-export type BatchOutcome =
-  | {
-      readonly kind: 'applied';
-      /** Events applied, summed over the projections (duplicates and already-checkpointed events not counted). */
-      readonly applied: number;
-      /** The position of the batch's last event: the new checkpoint of every projection that was behind it. */
-      readonly position: Position | null;
-    }
-  | {
-      /**
-       * A checkpoint is behind the caller's cursor (a rebuild was swapped in,
-       * or someone reset it): nothing was written; resubscribe from the stored
-       * checkpoints.
-       */
-      readonly kind: 'checkpointMoved';
-      readonly projection: ProjectionName;
-    };
-
-/** A batch of events of one source for some projections of one slot. */
-export interface BatchInput {
-  readonly slot: TableSlot;
-  readonly source: string;
-  readonly projections: readonly ProjectionDefinition[];
-  /** The events, in `$all` order, all of the source's store. */
-  readonly events: readonly RecordedEvent[];
-  /**
-   * The position after which the caller's subscription started or its previous
-   * batch ended (null: from the start). If a stored checkpoint is behind it,
-   * events between would be skipped, so the batch is refused.
-   */
-  readonly after: Position | null;
-}
+export type { BatchInput, BatchOutcome } from './pending-batch';
 
 /** The identity of the event store each source was when its rows were made (`projection_sources`, and its rebuild twin). */
 const SOURCE_COLUMNS = 'source TEXT PRIMARY KEY NOT NULL, store_id TEXT NOT NULL, recorded_at INTEGER NOT NULL';
@@ -94,6 +61,8 @@ export class ProjectionStore {
   private closed = false;
   /** Statements on the checkpoint tables (never dropped), prepared once: each live batch runs them. */
   private readonly checkpointStatements = new Map<string, Database.Statement>();
+  /** What a batch writes through. */
+  private readonly batchStorage: BatchStorage;
 
   private constructor(options: ProjectionStoreOptions) {
     if (typeof options.path !== 'string' || options.path.trim().length === 0) {
@@ -110,6 +79,15 @@ export class ProjectionStore {
     this.tables = new Map(definitions.flatMap((d) => allTablesOf(d).map((t) => [t.name, t] as const)));
     mkdirSync(dirname(this.path), { recursive: true });
     this.db = new Database(this.path, { timeout: busyTimeoutMs });
+    this.batchStorage = {
+      db: this.db,
+      tables: this.tables,
+      statements: this.statements,
+      checkpoint: (projection, source, slot) => this.checkpoint(projection, source, slot),
+      checkpointUpsert: (slot) =>
+        this.checkpointStatement(`INSERT OR REPLACE INTO ${checkpointTable(slot)} (name, projection, source, position, events_applied, updated_at) VALUES (?, ?, ?, ?, ?, ?)`),
+      now: () => this.now(),
+    };
     try {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
@@ -222,71 +200,43 @@ export class ProjectionStore {
   applyBatch(input: BatchInput): BatchOutcome {
     this.assertOpen();
     return this.db.transaction((): BatchOutcome => {
-      const checkpoints = new Map<ProjectionName, Checkpoint | undefined>();
-      for (const projection of input.projections) {
-        const checkpoint = this.checkpoint(projection.name, input.source, input.slot);
-        const stored = checkpoint?.position ?? null;
-        if (input.after !== null && (stored === null || comparePositions(stored, input.after) < 0)) {
-          return { kind: 'checkpointMoved', projection: projection.name };
-        }
-        checkpoints.set(projection.name, checkpoint);
-      }
-      const rows = new SqliteRowStore(this.db, input.slot, this.statements);
-      const applied = new Map<ProjectionName, number>();
-      // Events come in $all order: each projection takes the events after the first one past its checkpoint.
-      const firstNew = input.projections.map((projection) => {
-        const stored = checkpoints.get(projection.name)?.position ?? null;
-        if (stored === null) return 0;
-        const index = input.events.findIndex((e) => comparePositions(e.position, stored) > 0);
-        return index === -1 ? input.events.length : index;
-      });
-      input.events.forEach((recorded, index) => {
-        const event = toProjectedEvent(recorded);
-        if (event === null) return;
-        input.projections.forEach((projection, p) => {
-          if (index >= (firstNew[p] ?? 0) && applyOnce(projection, event, rows)) {
-            applied.set(projection.name, (applied.get(projection.name) ?? 0) + 1);
-          }
-        });
-      });
-      const last: Position | null = input.events[input.events.length - 1]?.position ?? null;
-      rows.flush(this.tables);
-      // The rows are written, the checkpoint is not, and nothing is committed: a crash here must lose the whole batch.
-      crashPointSync(CrashPoint.DURING_PROJECTION_UPDATE);
-      let total = 0;
-      if (last !== null) {
-        const upsert = this.checkpointStatement(
-          `INSERT OR REPLACE INTO ${checkpointTable(input.slot)} (name, projection, source, position, events_applied, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
-        );
-        const now = this.now();
-        for (const projection of input.projections) {
-          const checkpoint = checkpoints.get(projection.name);
-          const stored = checkpoint?.position ?? null;
-          if (stored !== null && comparePositions(last, stored) <= 0) continue;
-          const count = applied.get(projection.name) ?? 0;
-          total += count;
-          upsert.run(checkpointName(projection.name, input.source), projection.name, input.source, last, (checkpoint?.eventsApplied ?? 0) + count, now);
-        }
-      }
-      return { kind: 'applied', applied: total, position: last };
+      const batch = PendingBatch.begin(this.batchStorage, input);
+      if (!(batch instanceof PendingBatch)) return batch;
+      batch.add(input.events);
+      return batch.commit();
     }).immediate();
+  }
+
+  /**
+   * Starts a batch of a rebuild ({@link TableSlot.REBUILD}): its events are
+   * applied in memory as they are added, in as many pulls as the caller
+   * likes, and written with the rebuild checkpoints in one transaction by
+   * {@link PendingBatch.commit}. Only the rebuild writes these tables, so
+   * nothing is locked until the commit; `written` (the keys the rebuild wrote
+   * so far) spares the reads of rows that cannot exist yet.
+   */
+  beginRebuildBatch(input: Omit<PendingBatchInput, 'slot'>, written: WrittenKeys): PendingBatch | Extract<BatchOutcome, { kind: 'checkpointMoved' }> {
+    this.assertOpen();
+    return PendingBatch.begin(this.batchStorage, { ...input, slot: Slot.REBUILD }, written);
   }
 
   /**
    * Creates empty `<table>__rebuild` tables for the projections (dropping any
    * left by an earlier, unfinished rebuild) and their rebuild checkpoints, one
    * per source, at the start, and forgets the source identities an unfinished
-   * rebuild recorded. The live tables are not touched.
+   * rebuild recorded. The live tables are not touched. The tables get their
+   * secondary indexes later ({@link indexRebuild}): filled in key order
+   * afterwards, an index is built in one sort instead of row by row.
    */
   prepareRebuild(projections: readonly ProjectionDefinition[], sources: readonly string[]): void {
     this.assertOpen();
     this.db.transaction(() => {
       this.db.exec(`DELETE FROM ${sourcesTable(Slot.REBUILD)}`);
-      const generation = this.nextGeneration();
+      this.nextGeneration();
       for (const projection of projections) {
         for (const table of allTablesOf(projection)) {
           this.db.exec(`DROP TABLE IF EXISTS ${physicalName(table, Slot.REBUILD)}`);
-          for (const sql of createTableSql(table, Slot.REBUILD, generation)) this.db.exec(sql);
+          this.db.exec(createTableSql(table, Slot.REBUILD));
         }
         this.db.prepare(`DELETE FROM ${checkpointTable(Slot.REBUILD)} WHERE projection = ?`).run(projection.name);
         const insert = this.db.prepare(
@@ -296,6 +246,24 @@ export class ProjectionStore {
       }
     }).immediate();
     this.statements.clear();
+  }
+
+  /**
+   * Creates the secondary indexes of the projections' `<table>__rebuild`
+   * tables (those missing: idempotent), in one transaction. The rebuild calls
+   * it once the history is replayed, before catching up; {@link swap} calls it
+   * too, so that no table is swapped in without its indexes.
+   */
+  indexRebuild(projections: readonly ProjectionDefinition[]): void {
+    this.assertOpen();
+    this.db.transaction(() => this.createRebuildIndexes(projections)).immediate();
+  }
+
+  private createRebuildIndexes(projections: readonly ProjectionDefinition[]): void {
+    const generation = this.currentGeneration();
+    for (const projection of projections) {
+      for (const table of allTablesOf(projection)) for (const sql of createIndexSql(table, Slot.REBUILD, generation)) this.db.exec(sql);
+    }
   }
 
   /**
@@ -310,6 +278,7 @@ export class ProjectionStore {
   swap(projections: readonly ProjectionDefinition[], record?: RebuildRecord): void {
     this.assertOpen();
     this.db.transaction(() => {
+      this.createRebuildIndexes(projections);
       if (record !== undefined) this.insertRebuildRecord(record);
       for (const projection of projections) {
         for (const table of allTablesOf(projection)) {
@@ -434,14 +403,20 @@ export class ProjectionStore {
           for (const sql of addMissingColumnsSql(table, Slot.LIVE, this.columnsOf(physicalName(table, Slot.LIVE)))) this.db.exec(sql);
           continue;
         }
-        for (const sql of createTableSql(table, Slot.LIVE, 0)) this.db.exec(sql);
+        this.db.exec(createTableSql(table, Slot.LIVE));
+        for (const sql of createIndexSql(table, Slot.LIVE, 0)) this.db.exec(sql);
       }
     }).immediate();
   }
 
-  private nextGeneration(): number {
+  /** The generation of the rebuild tables (0 before the first rebuild). */
+  private currentGeneration(): number {
     const row = this.db.prepare(`SELECT value FROM projection_meta WHERE key = 'generation'`).get() as { value: string } | undefined;
-    const generation = Number(row?.value ?? '0') + 1;
+    return Number(row?.value ?? '0');
+  }
+
+  private nextGeneration(): number {
+    const generation = this.currentGeneration() + 1;
     this.db.prepare(`INSERT OR REPLACE INTO projection_meta (key, value) VALUES ('generation', ?)`).run(String(generation));
     return generation;
   }

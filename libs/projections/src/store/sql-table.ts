@@ -20,18 +20,23 @@ export function physicalName(table: Pick<TableSpec, 'name'>, slot: TableSlot): s
 
 const SQL_TYPES: Record<ColumnType, string> = { text: 'TEXT', integer: 'INTEGER', boolean: 'INTEGER' };
 
-/** `CREATE TABLE` and `CREATE INDEX` statements of a table in a slot; index names carry `generation`, so they never collide across rebuilds. */
-export function createTableSql(table: TableSpec<Row>, slot: TableSlot, generation: number): string[] {
-  const name = physicalName(table, slot);
+/** The `CREATE TABLE` statement of a table in a slot (its secondary indexes: {@link createIndexSql}). */
+export function createTableSql(table: TableSpec<Row>, slot: TableSlot): string {
   const columns = Object.entries(table.columns).map(
     ([field, type]) => `${columnName(field)} ${SQL_TYPES[type as ColumnType]}${field === table.key ? ' PRIMARY KEY NOT NULL' : ''}`,
   );
-  const statements = [`CREATE TABLE ${name} (${columns.join(', ')}) WITHOUT ROWID`];
-  for (const index of table.indexes ?? []) {
+  return `CREATE TABLE ${physicalName(table, slot)} (${columns.join(', ')}) WITHOUT ROWID`;
+}
+
+/**
+ * The `CREATE INDEX IF NOT EXISTS` statements of a table's secondary indexes in a slot;
+ * index names carry `generation`, so they never collide across rebuilds.
+ */
+export function createIndexSql(table: TableSpec<Row>, slot: TableSlot, generation: number): string[] {
+  return (table.indexes ?? []).map((index) => {
     const cols = index.map(columnName);
-    statements.push(`CREATE INDEX ${table.name}_${cols.join('_')}_g${generation} ON ${name} (${cols.join(', ')})`);
-  }
-  return statements;
+    return `CREATE INDEX IF NOT EXISTS ${table.name}_${cols.join('_')}_g${generation} ON ${physicalName(table, slot)} (${cols.join(', ')})`;
+  });
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Row, TableSpec } from '../core/table-spec';
 import { columnName } from '../core/table-spec';
 import type { TableSlot } from './sql-table';
 import { fromSqlRecord, physicalName, toSqlValues } from './sql-table';
+import type { WrittenKeys } from './written-keys';
 
 interface CachedRow {
   row: Row | undefined;
@@ -17,10 +18,13 @@ interface TableStatements {
 }
 
 /**
- * A {@link RowStore} over SQLite for one batch, used inside the batch's
- * transaction: reads go to SQLite once per row, then to a cache; writes stay in
- * the cache until {@link flush}, which the caller runs before committing.
- * Memory is bounded by the rows a batch touches.
+ * A {@link RowStore} over SQLite for one batch: reads go to SQLite once per
+ * row, then to a cache; writes stay in the cache until {@link flush}, which
+ * the caller runs inside the transaction that commits the batch. Memory is
+ * bounded by the rows a batch touches.
+ *
+ * A rebuild's batch, whose tables only it writes, passes the keys it wrote
+ * ({@link WrittenKeys}): a key never written is known absent without SQL.
  */
 export class SqliteRowStore implements RowStore {
   private readonly cache = new Map<string, Map<string, CachedRow>>();
@@ -29,12 +33,17 @@ export class SqliteRowStore implements RowStore {
     private readonly db: Database.Database,
     private readonly slot: TableSlot,
     private readonly statements: Map<string, TableStatements>,
+    private readonly written?: WrittenKeys,
   ) {}
 
   get<R extends Row>(table: TableSpec<R>, key: string): R | undefined {
     const rows = this.rowsOf(table);
     const cached = rows.get(key);
     if (cached !== undefined) return cached.row as R | undefined;
+    if (this.written !== undefined && !this.written.mightHave(table.name, key)) {
+      rows.set(key, { row: undefined, dirty: false });
+      return undefined;
+    }
     const record = this.statementsOf(table).select.get(key) as Record<string, unknown> | undefined;
     const row = record === undefined ? undefined : fromSqlRecord(table, record);
     rows.set(key, { row, dirty: false });
@@ -45,6 +54,7 @@ export class SqliteRowStore implements RowStore {
     const key = row[table.key];
     if (typeof key !== 'string') throw new TypeError(`Row of ${table.name} without a string key ${table.key}`);
     this.rowsOf(table).set(key, { row, dirty: true });
+    this.written?.add(table.name, key);
   }
 
   /** Writes every changed row. Call inside the transaction, before its commit. */
