@@ -4,12 +4,13 @@ import { cpuScenario } from './cpu';
 import { httpScenario } from './http';
 import { rebuildScenario } from './rebuild';
 import { sagaScenario } from './saga';
+import { startupScenario } from './startup';
 import { stepsScenario } from './steps';
 import { storeScenario } from './store';
 import { sustainedScenario } from './sustained';
 
 /** Every scenario of `npm run bench`, in the order they run. */
-export const SCENARIOS: readonly BenchScenario[] = [stepsScenario, cpuScenario, storeScenario, rebuildScenario, auditVerdictScenario, sagaScenario, httpScenario, sustainedScenario];
+export const SCENARIOS: readonly BenchScenario[] = [stepsScenario, cpuScenario, storeScenario, rebuildScenario, startupScenario, auditVerdictScenario, sagaScenario, httpScenario, sustainedScenario];
 
 /** Target ratios of issue 9, drawn on the chart (ratio name → minimum). */
 export const TARGET_RATIOS: Readonly<Record<string, number>> = {
