@@ -170,7 +170,7 @@ export const rebuildScenario: BenchScenario = {
     const notes = [
       `history: ${formatNumber(history.events)} events (${formatNumber(history.runEvents)} run, ${formatNumber(history.auditEvents)} audit) of ${formatNumber(history.runs)} runs ` +
         `in ${formatNumber(history.appends)} appends (one per decision, ~16 runs interleaved), ${formatNumber(historyMb)} MB on disk, generated in ${history.seconds.toFixed(0)} s (not measured); runs: ${outcomes}`,
-      `product: ProjectionRebuilder.rebuild() of all projections (default batch 10,000 events) over the sources the CLI names, into a fresh read-model file per round ` +
+      `product: ProjectionRebuilder.rebuild() of all projections (default batch 5,000 events) over the sources the CLI names, into a fresh read-model file per round ` +
         `(${formatNumber(readModelMb)} MB after the rebuild); ${formatNumber(applied)} applications (events × projections that take them); ` +
         `events/s over the first -> the last tenth of the history, round by round: ${tenths}`,
       'each subject runs in a child process of its own, under plain node, on the sources transpiled once ahead (ts.transpileModule, as ts-node ' +

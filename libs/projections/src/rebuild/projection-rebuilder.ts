@@ -27,7 +27,7 @@ export interface RebuildOptions {
    * Events per transaction while replaying. Events are read and applied a
    * page at a time; a batch's changed rows stay in memory until its commit,
    * so memory is bounded by the rows a batch touches.
-   * @default 10000
+   * @default 5000
    */
   readonly batchSize?: number;
   /**
@@ -52,7 +52,7 @@ export interface RebuildWithCallbackOptions extends RebuildOptions {
 }
 
 /** Events per rebuild transaction by default. */
-const DEFAULT_BATCH_SIZE = 10_000;
+const DEFAULT_BATCH_SIZE = 5_000;
 
 /** Events read from the source at a time: a batch is applied page by page, so only its rows stay in memory, not its events. */
 const PAGE_SIZE = 1_000;
