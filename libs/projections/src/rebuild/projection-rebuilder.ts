@@ -9,7 +9,7 @@ import type { ProjectionSource } from '../runner/projection-source';
 import { PROJECTED_EVENTS_FILTER } from '../runner/projection-source';
 import { positiveInteger } from '../runner/projection-runner';
 import type { ProjectionStore } from '../store/projection-store';
-import { PendingBatch } from '../store/pending-batch';
+import type { RebuildBatch } from '../store/pending-batch';
 import { TableSlot } from '../store/sql-table';
 import { WrittenKeys } from '../store/written-keys';
 import type { RebuildProgress, RebuildResult } from './rebuild-progress';
@@ -222,9 +222,9 @@ export class ProjectionRebuilder {
   ): AsyncGenerator<Position | null, void, undefined> {
     const from = this.rebuildResumePoint(source.name, definitions);
     let cursor = from;
-    let batch: PendingBatch | null = null;
+    let batch: RebuildBatch | null = null;
     let fresh = 0;
-    const commit = (open: PendingBatch): void => {
+    const commit = (open: RebuildBatch): void => {
       const outcome = open.commit();
       if (outcome.kind === 'checkpointMoved') {
         throw new Error(`The rebuild checkpoint of ${outcome.projection}@${source.name} moved: another rebuild runs on ${this.store.path}`);
@@ -239,7 +239,7 @@ export class ProjectionRebuilder {
       if (signal?.aborted === true) throw new RebuildAbortedError(definitions.map((d) => d.name));
       if (batch === null) {
         const begun = this.store.beginRebuildBatch({ source: source.name, projections: definitions, after: cursor }, written);
-        if (!(begun instanceof PendingBatch)) {
+        if ('kind' in begun) {
           throw new Error(`The rebuild checkpoint of ${begun.projection}@${source.name} moved: another rebuild runs on ${this.store.path}`);
         }
         batch = begun;

@@ -63,6 +63,16 @@ export interface BatchInput {
 /** What a {@link PendingBatch} is for: a {@link BatchInput} whose events come later ({@link PendingBatch.add}). */
 export type PendingBatchInput = Omit<BatchInput, 'events'>;
 
+/** A batch of a rebuild being filled ({@link ProjectionStore.beginRebuildBatch}). */
+export interface RebuildBatch {
+  /** Events taken so far. */
+  readonly events: number;
+  /** Applies events (in `$all` order, after the ones taken before) to the batch's rows in memory. */
+  add(events: readonly RecordedEvent[]): void;
+  /** Writes the changed rows and moves the checkpoints, in one transaction; refused (nothing written) when a checkpoint moved meanwhile. */
+  commit(): BatchOutcome;
+}
+
 /**
  * Events of one source applied to rows in memory (read from SQLite once per
  * row), then written with the projections' checkpoints in ONE transaction
@@ -71,7 +81,7 @@ export type PendingBatchInput = Omit<BatchInput, 'events'>;
  * inside one transaction; a rebuild's batch takes its events in several
  * pulls (its tables are written by nobody else) and commits once.
  */
-export class PendingBatch {
+export class PendingBatch implements RebuildBatch {
   private readonly rows: SqliteRowStore;
   private readonly applied = new Map<ProjectionName, number>();
   private last: Position | null = null;

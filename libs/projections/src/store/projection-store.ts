@@ -17,7 +17,7 @@ import { checkpointName } from './checkpoint';
 import type { ProjectionStoreOptions } from './projection-store-options';
 import type { TableSlot } from './sql-table';
 import { addMissingColumnsSql, createIndexSql, createTableSql, physicalName, TableSlot as Slot } from './sql-table';
-import type { BatchInput, BatchOutcome, BatchStorage, PendingBatchInput } from './pending-batch';
+import type { BatchInput, BatchOutcome, BatchStorage, PendingBatchInput, RebuildBatch } from './pending-batch';
 import { PendingBatch } from './pending-batch';
 import type { WrittenKeys } from './written-keys';
 
@@ -211,11 +211,11 @@ export class ProjectionStore {
    * Starts a batch of a rebuild ({@link TableSlot.REBUILD}): its events are
    * applied in memory as they are added, in as many pulls as the caller
    * likes, and written with the rebuild checkpoints in one transaction by
-   * {@link PendingBatch.commit}. Only the rebuild writes these tables, so
+   * {@link RebuildBatch.commit}. Only the rebuild writes these tables, so
    * nothing is locked until the commit; `written` (the keys the rebuild wrote
    * so far) spares the reads of rows that cannot exist yet.
    */
-  beginRebuildBatch(input: Omit<PendingBatchInput, 'slot'>, written: WrittenKeys): PendingBatch | Extract<BatchOutcome, { kind: 'checkpointMoved' }> {
+  beginRebuildBatch(input: Omit<PendingBatchInput, 'slot'>, written: WrittenKeys): RebuildBatch | Extract<BatchOutcome, { kind: 'checkpointMoved' }> {
     this.assertOpen();
     return PendingBatch.begin(this.batchStorage, { ...input, slot: Slot.REBUILD }, written);
   }
