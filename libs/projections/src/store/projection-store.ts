@@ -256,7 +256,15 @@ export class ProjectionStore {
    */
   indexRebuild(projections: readonly ProjectionDefinition[]): void {
     this.assertOpen();
-    this.db.transaction(() => this.createRebuildIndexes(projections)).immediate();
+    // SQLite's sorter may take as much memory as the page cache allows, on top of the cache: a small cache while
+    // sorting keeps a large rebuild's peak memory where the replay left it.
+    const cacheSize = this.db.pragma('cache_size', { simple: true }) as number;
+    this.db.pragma(`cache_size = ${INDEXING_CACHE_SIZE}`);
+    try {
+      this.db.transaction(() => this.createRebuildIndexes(projections)).immediate();
+    } finally {
+      this.db.pragma(`cache_size = ${cacheSize}`);
+    }
   }
 
   private createRebuildIndexes(projections: readonly ProjectionDefinition[]): void {
@@ -437,6 +445,9 @@ export class ProjectionStore {
 function sourcesTable(slot: TableSlot): string {
   return slot === Slot.LIVE ? 'projection_sources' : 'projection_sources__rebuild';
 }
+
+/** The page cache while a rebuild's indexes are built: 8 MiB (negative: KiB). */
+const INDEXING_CACHE_SIZE = -8192;
 
 /** The rebuilds swapped in ({@link ProjectionStore.rebuildHistory}). */
 const REBUILDS_TABLE = 'projection_rebuilds';
