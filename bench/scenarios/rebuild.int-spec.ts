@@ -30,7 +30,7 @@ describe('bench scenario rebuild (quick, one round)', () => {
       ['baseline', 'raw SELECT + JSON.parse'],
     ];
     for (const [subject, work] of works) {
-      for (const metric of ['events/s', 'peak RSS', 'RSS at start']) {
+      for (const metric of ['events/s', 'peak RSS', 'RSS at start', 'CPU per 1,000 events']) {
         const m = result.measurements.find((x) => x.subject === subject && x.variant.work === work && x.metric === metric);
         expect({ subject, work, metric, samples: m?.samples.length }).toEqual({ subject, work, metric, samples: 1 });
         expect(Number.isFinite(m?.samples[0]) && (m?.samples[0] ?? 0) > 0).toBe(true);

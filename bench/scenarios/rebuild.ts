@@ -136,9 +136,12 @@ export const rebuildScenario: BenchScenario = {
         { subject: who, variant, metric: 'events/s', unit: 'events/s', better: 'higher', samples: eventsPerSecond(subject) },
         { subject: who, variant, metric: 'peak RSS', unit: 'MB', better: 'lower', samples: results[subject].map((r) => r.peakRssMb) },
         { subject: who, variant, metric: 'RSS at start', unit: 'MB', better: 'lower', samples: results[subject].map((r) => r.rssAtStartMb) },
+        { subject: who, variant, metric: 'CPU per 1,000 events', unit: 'ms', better: 'lower', samples: results[subject].map((r) => (r.cpuMs * 1000) / r.events) },
       );
     }
+    const cpuPerEvent = (subject: RebuildSubject) => results[subject].map((r) => r.cpuMs / r.events);
     const ratios: Ratio[] = [
+      { name: 'product/baseline rebuild CPU per event', variant: { events: history.events, baseline: 'readAll' }, samples: ratioSamples(cpuPerEvent('product'), cpuPerEvent('baseline-readAll')), better: 'lower' },
       { name: 'product/baseline rebuild events/s', variant: { events: history.events, baseline: 'readAll' }, samples: ratioSamples(eventsPerSecond('product'), eventsPerSecond('baseline-readAll')) },
       { name: 'product/baseline rebuild events/s', variant: { events: history.events, baseline: 'raw SELECT' }, samples: ratioSamples(eventsPerSecond('product'), eventsPerSecond('baseline-raw')) },
     ];
