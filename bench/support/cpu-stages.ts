@@ -9,7 +9,8 @@
  * a dependency that is not Nest, a builtin) passes the sample to the nearest
  * frame below it on the stack that does; none at all: `other`.
  */
-import type { CpuProfile, ProfileNode } from './cpu-profile-format';
+import type { CpuProfile, ProfileNode, ProfileWindow } from './cpu-profile-format';
+import { forEachSample } from './cpu-profile-format';
 
 /** The stages, in the order the table lists them. */
 export const CPU_STAGES = [
@@ -92,7 +93,7 @@ export interface CpuByStage {
  * Linux) when given. `(idle)` is not CPU and is left out; `(program)` (V8's
  * own work outside any JavaScript frame) is `other`.
  */
-export function cpuByStage(profile: CpuProfile, window?: { readonly fromUs: number; readonly toUs: number }): CpuByStage {
+export function cpuByStage(profile: CpuProfile, window?: ProfileWindow): CpuByStage {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parentOf = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
@@ -109,13 +110,9 @@ export function cpuByStage(profile: CpuProfile, window?: { readonly fromUs: numb
   };
   const stages = Object.fromEntries(CPU_STAGES.map((s) => [s, 0])) as Record<CpuStage, number>;
   let totalUs = 0;
-  let t = profile.startTime;
-  profile.samples.forEach((id, i) => {
-    const delta = profile.timeDeltas[i] ?? 0;
-    t += delta;
-    if (window !== undefined && (t < window.fromUs || t > window.toUs)) return;
-    if ((byId.get(id) as ProfileNode | undefined)?.callFrame.functionName === '(idle)') return;
-    const stage = resolve(id) ?? 'other';
+  forEachSample(profile, window ?? null, (node, delta) => {
+    if (node.callFrame.functionName === '(idle)') return;
+    const stage = resolve(node.id) ?? 'other';
     stages[stage] += delta / 1000;
     totalUs += delta;
   });

@@ -5,7 +5,8 @@
  * accepted run causes, by the frames on each sample's stack.
  */
 import { readFileSync } from 'node:fs';
-import type { CpuProfile, ProfileNode } from '../../support/cpu-profile-format';
+import type { CpuProfile, ProfileNode, ProfileWindow } from '../../support/cpu-profile-format';
+import { forEachSample } from '../../support/cpu-profile-format';
 
 
 
@@ -48,21 +49,16 @@ function frameName(node: ProfileNode): string {
  * Linux), largest first; `(garbage collector)`, `(idle)`, `(program)` and
  * `other` for the rest.
  */
-export function profileStages(path: string, window: { readonly fromUs: number; readonly toUs: number }): { readonly sampledMs: number; readonly stages: readonly StageShare[] } {
+export function profileStages(path: string, window: ProfileWindow): { readonly sampledMs: number; readonly stages: readonly StageShare[] } {
   const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parentOf = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
   const totals = new Map<string, number>();
   let total = 0;
-  let t = profile.startTime;
-  profile.samples.forEach((id, i) => {
-    const delta = profile.timeDeltas[i] ?? 0;
-    t += delta;
-    if (t < window.fromUs || t > window.toUs) return;
+  forEachSample(profile, window, (leaf, delta) => {
     const stack: string[] = [];
-    for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) stack.push(frameName(byId.get(at) as ProfileNode));
-    const leaf = byId.get(id) as ProfileNode;
+    for (let at: number | undefined = leaf.id; at !== undefined; at = parentOf.get(at)) stack.push(frameName(byId.get(at) as ProfileNode));
     let stage = BACKGROUND_STAGES.find(([, pattern]) => stack.some((frame) => pattern.test(frame)))?.[0];
     for (let i = 0; stage === undefined && i < stack.length; i += 1) stage = REQUEST_STAGES.find(([, pattern]) => pattern.test(stack[i] as string))?.[0];
     stage ??= leaf.callFrame.url === '' && leaf.callFrame.functionName.startsWith('(') ? leaf.callFrame.functionName : 'other';

@@ -4,7 +4,8 @@
  * measured work, not the child's start-up).
  */
 import { readFileSync } from 'node:fs';
-import type { CpuProfile, ProfileNode } from '../../support/cpu-profile-format';
+import type { CpuProfile, ProfileWindow } from '../../support/cpu-profile-format';
+import { forEachSample } from '../../support/cpu-profile-format';
 import { relative } from 'node:path';
 
 
@@ -46,21 +47,16 @@ function displayFile(url: string, root: string): string {
  * Summarises `path` between `fromUs` and `toUs` (the monotonic clock of
  * `process.hrtime`, which V8's profile timestamps share on Linux).
  */
-export function summariseCpuProfile(path: string, window: { fromUs: number; toUs: number } | null, root: string, top = 15): ProfileSummary {
+export function summariseCpuProfile(path: string, window: ProfileWindow | null, root: string, top = 15): ProfileSummary {
   const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const functions = new Map<string, number>();
   const files = new Map<string, number>();
-  const sum = (inWindow: (t: number) => boolean) => {
+  const sum = (within: ProfileWindow | null) => {
     functions.clear();
     files.clear();
     let total = 0;
-    let t = profile.startTime;
-    profile.samples.forEach((id, i) => {
-      const delta = profile.timeDeltas[i] ?? 0;
-      t += delta;
-      if (!inWindow(t)) return;
-      const frame = (byId.get(id) as ProfileNode).callFrame;
+    forEachSample(profile, within, (node, delta) => {
+      const frame = node.callFrame;
       const file = displayFile(frame.url, root);
       const name = frame.url === '' ? frame.functionName : `${frame.functionName || `(anonymous, line ${frame.lineNumber + 1})`} (${file})`;
       functions.set(name, (functions.get(name) ?? 0) + delta);
@@ -71,10 +67,10 @@ export function summariseCpuProfile(path: string, window: { fromUs: number; toUs
     return total;
   };
   let windowed = window !== null;
-  let total = window === null ? sum(() => true) : sum((t) => t >= window.fromUs && t <= window.toUs);
+  let total = sum(window);
   if (total === 0) {
     windowed = false;
-    total = sum(() => true);
+    total = sum(null);
   }
   const ranked = (m: Map<string, number>) =>
     [...m]
