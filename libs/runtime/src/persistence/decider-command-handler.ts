@@ -12,6 +12,7 @@ import type { RuntimeCounter, RuntimeMetrics } from '../metrics/runtime-metrics'
 
 /** What handling a command gave: the decision, and the stream as it stands after it. */
 export interface CommandOutcome<State, Event, D> extends StreamSnapshot<State> {
+  /** What the decider answered, on the state the events were appended at (after any lost race). */
   readonly decision: D;
   /** The events this call appended (none when not accepted, an idempotent repeat, or another caller's event under the same id). */
   readonly appended: readonly Event[];
