@@ -44,6 +44,6 @@ export class EventLog {
     this.revisions.set(streamName, revision);
     this.sequence++;
     const position: Position = positionFromParts({ commit: BigInt(this.sequence), prepare: BigInt(this.sequence) });
-    this.events.push({ ...event, streamName, revision, position } as ProjectedEvent);
+    this.events.push({ ...event, streamName, revision, position });
   }
 }
