@@ -264,7 +264,8 @@ export class AuditGapSaga implements OnModuleInit, OnApplicationBootstrap, OnApp
   private async auditExists(runId: string, stepId: string): Promise<boolean> {
     const read = await this.auditStore.readStream(auditStreamName(runId));
     return read.events.some((recorded) => {
-      const event = decodeAuditEvent(recorded);
+      // Only the step's own audit record answers for it (an input answer or a resolution may name the step too).
+      const event = recorded.type === 'AuditRecorded' ? decodeAuditEvent(recorded) : null;
       return event?.type === 'AuditRecorded' && event.data.stepId === stepId;
     });
   }
