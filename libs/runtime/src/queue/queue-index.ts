@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { OnModuleDestroy } from '@nestjs/common';
-import type { RunMode } from '@agent-ledger/domain';
-import { StreamCategory } from '@agent-ledger/domain';
+import type { CancelRequested, RunMode, RunStatus } from '@agent-ledger/domain';
+import { decodeRunEvent, isTerminalStatus, runStatusAfter, StreamCategory } from '@agent-ledger/domain';
 import type { EventStore, EventSubscription, Position, RecordedEvent } from '@agent-ledger/event-store';
 import { categoryFilter } from '@agent-ledger/event-store';
 import { ChangeSignal } from './change-signal';
@@ -11,7 +11,8 @@ import { RUN_EVENT_STORE } from '../persistence/event-store.tokens';
 interface IndexedRun {
   readonly runId: string;
   mode: RunMode;
-  status: 'QUEUED' | 'RUNNING' | 'WAITING';
+  /** Never a settled status: a settled run leaves the index. */
+  status: RunStatus;
   notBefore: number;
   leaseExpiresAt: number | null;
 }
@@ -19,7 +20,8 @@ interface IndexedRun {
 /**
  * An in-memory index of queued, running and waiting runs, fed by a catch-up
  * subscription to the runs' events (so it also sees other processes'
- * appends). It only proposes: the claim and the reap are decided on the run's
+ * appends), decoded by the domain's codec (an old payload upcast) and moved
+ * by the domain's status machine (`runStatusAfter`). It only proposes: the claim and the reap are decided on the run's
  * stream, so a stale index costs a refused command, never a wrong write.
  */
 @Injectable()
@@ -31,7 +33,7 @@ export class QueueIndex implements OnModuleDestroy {
   private consuming: Promise<void> | null = null;
   /** Notified whenever a run becomes claimable or changes. */
   readonly changes = new ChangeSignal();
-  private readonly cancelListeners = new Map<string, Set<() => void>>();
+  private readonly cancelListeners = new Map<string, Set<(request: CancelRequested['data']) => void>>();
 
   constructor(@Inject(RUN_EVENT_STORE) private readonly store: EventStore) {}
 
@@ -68,10 +70,11 @@ export class QueueIndex implements OnModuleDestroy {
   }
 
   /**
-   * Calls `listener` when a cancel of `runId` is recorded (by any process).
+   * Calls `listener` with the request (who asked, and why) when a cancel of
+   * `runId` is recorded (by any process).
    * @returns the function that stops listening.
    */
-  onCancelRequested(runId: string, listener: () => void): () => void {
+  onCancelRequested(runId: string, listener: (request: CancelRequested['data']) => void): () => void {
     const listeners = this.cancelListeners.get(runId) ?? new Set();
     listeners.add(listener);
     this.cancelListeners.set(runId, listeners);
@@ -118,55 +121,53 @@ export class QueueIndex implements OnModuleDestroy {
     this.subscription = null;
   }
 
-  private apply(event: RecordedEvent): void {
-    const data = event.data as Record<string, unknown>;
-    const runId = typeof data.runId === 'string' ? data.runId : null;
-    if (runId === null) return;
+  private apply(recorded: RecordedEvent): void {
+    const event = decodeRunEvent(recorded);
+    if (event === null) return;
+    const runId = event.data.runId;
+    if (event.type === 'CancelRequested') {
+      for (const listener of [...(this.cancelListeners.get(runId) ?? [])]) listener(event.data);
+    }
     const run = this.runs.get(runId);
+    const status = runStatusAfter(run?.status ?? null, event);
+    if (status === null) return;
+    if (isTerminalStatus(status)) {
+      // Settled runs leave the index, so it holds only what is queued, running or waiting.
+      if (this.runs.delete(runId)) this.changes.notify();
+      return;
+    }
+    if (run === undefined) {
+      if (event.type !== 'RunRequested') return;
+      this.runs.set(runId, { runId, mode: event.data.mode, status, notBefore: event.data.requestedAt, leaseExpiresAt: null });
+      this.changes.notify();
+      return;
+    }
+    run.status = status;
     switch (event.type) {
-      case 'RunRequested':
-        this.runs.set(runId, { runId, mode: data.mode as RunMode, status: 'QUEUED', notBefore: Number(data.requestedAt), leaseExpiresAt: null });
-        this.changes.notify();
-        return;
       case 'RunRequeued':
-        if (run === undefined) return;
-        run.status = 'QUEUED';
-        run.notBefore = Number(data.notBefore);
+        run.notBefore = event.data.notBefore;
         run.leaseExpiresAt = null;
         this.changes.notify();
         return;
       case 'RunClaimed':
       case 'LeaseRenewed':
       case 'StepStarted':
-        if (run === undefined) return;
-        run.status = 'RUNNING';
-        run.leaseExpiresAt = Number(data.leaseExpiresAt);
+        run.leaseExpiresAt = event.data.leaseExpiresAt;
         return;
       case 'ApprovalRequested':
       case 'InputRequested':
         // Waiting for a person: neither claimable nor reapable (no lease).
-        if (run === undefined) return;
-        run.status = 'WAITING';
         run.leaseExpiresAt = null;
         return;
       case 'ApprovalGranted':
       case 'ApprovalDenied':
       case 'InputSubmitted':
-        if (run === undefined) return;
-        run.status = 'QUEUED';
-        run.notBefore = Number(event.type === 'InputSubmitted' ? data.submittedAt : data.decidedAt);
+        run.notBefore = event.type === 'InputSubmitted' ? event.data.submittedAt : event.data.decidedAt;
         // After a pause a worker resumes the run, whatever its mode (its interactive caller is gone).
         run.mode = 'queued';
         this.changes.notify();
         return;
-      case 'CancelRequested':
-        for (const listener of [...(this.cancelListeners.get(runId) ?? [])]) listener();
-        return;
-      case 'RunCompleted':
-      case 'RunFailed':
-      case 'RunCancelled':
-        // Settled runs leave the index, so it holds only what is queued or running.
-        if (this.runs.delete(runId)) this.changes.notify();
+      default:
         return;
     }
   }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import type { AuditEvent, RunEvent } from '@agent-ledger/domain';
-import { auditStatementKey, isToolEffect, isWrite, runEventStatementKey, statementKey } from '@agent-ledger/domain';
+import type { RunEvent } from '@agent-ledger/domain';
+import { auditStatementKey, decodeAuditEvent, decodeRunEvent, isWrite, runEventStatementKey, statementKey } from '@agent-ledger/domain';
 import type { EventStore, EventSubscription, Position, RecordedEvent } from '@agent-ledger/event-store';
 import { eventTypeFilter, parsePosition, pullBatches } from '@agent-ledger/event-store';
 import type { Clock } from '../clock/clock';
@@ -134,33 +134,29 @@ export class AuditGapSaga implements OnModuleInit, OnApplicationBootstrap, OnApp
     if (this.ledger !== null) return;
     this.stopped = false;
     this.ledger = ledger;
-    this.follow('writes', this.runStore, ['ToolExecuted'], (event, position) => {
-      const data = event.data as { runId?: unknown; stepId?: unknown; toolName?: unknown; effect?: unknown; executedAt?: unknown };
-      if (event.type !== 'ToolExecuted' || !isToolEffect(data.effect) || !isWrite(data.effect)) return ledger.skip('writes', position);
-      const executedAt = typeof data.executedAt === 'number' ? data.executedAt : this.clock.now();
-      ledger.writeExecuted(
-        { runId: String(data.runId), stepId: String(data.stepId), toolName: String(data.toolName), effect: data.effect, deadlineAt: executedAt + this.gracePeriodMs },
-        position,
-      );
+    this.follow('writes', this.runStore, ['ToolExecuted'], (recorded, position) => {
+      const event = decodeRunEvent(recorded);
+      if (event?.type !== 'ToolExecuted' || !isWrite(event.data.effect)) return ledger.skip('writes', position);
+      const { runId, stepId, toolName, effect, executedAt } = event.data;
+      ledger.writeExecuted({ runId, stepId, toolName, effect, deadlineAt: executedAt + this.gracePeriodMs }, position);
     });
-    this.follow('audits', this.auditStore, ['AuditRecorded'], (event, position) => {
-      const data = event.data as { runId?: unknown; stepId?: unknown; effect?: unknown };
-      if (event.type !== 'AuditRecorded' || !isToolEffect(data.effect) || !isWrite(data.effect)) return ledger.skip('audits', position);
-      ledger.auditRecorded(String(data.runId), String(data.stepId), position);
+    this.follow('audits', this.auditStore, ['AuditRecorded'], (recorded, position) => {
+      const event = decodeAuditEvent(recorded);
+      if (event?.type !== 'AuditRecorded' || event.data.effect === null || !isWrite(event.data.effect)) return ledger.skip('audits', position);
+      ledger.auditRecorded(event.data.runId, event.data.stepId, position);
     });
-    this.follow('decisions', this.runStore, DECISION_EVENT_TYPES, (event, position) => {
-      if (!(DECISION_EVENT_TYPES as readonly string[]).includes(event.type)) return ledger.skip('decisions', position);
-      const decision = runEventStatementKey({ type: event.type, data: event.data } as unknown as RunEvent);
-      if (decision === null) return ledger.skip('decisions', position);
-      const data = event.data as { runId?: unknown; decidedAt?: unknown; submittedAt?: unknown; requeuedAt?: unknown };
-      const at = [data.decidedAt, data.submittedAt, data.requeuedAt].find((t): t is number => typeof t === 'number') ?? this.clock.now();
-      ledger.decisionTaken({ runId: String(data.runId), decision, deadlineAt: at + this.gracePeriodMs }, position);
+    this.follow('decisions', this.runStore, DECISION_EVENT_TYPES, (recorded, position) => {
+      const event = decodeRunEvent(recorded);
+      const decision = event === null ? null : runEventStatementKey(event);
+      const at = event === null ? null : decisionTimeOf(event);
+      if (event === null || decision === null || at === null) return ledger.skip('decisions', position);
+      ledger.decisionTaken({ runId: event.data.runId, decision, deadlineAt: at + this.gracePeriodMs }, position);
     });
-    this.follow('statements', this.auditStore, STATEMENT_EVENT_TYPES, (event, position) => {
-      if (!(STATEMENT_EVENT_TYPES as readonly string[]).includes(event.type)) return ledger.skip('statements', position);
-      const decision = auditStatementKey({ type: event.type, data: event.data } as unknown as AuditEvent);
-      if (decision === null) return ledger.skip('statements', position);
-      ledger.decisionStated(String((event.data as { runId?: unknown }).runId), decision, position);
+    this.follow('statements', this.auditStore, STATEMENT_EVENT_TYPES, (recorded, position) => {
+      const event = decodeAuditEvent(recorded);
+      const decision = event === null ? null : auditStatementKey(event);
+      if (event === null || decision === null) return ledger.skip('statements', position);
+      ledger.decisionStated(event.data.runId, decision, position);
     });
     const interval = this.options.checkIntervalMs ?? DEFAULT_AUDIT_GAP_CHECK_INTERVAL_MS;
     if (interval > 0) {
@@ -266,7 +262,11 @@ export class AuditGapSaga implements OnModuleInit, OnApplicationBootstrap, OnApp
 
   private async auditExists(runId: string, stepId: string): Promise<boolean> {
     const read = await this.auditStore.readStream(auditStreamName(runId));
-    return read.events.some((event) => (event.data as { stepId?: unknown }).stepId === stepId);
+    return read.events.some((recorded) => {
+      // Only the step's own audit record answers for it (an input answer or a resolution may name the step too).
+      const event = recorded.type === 'AuditRecorded' ? decodeAuditEvent(recorded) : null;
+      return event?.type === 'AuditRecorded' && event.data.stepId === stepId;
+    });
   }
 
   private follow(source: SagaSource, store: EventStore, types: readonly string[], apply: (event: RecordedEvent, position: string) => void): void {
@@ -295,5 +295,20 @@ export class AuditGapSaga implements OnModuleInit, OnApplicationBootstrap, OnApp
       }
     };
     this.consumers.push(consume());
+  }
+}
+
+/** When a decision that calls for a statement took effect on its run; null for any other event. */
+function decisionTimeOf(event: RunEvent): number | null {
+  switch (event.type) {
+    case 'ApprovalGranted':
+    case 'ApprovalDenied':
+      return event.data.decidedAt;
+    case 'InputSubmitted':
+      return event.data.submittedAt;
+    case 'RunRequeuedByOperator':
+      return event.data.requeuedAt;
+    default:
+      return null;
   }
 }
