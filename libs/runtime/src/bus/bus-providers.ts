@@ -3,6 +3,7 @@ import { DecideRunApprovalHandler } from './decide-run-approval.handler';
 import { DecisionStatements } from './decision-statements';
 import { GetRunStateHandler } from './get-run-state.handler';
 import { InteractiveSegment } from './interactive-segment';
+import { PersonDecision } from './person-decision';
 import { RequeueDeadLetteredRunHandler } from './requeue-dead-lettered-run.handler';
 import { RunService } from './run-service';
 import { StartRunHandler } from './start-run.handler';
@@ -12,6 +13,7 @@ import { SubmitRunInputHandler } from './submit-run-input.handler';
 export const BUS_PROVIDERS = [
   DecisionStatements,
   InteractiveSegment,
+  PersonDecision,
   StartRunHandler,
   CancelRunHandler,
   RequeueDeadLetteredRunHandler,
