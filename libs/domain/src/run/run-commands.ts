@@ -53,6 +53,12 @@ export interface StepTool {
    * pre-approval).
    */
   readonly refused?: boolean;
+  /**
+   * The run's agent, when its configuration pre-approves this write: the
+   * step records `ToolCallPreApproved` (once per step) and the fence in one
+   * append, in that order. Not for a refused call.
+   */
+  readonly preApprovedBy?: string;
 }
 
 /** Begin a step: a model call (no `callIndex`) or a tool call (`callIndex` and `tool`). */

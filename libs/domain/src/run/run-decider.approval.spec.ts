@@ -6,11 +6,12 @@ import {
   RunAlreadySettledError,
   RunNotClaimableError,
   RunNotWaitingError,
+  StepAlreadyCompletedError,
   StepNotStartedError,
 } from '../errors/run-rule-violations';
 import { RunHistory } from '../testing/run-history';
 import { runDeciderSpecification } from '../testing/run-decider-specification';
-import type { DecideApproval, RequestApproval, StepTool, SubmitInput } from './run-commands';
+import type { DecideApproval, RequestApproval, StartStep, StepTool, SubmitInput } from './run-commands';
 import { createRunDecider } from './run-decider';
 import type { ModelResponse } from './run-events';
 import type { RunMode } from './run-mode';
@@ -202,6 +203,61 @@ describe('run decider: a write waits for approval', () => {
       .given(responded().events)
       .when({ type: 'RecordPreApproval', data: { runId: 'run-1', ...LEASE, round: 0, callIndex: 1, toolName: 'files.append', effect: 'NON_IDEMPOTENT_WRITE', agent: 'other' }, metadata: { now: T0 } })
       .thenRejects(InvalidFieldError, { field: 'data.agent' });
+  });
+});
+
+describe('run decider: a pre-approved write starts in one append', () => {
+  const start = (tool: StepTool, now = T0 + SECOND): StartStep => ({
+    type: 'StartStep',
+    data: { runId: 'run-1', ...LEASE, round: 0, callIndex: 1, tool },
+    metadata: { now },
+  });
+
+  it('records ToolCallPreApproved, then the fence, in one decision', () => {
+    const { decision, stateAfter } = spec.given(responded().events).when(start({ ...APPEND, preApprovedBy: 'demo-agent' }));
+    expect(decision).toMatchObject({
+      kind: 'accepted',
+      events: [
+        { type: 'ToolCallPreApproved', data: { stepId: 'run-1/r0/t1', round: 0, callIndex: 1, toolName: 'files.append', effect: 'NON_IDEMPOTENT_WRITE', agent: 'demo-agent', approvedAt: T0 + SECOND } },
+        { type: 'StepStarted', data: { stepId: 'run-1/r0/t1', kind: 'tool', toolName: 'files.append', effect: 'NON_IDEMPOTENT_WRITE' } },
+      ],
+    });
+    expect(stateAfter.approvals.has('run-1/r0/t1')).toBe(true);
+    expect(stateAfter.inFlightWrite).toMatchObject({ stepId: 'run-1/r0/t1' });
+  });
+
+  it('the same events as a pre-approval then a fence in two appends', () => {
+    const two = responded().preApprove(LEASE, 0, 1, APPEND, T0 + SECOND).send(start(APPEND));
+    const one = spec.given(responded().events).when(start({ ...APPEND, preApprovedBy: 'demo-agent' }));
+    expect(one.decision).toEqual({ kind: 'accepted', events: two.events.slice(-2) });
+  });
+
+  it('records no second pre-approval for an approved step', () => {
+    const approved = responded().preApprove(LEASE, 0, 1, WRITE, T0);
+    spec
+      .given(approved.events)
+      .when(start({ ...WRITE, preApprovedBy: 'demo-agent' }))
+      .then([{ type: 'StepStarted', data: expect.objectContaining({ stepId: 'run-1/r0/t1' }) as never }]);
+  });
+
+  it('appends nothing when the fence is refused, and names the field of a bad pre-approval', () => {
+    const completed = responded().startTool(LEASE, 0, 1, APPEND, T0).executed(LEASE, 0, 1, null, T0);
+    spec.given(completed.events).when(start({ ...APPEND, preApprovedBy: 'demo-agent' })).thenRejects(StepAlreadyCompletedError);
+    spec.given(responded().events).when(start({ ...APPEND, preApprovedBy: 'other' })).thenRejects(InvalidFieldError, { field: 'data.tool.preApprovedBy' });
+    spec.given(responded().events).when(start({ ...READ, preApprovedBy: 'demo-agent' })).thenRejects(InvalidFieldError, { field: 'data.tool.effect' });
+    spec
+      .given(responded().events)
+      .when(start({ ...APPEND, refused: true, preApprovedBy: 'demo-agent' }))
+      .thenRejects(InvalidFieldError, { field: 'data.tool.preApprovedBy' });
+  });
+
+  it('a lost lease or a cancel wins over the pre-approval', () => {
+    const stale = { ...start({ ...APPEND, preApprovedBy: 'demo-agent' }) };
+    const lost = spec.given(responded().events).when({ ...stale, data: { ...stale.data, attempt: 2 } });
+    expect(lost.decision.kind).toBe('leaseLost');
+    const cancelled = responded().send({ type: 'RequestCancel', data: { runId: 'run-1', requestedBy: BOB }, metadata: { now: T0 } });
+    const { decision } = spec.given(cancelled.events).when(stale);
+    expect(decision).toMatchObject({ kind: 'accepted', events: [{ type: 'RunCancelled' }] });
   });
 });
 

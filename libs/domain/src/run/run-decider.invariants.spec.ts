@@ -45,11 +45,12 @@ function randomWalk(seed: number, length: number): RunEvent[] {
     () => ({ type: 'ClaimRun', data: { runId, owner: pick(OWNERS) }, metadata: { now } }),
     () => ({ type: 'RenewLease', data: { runId, ...segment() }, metadata: { now } }),
     () => ({ type: 'StartStep', data: { runId, ...segment(), round: Math.floor(random() * 3) }, metadata: { now } }),
-    () => ({
-      type: 'StartStep',
-      data: { runId, ...segment(), round: Math.floor(random() * 3), callIndex: Math.floor(random() * 2), tool: pick(TOOLS) },
-      metadata: { now },
-    }),
+    () => {
+      // Half the writes come pre-approved by the agent: the pre-approval and the fence in one append.
+      const tool = pick(TOOLS);
+      const preApproved = tool.effect !== 'READ_ONLY' && random() < 0.5 ? { preApprovedBy: 'demo-agent' } : {};
+      return { type: 'StartStep', data: { runId, ...segment(), round: Math.floor(random() * 3), callIndex: Math.floor(random() * 2), tool: { ...tool, ...preApproved } }, metadata: { now } };
+    },
     () => ({
       type: 'RecordModelResponse',
       data: { runId, ...segment(), round: Math.floor(random() * 3), response: { type: 'final', content: 'x' } },

@@ -271,12 +271,18 @@ function startStep({ data, metadata }: StartStep, state: RunState, policy: RunPo
     return rejected(new NonIdempotentWriteReplayError(data.runId, stepId));
   }
   const deadline = isWrite(effect) ? operationDeadline(data.tool.operationDeadlineSeconds, policy) : null;
-  if (isWrite(effect) && data.tool.refused !== true && !state.approvals.has(stepId)) {
+  let preApproved: RunEvent | null = null;
+  if (data.tool.preApprovedBy !== undefined) {
+    if (data.tool.refused === true) throw new InvalidFieldError('data.tool.preApprovedBy', 'must not be given for a refused call');
+    const at = { runId: data.runId, stepId, round: data.round, callIndex: data.callIndex, toolName: name, effect, agent: data.tool.preApprovedBy };
+    preApproved = preApprovalOf(at, { effect: 'data.tool.effect', agent: 'data.tool.preApprovedBy' }, state, metadata.now);
+  }
+  if (isWrite(effect) && data.tool.refused !== true && !state.approvals.has(stepId) && preApproved === null) {
     return rejected(new ApprovalRequiredError(data.runId, stepId));
   }
   const leaseExpiresAt =
     deadline === null ? leaseFloor : Math.max(leaseFloor, metadata.now + (deadline + policy.writeLeaseMarginSeconds) * 1000);
-  return accepted({
+  const fence: RunEvent = {
     type: 'StepStarted',
     data: {
       ...base,
@@ -289,7 +295,9 @@ function startStep({ data, metadata }: StartStep, state: RunState, policy: RunPo
       operationDeadlineSeconds: deadline,
       leaseExpiresAt: Math.max(leaseExpiresAt, state.lease?.expiresAt ?? 0),
     },
-  });
+  };
+  // A pre-approved write: its pre-approval and its fence in one append, in that order.
+  return preApproved === null ? accepted(fence) : accepted(preApproved, fence);
 }
 
 /** A repeated report of a completed step is accepted and changes nothing. */
@@ -565,6 +573,8 @@ function requestApproval({ data, metadata }: RequestApproval, state: RunState): 
 /**
  * The agent's configuration pre-approves a write about to execute; recorded
  * once per step. Like `StartStep`, it trusts the segment for the tool's name.
+ * A segment sends the pre-approval with the write's fence instead
+ * (`StartStep` with `tool.preApprovedBy`): one append.
  */
 function recordPreApproval({ data, metadata }: RecordPreApproval, state: RunState): RunDecision {
   const lost = leaseCheck(state, data);
@@ -573,14 +583,27 @@ function recordPreApproval({ data, metadata }: RecordPreApproval, state: RunStat
   assertStepIndex(data.round, 'data.round');
   assertStepIndex(data.callIndex, 'data.callIndex');
   if (typeof data.toolName !== 'string' || data.toolName.length === 0) throw new InvalidFieldError('data.toolName', 'must be a non-empty string');
-  if (!isToolEffect(data.effect) || !isWrite(data.effect)) throw new InvalidFieldError('data.effect', 'must be a write effect: only writes are pre-approved');
-  if (typeof data.agent !== 'string' || data.agent !== state.agent) throw new InvalidFieldError('data.agent', "must be the run's agent");
   const stepId = stepIdFor({ runId: data.runId, round: data.round, callIndex: data.callIndex });
-  if (state.approvals.has(stepId)) return accepted();
-  return accepted({
-    type: 'ToolCallPreApproved',
-    data: { runId: data.runId, stepId, round: data.round, callIndex: data.callIndex, toolName: data.toolName, effect: data.effect, agent: data.agent, approvedAt: metadata.now },
-  });
+  const event = preApprovalOf({ ...data, stepId }, { effect: 'data.effect', agent: 'data.agent' }, state, metadata.now);
+  return event === null ? accepted() : accepted(event);
+}
+
+/**
+ * The `ToolCallPreApproved` of a call, or null when the step is approved
+ * already (recorded once per step). Throws, naming `fields`, for an effect
+ * that is not a write or an agent that is not the run's.
+ */
+function preApprovalOf(
+  at: { readonly runId: string; readonly stepId: string; readonly round: number; readonly callIndex: number; readonly toolName: string; readonly effect: ToolEffect; readonly agent: string },
+  fields: { readonly effect: string; readonly agent: string },
+  state: RunState,
+  now: number,
+): RunEvent | null {
+  if (!isToolEffect(at.effect) || !isWrite(at.effect)) throw new InvalidFieldError(fields.effect, 'must be a write effect: only writes are pre-approved');
+  if (typeof at.agent !== 'string' || at.agent !== state.agent) throw new InvalidFieldError(fields.agent, "must be the run's agent");
+  if (state.approvals.has(at.stepId)) return null;
+  const { runId, stepId, round, callIndex, toolName, effect, agent } = at;
+  return { type: 'ToolCallPreApproved', data: { runId, stepId, round, callIndex, toolName, effect, agent, approvedAt: now } };
 }
 
 /**

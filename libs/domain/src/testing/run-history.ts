@@ -44,13 +44,12 @@ export class RunHistory {
     return this.send({ type: 'RecordModelResponse', data: { runId: this.runId, ...lease, round, response }, metadata: { now } });
   }
 
-  /** Starts a tool step; a write is pre-approved first (as the agent's configuration would), unless `approve` is false. */
+  /** Starts a tool step; a write not approved yet is pre-approved in the same append (as a segment does), unless `approve` is false. */
   startTool(lease: Lease, round: number, callIndex: number, tool: StepTool, now: number, approve = true): this {
     const stepId = stepIdFor({ runId: this.runId, round, callIndex });
-    if (approve && isToolEffect(tool.effect) && isWrite(tool.effect) && tool.refused !== true && !this.state.approvals.has(stepId)) {
-      this.preApprove(lease, round, callIndex, tool, now);
-    }
-    return this.send({ type: 'StartStep', data: { runId: this.runId, ...lease, round, callIndex, tool }, metadata: { now } });
+    const preApprove = approve && isToolEffect(tool.effect) && isWrite(tool.effect) && tool.refused !== true && !this.state.approvals.has(stepId);
+    const sent = preApprove ? { ...tool, preApprovedBy: this.state.agent ?? 'demo-agent' } : tool;
+    return this.send({ type: 'StartStep', data: { runId: this.runId, ...lease, round, callIndex, tool: sent }, metadata: { now } });
   }
 
   preApprove(lease: Lease, round: number, callIndex: number, tool: StepTool, now: number): this {

@@ -10,6 +10,48 @@
  * @param path - JSON path of `value`, used in the returned reason (`data.items[2]`).
  */
 export function findJsonProblem(value: unknown, path: string, maxDepth = 256): string | undefined {
+  // Almost every value is plain JSON: checked without building a path per node; the reason is looked for only when it is not.
+  return isJsonData(value, maxDepth, 0) ? undefined : describeJsonProblem(value, path, maxDepth);
+}
+
+/**
+ * Whether `value` is plain JSON data, by the rules of {@link findJsonProblem}.
+ * Without a set of ancestors: a cycle runs past `maxDepth` and answers false
+ * (the slow walk then names it a circular reference).
+ */
+function isJsonData(v: unknown, maxDepth: number, depth: number): boolean {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(v);
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (v === null) return true;
+  if (depth > maxDepth) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      if (!(i in v) || !isJsonData(v[i], maxDepth, depth + 1)) return false;
+    }
+    return true;
+  }
+  const proto: unknown = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return false;
+  if (Object.getOwnPropertySymbols(v).length > 0) return false;
+  const keys = Object.keys(v);
+  for (let i = 0; i < keys.length; i++) {
+    const child = (v as Record<string, unknown>)[keys[i] as string];
+    if (child !== undefined && !isJsonData(child, maxDepth, depth + 1)) return false;
+  }
+  return true;
+}
+
+/** Why `value` is not plain JSON data (the first problem, with its path), or `undefined` when it is. */
+function describeJsonProblem(value: unknown, path: string, maxDepth: number): string | undefined {
   const ancestors = new Set<object>();
 
   const visit = (v: unknown, at: string, depth: number): string | undefined => {

@@ -45,6 +45,16 @@ describe('findJsonProblem', () => {
     expect(findJsonProblem(cyclic, 'data')).toBe('data.inner.back is a circular reference');
   });
 
+  it('draws the depth bound at the same level on the quick check and the full walk', () => {
+    const nested = (levels: number): unknown => {
+      let v: unknown = 1;
+      for (let i = 0; i < levels; i++) v = i % 2 === 0 ? [v] : { v };
+      return v;
+    };
+    expect(findJsonProblem(nested(4), 'data', 3)).toBeUndefined();
+    expect(findJsonProblem(nested(5), 'data', 3)).toMatch(/nested deeper than 3 levels/);
+  });
+
   it('bounds the depth', () => {
     let deep: unknown = 1;
     for (let i = 0; i < 300; i++) deep = [deep];

@@ -81,7 +81,7 @@ class SegmentStop {
  *   approval (a write the agent does not pre-approve, or a tool whose code
  *   asks for it) are recorded and the run waits (`WAITING_FOR_APPROVAL`),
  *   giving up its lease; a pre-approved write records `ToolCallPreApproved`
- *   right before its fence. A read-only tool may ask for input
+ *   with its fence, in one append. A read-only tool may ask for input
  *   (`UserInputRequired`): the run waits (`WAITING_FOR_INPUT`) the same way.
  * - Before any step, the statement of every decision the run holds (an
  *   approval, a denial, an input answer) is ensured in the audit chain: one
@@ -288,14 +288,9 @@ class Segment {
     const registered = tools.get(call.toolName);
     const effect = registered?.effect ?? tools.effectFor(call.toolName);
     const refused = !offered || registered === undefined;
-    if (!refused && isWrite(effect) && !this.state.approvals.has(stepId)) {
-      // Reached only for a write the agent pre-approves: a person's approval was asked for before this round's calls.
-      await this.send({
-        type: 'RecordPreApproval',
-        data: { runId: this.runId, ...this.lease, round, callIndex, toolName: call.toolName, effect, agent: agent.definition.name },
-        metadata: this.now(),
-      });
-    }
+    // Reached without an approval only for a write the agent pre-approves (a person's was asked for before this round's calls):
+    // the pre-approval goes with the fence, in one append.
+    const preApproved = !refused && isWrite(effect) && !this.state.approvals.has(stepId);
     const at = { runId: this.runId, stepId, effect };
     if (isWrite(effect)) await crashPoint(CrashPoint.BEFORE_WRITE_FENCE, at);
     await this.send({
@@ -305,7 +300,13 @@ class Segment {
         ...this.lease,
         round,
         callIndex,
-        tool: { name: call.toolName, effect, operationDeadlineSeconds: registered?.operationDeadlineSeconds ?? undefined, ...(refused ? { refused: true } : {}) },
+        tool: {
+          name: call.toolName,
+          effect,
+          operationDeadlineSeconds: registered?.operationDeadlineSeconds ?? undefined,
+          ...(refused ? { refused: true } : {}),
+          ...(preApproved ? { preApprovedBy: agent.definition.name } : {}),
+        },
       },
       metadata: this.now(),
     });

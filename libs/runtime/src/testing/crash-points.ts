@@ -28,11 +28,9 @@ export async function writeExecutedWithoutAudit(
     },
     outcome,
   );
-  if (isWrite(options.tool.effect)) {
-    const preApproval = { runId, ...lease, round: 0, callIndex: 0, toolName: options.tool.name, effect: options.tool.effect, agent: options.agent };
-    outcome = await rt.processor.process({ type: 'RecordPreApproval', data: preApproval, metadata: now() }, outcome);
-  }
-  outcome = await rt.processor.process({ type: 'StartStep', data: { runId, ...lease, round: 0, callIndex: 0, tool: options.tool }, metadata: now() }, outcome);
+  // A write is pre-approved with its fence, in one append, as a segment does.
+  const tool = isWrite(options.tool.effect) ? { ...options.tool, preApprovedBy: options.agent } : options.tool;
+  outcome = await rt.processor.process({ type: 'StartStep', data: { runId, ...lease, round: 0, callIndex: 0, tool }, metadata: now() }, outcome);
   outcome = await rt.processor.process(
     { type: 'RecordToolExecution', data: { runId, ...lease, round: 0, callIndex: 0, outcome: 'succeeded', result: { ok: true } }, metadata: now() },
     outcome,
