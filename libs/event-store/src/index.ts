@@ -23,3 +23,4 @@ export * from './eventstoredb';
 export * from './create-event-store';
 export * from './event-id';
 export { pullBatches, yieldToEventLoop } from './core/pull-batches';
+export * from './processing';
