@@ -2,7 +2,7 @@ import type { AuditRecordContent } from '@agent-ledger/domain';
 import { auditRecordHash, isAuditEventType, StreamCategory } from '@agent-ledger/domain';
 import type { EventFilter, EventStore, Position, RecordedEvent } from '@agent-ledger/event-store';
 import { categoryFilter, comparePositions, eventTypeFilter } from '@agent-ledger/event-store';
-import { auditStreamName, runStreamName } from '../execution/run-streams';
+import { auditStreamName, runStreamName } from '../persistence/run-streams';
 import type { AuditStoreVerdict } from './audit-store-verdict';
 import type { AuditHead } from './audit-verdict-builder';
 import { AuditVerdictBuilder, VERDICT_RUN_EVENT_TYPES } from './audit-verdict-builder';

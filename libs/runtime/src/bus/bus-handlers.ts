@@ -1,7 +1,7 @@
 import { CommandHandler, QueryHandler } from '@nestjs/cqrs';
 import type { ICommandHandler, IQueryHandler } from '@nestjs/cqrs';
 import { RunNotFoundError } from '@agent-ledger/domain';
-import { RunService } from '../execution/run-service';
+import { RunService } from './run-service';
 import { CancelRun } from './cancel-run.command';
 import type { CancelRunResult } from './cancel-run.command';
 import { DecideRunApproval } from './decide-run-approval.command';

@@ -10,7 +10,7 @@ import { SqliteEventStore } from '@agent-ledger/event-store';
 import { MessageValidationError } from '@agent-ledger/validation';
 import type { AgentDefinition } from '../agents/agent-definition';
 import { AgentLedgerRuntimeModule } from '../runtime.module';
-import { auditStreamName, runStreamName } from '../execution/run-streams';
+import { auditStreamName, runStreamName } from '../persistence/run-streams';
 import { decisionHistories, seedRun, storedEvents } from '../testing/decision-histories';
 import { CancelRun } from './cancel-run.command';
 import { DecideRunApproval } from './decide-run-approval.command';

@@ -1,4 +1,4 @@
-import type { RunService } from '../execution/run-service';
+import type { RunService } from './run-service';
 import { RequeueDeadLetteredRunHandler } from './bus-handlers';
 import { MessageValidationError, validateMessage } from '@agent-ledger/validation';
 import { RequeueDeadLetteredRun } from './requeue-dead-lettered-run.command';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InvalidFieldError, RunAlreadyExistsError } from '@agent-ledger/domain';
-import { RunService } from '../execution/run-service';
+import { RunService } from './run-service';
 import { IdempotencyKeyReusedError, runIdForIdempotencyKey, sameJson } from './idempotency';
 import type { StartMode, StartRun, StartRunResult } from './start-run.command';
 import { runSummaryOf } from './run-summary';

@@ -1,7 +1,7 @@
 import { Command } from '@nestjs/cqrs';
 import { IsIn, IsString, Length, Matches } from 'class-validator';
 import type { JsonValue, RunState, RunStatus } from '@agent-ledger/domain';
-import type { SegmentOutcome } from '../execution/segment-runner';
+import type { SegmentOutcome } from '../segment/segment-runner';
 import { assignFields, IDEMPOTENCY_KEY_RULE, IDEMPOTENCY_KEY_RULE_MESSAGE, IsJsonValue, IsOmittable, IsPresent, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
 import type { RunSummary } from './run-summary';
 

@@ -4,7 +4,7 @@ import { createRunDecider, currentSchemaVersion } from '@agent-ledger/domain';
 import { RunHistory } from '@agent-ledger/domain/testing';
 import type { EventStore } from '@agent-ledger/event-store';
 import { ExpectedRevision } from '@agent-ledger/event-store';
-import { runStreamName } from '../execution/run-streams';
+import { runStreamName } from '../persistence/run-streams';
 
 /*
  * Test support: the histories of runs that wait for a person's decision,

@@ -22,12 +22,12 @@ import { approvalsOf } from '../agents/agent-approvals';
 import { UserInputRequired } from '../tools/user-input-required';
 import type { AgentCatalog, CatalogAgent } from './agent-catalog';
 import { AGENT_CATALOG } from './agent-catalog';
-import type { StatementRecording } from './audit-recorder';
-import { DispatchRunCommand, RecordAuditCommand, RecordDecisionStatementCommand } from './commands';
-import { QueueIndex } from './queue-index';
+import type { StatementRecording } from '../persistence/audit-recorder';
+import { DispatchRunCommand, RecordAuditCommand, RecordDecisionStatementCommand } from '../persistence/commands';
+import { QueueIndex } from '../queue/queue-index';
 import { buildConversation } from './conversation-builder';
-import type { RunCommandOutcome, RunSnapshot } from './run-command-processor';
-import { RuntimeMetrics } from './runtime-metrics';
+import type { RunCommandOutcome, RunSnapshot } from '../persistence/run-command-processor';
+import { RuntimeMetrics } from '../metrics/runtime-metrics';
 import type { ToolCatalog } from './tool-catalog';
 import { TOOL_CATALOG } from './tool-catalog';
 

@@ -6,7 +6,7 @@ import { deterministicEventId, ExpectedRevision, WrongExpectedRevisionError } fr
 import { toDomainEvents, toEventData } from './domain-event-codec';
 import { AUDIT_EVENT_STORE } from './event-store.tokens';
 import { auditStreamName } from './run-streams';
-import { RuntimeMetrics } from './runtime-metrics';
+import { RuntimeMetrics } from '../metrics/runtime-metrics';
 
 /** What the audit of one step says. */
 export type AuditEntry = RecordAudit['data'];

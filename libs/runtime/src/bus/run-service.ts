@@ -6,16 +6,16 @@ import { assertRunId, continuationOf, InvalidFieldError, MAX_ITERATIONS, RunAlre
 import { AuditStatementNotStoredError } from './audit-statement-not-stored.error';
 import type { Clock } from '../clock/clock';
 import { CLOCK } from '../clock/clock';
-import type { AgentCatalog } from './agent-catalog';
-import { AGENT_CATALOG } from './agent-catalog';
-import { DispatchRunCommand, RecordDecisionStatementCommand } from './commands';
-import { QueueIndex } from './queue-index';
-import type { RunCommandOutcome } from './run-command-processor';
-import { RunCommandProcessor } from './run-command-processor';
-import { RuntimeMetrics } from './runtime-metrics';
-import type { SegmentOutcome } from './segment-runner';
-import { SegmentRunner } from './segment-runner';
-import { newSegmentOwner } from './segment-identity';
+import type { AgentCatalog } from '../segment/agent-catalog';
+import { AGENT_CATALOG } from '../segment/agent-catalog';
+import { DispatchRunCommand, RecordDecisionStatementCommand } from '../persistence/commands';
+import { QueueIndex } from '../queue/queue-index';
+import type { RunCommandOutcome } from '../persistence/run-command-processor';
+import { RunCommandProcessor } from '../persistence/run-command-processor';
+import { RuntimeMetrics } from '../metrics/runtime-metrics';
+import type { SegmentOutcome } from '../segment/segment-runner';
+import { SegmentRunner } from '../segment/segment-runner';
+import { newSegmentOwner } from '../segment/segment-identity';
 
 /** A request to run an agent. */
 export interface RunRequest {

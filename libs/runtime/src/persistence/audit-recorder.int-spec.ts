@@ -5,7 +5,7 @@ import type { StoreFixture, StoreKind } from '../testing/store-fixture';
 import { startStores } from '../testing/store-fixture';
 import { AuditRecorder } from './audit-recorder';
 import { auditStreamName } from './run-streams';
-import { RuntimeMetrics } from './runtime-metrics';
+import { RuntimeMetrics } from '../metrics/runtime-metrics';
 
 /** The real store, counting the reads of whole streams (what the recorder's cache saves). */
 function countingReads(store: EventStore): { store: EventStore; reads: () => number } {

@@ -5,7 +5,7 @@ import { StreamCategory } from '@agent-ledger/domain';
 import type { EventStore, EventSubscription, Position, RecordedEvent } from '@agent-ledger/event-store';
 import { categoryFilter } from '@agent-ledger/event-store';
 import { ChangeSignal } from './change-signal';
-import { RUN_EVENT_STORE } from './event-store.tokens';
+import { RUN_EVENT_STORE } from '../persistence/event-store.tokens';
 
 /** What the queue needs to know of a run. */
 interface IndexedRun {

@@ -8,7 +8,7 @@ import { toDomainEvents, toEventData } from './domain-event-codec';
 import { RUN_EVENT_STORE } from './event-store.tokens';
 import { RUN_DECIDER } from './run-decider.token';
 import { runStreamName } from './run-streams';
-import { RuntimeMetrics } from './runtime-metrics';
+import { RuntimeMetrics } from '../metrics/runtime-metrics';
 
 /** A run's state as of a stream revision. */
 export interface RunSnapshot {

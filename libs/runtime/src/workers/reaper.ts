@@ -5,13 +5,13 @@ import type { RunDecision } from '@agent-ledger/domain';
 import { resolveRunPolicy } from '@agent-ledger/domain';
 import type { Clock } from '../clock/clock';
 import { CLOCK } from '../clock/clock';
-import { DispatchRunCommand } from './commands';
-import { QueueIndex } from './queue-index';
-import type { RunCommandOutcome } from './run-command-processor';
+import { DispatchRunCommand } from '../persistence/commands';
+import { QueueIndex } from '../queue/queue-index';
+import type { RunCommandOutcome } from '../persistence/run-command-processor';
 import type { ExecutionOptions } from './runtime-options';
 import { EXECUTION_OPTIONS } from './runtime-options';
-import { RuntimeMetrics } from './runtime-metrics';
-import { newSegmentOwner } from './segment-identity';
+import { RuntimeMetrics } from '../metrics/runtime-metrics';
+import { newSegmentOwner } from '../segment/segment-identity';
 
 /** What one pass of the reaper did, run by run. */
 export interface ReapReport {

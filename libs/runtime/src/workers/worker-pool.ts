@@ -3,14 +3,14 @@ import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/comm
 import { CommandBus } from '@nestjs/cqrs';
 import type { Clock } from '../clock/clock';
 import { CLOCK } from '../clock/clock';
-import { DispatchRunCommand } from './commands';
-import { QueueIndex } from './queue-index';
-import type { RunCommandOutcome } from './run-command-processor';
+import { DispatchRunCommand } from '../persistence/commands';
+import { QueueIndex } from '../queue/queue-index';
+import type { RunCommandOutcome } from '../persistence/run-command-processor';
 import type { ExecutionOptions } from './runtime-options';
 import { EXECUTION_OPTIONS } from './runtime-options';
-import { RuntimeMetrics } from './runtime-metrics';
-import { newSegmentOwner } from './segment-identity';
-import { SegmentRunner } from './segment-runner';
+import { RuntimeMetrics } from '../metrics/runtime-metrics';
+import { newSegmentOwner } from '../segment/segment-identity';
+import { SegmentRunner } from '../segment/segment-runner';
 
 /**
  * This process's queue workers: `concurrency` loops, each claiming a due
