@@ -9,6 +9,7 @@ import type { Clock } from './clock/clock';
 import { CLOCK, systemClock } from './clock/clock';
 import type { AgentCatalog } from './segment/agent-catalog';
 import { AGENT_CATALOG, agentCatalogOf } from './segment/agent-catalog';
+import { PROCESSORS_OPTIONS } from './persistence/event-processors.options';
 import { AUDIT_EVENT_STORE, RUN_EVENT_STORE } from './persistence/event-store.tokens';
 import { ExecutionModule } from './execution/execution.module';
 import { RUN_DECIDER } from './persistence/run-decider.token';
@@ -96,6 +97,7 @@ export class AgentLedgerRuntimeModule {
           workers: options.workers,
           reaper: options.reaper,
           auditGapSaga: options.auditGapSaga,
+          processors: options.processors,
         }),
       ],
       providers: [...BUS_PROVIDERS],
@@ -193,7 +195,8 @@ const DEFERRED_EXECUTION_PROVIDERS: ReadonlyMap<InjectionToken, Deferred> = new 
   [RUN_EVENT_STORE, { useFactory: (o) => o.store }],
   [AUDIT_EVENT_STORE, { useFactory: (o) => o.auditStore ?? o.store }],
   [CLOCK, { useFactory: (o) => o.clock ?? systemClock }],
-  [EXECUTION_OPTIONS, { useFactory: (o): ExecutionOptions => ({ policy: o.policy, workers: o.workers, reaper: o.reaper, auditGapSaga: o.auditGapSaga }) }],
+  [EXECUTION_OPTIONS, { useFactory: (o): ExecutionOptions => ({ policy: o.policy, workers: o.workers, reaper: o.reaper, auditGapSaga: o.auditGapSaga, processors: o.processors }) }],
+  [PROCESSORS_OPTIONS, { useFactory: (o) => o.processors ?? {} }],
   [AUDIT_GAP_SAGA_OPTIONS, { useFactory: (o) => checkAuditGapSagaOptions(o.auditGapSaga) }],
   [RUN_DECIDER, { useFactory: (o) => createRunDecider(o.policy) }],
   [AGENT_CATALOG, { useFactory: (o) => agentCatalogFrom(o) }],

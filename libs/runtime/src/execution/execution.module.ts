@@ -13,6 +13,8 @@ import { AgentToolsCheck } from '../segment/agent-tools-check';
 import { AuditRecorder } from '../persistence/audit-recorder';
 import { DispatchRunCommandHandler, RecordAuditCommandHandler, RecordDecisionStatementCommandHandler } from '../persistence/command-handlers';
 import { AUDIT_EVENT_STORE, RUN_EVENT_STORE } from '../persistence/event-store.tokens';
+import { EventProcessors } from '../persistence/event-processors';
+import { PROCESSORS_OPTIONS } from '../persistence/event-processors.options';
 import { QueueIndex } from '../queue/queue-index';
 import { Reaper } from '../workers/reaper';
 import { RunCommandProcessor } from '../persistence/run-command-processor';
@@ -53,7 +55,7 @@ export interface ExecutionModuleOptions extends ExecutionOptions {
 @Module({})
 export class ExecutionModule {
   static forRoot(options: ExecutionModuleOptions): DynamicModule {
-    const execution: ExecutionOptions = { policy: options.policy, workers: options.workers, reaper: options.reaper, auditGapSaga: options.auditGapSaga };
+    const execution: ExecutionOptions = { policy: options.policy, workers: options.workers, reaper: options.reaper, auditGapSaga: options.auditGapSaga, processors: options.processors };
     return {
       module: ExecutionModule,
       imports: [CqrsModule.forRoot(), ...(options.imports ?? [])],
@@ -62,6 +64,8 @@ export class ExecutionModule {
         { provide: AUDIT_EVENT_STORE, useValue: options.auditStore ?? options.runStore },
         { provide: CLOCK, useValue: options.clock ?? systemClock },
         { provide: EXECUTION_OPTIONS, useValue: execution },
+        { provide: PROCESSORS_OPTIONS, useValue: options.processors ?? {} },
+        EventProcessors,
         { provide: AUDIT_GAP_SAGA_OPTIONS, useFactory: () => checkAuditGapSagaOptions(options.auditGapSaga) },
         { provide: RUN_DECIDER, useValue: createRunDecider(options.policy) },
         { provide: AGENT_CATALOG, useValue: options.agents },
@@ -80,7 +84,7 @@ export class ExecutionModule {
         AgentToolsCheck,
         AuditGapSaga,
       ],
-      exports: [RunService, WorkerPool, Reaper, AuditGapSaga, QueueIndex, RuntimeMetrics, RunCommandProcessor, RUN_EVENT_STORE, AUDIT_EVENT_STORE, CLOCK, TOOL_CATALOG],
+      exports: [RunService, WorkerPool, Reaper, AuditGapSaga, QueueIndex, EventProcessors, RuntimeMetrics, RunCommandProcessor, RUN_EVENT_STORE, AUDIT_EVENT_STORE, CLOCK, TOOL_CATALOG],
     };
   }
 }

@@ -1,4 +1,5 @@
 import type { RunPolicyOptions } from '@agent-ledger/domain';
+import type { ProcessorsOptions } from '../persistence/event-processors.options';
 import type { AuditGapSagaOptions } from '../saga/audit-gap-saga.options';
 
 /** How this process's workers take queued runs. */
@@ -23,6 +24,8 @@ export interface ExecutionOptions {
   readonly reaper?: ReaperOptions;
   /** The audit-gap saga of this process. */
   readonly auditGapSaga?: AuditGapSagaOptions;
+  /** The processors' database: the queue's checkpointed table of unfinished runs, with its checkpoint. */
+  readonly processors?: ProcessorsOptions;
 }
 
 /** Injection token of the resolved {@link ExecutionOptions}. */
