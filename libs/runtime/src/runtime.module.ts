@@ -14,7 +14,7 @@ import { AUDIT_EVENT_STORE, RUN_EVENT_STORE } from './persistence/event-store.to
 import { ExecutionModule } from './execution/execution.module';
 import { RUN_DECIDER } from './persistence/run-decider.token';
 import type { ExecutionOptions } from './workers/runtime-options';
-import { EXECUTION_OPTIONS } from './workers/runtime-options';
+import { EXECUTION_OPTIONS, processorsOptionsOf } from './workers/runtime-options';
 import { TOOL_CATALOG } from './segment/tool-catalog';
 import type { ModelProviderFactoryOptions } from './models/model-provider-factory';
 import { createModelProvider } from './models/model-provider-factory';
@@ -196,7 +196,7 @@ const DEFERRED_EXECUTION_PROVIDERS: ReadonlyMap<InjectionToken, Deferred> = new 
   [AUDIT_EVENT_STORE, { useFactory: (o) => o.auditStore ?? o.store }],
   [CLOCK, { useFactory: (o) => o.clock ?? systemClock }],
   [EXECUTION_OPTIONS, { useFactory: (o): ExecutionOptions => ({ policy: o.policy, workers: o.workers, reaper: o.reaper, auditGapSaga: o.auditGapSaga, processors: o.processors }) }],
-  [PROCESSORS_OPTIONS, { useFactory: (o) => o.processors ?? {} }],
+  [PROCESSORS_OPTIONS, { useFactory: (o) => processorsOptionsOf(o) }],
   [AUDIT_GAP_SAGA_OPTIONS, { useFactory: (o) => checkAuditGapSagaOptions(o.auditGapSaga) }],
   [RUN_DECIDER, { useFactory: (o) => createRunDecider(o.policy) }],
   [AGENT_CATALOG, { useFactory: (o) => agentCatalogFrom(o) }],

@@ -1,4 +1,4 @@
-import { pullBatches, yieldToEventLoop } from '../core/pull-batches';
+import { NOT_YET, pullBatches, raceMicrotasks, yieldToEventLoop } from '../core/pull-batches';
 import { InvalidOptionError } from '../port/errors/invalid-option.error';
 import type { RecordedEvent } from '../port/event';
 import type { EventFilter } from '../port/event-filter';
@@ -214,11 +214,15 @@ export class ProcessorRunner {
           batchSize: this.batchSize,
           signal: this.abort.signal,
         });
-        for await (const batch of pullBatches(subscription, this.batchSize, this.batchLingerMs)) {
-          this.applyBatch(batch);
-          attempt = 0;
-          if (this.stopping) break;
-          await yieldToEventLoop();
+        if (this.batchLingerMs > 0) {
+          for await (const batch of pullBatches(subscription, this.batchSize, this.batchLingerMs)) {
+            this.applyBatch(batch);
+            attempt = 0;
+            if (this.stopping) break;
+            await yieldToEventLoop();
+          }
+        } else {
+          await this.consumeLive(subscription, () => (attempt = 0));
         }
       } catch (error) {
         if (this.stopping) break;
@@ -227,6 +231,54 @@ export class ProcessorRunner {
         this.fail(error, { source: this.source, attempt, retryInMs });
         await delay(retryInMs, this.abort.signal);
       }
+    }
+  }
+
+  /**
+   * Applies the subscription's events without waiting for a turn of the event
+   * loop: an event that arrives while the runner is idle is applied at once,
+   * within a microtask of its delivery (so this process's queries see its own
+   * appends as soon as the old per-event consumers did), and the events at
+   * hand behind it (a page of the store, a catch-up) are applied together, up
+   * to `batchSize` a transaction. A full batch lets timers and I/O run before
+   * the next.
+   */
+  private async consumeLive(subscription: AsyncIterable<RecordedEvent>, committed: () => void): Promise<void> {
+    const iterator = subscription[Symbol.asyncIterator]();
+    let pending: Promise<IteratorResult<RecordedEvent>> | null = null;
+    let batch: RecordedEvent[] = [];
+    const apply = (events: RecordedEvent[]): void => {
+      this.applyBatch(events);
+      committed();
+    };
+    try {
+      while (!this.stopping) {
+        pending ??= iterator.next();
+        const quick = await raceMicrotasks(pending);
+        if (quick === NOT_YET) {
+          if (batch.length > 0) {
+            apply(batch);
+            batch = [];
+            continue;
+          }
+          const next = await pending;
+          pending = null;
+          if (next.done === true) return;
+          apply([next.value]);
+          continue;
+        }
+        pending = null;
+        if (quick.done === true) break;
+        batch.push(quick.value);
+        if (batch.length >= this.batchSize) {
+          apply(batch);
+          batch = [];
+          await yieldToEventLoop();
+        }
+      }
+      if (batch.length > 0 && !this.stopping) apply(batch);
+    } finally {
+      await iterator.return?.();
     }
   }
 
@@ -309,14 +361,28 @@ export class ProcessorRunner {
     }
     const error = new ProcessorStoreMismatchError(database.path, this.source, recorded ?? 'unknown', current);
     if ((this.options.onStoreMismatch ?? 'refuse') !== 'reset') throw error;
-    database.transaction(() => {
-      for (const { processor } of this.fed) processor.reset();
-      database.forgetCheckpoints(this.source);
-      database.recordSourceIdentity(this.source, current, now);
-    });
+    await this.reset();
     (this.options.log ?? ((m: string) => process.stderr.write(`${m}\n`)))(
       `${error.message.replace(/: reset it.*$/, '')}: reset it (onStoreMismatch: reset); its processors (${this.fed.map((f) => f.processor.name).join(', ')}) follow the store from its start`,
     );
+  }
+
+  /**
+   * Forgets what the processors derived from the store: resets every
+   * processor, forgets the source's checkpoints and records the store's
+   * identity, in one transaction; the processors then start from the
+   * beginning of the store. For a host that resets several runners of one
+   * database together (their processors' state may be tied). Not while the
+   * runner follows.
+   */
+  async reset(): Promise<void> {
+    const database = this.options.database;
+    const current = (await this.options.store.storeIdentity()).id;
+    database.transaction(() => {
+      for (const { processor } of this.fed) processor.reset();
+      database.forgetCheckpoints(this.source);
+      database.recordSourceIdentity(this.source, current, (this.options.now ?? Date.now)());
+    });
   }
 }
 

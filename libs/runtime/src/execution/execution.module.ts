@@ -21,7 +21,7 @@ import { RunCommandProcessor } from '../persistence/run-command-processor';
 import { RUN_DECIDER } from '../persistence/run-decider.token';
 import { RunService } from '../bus/run-service';
 import type { ExecutionOptions } from '../workers/runtime-options';
-import { EXECUTION_OPTIONS } from '../workers/runtime-options';
+import { EXECUTION_OPTIONS, processorsOptionsOf } from '../workers/runtime-options';
 import { RuntimeMetrics } from '../metrics/runtime-metrics';
 import { SegmentRunner } from '../segment/segment-runner';
 import { TOOL_CATALOG } from '../segment/tool-catalog';
@@ -64,7 +64,7 @@ export class ExecutionModule {
         { provide: AUDIT_EVENT_STORE, useValue: options.auditStore ?? options.runStore },
         { provide: CLOCK, useValue: options.clock ?? systemClock },
         { provide: EXECUTION_OPTIONS, useValue: execution },
-        { provide: PROCESSORS_OPTIONS, useValue: options.processors ?? {} },
+        { provide: PROCESSORS_OPTIONS, useFactory: () => processorsOptionsOf(options) },
         EventProcessors,
         { provide: AUDIT_GAP_SAGA_OPTIONS, useFactory: () => checkAuditGapSagaOptions(options.auditGapSaga) },
         { provide: RUN_DECIDER, useValue: createRunDecider(options.policy) },

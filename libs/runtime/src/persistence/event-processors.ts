@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationShutdown, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { EventProcessor, EventStore, ProcessorRunnerStats } from '@agent-ledger/event-store';
-import { ProcessorDatabase, ProcessorRunner } from '@agent-ledger/event-store';
+import { ProcessorDatabase, ProcessorRunner, ProcessorStoreMismatchError } from '@agent-ledger/event-store';
 import { AUDIT_EVENT_STORE, RUN_EVENT_STORE } from './event-store.tokens';
 import type { ProcessorsOptions } from './event-processors.options';
 import { PROCESSORS_OPTIONS } from './event-processors.options';
@@ -24,6 +24,9 @@ export class EventProcessors implements OnModuleInit, OnModuleDestroy, OnApplica
   private opened: ProcessorDatabase | null = null;
   private readonly runners = new Map<ProcessorSource, ProcessorRunner>();
   private starting: Promise<void> | null = null;
+  private opening: Promise<void> | null = null;
+  private readonly registered: string[] = [];
+  private readonly preparations: Array<() => Promise<void>> = [];
 
   constructor(
     @Inject(RUN_EVENT_STORE) private readonly runStore: EventStore,
@@ -43,6 +46,16 @@ export class EventProcessors implements OnModuleInit, OnModuleDestroy, OnApplica
    */
   register(source: ProcessorSource, processor: EventProcessor): void {
     this.runnerOf(source).add(processor);
+    this.registered.push(processor.name);
+  }
+
+  /**
+   * Adds work to do once before the stores are checked and the runners start
+   * (an import of state an earlier version kept elsewhere). Call it before
+   * {@link open}, in a constructor.
+   */
+  prepare(step: () => Promise<void>): void {
+    this.preparations.push(step);
   }
 
   /** Checks the database against the stores before any part of the application starts (see {@link open}). */
@@ -52,17 +65,43 @@ export class EventProcessors implements OnModuleInit, OnModuleDestroy, OnApplica
 
   /**
    * Checks that the database was made from the runtime's stores (each
-   * runner's identity check): on a mismatch it refuses, or resets the
-   * processors' state when `onStoreMismatch` is `reset`.
+   * runner's identity check). On a mismatch it refuses, or, when
+   * `onStoreMismatch` is `reset`, resets every runner's processors and
+   * checkpoints (the processors' rows may be tied across stores, as the
+   * saga's writes and audits are) and logs it. Idempotent.
    * @throws ProcessorStoreMismatchError on a mismatch with `refuse`
    */
-  async open(): Promise<void> {
-    for (const runner of this.runners.values()) await runner.open();
+  open(): Promise<void> {
+    this.opening ??= this.checkStores().catch((error: unknown) => {
+      this.opening = null;
+      throw error;
+    });
+    return this.opening;
+  }
+
+  private async checkStores(): Promise<void> {
+    for (const step of this.preparations) await step();
+    try {
+      for (const runner of this.runners.values()) await runner.open();
+    } catch (error) {
+      if (!(error instanceof ProcessorStoreMismatchError) || this.options.onStoreMismatch !== 'reset') throw error;
+      for (const runner of this.runners.values()) await runner.reset();
+      for (const runner of this.runners.values()) await runner.open();
+      this.logger.warn(
+        `${error.message.replace(/: reset it.*$/, '')}: reset it (onStoreMismatch: reset); the processors (${this.names().join(', ')}) follow the stores from their start`,
+      );
+    }
+  }
+
+  /** The name of the runner's source that reads the store of a role (`runs` for both when the audit streams live in the run store). */
+  sourceName(role: ProcessorSource): ProcessorSource {
+    return role === 'audit' && this.auditStore === this.runStore ? 'runs' : role;
   }
 
   /** Starts every runner (idempotent). */
   start(): Promise<void> {
     this.starting ??= (async () => {
+      await this.open();
       for (const runner of this.runners.values()) await runner.start();
     })().catch((error: unknown) => {
       this.starting = null;
@@ -91,21 +130,25 @@ export class EventProcessors implements OnModuleInit, OnModuleDestroy, OnApplica
     this.opened?.close();
   }
 
+  private names(): string[] {
+    return [...this.registered];
+  }
+
   private runnerOf(source: ProcessorSource): ProcessorRunner {
     // One store in both roles: one runner reads it.
-    const key: ProcessorSource = source === 'audit' && this.auditStore === this.runStore ? 'runs' : source;
+    const key = this.sourceName(source);
     let runner = this.runners.get(key);
     if (runner === undefined) {
       runner = new ProcessorRunner({
         store: key === 'runs' ? this.runStore : this.auditStore,
         source: key,
         database: this.database,
-        onStoreMismatch: this.options.onStoreMismatch,
+        // A mismatch is handled here, for every runner at once (see open).
+        onStoreMismatch: 'refuse',
         onError: (error, failure) =>
           this.logger.error(
             `The processors of the ${key} store failed${failure.retryInMs === null ? '' : `; reading again from their checkpoints in ${failure.retryInMs} ms (attempt ${failure.attempt})`}: ${error instanceof Error ? error.message : String(error)}`,
           ),
-        log: (message) => this.logger.warn(message),
       });
       this.runners.set(key, runner);
     }

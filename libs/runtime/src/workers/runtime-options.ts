@@ -30,3 +30,17 @@ export interface ExecutionOptions {
 
 /** Injection token of the resolved {@link ExecutionOptions}. */
 export const EXECUTION_OPTIONS = Symbol('agent-ledger:ExecutionOptions');
+
+/**
+ * The processors' options with their defaults: the saga's ledger file is the
+ * processors' database unless `processors.databasePath` names another (a host
+ * of an earlier version then keeps its queue and saga state in the file it
+ * gave), and the saga's `onStoreMismatch` applies unless the processors give one.
+ */
+export function processorsOptionsOf(options: ExecutionOptions): ProcessorsOptions {
+  const saga = options.auditGapSaga?.enabled === false ? undefined : options.auditGapSaga;
+  return {
+    databasePath: options.processors?.databasePath ?? saga?.databasePath,
+    onStoreMismatch: options.processors?.onStoreMismatch ?? saga?.onStoreMismatch,
+  };
+}
