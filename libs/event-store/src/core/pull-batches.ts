@@ -89,3 +89,17 @@ export async function raceMicrotasks<T>(promise: Promise<T>): Promise<T | typeof
   for (let hop = 0; hop < MICROTASK_HOPS && !settled; hop++) await null;
   return settled ? promise : NOT_YET;
 }
+
+/** Resolves after `ms`, or at once when `signal` is aborted (a back-off that a stop cuts short). */
+export function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

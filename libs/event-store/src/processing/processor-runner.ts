@@ -1,4 +1,4 @@
-import { NOT_YET, pullBatches, raceMicrotasks, yieldToEventLoop } from '../core/pull-batches';
+import { abortableDelay, NOT_YET, pullBatches, raceMicrotasks, yieldToEventLoop } from '../core/pull-batches';
 import { InvalidOptionError } from '../port/errors/invalid-option.error';
 import type { RecordedEvent } from '../port/event';
 import type { EventFilter } from '../port/event-filter';
@@ -229,7 +229,7 @@ export class ProcessorRunner {
         attempt++;
         const retryInMs = Math.min(this.retryDelayMs * 2 ** Math.min(attempt - 1, 30), this.maxRetryDelayMs);
         this.fail(error, { source: this.source, attempt, retryInMs });
-        await delay(retryInMs, this.abort.signal);
+        await abortableDelay(retryInMs, this.abort.signal);
       }
     }
   }
@@ -397,15 +397,3 @@ function integerOption(value: unknown, option: string, fallback: number, min: nu
   return value;
 }
 
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
