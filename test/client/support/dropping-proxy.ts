@@ -24,6 +24,19 @@ export interface DroppingProxy {
   close(): Promise<void>;
 }
 
+/** Options of {@link startDroppingProxy}. */
+export interface DroppingProxyOptions {
+  /**
+   * A path prefix the client requests (through the proxy) each time it has
+   * read an event. With it, a stream that reached its cut with at least one
+   * whole frame forwarded is held there, and cut only when such a request
+   * arrives: a browser discards the bytes it has not read yet when the
+   * connection resets, so without this all cuts may land before the page
+   * reads a single event, and no reconnection would have an id to resume from.
+   */
+  readonly cutWhenRequested?: string;
+}
+
 /**
  * An HTTP proxy to `target` that forwards every request; the answer of the
  * n-th event-stream request (`text/event-stream`) is cut after
@@ -31,11 +44,13 @@ export interface DroppingProxy {
  * usually in the middle of a frame, as a dropped connection would. Later
  * event-stream requests pass through whole.
  */
-export async function startDroppingProxy(target: string, cutAfterBytes: readonly number[]): Promise<DroppingProxy> {
+export async function startDroppingProxy(target: string, cutAfterBytes: readonly number[], options: DroppingProxyOptions = {}): Promise<DroppingProxy> {
   const upstream = new URL(target);
   const requests: ProxiedRequest[] = [];
   const waiters: Array<{ prefix: string; resolve: (request: ProxiedRequest) => void }> = [];
   let streams = 0;
+  /** Cuts of streams held until the client says it read an event (see `cutWhenRequested`). */
+  const heldCuts: Array<() => void> = [];
   const notify = (proxied: ProxiedRequest): void => {
     for (const waiter of [...waiters]) {
       if (proxied.path.startsWith(waiter.prefix)) {
@@ -45,6 +60,9 @@ export async function startDroppingProxy(target: string, cutAfterBytes: readonly
     }
   };
   const server: Server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
+    if (options.cutWhenRequested !== undefined && (incoming.url ?? '').startsWith(options.cutWhenRequested)) {
+      for (const cut of heldCuts.splice(0)) cut();
+    }
     const proxied: ProxiedRequest = { path: incoming.url ?? '/', headers: incoming.headers, bytes: 0, cut: false, closed: false, answered: false };
     requests.push(proxied);
     const forward = request(
@@ -56,18 +74,31 @@ export async function startDroppingProxy(target: string, cutAfterBytes: readonly
         outgoing.flushHeaders();
         proxied.answered = true;
         notify(proxied);
+        let forwarded = '';
+        const cut = (): void => {
+          // The write is flushed before the socket goes: the client gets the bytes, then a reset.
+          outgoing.socket?.end(() => outgoing.socket?.destroy());
+          answer.destroy();
+        };
         answer.on('data', (chunk: Buffer) => {
           if (proxied.cut) return;
           if (limit !== undefined && proxied.bytes + chunk.length >= limit) {
-            outgoing.write(chunk.subarray(0, limit - proxied.bytes));
+            const part = chunk.subarray(0, limit - proxied.bytes);
+            outgoing.write(part);
+            forwarded += part.toString('utf8');
             proxied.bytes = limit;
             proxied.cut = true;
-            // The write is flushed before the socket goes: the client gets the bytes, then a reset.
-            outgoing.socket?.end(() => outgoing.socket?.destroy());
-            answer.destroy();
+            const wholeFrames = forwarded.split('\n\n').length - 1;
+            if (options.cutWhenRequested !== undefined && wholeFrames > 0) {
+              answer.pause();
+              heldCuts.push(cut);
+            } else {
+              cut();
+            }
             return;
           }
           proxied.bytes += chunk.length;
+          if (limit !== undefined) forwarded += chunk.toString('utf8');
           outgoing.write(chunk);
         });
         answer.on('end', () => outgoing.end());

@@ -8,6 +8,7 @@ import type { ApprovalCall, CarriedStep, FailureInfo, InFlightWrite, ModelRespon
 import { idempotencyKeyFor, stepIdFor } from './step-id';
 import type { RunMode } from './run-mode';
 import type { RunStatus } from './run-status';
+import { runStatusAfter } from './run-status-machine';
 import type { StepKind } from './step-id';
 import type { TerminationReason } from './termination-reason';
 
@@ -152,10 +153,13 @@ export function initialRunState(): RunState {
  */
 export function evolveRun(state: RunState, event: RunEvent): RunState {
   const statement = statementOf(event, state.pendingApproval);
-  const next = evolveFacts(state, event);
+  const facts = evolveFacts(state, event);
+  const status = runStatusAfter(state.status, event);
+  const next = facts.status === status ? facts : { ...facts, status };
   return statement === null ? next : { ...next, statements: [...state.statements, statement] };
 }
 
+/** Everything an event changes but the status (the one status machine, `runStatusAfter`, says that). */
 function evolveFacts(state: RunState, event: RunEvent): RunState {
   switch (event.type) {
     case 'RunRequested': {
@@ -163,11 +167,11 @@ function evolveFacts(state: RunState, event: RunEvent): RunState {
       const root = continuation?.idempotencyRoot ?? runId;
       let steps = state.steps;
       for (const carried of continuation?.carriedSteps ?? []) steps = withStep(steps, carriedStepRecord(runId, root, carried));
-      return { ...state, status: 'QUEUED', runId, agent, input, mode, maxIterations, notBefore: requestedAt, idempotencyRoot: root, steps };
+      return { ...state, runId, agent, input, mode, maxIterations, notBefore: requestedAt, idempotencyRoot: root, steps };
     }
     case 'RunClaimed': {
       const { owner, attempt, leaseExpiresAt } = event.data;
-      return { ...state, status: 'RUNNING', attempt, notBefore: null, lease: { owner, attempt, expiresAt: leaseExpiresAt } };
+      return { ...state, attempt, notBefore: null, lease: { owner, attempt, expiresAt: leaseExpiresAt } };
     }
     case 'LeaseRenewed':
       return state.lease === null ? state : { ...state, lease: { ...state.lease, expiresAt: event.data.leaseExpiresAt } };
@@ -212,7 +216,7 @@ function evolveFacts(state: RunState, event: RunEvent): RunState {
       return { ...state, steps, inFlightWrite };
     }
     case 'RunRequeued':
-      return { ...state, status: 'QUEUED', lease: null, requeues: event.data.requeues, notBefore: event.data.notBefore };
+      return { ...state, lease: null, requeues: event.data.requeues, notBefore: event.data.notBefore };
     case 'RunCompleted':
       return settle(state, { status: 'COMPLETED', reason: 'COMPLETED', deadLettered: false });
     case 'RunFailed':
@@ -227,7 +231,7 @@ function evolveFacts(state: RunState, event: RunEvent): RunState {
       return { ...state, auditGaps: new Set([...state.auditGaps, event.data.stepId]) };
     case 'ApprovalRequested': {
       const { round, calls, onDenial, requestedAt } = event.data;
-      return { ...state, status: 'WAITING_FOR_APPROVAL', lease: null, pendingApproval: { round, calls, onDenial, requestedAt } };
+      return { ...state, lease: null, pendingApproval: { round, calls, onDenial, requestedAt } };
     }
     case 'ToolCallPreApproved':
       return { ...state, approvals: withEntry(state.approvals, event.data.stepId, 'preApproved') };
@@ -247,7 +251,7 @@ function evolveFacts(state: RunState, event: RunEvent): RunState {
     }
     case 'InputRequested': {
       const { stepId, round, callIndex, toolName, prompt, requestedAt } = event.data;
-      return { ...state, status: 'WAITING_FOR_INPUT', lease: null, pendingInput: { stepId, round, callIndex, toolName, prompt, requestedAt } };
+      return { ...state, lease: null, pendingInput: { stepId, round, callIndex, toolName, prompt, requestedAt } };
     }
     case 'InputSubmitted':
       return { ...resumed(state, event.data.submittedAt), inputs: withEntry(state.inputs, event.data.stepId, event.data.input) };
@@ -277,7 +281,7 @@ function carriedStepRecord(runId: string, root: string, carried: CarriedStep): S
 
 /** A waiting run queued again after a person's decision or input, due at once. */
 function resumed(state: RunState, at: number): RunState {
-  return { ...state, status: 'QUEUED', notBefore: at, pendingApproval: null, pendingInput: null, resumedAfterPause: true };
+  return { ...state, notBefore: at, pendingApproval: null, pendingInput: null, resumedAfterPause: true };
 }
 
 /** A denied call: completed without executing, its result telling the model it was denied. */
@@ -318,5 +322,5 @@ function withStep(steps: ReadonlyMap<string, StepRecord>, step: StepRecord): Rea
 }
 
 function settle(state: RunState, settlement: Settlement): RunState {
-  return { ...state, status: settlement.status, settlement, lease: null, notBefore: null, pendingApproval: null, pendingInput: null };
+  return { ...state, settlement, lease: null, notBefore: null, pendingApproval: null, pendingInput: null };
 }

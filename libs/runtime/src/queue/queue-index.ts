@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { RunMode } from '@agent-ledger/domain';
+import type { CancelRequested, RunMode } from '@agent-ledger/domain';
+import { decodeRunEvent } from '@agent-ledger/domain';
 import type { RecordedEvent } from '@agent-ledger/event-store';
 import { EventProcessors } from '../persistence/event-processors';
 import { ChangeSignal } from './change-signal';
@@ -20,7 +21,7 @@ export class QueueIndex {
   /** Notified whenever a run becomes claimable or changes. */
   readonly changes = new ChangeSignal();
   private readonly logger = new Logger(QueueIndex.name);
-  private readonly cancelListeners = new Map<string, Set<() => void>>();
+  private readonly cancelListeners = new Map<string, Set<(request: CancelRequested['data']) => void>>();
   private readonly projection: RunnableRunsProjection;
 
   constructor(private readonly processors: EventProcessors) {
@@ -39,10 +40,11 @@ export class QueueIndex {
   }
 
   /**
-   * Calls `listener` when a cancel of `runId` is recorded (by any process).
+   * Calls `listener` with the request (who asked, and why) when a cancel of
+   * `runId` is recorded (by any process).
    * @returns the function that stops listening.
    */
-  onCancelRequested(runId: string, listener: () => void): () => void {
+  onCancelRequested(runId: string, listener: (request: CancelRequested['data']) => void): () => void {
     const listeners = this.cancelListeners.get(runId) ?? new Set();
     listeners.add(listener);
     this.cancelListeners.set(runId, listeners);
@@ -93,10 +95,10 @@ export class QueueIndex {
     let changed = false;
     for (const event of events) {
       if (CLAIMABLE_CHANGES.has(event.type)) changed = true;
-      if (event.type !== 'CancelRequested') continue;
-      const runId = event.data.runId;
-      if (typeof runId !== 'string') continue;
-      for (const listener of [...(this.cancelListeners.get(runId) ?? [])]) listener();
+      if (event.type !== 'CancelRequested' || !this.cancelListeners.has(String(event.data.runId))) continue;
+      const request = decodeRunEvent(event);
+      if (request?.type !== 'CancelRequested') continue;
+      for (const listener of [...(this.cancelListeners.get(request.data.runId) ?? [])]) listener(request.data);
     }
     if (changed) this.changes.notify();
   }

@@ -1,11 +1,11 @@
 import type Database from 'better-sqlite3';
-import type { RunMode } from '@agent-ledger/domain';
-import { StreamCategory } from '@agent-ledger/domain';
+import type { RunMode, RunStatus } from '@agent-ledger/domain';
+import { decodeRunEvent, isTerminalStatus, runStatusAfter, StreamCategory } from '@agent-ledger/domain';
 import type { EventProcessor, ProcessorDatabase, RecordedEvent } from '@agent-ledger/event-store';
 import { categoryFilter } from '@agent-ledger/event-store';
 
-/** The state of a run that is not finished, as the queue sees it. */
-export type RunnableStatus = 'QUEUED' | 'RUNNING' | 'WAITING';
+/** The status of a run that is not finished (never a settled one: a settled run leaves the queue). */
+export type RunnableStatus = Exclude<RunStatus, 'COMPLETED' | 'FAILED' | 'CANCELLED'>;
 
 /** What the queue knows of a run that is not finished. */
 export interface RunnableRun {
@@ -26,6 +26,7 @@ interface Row {
   lease_expires_at: number | null;
 }
 
+/** `status`: the domain's RunStatus of an unfinished run (QUEUED, RUNNING, WAITING_FOR_APPROVAL, WAITING_FOR_INPUT). */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS queue_runs (
   run_id TEXT PRIMARY KEY,
@@ -52,7 +53,7 @@ export const CLAIMABLE_CHANGES: ReadonlySet<string> = new Set([
 
 /**
  * The queue as a checkpointed projection: a table (`queue_runs`) of the runs
- * that are not finished (QUEUED, RUNNING, WAITING, with mode, `notBefore` and
+ * that are not finished (queued, running, waiting for a person, with mode, `notBefore` and
  * `leaseExpiresAt`) in the processors' database, applied with its checkpoint
  * in the batch's transaction. A settled run leaves the table, so it holds only
  * the unfinished runs, and a process that starts reads the events after the
@@ -127,45 +128,50 @@ export class RunnableRunsProjection implements EventProcessor {
   /** How many runs are in each state. */
   counts(): { queued: number; running: number; waiting: number } {
     const counts = { queued: 0, running: 0, waiting: 0 };
+    // WAITING_FOR_APPROVAL and WAITING_FOR_INPUT count as waiting.
     for (const { status, n } of this.statements.counts.all()) counts[status === 'QUEUED' ? 'queued' : status === 'RUNNING' ? 'running' : 'waiting'] += n;
     return counts;
   }
 
-  private applyOne(event: RecordedEvent): void {
-    const data = event.data;
-    const runId = typeof data.runId === 'string' ? data.runId : null;
-    if (runId === null) return;
-    if (event.type === 'RunRequested') {
-      this.statements.insert.run(runId, String(data.mode), Number(data.requestedAt));
+  /** Decoded by the domain's codec (an old payload upcast), moved by the domain's status machine (`runStatusAfter`). */
+  private applyOne(recorded: RecordedEvent): void {
+    const event = decodeRunEvent(recorded);
+    if (event === null) return;
+    const runId = event.data.runId;
+    const run = this.run(runId);
+    const status = runStatusAfter(run?.status ?? null, event);
+    if (status === null) return;
+    if (isTerminalStatus(status)) {
+      // Settled runs leave the table, so it holds only what is not finished.
+      this.statements.remove.run(runId);
       return;
     }
-    const run = this.run(runId);
-    if (run === undefined) return;
+    if (run === undefined) {
+      if (event.type === 'RunRequested') this.statements.insert.run(runId, event.data.mode, event.data.requestedAt);
+      return;
+    }
     const save = (next: Partial<RunnableRun>): void => {
-      const merged = { ...run, ...next };
+      const merged = { ...run, status: status as RunnableStatus, ...next };
       this.statements.update.run(merged.mode, merged.status, merged.notBefore, merged.leaseExpiresAt, runId);
     };
     switch (event.type) {
       case 'RunRequeued':
-        return save({ status: 'QUEUED', notBefore: Number(data.notBefore), leaseExpiresAt: null });
+        return save({ notBefore: event.data.notBefore, leaseExpiresAt: null });
       case 'RunClaimed':
       case 'LeaseRenewed':
       case 'StepStarted':
-        return save({ status: 'RUNNING', leaseExpiresAt: Number(data.leaseExpiresAt) });
+        return save({ leaseExpiresAt: event.data.leaseExpiresAt });
       case 'ApprovalRequested':
       case 'InputRequested':
         // Waiting for a person: neither claimable nor reapable (no lease).
-        return save({ status: 'WAITING', leaseExpiresAt: null });
+        return save({ leaseExpiresAt: null });
       case 'ApprovalGranted':
       case 'ApprovalDenied':
       case 'InputSubmitted':
         // After a pause a worker resumes the run, whatever its mode (its interactive caller is gone).
-        return save({ status: 'QUEUED', notBefore: Number(event.type === 'InputSubmitted' ? data.submittedAt : data.decidedAt), mode: 'queued' });
-      case 'RunCompleted':
-      case 'RunFailed':
-      case 'RunCancelled':
-        // Settled runs leave the table, so it holds only what is not finished.
-        this.statements.remove.run(runId);
+        return save({ notBefore: event.type === 'InputSubmitted' ? event.data.submittedAt : event.data.decidedAt, mode: 'queued' });
+      default:
+        if (status !== run.status) save({});
         return;
     }
   }

@@ -2,8 +2,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { RunCommandOutcome } from '../persistence/run-command-processor';
-import type { AuditEvent, RunEvent } from '@agent-ledger/domain';
-import { auditStatementKey, isToolEffect, isWrite, runEventStatementKey, statementKey } from '@agent-ledger/domain';
+import type { RunEvent } from '@agent-ledger/domain';
+import { auditStatementKey, decodeAuditEvent, decodeRunEvent, isWrite, runEventStatementKey, statementKey } from '@agent-ledger/domain';
 import type { EventProcessor, EventStore, RecordedEvent } from '@agent-ledger/event-store';
 import { eventTypeFilter } from '@agent-ledger/event-store';
 import type { Clock } from '../clock/clock';
@@ -18,7 +18,7 @@ import { RuntimeMetrics } from '../metrics/runtime-metrics';
 import { newSegmentOwner } from '../segment/segment-identity';
 import type { SagaSource } from './audit-gap-ledger';
 import { AuditGapLedger } from './audit-gap-ledger';
-import { DECISION_EVENT_TYPES, ensureLedgerStores, SAGA_EVENT_TYPES, STATEMENT_EVENT_TYPES } from './audit-gap-ledger-stores';
+import { ensureLedgerStores, SAGA_EVENT_TYPES } from './audit-gap-ledger-stores';
 import type { AuditGapSagaOptions } from './audit-gap-saga.options';
 import { AUDIT_GAP_SAGA_OPTIONS, DEFAULT_AUDIT_GAP_CHECK_INTERVAL_MS } from './audit-gap-saga.options';
 import { importLegacyLedger, LegacyLedgerFile, SAGA_SOURCE_ROLES, sagaProcessorName } from './legacy-ledger-file';
@@ -250,36 +250,38 @@ export class AuditGapSaga implements OnModuleInit, OnApplicationBootstrap, OnMod
 
   private async auditExists(runId: string, stepId: string): Promise<boolean> {
     const read = await this.auditStore.readStream(auditStreamName(runId));
-    return read.events.some((event) => (event.data as { stepId?: unknown }).stepId === stepId);
+    return read.events.some((recorded) => {
+      const event = decodeAuditEvent(recorded);
+      return event?.type === 'AuditRecorded' && event.data.stepId === stepId;
+    });
   }
 
   /** One of the saga's processors: applies its events to the ledger, in the batch's transaction. */
   private processorOf(source: SagaSource, ledger: AuditGapLedger): EventProcessor {
     const apply = {
-      writes: (event: RecordedEvent) => {
-        const data = event.data as { runId?: unknown; stepId?: unknown; toolName?: unknown; effect?: unknown; executedAt?: unknown };
-        if (event.type !== 'ToolExecuted' || !isToolEffect(data.effect) || !isWrite(data.effect)) return;
-        const executedAt = typeof data.executedAt === 'number' ? data.executedAt : this.clock.now();
-        ledger.writeExecuted({ runId: String(data.runId), stepId: String(data.stepId), toolName: String(data.toolName), effect: data.effect, deadlineAt: executedAt + this.gracePeriodMs });
+      writes: (recorded: RecordedEvent) => {
+        const event = decodeRunEvent(recorded);
+        if (event?.type !== 'ToolExecuted' || !isWrite(event.data.effect)) return;
+        const { runId, stepId, toolName, effect, executedAt } = event.data;
+        ledger.writeExecuted({ runId, stepId, toolName, effect, deadlineAt: executedAt + this.gracePeriodMs });
       },
-      audits: (event: RecordedEvent) => {
-        const data = event.data as { runId?: unknown; stepId?: unknown; effect?: unknown };
-        if (event.type !== 'AuditRecorded' || !isToolEffect(data.effect) || !isWrite(data.effect)) return;
-        ledger.auditRecorded(String(data.runId), String(data.stepId));
+      audits: (recorded: RecordedEvent) => {
+        const event = decodeAuditEvent(recorded);
+        if (event?.type !== 'AuditRecorded' || event.data.effect === null || !isWrite(event.data.effect)) return;
+        ledger.auditRecorded(event.data.runId, event.data.stepId);
       },
-      decisions: (event: RecordedEvent) => {
-        if (!(DECISION_EVENT_TYPES as readonly string[]).includes(event.type)) return;
-        const decision = runEventStatementKey({ type: event.type, data: event.data } as unknown as RunEvent);
-        if (decision === null) return;
-        const data = event.data as { runId?: unknown; decidedAt?: unknown; submittedAt?: unknown; requeuedAt?: unknown };
-        const at = [data.decidedAt, data.submittedAt, data.requeuedAt].find((t): t is number => typeof t === 'number') ?? this.clock.now();
-        ledger.decisionTaken({ runId: String(data.runId), decision, deadlineAt: at + this.gracePeriodMs });
+      decisions: (recorded: RecordedEvent) => {
+        const event = decodeRunEvent(recorded);
+        const decision = event === null ? null : runEventStatementKey(event);
+        const at = event === null ? null : decisionTimeOf(event);
+        if (event === null || decision === null || at === null) return;
+        ledger.decisionTaken({ runId: event.data.runId, decision, deadlineAt: at + this.gracePeriodMs });
       },
-      statements: (event: RecordedEvent) => {
-        if (!(STATEMENT_EVENT_TYPES as readonly string[]).includes(event.type)) return;
-        const decision = auditStatementKey({ type: event.type, data: event.data } as unknown as AuditEvent);
-        if (decision === null) return;
-        ledger.decisionStated(String((event.data as { runId?: unknown }).runId), decision);
+      statements: (recorded: RecordedEvent) => {
+        const event = decodeAuditEvent(recorded);
+        const decision = event === null ? null : auditStatementKey(event);
+        if (event === null || decision === null) return;
+        ledger.decisionStated(event.data.runId, decision);
       },
     }[source];
     return {
@@ -291,5 +293,20 @@ export class AuditGapSaga implements OnModuleInit, OnApplicationBootstrap, OnMod
       // The four processors' rows are tied (a write and its audit leave together): a reset of one forgets them all.
       reset: () => ledger.reset(),
     };
+  }
+}
+
+/** When a decision that calls for a statement took effect on its run; null for any other event. */
+function decisionTimeOf(event: RunEvent): number | null {
+  switch (event.type) {
+    case 'ApprovalGranted':
+    case 'ApprovalDenied':
+      return event.data.decidedAt;
+    case 'InputSubmitted':
+      return event.data.submittedAt;
+    case 'RunRequeuedByOperator':
+      return event.data.requeuedAt;
+    default:
+      return null;
   }
 }
