@@ -58,6 +58,7 @@ export interface ProcessorRunnerOptions {
 
 /** Counters of a runner since it was created. */
 export interface ProcessorRunnerStats {
+  /** Whether it follows the store now. */
   readonly running: boolean;
   /** Batches committed. */
   readonly batches: number;
@@ -67,8 +68,9 @@ export interface ProcessorRunnerStats {
   readonly applied: Readonly<Record<string, number>>;
   /** The most events in one batch so far. */
   readonly largestBatch: number;
-  /** Failures so far (rolled-back batches, lost subscriptions, failed `observe` hooks); the last one's message. */
+  /** Failures so far (rolled-back batches, lost subscriptions, failed `observe` hooks). */
   readonly failures: number;
+  /** The last failure's message. */
   readonly lastError: string | null;
   /** The position of the last event of the last committed batch. */
   readonly position: Position | null;
@@ -93,6 +95,7 @@ interface Fed {
  * (doubling, capped), reporting each failure to `onError` and counting it.
  */
 export class ProcessorRunner {
+  /** The source name of the store it reads (see {@link ProcessorRunnerOptions.source}). */
   readonly source: string;
   private readonly fed: Fed[] = [];
   private readonly batchSize: number;

@@ -126,6 +126,7 @@ export class EventProcessors implements OnModuleInit, OnModuleDestroy, OnApplica
     this.starting = null;
   }
 
+  /** Closes the database, after every provider's `onModuleDestroy` (the runners, the saga's deadline checks) is done. */
   onApplicationShutdown(): void {
     this.opened?.close();
   }

@@ -9,8 +9,11 @@ export type RunnableStatus = Exclude<RunStatus, 'COMPLETED' | 'FAILED' | 'CANCEL
 
 /** What the queue knows of a run that is not finished. */
 export interface RunnableRun {
+  /** The run. */
   readonly runId: string;
+  /** Who takes it when it is queued: a worker (`queued`), or its interactive caller. */
   readonly mode: RunMode;
+  /** Where it is: queued, running, or waiting for a person. */
   readonly status: RunnableStatus;
   /** When it may be claimed (its request, its back-off's end, a decision). */
   readonly notBefore: number;
