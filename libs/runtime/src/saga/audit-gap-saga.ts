@@ -126,6 +126,12 @@ export class AuditGapSaga implements OnModuleInit, OnApplicationBootstrap, OnMod
     if (path === undefined) return;
     const legacy = LegacyLedgerFile.openIfAny(path);
     if (legacy === null) return;
+    if (this.processors.database.path === ':memory:') {
+      // Importing into a database gone at exit would lose the ledger's pending deadlines, and the file with them.
+      legacy.close();
+      this.logger.warn(`The audit-gap saga's ledger ${legacy.path} of an earlier version is not imported: the processors' database is in memory (give processors.databasePath a file)`);
+      return;
+    }
     try {
       await ensureLedgerStores(
         legacy,
