@@ -22,6 +22,7 @@ CREATE TABLE IF NOT EXISTS processor_checkpoints (
   processor TEXT NOT NULL,
   source TEXT NOT NULL,
   position TEXT NOT NULL,
+  last_applied TEXT,
   PRIMARY KEY (processor, source)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS processor_sources (
@@ -48,7 +49,8 @@ export class ProcessorDatabase {
   readonly sqlite: Database.Database;
   private readonly statements: {
     readonly checkpoint: Database.Statement<[string, string], { position: string }>;
-    readonly saveCheckpoint: Database.Statement<[string, string, string]>;
+    readonly saveCheckpoint: Database.Statement<[string, string, string, string | null]>;
+    readonly lastApplied: Database.Statement<[string, string], { last_applied: string | null }>;
     readonly sourceIdentity: Database.Statement<[string], { store_id: string }>;
     readonly recordSource: Database.Statement<[string, string, number]>;
     readonly checkpointsOf: Database.Statement<[string], { n: number }>;
@@ -72,8 +74,9 @@ export class ProcessorDatabase {
       this.statements = {
         checkpoint: this.sqlite.prepare('SELECT position FROM processor_checkpoints WHERE processor = ? AND source = ?'),
         saveCheckpoint: this.sqlite.prepare(
-          'INSERT INTO processor_checkpoints (processor, source, position) VALUES (?, ?, ?) ON CONFLICT (processor, source) DO UPDATE SET position = excluded.position',
+          'INSERT INTO processor_checkpoints (processor, source, position, last_applied) VALUES (?, ?, ?, ?) ON CONFLICT (processor, source) DO UPDATE SET position = excluded.position, last_applied = COALESCE(excluded.last_applied, processor_checkpoints.last_applied)',
         ),
+        lastApplied: this.sqlite.prepare('SELECT last_applied FROM processor_checkpoints WHERE processor = ? AND source = ?'),
         sourceIdentity: this.sqlite.prepare('SELECT store_id FROM processor_sources WHERE source = ?'),
         recordSource: this.sqlite.prepare(
           'INSERT INTO processor_sources (source, store_id, recorded_at) VALUES (?, ?, ?) ON CONFLICT (source) DO UPDATE SET store_id = excluded.store_id, recorded_at = excluded.recorded_at',
@@ -106,9 +109,22 @@ export class ProcessorDatabase {
     return row === undefined ? null : parsePosition(row.position);
   }
 
-  /** Moves a processor's checkpoint (call it inside {@link transaction}). */
-  saveCheckpoint(processor: string, source: string, position: Position): void {
-    this.statements.saveCheckpoint.run(processor, source, position);
+  /**
+   * Moves a processor's checkpoint (call it inside {@link transaction}), and,
+   * when given, the position of the last event it applied.
+   */
+  saveCheckpoint(processor: string, source: string, position: Position, lastApplied?: Position): void {
+    this.statements.saveCheckpoint.run(processor, source, position, lastApplied ?? null);
+  }
+
+  /**
+   * The position of the last event a processor applied from a source (one
+   * its filter matched; its checkpoint may be further on, past events it
+   * does not take). Null: none yet. For diagnostics and tests.
+   */
+  lastApplied(processor: string, source: string): Position | null {
+    const token = this.statements.lastApplied.get(processor, source)?.last_applied;
+    return token === undefined || token === null ? null : parsePosition(token);
   }
 
   /**

@@ -300,7 +300,7 @@ export class ProcessorRunner {
         const events = after.filter(matches);
         if (events.length > 0) processor.apply(events);
         applied.set(processor.name, events.length);
-        database.saveCheckpoint(processor.name, this.source, last.position);
+        database.saveCheckpoint(processor.name, this.source, last.position, events.at(-1)?.position);
       }
       return applied;
     });

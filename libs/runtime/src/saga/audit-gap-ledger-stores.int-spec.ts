@@ -25,7 +25,7 @@ function toLegacyLedger(path: string, older?: { readonly writesCheckpoint: strin
     `);
     if (older === undefined) {
       db.exec(`
-        INSERT INTO saga_checkpoints SELECT substr(processor, length('audit-gap-saga.') + 1), position FROM processor_checkpoints WHERE processor LIKE 'audit-gap-saga.%';
+        INSERT INTO saga_checkpoints SELECT substr(processor, length('audit-gap-saga.') + 1), COALESCE(last_applied, position) FROM processor_checkpoints WHERE processor LIKE 'audit-gap-saga.%';
         INSERT INTO saga_stores SELECT source, store_id, recorded_at FROM processor_sources;
       `);
     } else {

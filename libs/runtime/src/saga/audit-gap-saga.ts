@@ -179,10 +179,14 @@ export class AuditGapSaga implements OnModuleInit, OnApplicationBootstrap, OnMod
     return this.openLedger()?.pendingCount() ?? 0;
   }
 
-  /** The position one of the saga's processors applied last (for tests and diagnostics). */
+  /**
+   * The position of the last event one of the saga's processors applied (an
+   * event of its types: its checkpoint in the processors' database may be
+   * further on). For tests and diagnostics.
+   */
   checkpoint(source: SagaSource): string | undefined {
     if (this.openLedger() === null) return undefined;
-    return this.processors.database.checkpoint(sagaProcessorName(source), this.processors.sourceName(SAGA_SOURCE_ROLES[source])) ?? undefined;
+    return this.processors.database.lastApplied(sagaProcessorName(source), this.processors.sourceName(SAGA_SOURCE_ROLES[source])) ?? undefined;
   }
 
   /** The ledger while the processors' database is open. */

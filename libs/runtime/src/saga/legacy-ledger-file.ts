@@ -115,7 +115,8 @@ export function importLegacyLedger(database: ProcessorDatabase, legacyPath: stri
       for (const [source, token] of checkpoints) {
         const name = sagaProcessorName(source);
         const of = sourceOf(SAGA_SOURCE_ROLES[source]);
-        if (database.checkpoint(name, of) === null) database.saveCheckpoint(name, of, parsePosition(token));
+        // A subscription's checkpoint was the last event it took: the processor's checkpoint, and the last it applied.
+        if (database.checkpoint(name, of) === null) database.saveCheckpoint(name, of, parsePosition(token), parsePosition(token));
       }
       for (const [role, storeId] of identities) {
         if (database.sourceIdentity(sourceOf(role)) === undefined) database.recordSourceIdentity(sourceOf(role), storeId, Date.now());
