@@ -259,7 +259,7 @@ export async function startRuntime(options: RuntimeHarnessOptions): Promise<Runt
     await module.init();
   } catch (error) {
     // A refused start (stores that do not match the saved state) leaves nothing open.
-    await module.close().catch(() => undefined);
+    await module.close().catch((closeError: unknown) => process.stderr.write(`runtime harness: closing after a refused start failed too: ${String(closeError)}\n`));
     await runStore.close();
     await auditStore.close();
     if (shared === undefined) await stores.close();
