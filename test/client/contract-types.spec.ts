@@ -9,11 +9,10 @@ import * as ts from 'typescript';
 import * as client from '@agent-ledger/client';
 import { FailureClass, RunMode, RunStatus, StepKind, TerminationReason, TERMINAL_RUN_STATUSES, ToolEffect } from '@agent-ledger/domain';
 import { APPROVAL_STATES, PROJECTION_NAMES, RebuildPhase, StepApproval, StepAuditState } from '@agent-ledger/projections';
-import { APPROVAL_DECISIONS, ON_DENIAL_VALUES } from '@agent-ledger/runtime';
+import { APPROVAL_DECISIONS, ON_DENIAL_VALUES, START_MODES } from '@agent-ledger/runtime';
 import { API_SCOPES } from '../../libs/http/src/auth/api-keys';
 import { AUTH_MODES } from '../../libs/http/src/http-api-options';
 import { REBUILD_STATES } from '../../libs/http/src/projections/rebuild-state';
-import { START_MODES } from '../../libs/http/src/runs/run-dtos';
 import { scaled } from '../support/time-scale';
 
 describe("the client's contract and the service", () => {

@@ -129,6 +129,10 @@ describe('the audit store locked by another process (embedded stores, audit in a
     }
     // Each reader run has three steps (model, read, model): six audits not stored, none of them failing a run.
     expect(rt.metrics.get('auditFailSoft') - softBefore).toBe(6);
+    // Every audit not stored so far was the locked store's refusal: none a refused command, none a decider's bug.
+    expect(rt.metrics.get('auditAppendFailures')).toBe(rt.metrics.get('auditFailClosed') + rt.metrics.get('auditFailSoft'));
+    expect(rt.metrics.get('auditCommandsRejected')).toBe(0);
+    expect(rt.metrics.get('deciderFailures')).toBe(0);
   });
 
   it('reads go on while the lock is held: run state, run streams, audit streams, projections of both stores', async () => {

@@ -143,7 +143,7 @@ describe('hostile file-tool calls through real runs (fuzz)', () => {
     expect(hostile.flat().length).toBeGreaterThanOrEqual(Math.min(CALLS, 100));
     for (const [index, agentCalls] of hostile.entries()) {
       const { runId, state, segment } = await runs.runInteractive({ agent: `hostile-${index}`, input: 'go' });
-      expect({ agent: `hostile-${index}`, segment: segment.kind, status: state.status, reason: state.settlement?.reason ?? null }).toEqual({ agent: `hostile-${index}`, segment: 'settled', status: 'COMPLETED', reason: 'COMPLETED' });
+      expect({ agent: `hostile-${index}`, segment, status: state.status, reason: state.settlement?.reason ?? null }).toEqual({ agent: `hostile-${index}`, segment: 'settled', status: 'COMPLETED', reason: 'COMPLETED' });
       const recorded = await recordedCalls(runId);
       expect(recorded).toHaveLength(agentCalls.length);
       for (const [position, call] of agentCalls.entries()) {

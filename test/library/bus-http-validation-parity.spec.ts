@@ -1,10 +1,10 @@
 import type { ArgumentMetadata } from '@nestjs/common';
-import { AuditReviewQueryDto, CancelRunDto, ListRunsQueryDto, StartRunDto } from '../../libs/http/src/runs/run-dtos';
+import { AuditReviewQueryDto, CancelRunDto, ListRunsQueryDto, StartRunDto, SubmitInputDto } from '../../libs/http/src/runs/run-dtos';
 import { createHash } from 'node:crypto';
 import { RequestValidationError } from '../../libs/http/src/validation/request-validation.error';
 import { ApiValidationPipe } from '../../libs/http/src/validation/validation-pipe';
-import type { CancelRunFields, StartRunFields, ValidationIssue } from '@agent-ledger/runtime';
-import { CancelRun, MessageValidationError, runIdForIdempotencyKey, StartRun, validateMessage } from '@agent-ledger/runtime';
+import type { CancelRunFields, StartRunFields, SubmitRunInputFields, ValidationIssue } from '@agent-ledger/runtime';
+import { CancelRun, MAX_MESSAGE_DEPTH, MessageValidationError, runIdForIdempotencyKey, StartRun, SubmitRunInput, validateMessage } from '@agent-ledger/runtime';
 import { GetAuditReview, ListRuns } from '@agent-ledger/projections';
 import type { AuditReviewQuery, ListRunsQuery } from '@agent-ledger/projections';
 
@@ -124,6 +124,47 @@ describe('the bus and the HTTP API refuse the same input alike', () => {
       expect(unnested(busIssues(new GetAuditReview(filters as AuditReviewQuery)))).toEqual(http);
     },
   );
+
+  /** `[[...[1]...]]` as JSON text: `levels` arrays. */
+  function nestedText(levels: number): string {
+    return `${'['.repeat(levels)}1${']'.repeat(levels)}`;
+  }
+
+  /** Input values as a client sends them: JSON text, parsed as the API parses a body. */
+  const INPUTS: Record<string, string> = {
+    'a string': '"close T-1"',
+    null: 'null',
+    'prototype-like keys as data': '{"__proto__":{"admin":true},"constructor":{"prototype":1},"prototype":[{"__proto__":null}]}',
+    'a huge finite number': '1.7976931348623157e308',
+    'a number that overflows to Infinity': '1e400',
+    'a nested -Infinity': '{"n":[1,{"m":-1e400}]}',
+    'the deepest input accepted (the message being level 1)': nestedText(MAX_MESSAGE_DEPTH - 1),
+    'one level too deep': nestedText(MAX_MESSAGE_DEPTH),
+    'far too deep': nestedText(20_000),
+    'too deep after a non-finite number': `[1e400,${nestedText(MAX_MESSAGE_DEPTH)}]`,
+    'a non-finite number after a too deep array': `[${nestedText(MAX_MESSAGE_DEPTH)},1e400]`,
+  };
+
+  it.each(Object.entries(INPUTS))('StartRun and SubmitRunInput with an input of %s: one rule of a JSON value', async (_name, text) => {
+    const input = JSON.parse(text) as unknown;
+    const http = await httpIssues(StartRunDto, { agent: 'clerk', input });
+    expect(busIssues(new StartRun({ agent: 'clerk', input } as StartRunFields))).toEqual(http);
+    const httpAnswer = await httpIssues(SubmitInputDto, { input });
+    expect(busIssues(new SubmitRunInput({ runId: 'r1', input, principal: { kind: 'bus', id: 'ops' } } as SubmitRunInputFields))).toEqual(httpAnswer);
+    expect(http).toEqual(httpAnswer);
+  });
+
+  it('refuses alike what each input rule refuses, and keeps prototype-like keys inside input as data', async () => {
+    const refused = async (text: string) => (await httpIssues(StartRunDto, { agent: 'clerk', input: JSON.parse(text) as unknown })).map(({ field, rule }) => `${field} ${rule}`);
+    expect(await refused(INPUTS['a number that overflows to Infinity'] as string)).toEqual(['input isJsonValue']);
+    expect(await refused(INPUTS['one level too deep'] as string)).toEqual(['input maxDepth']);
+    expect(await refused(INPUTS['prototype-like keys as data'] as string)).toEqual([]);
+    const input = JSON.parse(INPUTS['prototype-like keys as data'] as string) as Record<string, unknown>;
+    const command = new StartRun({ agent: 'clerk', input } as StartRunFields);
+    validateMessage(command);
+    expect(Object.keys(command.input as object)).toEqual(['__proto__', 'constructor', 'prototype']);
+    expect(JSON.stringify(command.input)).toBe(INPUTS['prototype-like keys as data']);
+  });
 
   it('derives the run id of an idempotency key as the README tells clients (ik- and 32 hex digits of its SHA-256)', () => {
     // The HTTP API uses this very function; the README computes it with `sha256sum | cut -c1-32`.

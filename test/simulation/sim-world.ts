@@ -1,5 +1,4 @@
 import type { LoggerService } from '@nestjs/common';
-import { CommandBus } from '@nestjs/cqrs';
 import { Test } from '@nestjs/testing';
 import type { TestingModule } from '@nestjs/testing';
 import type { AuditEvent, DecisionStatement, RunCommand, RunEvent, RunState } from '@agent-ledger/domain';
@@ -10,9 +9,9 @@ import type { AgentTool, ModelProvider, RunCommandOutcome, RuntimeCounter } from
 import {
   agentCatalogOf,
   AuditGapSaga,
+  AuditRecorder,
   ExecutionModule,
   Reaper,
-  RecordDecisionStatementCommand,
   RunCommandProcessor,
   RunService,
   RuntimeMetrics,
@@ -632,7 +631,7 @@ export class SimWorld {
         reason: null,
       },
     };
-    await process.module.get(CommandBus).execute(new RecordDecisionStatementCommand(statement, this.clock.now()));
+    await process.module.get(AuditRecorder).recordStatement(statement, this.clock.now());
   }
 
   private newRun(agent: string): string {

@@ -155,7 +155,9 @@ class SimulatedRun {
 
   /** Decides an audit command and queues its append (nothing when the step is recorded already). */
   audit(command: AuditCommand): void {
-    const events: readonly AuditEvent[] = auditDecider.decide(command, this.auditState);
+    const decision = auditDecider.decide(command, this.auditState);
+    if (decision.kind !== 'accepted') throw new Error(`${command.type} of ${this.runId} was not accepted: ${JSON.stringify(decision)}`);
+    const events: readonly AuditEvent[] = decision.events;
     if (events.length === 0) return;
     for (const event of events) this.auditState = auditDecider.evolve(this.auditState, event);
     this.emit({ kind: 'audit', stream: this.auditStream, revision: this.auditRevision, events, runId: this.runId });

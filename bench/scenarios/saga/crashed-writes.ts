@@ -53,7 +53,9 @@ export async function appendCrashedWrite(store: EventStore, decider: RunDecider,
     runRevision = nextRevision(runRevision) + BigInt(decision.events.length - 1);
   };
   const audit = async (command: AuditCommand) => {
-    const events = auditDecider.decide(command, auditState);
+    const decision = auditDecider.decide(command, auditState);
+    if (decision.kind !== 'accepted') throw new Error(`${command.type} of ${runId} was not accepted: ${JSON.stringify(decision)}`);
+    const { events } = decision;
     for (const event of events) auditState = auditDecider.evolve(auditState, event);
     await store.append(auditStream, toEventData(auditStream, nextRevision(auditRevision), events, { correlationId: runId }), { expectedRevision: auditRevision });
     auditRevision = nextRevision(auditRevision) + BigInt(events.length - 1);

@@ -5,6 +5,7 @@
 export * from './json';
 export * from './limits';
 export * from './decider';
+export * from './decision';
 export * from './errors/agent-ledger-error';
 export * from './errors/attempts-failed.error';
 export * from './errors/audit-persistence-failed.error';

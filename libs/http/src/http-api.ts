@@ -29,7 +29,6 @@ import { ProjectionRebuildController } from './projections/projection-rebuild.co
 import { ProjectionRebuildService } from './projections/projection-rebuild.service';
 import { PROJECTION_SOURCES } from './projections/projection-sources.token';
 import { ReadModelsController } from './projections/read-models.controller';
-import { RunStarter } from './runs/run-starter';
 import { RunsController } from './runs/runs.controller';
 import { HTTP_API_OPTIONS } from './http-api-options';
 import { createApiValidationPipe } from './validation/validation-pipe';
@@ -56,8 +55,8 @@ export const HTTP_API_CONTROLLERS: readonly Type[] = [
  * The HTTP API's providers: its services, the one `ValidationPipe`, the one
  * exception filter and the API key guard (all three application-wide: they
  * cover every controller of the application, those of other modules too).
- * They need `RunService`, `RuntimeMetrics`, the run and audit stores and the
- * tool catalog (from `AgentLedgerModule`) and `ProjectionQueries`,
+ * They need the `CommandBus` and `QueryBus` with the runtime's handlers, `RuntimeMetrics`,
+ * the run and audit stores and the tool catalog (from `AgentLedgerModule`) and `ProjectionQueries`,
  * `ProjectionRebuilder` and `ProjectionStore` (from `ProjectionsModule`) in
  * the same module; `agents` are the definitions the runtime was given.
  */
@@ -72,7 +71,6 @@ export function httpApiProviders(config: HttpApiOptions, sources: readonly Proje
     ApiKeyVerifier,
     MetricsService,
     OpenApiDocumentHolder,
-    RunStarter,
     EventStreamService,
     ProjectionLagService,
     ProjectionRebuildService,

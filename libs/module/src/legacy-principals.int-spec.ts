@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { AuditRecordContent, RunEvent } from '@agent-ledger/domain';
 import { apiKeyPrincipal, auditRecordHash } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
@@ -8,11 +5,9 @@ import { ExpectedRevision } from '@agent-ledger/event-store';
 import { auditStreamName, reviewAuditStores, reviewRunAudit, runStreamName } from '@agent-ledger/runtime';
 import { decisionHistories } from '@agent-ledger/runtime/testing';
 import type { RuntimeHarness } from '@agent-ledger/runtime/testing';
-import { eventually, startRuntime, stateOf } from '@agent-ledger/runtime/testing';
-import { ProjectionQueries } from '@agent-ledger/projections';
-import { ProjectionRunner } from '@agent-ledger/projections';
-import type { ProjectionSource } from '@agent-ledger/projections';
-import { ProjectionStore } from '@agent-ledger/projections';
+import { startRuntime, stateOf } from '@agent-ledger/runtime/testing';
+import type { FollowedReadModels } from './testing';
+import { followReadModels } from './testing';
 
 /*
  * Events recorded before principals were typed (schema version 1) named who
@@ -47,10 +42,7 @@ async function append(store: EventStore, stream: string, events: ReturnType<type
 
 describe.each(['sqlite', 'eventstoredb'] as const)('events of schema version 1 (free-text actors) on %s', (kind) => {
   let rt: RuntimeHarness;
-  let dir: string;
-  let projections: ProjectionStore;
-  let runners: ProjectionRunner[];
-  let queries: ProjectionQueries;
+  let readModels: FollowedReadModels;
 
   beforeAll(async () => {
     rt = await startRuntime({ store: kind, agents: [{ name: 'writer', script: [{ final: 'done' }] }] });
@@ -98,23 +90,13 @@ describe.each(['sqlite', 'eventstoredb'] as const)('events of schema version 1 (
     await append(rt.auditStore, auditStreamName('mixed'), [raw('ApprovalDecisionRecorded', earlier)]);
     await rt.runs.decideApproval('mixed', { decision: 'approve', decidedBy: apiKeyPrincipal('ops') });
 
-    dir = mkdtempSync(join(tmpdir(), 'agent-ledger-legacy-principals-'));
-    const sources: ProjectionSource[] = [
-      { name: 'runs', store: rt.runStore },
-      { name: 'audit', store: rt.auditStore },
-    ];
-    projections = ProjectionStore.open({ path: join(dir, 'read-models.sqlite') });
-    queries = new ProjectionQueries(projections, sources);
-    runners = sources.map((source) => new ProjectionRunner(projections, source, { batchSize: 5 }));
-    for (const runner of runners) runner.start();
-    await eventually(async () => ((await queries.projectionStatus()).every((s) => s.caughtUp === true) ? true : undefined), 20_000, 'the projections to catch up');
+    readModels = followReadModels(rt);
+    await readModels.caughtUp();
   });
 
   afterAll(async () => {
-    for (const runner of runners ?? []) await runner.stop();
-    projections?.close();
+    await readModels?.close();
     await rt?.close();
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
   it('reads each version 1 actor as an unverified principal, whatever the name says, and folds the runs as before', async () => {
@@ -151,10 +133,10 @@ describe.each(['sqlite', 'eventstoredb'] as const)('events of schema version 1 (
   });
 
   it('projects them with the principal labels: unverified:<name> for version 1, key:<id> for the decision made now', () => {
-    expect(queries.listApprovals({ runId: 'granted' }).approvals).toEqual([expect.objectContaining({ state: 'approved', decidedBy: 'unverified:alice' })]);
-    expect(queries.listApprovals({ runId: 'mixed' }).approvals).toEqual([expect.objectContaining({ state: 'approved', decidedBy: 'key:ops' })]);
-    expect(queries.getRun('cancelled')).toMatchObject({ status: 'CANCELLED', cancelRequestedBy: 'unverified:key:ops' });
-    const decisions = projections.dumpTables()['audit_approval_decisions'] as Array<{ run_id: string; decided_by: string }>;
+    expect(readModels.queries.listApprovals({ runId: 'granted' }).approvals).toEqual([expect.objectContaining({ state: 'approved', decidedBy: 'unverified:alice' })]);
+    expect(readModels.queries.listApprovals({ runId: 'mixed' }).approvals).toEqual([expect.objectContaining({ state: 'approved', decidedBy: 'key:ops' })]);
+    expect(readModels.queries.getRun('cancelled')).toMatchObject({ status: 'CANCELLED', cancelRequestedBy: 'unverified:key:ops' });
+    const decisions = readModels.store.dumpTables()['audit_approval_decisions'] as Array<{ run_id: string; decided_by: string }>;
     expect(decisions.map((d) => [d.run_id, d.decided_by]).sort()).toEqual([
       ['granted', 'unverified:alice'],
       ['mixed', 'key:ops'],

@@ -1,14 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { CancelRequested } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
 import { ExpectedRevision } from '@agent-ledger/event-store';
 import { auditStreamName, runStreamName } from '@agent-ledger/runtime';
 import type { RuntimeHarness } from '@agent-ledger/runtime/testing';
 import { decisionHistories, eventually, seedRun, startRuntime } from '@agent-ledger/runtime/testing';
-import type { ProjectionSource } from '@agent-ledger/projections';
-import { ProjectionQueries, ProjectionRunner, ProjectionStore } from '@agent-ledger/projections';
+import type { FollowedReadModels } from './testing';
+import { followReadModels } from './testing';
 
 /*
  * Every reader of stored events decodes them through the domain's codec, so
@@ -33,10 +30,7 @@ async function append(store: EventStore, stream: string, events: ReturnType<type
 
 describe.each(['sqlite', 'eventstoredb'] as const)('readers of schema version 1 events on %s', (kind) => {
   let rt: RuntimeHarness;
-  let dir: string;
-  let projections: ProjectionStore;
-  let runners: ProjectionRunner[];
-  let queries: ProjectionQueries;
+  let readModels: FollowedReadModels;
   let T: number;
   const cancelRequests: Array<CancelRequested['data']> = [];
 
@@ -58,23 +52,13 @@ describe.each(['sqlite', 'eventstoredb'] as const)('readers of schema version 1 
       v1('RunCancelled', { runId: 'cancelled', reason: 'CANCELLED', requestedBy: 'key:ops', inFlightWrite: null, cancelledAt: T }, 'none'),
     ]);
 
-    dir = mkdtempSync(join(tmpdir(), 'agent-ledger-old-schema-'));
-    const sources: ProjectionSource[] = [
-      { name: 'runs', store: rt.runStore },
-      { name: 'audit', store: rt.auditStore },
-    ];
-    projections = ProjectionStore.open({ path: join(dir, 'read-models.sqlite') });
-    queries = new ProjectionQueries(projections, sources);
-    runners = sources.map((source) => new ProjectionRunner(projections, source, { batchSize: 5 }));
-    for (const runner of runners) runner.start();
-    await eventually(async () => ((await queries.projectionStatus()).every((s) => s.caughtUp === true) ? true : undefined), 20_000, 'the projections to catch up');
+    readModels = followReadModels(rt);
+    await readModels.caughtUp();
   });
 
   afterAll(async () => {
-    for (const runner of runners ?? []) await runner.stop();
-    projections?.close();
+    await readModels?.close();
     await rt?.close();
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
   it('the queue index: hands the cancel listener an unverified principal, requeues the answered run and drops the cancelled one', async () => {
@@ -96,7 +80,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('readers of schema version 1 
   });
 
   it('the read models: the run status and who asked for the cancel, as unverified principals', () => {
-    expect(queries.getRun('cancelled')).toMatchObject({ status: 'CANCELLED', cancelRequested: true, cancelRequestedBy: 'unverified:key:ops' });
-    expect(queries.getRun('asked')).toMatchObject({ status: 'QUEUED', waitingSince: null, inputStepId: null });
+    expect(readModels.queries.getRun('cancelled')).toMatchObject({ status: 'CANCELLED', cancelRequested: true, cancelRequestedBy: 'unverified:key:ops' });
+    expect(readModels.queries.getRun('asked')).toMatchObject({ status: 'QUEUED', waitingSince: null, inputStepId: null });
   });
 });

@@ -4,7 +4,6 @@ import { ModuleRef } from '@nestjs/core';
 import { ConfigurationError, createRunDecider } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
 import type { AgentDefinition } from './agents/agent-definition';
-import { BUS_PROVIDERS } from './bus/bus-handlers';
 import type { Clock } from './clock/clock';
 import { CLOCK, systemClock } from './clock/clock';
 import type { AgentCatalog } from './segment/agent-catalog';
@@ -63,8 +62,8 @@ class AgentLedgerRuntimeOptionsModule {}
 
 /**
  * The runtime in one module: tools (with their declared effects), agents and
- * their model providers, the execution engine (command handlers, workers,
- * reaper, audit-gap saga, `RunService`), and the public commands and queries
+ * their model providers, the execution engine (workers, reaper, audit-gap
+ * saga, `RunService`), and the public commands and queries
  * on the application's buses (`StartRun`, `CancelRun`, `GetRunState`, ...),
  * validated before their handlers run. It keeps no read models: a host that
  * wants them too imports `AgentLedgerModule` (`@agent-ledger/module`), which
@@ -100,7 +99,6 @@ export class AgentLedgerRuntimeModule {
           processors: options.processors,
         }),
       ],
-      providers: [...BUS_PROVIDERS],
       exports: [ExecutionModule],
     };
   }
@@ -151,7 +149,6 @@ export class AgentLedgerRuntimeModule {
       module: AgentLedgerRuntimeModule,
       imports: [optionsModule, ToolsModule.forRoot({ builtins: { clock: false, user: false } }), execution],
       providers: [
-        ...BUS_PROVIDERS,
         {
           provide: CONFIGURED_TOOLS,
           inject: [optionsToken, ToolRegistry, ModuleRef],

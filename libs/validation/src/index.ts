@@ -5,6 +5,7 @@
  */
 export * from './is-omittable.decorator';
 export * from './is-present.decorator';
+export * from './json-value-rule';
 export * from './message-validation.error';
 export { validateMessage, validationIssuesOf, assignFields } from './validate-message';
 export * from './validated-handlers';

@@ -1,6 +1,6 @@
 /** Run events in one line each, for people. */
 import type { Principal } from '@agent-ledger/domain';
-import { PRINCIPAL_KINDS, principalLabel, storedSchemaVersion, upcastEventData } from '@agent-ledger/domain';
+import { decodeEvent, PRINCIPAL_KINDS, principalLabel } from '@agent-ledger/domain';
 
 /** An event as the service streams it (the client's `StreamedEvent`; only `type`, `position` and `data` are needed here). */
 export interface StreamedEventJson {
@@ -46,7 +46,7 @@ export function previewText(text: string, display: ResultDisplay = {}): string {
 /**
  * `<position> <type> <summary>`: one line for people. The payload is read in
  * the current shape of its type (the service streams it so; an older one is
- * upcast here with the same registry). A tool's result is cut unless `display.full`.
+ * upcast here with the domain's codec). A tool's result is cut unless `display.full`.
  */
 export function eventLine(event: StreamedEventJson, display: ResultDisplay = {}): string {
   const summary = summaryOf(event.type, isRecord(event.data) ? currentShape(event.type, event.metadata, event.data) : {}, display);
@@ -139,7 +139,8 @@ export function clip(text: string, max: number): string {
 /** The payload upcast to its type's current shape; one this version cannot read (a newer version's) is shown as it came. */
 function currentShape(type: string, metadata: unknown, data: Record<string, unknown>): Record<string, unknown> {
   try {
-    return { ...upcastEventData(type, storedSchemaVersion(metadata), data) };
+    const decoded = decodeEvent({ type, data, metadata });
+    return decoded === null ? data : { ...decoded.data };
   } catch {
     // A line for people: the raw payload says more than no line at all.
     return data;

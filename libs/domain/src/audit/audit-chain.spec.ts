@@ -1,4 +1,4 @@
-import { foldEvents } from '../decider';
+import { deciderSpecification } from '../testing/decider-specification';
 import type { RecordAudit } from './audit-commands';
 import { auditRecordHash, verifyAuditChain } from './audit-chain';
 import { auditDecider } from './audit-decider';
@@ -14,8 +14,9 @@ const command = (stepId: string, now: number): RecordAudit => ({
 
 /** A chain of `n` audit records built by the decider itself. */
 function chain(n: number): AuditRecorded['data'][] {
+  const spec = deciderSpecification(auditDecider);
   const events: AuditEvent[] = [];
-  for (let i = 0; i < n; i++) events.push(...auditDecider.decide(command(`run-1/r${i}/t0`, T0 + i), foldEvents(auditDecider, events)));
+  for (let i = 0; i < n; i++) events.push(...spec.given(events).when(command(`run-1/r${i}/t0`, T0 + i)).events);
   return events.flatMap((e) => (e.type === 'AuditRecorded' ? [e.data] : []));
 }
 

@@ -1,4 +1,6 @@
 import type { Decider } from '../decider';
+import type { Decision } from '../decision';
+import { accepted, rejected } from '../decision';
 import { InvalidFieldError } from '../errors/invalid-field.error';
 import { assertRecordedPrincipal } from '../principal/principal';
 import { isToolEffect } from '../tool-effect/tool-effect';
@@ -27,8 +29,11 @@ export interface AuditState {
   readonly statements: ReadonlyMap<string, readonly string[]>;
 }
 
+/** What the audit decider answers to a command: the events to append, or the rule the command breaks. */
+export type AuditDecision = Decision<AuditEvent>;
+
 /** The audit stream's decider. */
-export type AuditDecider = Decider<AuditCommand, AuditState, AuditEvent, readonly AuditEvent[]>;
+export type AuditDecider = Decider<AuditCommand, AuditState, AuditEvent, AuditDecision>;
 
 /** The state of an empty audit stream. */
 export function initialAuditState(): AuditState {
@@ -60,10 +65,21 @@ export function evolveAudit(state: AuditState, event: AuditEvent): AuditState {
  * records nothing (it is already there); a different statement for a decision
  * already stated is refused.
  *
- * @throws {@link InvalidFieldError} naming the field of a malformed command.
- * @throws {@link AuditStatementConflictError} for a second, different statement of one decision.
+ * It never throws for a refused command: a malformed one is `rejected` with
+ * an {@link InvalidFieldError} naming the field, a second, different
+ * statement of one decision with an {@link AuditStatementConflictError}.
  */
-export function decideAudit(command: AuditCommand, state: AuditState): readonly AuditEvent[] {
+export function decideAudit(command: AuditCommand, state: AuditState): AuditDecision {
+  try {
+    return decideCommand(command, state);
+  } catch (error) {
+    // The field checks shared with the run decider (`assertRunId`, `assertRecordedPrincipal`) throw.
+    if (error instanceof InvalidFieldError) return rejected(error);
+    throw error;
+  }
+}
+
+function decideCommand(command: AuditCommand, state: AuditState): AuditDecision {
   if (command.type === 'RecordWriteResolution') return stateOnce({ kind: 'resolution', data: command.data }, state, () => decideWriteResolution(command, state));
   if (command.type === 'RecordApprovalDecision') return stateOnce({ kind: 'approval', data: command.data }, state, () => decideApprovalDecision(command, state));
   if (command.type === 'RecordInputAnswer') return stateOnce({ kind: 'input', data: command.data }, state, () => decideInputAnswer(command, state));
@@ -78,9 +94,9 @@ export function decideAudit(command: AuditCommand, state: AuditState): readonly 
   } else if (data.kind !== 'llm') {
     throw new InvalidFieldError('data.kind', 'must be "llm" or "tool"');
   }
-  if (state.recordedSteps.has(data.stepId)) return [];
+  if (state.recordedSteps.has(data.stepId)) return accepted();
   const content: Omit<AuditRecorded['data'], 'hash'> = { ...data, sequence: state.sequence + 1, recordedAt: metadata.now, previousHash: state.lastHash };
-  return [{ type: 'AuditRecorded', data: { ...content, hash: auditRecordHash(content) } }];
+  return accepted({ type: 'AuditRecorded', data: { ...content, hash: auditRecordHash(content) } });
 }
 
 /**
@@ -91,13 +107,13 @@ export function decideAudit(command: AuditCommand, state: AuditState): readonly 
  * it, so such a statement may be of a decision that never took effect, and it
  * must not keep the one that did from being stated.
  */
-function stateOnce(statement: DecisionStatement, state: AuditState, decide: () => readonly AuditEvent[]): readonly AuditEvent[] {
-  const events = decide();
+function stateOnce(statement: DecisionStatement, state: AuditState, decide: () => AuditDecision): AuditDecision {
+  const decision = decide();
   const stated = state.statements.get(statementKey(statement));
-  if (stated === undefined) return events;
-  if (stated.includes(fingerprint(statement.data))) return [];
-  if (stated.every(isVersion1Statement)) return events;
-  throw new AuditStatementConflictError(statement.data.runId, statementKey(statement));
+  if (decision.kind !== 'accepted' || stated === undefined) return decision;
+  if (stated.includes(fingerprint(statement.data))) return accepted();
+  if (stated.every(isVersion1Statement)) return decision;
+  return rejected(new AuditStatementConflictError(statement.data.runId, statementKey(statement)));
 }
 
 /** Whether a statement's fingerprint names its actor as an `unverified` name (upcast from version 1). */
@@ -107,27 +123,27 @@ function isVersion1Statement(statementFingerprint: string): boolean {
   return typeof actor === 'object' && actor !== null && (actor as { kind?: unknown }).kind === 'unverified';
 }
 
-function decideInputAnswer({ data, metadata }: RecordInputAnswer, state: AuditState): readonly AuditEvent[] {
+function decideInputAnswer({ data, metadata }: RecordInputAnswer, state: AuditState): AuditDecision {
   assertRunId(data.runId, 'data.runId');
   if (typeof data.stepId !== 'string' || !data.stepId.startsWith(`${data.runId}/`)) throw new InvalidFieldError('data.stepId', 'must be a step id of the run');
   if (typeof data.inputHash !== 'string' || !/^[0-9a-f]{64}$/.test(data.inputHash)) throw new InvalidFieldError('data.inputHash', 'must be a SHA-256 in hex');
   assertRecordedPrincipal(data.answeredBy, 'data.answeredBy');
   if (typeof data.answeredAt !== 'number' || !Number.isFinite(data.answeredAt)) throw new InvalidFieldError('data.answeredAt', 'must be a time in milliseconds');
   const content = { ...data, sequence: state.sequence + 1, recordedAt: metadata.now, previousHash: state.lastHash };
-  return [{ type: 'InputAnswerRecorded', data: { ...content, hash: auditRecordHash(content) } }];
+  return accepted({ type: 'InputAnswerRecorded', data: { ...content, hash: auditRecordHash(content) } });
 }
 
-function decideWriteResolution({ data, metadata }: RecordWriteResolution, state: AuditState): readonly AuditEvent[] {
+function decideWriteResolution({ data, metadata }: RecordWriteResolution, state: AuditState): AuditDecision {
   assertRunId(data.runId, 'data.runId');
   if (typeof data.stepId !== 'string' || !data.stepId.startsWith(`${data.runId}/`)) throw new InvalidFieldError('data.stepId', 'must be a step id of the run');
   if (data.outcome !== 'executed' && data.outcome !== 'notExecuted') throw new InvalidFieldError('data.outcome', 'must be "executed" or "notExecuted"');
   if (typeof data.note !== 'string' || data.note.trim().length === 0) throw new InvalidFieldError('data.note', 'must say how the outcome is known');
   assertRecordedPrincipal(data.resolvedBy, 'data.resolvedBy');
   const content = { ...data, sequence: state.sequence + 1, recordedAt: metadata.now, previousHash: state.lastHash };
-  return [{ type: 'WriteResolutionRecorded', data: { ...content, hash: auditRecordHash(content) } }];
+  return accepted({ type: 'WriteResolutionRecorded', data: { ...content, hash: auditRecordHash(content) } });
 }
 
-function decideApprovalDecision({ data, metadata }: RecordApprovalDecision, state: AuditState): readonly AuditEvent[] {
+function decideApprovalDecision({ data, metadata }: RecordApprovalDecision, state: AuditState): AuditDecision {
   assertRunId(data.runId, 'data.runId');
   if (data.decision !== 'approved' && data.decision !== 'denied') throw new InvalidFieldError('data.decision', 'must be "approved" or "denied"');
   if (!Array.isArray(data.calls) || data.calls.length === 0) throw new InvalidFieldError('data.calls', 'must list the calls decided on');
@@ -137,7 +153,7 @@ function decideApprovalDecision({ data, metadata }: RecordApprovalDecision, stat
   });
   assertRecordedPrincipal(data.decidedBy, 'data.decidedBy');
   const content = { ...data, sequence: state.sequence + 1, recordedAt: metadata.now, previousHash: state.lastHash };
-  return [{ type: 'ApprovalDecisionRecorded', data: { ...content, hash: auditRecordHash(content) } }];
+  return accepted({ type: 'ApprovalDecisionRecorded', data: { ...content, hash: auditRecordHash(content) } });
 }
 
 /** The audit stream's decider. */

@@ -10,8 +10,9 @@ import { RUN_EVENT_SCHEMA_VERSIONS } from '../run/run-events';
  * audit streams, its current schema version (what a writer records in the
  * event's `metadata.schemaVersion`) and the upcasters that turn a payload
  * stored in an older version into the current shape. Every reader of stored
- * events goes through `upcastEventData`: the runtime's folds, the
- * projections, the HTTP event streams (and so the CLI and the console).
+ * events goes through the codec built on it (`decodeEvent`, event-codec.ts):
+ * the runtime's folds, the queue index, the audit-gap saga, the projections,
+ * the HTTP event streams (and so the CLI and the console), the audit verdict.
  *
  * What is never upcast: the audit hash chain. A record's hash covers its
  * payload as stored, in the version it was written in, so the chain checker

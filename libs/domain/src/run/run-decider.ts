@@ -45,7 +45,7 @@ import type {
   SubmitInput,
 } from './run-commands';
 import type { RunDecision } from './run-decision';
-import { accepted, rejected } from './run-decision';
+import { accepted, rejected } from '../decision';
 import type { ApprovalCall, FailureInfo, RunContinuation, RunEvent, ToolCallRequest } from './run-events';
 import type { RunPolicy, RunPolicyOptions } from './run-policy';
 import { resolveRunPolicy } from './run-policy';

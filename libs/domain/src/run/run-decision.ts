@@ -1,12 +1,6 @@
-import type { AgentLedgerError } from '../errors/agent-ledger-error';
+import type { Decision } from '../decision';
 import type { RunEvent } from './run-events';
 import type { RunStatus } from './run-status';
-
-/** The command is accepted: append these events (none, when it was already done: an idempotent repeat). */
-export interface Accepted {
-  readonly kind: 'accepted';
-  readonly events: readonly RunEvent[];
-}
 
 /**
  * The segment that sent the command no longer holds the run's lease (it was
@@ -20,21 +14,5 @@ export interface LeaseLost {
   readonly currentOwner: string | null;
 }
 
-/** The command breaks a rule; nothing is appended. */
-export interface Rejected {
-  readonly kind: 'rejected';
-  readonly error: AgentLedgerError;
-}
-
-/** What the run decider answers to a command. */
-export type RunDecision = Accepted | LeaseLost | Rejected;
-
-/** An accepted decision. */
-export function accepted(...events: RunEvent[]): Accepted {
-  return { kind: 'accepted', events };
-}
-
-/** A rejected decision. */
-export function rejected(error: AgentLedgerError): Rejected {
-  return { kind: 'rejected', error };
-}
+/** What the run decider answers to a command: the one decision type, with the run's own `leaseLost`. */
+export type RunDecision = Decision<RunEvent, LeaseLost>;

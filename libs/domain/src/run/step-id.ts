@@ -18,17 +18,25 @@ export interface StepCoordinates {
   readonly callIndex?: number;
 }
 
-const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+/**
+ * The rule of a run id: 1 to 128 letters, digits, `.`, `_`, `:` or `-`,
+ * starting with a letter or digit (it is part of stream names and step ids).
+ * The one definition: the deciders, the bus's messages, the HTTP API's
+ * bodies, queries and paths and its OpenAPI document all check this pattern.
+ */
+export const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+/** What a value breaking {@link RUN_ID_PATTERN} must be, as the errors say it (after the field's name). */
+export const RUN_ID_PROBLEM = 'must be 1 to 128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit';
 
 /**
- * Checks a run id: 1 to 128 characters of letters, digits, `.`, `_`, `:` and
- * `-`, starting with a letter or digit (it is part of stream names and step ids).
+ * Checks a run id against {@link RUN_ID_PATTERN}.
  *
  * @throws {@link InvalidFieldError} naming `field`.
  */
 export function assertRunId(runId: unknown, field = 'runId'): asserts runId is string {
   if (typeof runId !== 'string' || !RUN_ID_PATTERN.test(runId)) {
-    throw new InvalidFieldError(field, 'must be 1 to 128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit');
+    throw new InvalidFieldError(field, RUN_ID_PROBLEM);
   }
 }
 

@@ -1,9 +1,9 @@
 import { Controller, Get, Inject, Query } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
 import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { RunNotFoundError } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
 import type { AuditStoreVerdict } from '@agent-ledger/runtime';
-import { AUDIT_EVENT_STORE, AuditStoreReviewer, RUN_EVENT_STORE, RunService, reviewRunAudit } from '@agent-ledger/runtime';
+import { AUDIT_EVENT_STORE, AuditStoreReviewer, GetRunState, RUN_EVENT_STORE, reviewRunAudit } from '@agent-ledger/runtime';
 import { AcrossRuns, RequireScope } from '../auth/auth.decorators';
 import { AuditChainsQueryDto } from './audit-chains-query.dto';
 
@@ -18,7 +18,7 @@ export class AuditChainsController {
   constructor(
     @Inject(RUN_EVENT_STORE) private readonly runStore: EventStore,
     @Inject(AUDIT_EVENT_STORE) private readonly auditStore: EventStore,
-    private readonly runs: RunService,
+    private readonly queries: QueryBus,
     private readonly reviewer: AuditStoreReviewer,
   ) {}
 
@@ -39,8 +39,8 @@ export class AuditChainsController {
   @ApiNotFoundResponse({ description: 'runId names no run, or one the key may not read (`RUN_NOT_FOUND`)' })
   async chains(@Query() query: AuditChainsQueryDto): Promise<AuditStoreVerdict> {
     if (query.runId === undefined) return this.reviewer.review({ full: true });
-    // A limited key's entitlement was checked by the guard; any key: a run that was never requested is not found.
-    if ((await this.runs.get(query.runId)).status === null) throw new RunNotFoundError(query.runId);
+    // A limited key's entitlement was checked by the guard; any key: a run that was never requested is not found (RunNotFoundError).
+    await this.queries.execute(new GetRunState({ runId: query.runId }));
     return reviewRunAudit({ runStore: this.runStore, auditStore: this.auditStore }, query.runId);
   }
 }

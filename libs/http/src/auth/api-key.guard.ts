@@ -2,10 +2,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CanActivate, ExecutionContext } from '@nestjs/common';
 import { Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { QueryBus } from '@nestjs/cqrs';
 import { assertRunId, RunNotFoundError } from '@agent-ledger/domain';
-import { RunService } from '@agent-ledger/runtime';
+import { GetRunState } from '@agent-ledger/runtime';
+import { RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
 import type { HttpApiOptions } from '../http-api-options';
-import { RUN_ID_MESSAGE, RUN_ID_PATTERN } from '../runs/run-dtos';
 import { HTTP_API_OPTIONS } from '../http-api-options';
 import { RequestValidationError } from '../validation/request-validation.error';
 import type { ApiCaller } from './api-caller';
@@ -42,7 +43,7 @@ export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly verifier: ApiKeyVerifier,
-    private readonly runs: RunService,
+    private readonly queries: QueryBus,
     @Inject(HTTP_API_OPTIONS) private readonly config: HttpApiOptions,
   ) {}
 
@@ -78,9 +79,9 @@ export class ApiKeyGuard implements CanActivate {
     // Not a run id (whitespace, 300 characters...): refused as the route refuses it for any key (400 naming runId),
     // before it reaches the store, which would refuse it as a stream name that names no field.
     if (request.params?.runId !== undefined) assertRunId(runId);
-    else if (!RUN_ID_PATTERN.test(runId)) throw new RequestValidationError([{ field: 'runId', rule: 'matches', message: RUN_ID_MESSAGE.replace('$property', 'runId') }]);
-    // The run's own stream says whose it is (the read model may not have it yet).
-    const state = await this.runs.get(runId);
+    else if (!RUN_ID_RULE.test(runId)) throw new RequestValidationError([{ field: 'runId', rule: 'matches', message: RUN_ID_RULE_MESSAGE.replace('$property', 'runId') }]);
+    // The run's own stream says whose it is (the read model may not have it yet); a run never requested is not found.
+    const { state } = await this.queries.execute(new GetRunState({ runId }));
     if (!mayUseAgent(caller, state.agent)) throw new RunNotFoundError(runId);
   }
 }

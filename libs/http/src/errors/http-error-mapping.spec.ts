@@ -3,7 +3,7 @@ import { ApprovalRoundMismatchError, ConfigurationError, InvalidFieldError, RunA
 import { StoreFailureError, StoreUnavailableError, WrongExpectedRevisionError } from '@agent-ledger/event-store';
 import { InvalidQueryError, ProjectionStoreClosedError } from '@agent-ledger/projections';
 import { AuthenticationRequiredError, NotEntitledError, ScopeMissingError } from '../auth/auth.errors';
-import { AuditStatementNotStoredError, IdempotencyKeyReusedError } from '@agent-ledger/runtime';
+import { AuditStatementNotStoredError, IdempotencyKeyReusedError, MessageValidationError } from '@agent-ledger/runtime';
 import { ConsoleFileNotFoundError, ConsoleMethodNotAllowedError, ConsoleNotBuiltError } from '../console/console.errors';
 import { UnsupportedMediaTypeError } from '../bodies/unsupported-media-type.error';
 import { RequestValidationError } from '../validation/request-validation.error';
@@ -12,6 +12,13 @@ import { httpErrorAnswerOf } from './http-error-mapping';
 describe('httpErrorAnswerOf: the one mapping from errors to HTTP', () => {
   it.each([
     ['a refused body', new RequestValidationError([{ field: 'agent', rule: 'isString', message: 'agent must be a string' }]), 400, 'INVALID_FIELD', { field: 'agent', rule: 'isString' }],
+    [
+      'a command refused on the bus, answered as a refused body',
+      new MessageValidationError('StartRun', [{ field: 'input', rule: 'maxDepth', message: 'input must not nest deeper than 128 levels (the body being the first)' }]),
+      400,
+      'INVALID_FIELD',
+      { field: 'input', rule: 'maxDepth', message: 'input must not nest deeper than 128 levels (the body being the first)', issues: [{ field: 'input', rule: 'maxDepth', message: 'input must not nest deeper than 128 levels (the body being the first)' }] },
+    ],
     ['InvalidFieldError', new InvalidFieldError('agent', 'must name a configured agent'), 400, 'INVALID_FIELD', { field: 'agent', problem: 'must name a configured agent' }],
     ['InvalidQueryError', new InvalidQueryError('cursor', 'not a cursor returned by listRuns'), 400, 'INVALID_QUERY', { field: 'cursor' }],
     ['RunNotFoundError', new RunNotFoundError('r1'), 404, 'RUN_NOT_FOUND', { runId: 'r1' }],

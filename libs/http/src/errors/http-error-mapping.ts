@@ -16,6 +16,7 @@ import { InvalidQueryError, ProjectionError } from '@agent-ledger/projections';
 import { AuthenticationRequiredError, NotEntitledError, ScopeMissingError } from '../auth/auth.errors';
 import { ConsoleFileNotFoundError, ConsoleMethodNotAllowedError, ConsoleNotBuiltError } from '../console/console.errors';
 import { AuditStatementNotStoredError, IdempotencyKeyReusedError } from '@agent-ledger/runtime';
+import { MessageValidationError } from '@agent-ledger/validation';
 import { UnsupportedMediaTypeError } from '../bodies/unsupported-media-type.error';
 import { RequestValidationError } from '../validation/request-validation.error';
 import type { ApiErrorBody } from './api-error-body';
@@ -39,7 +40,7 @@ export interface HttpErrorAnswer {
  * | --- | --- |
  * | `AuthenticationRequiredError` (no key, bad key) | 401, with `WWW-Authenticate: Bearer` |
  * | `ScopeMissingError`, `NotEntitledError` | 403 |
- * | refused body / query (`RequestValidationError`), `InvalidFieldError`, `InvalidQueryError`, malformed JSON | 400 |
+ * | refused body / query (`RequestValidationError`), a refused command (`MessageValidationError`), `InvalidFieldError`, `InvalidQueryError`, malformed JSON | 400 |
  * | `RunNotFoundError`, unknown route, `ConsoleNotBuiltError`, `ConsoleFileNotFoundError` | 404 |
  * | `ConsoleMethodNotAllowedError` | 405, with `Allow: GET, HEAD` |
  * | `RunAlreadyExistsError`, `RunAlreadySettledError`, `RunNotWaitingError` (`RUN_NOT_WAITING_FOR_APPROVAL` / `_INPUT`), `ApprovalRoundMismatchError`, any other `RunRuleViolation`, `IdempotencyKeyReusedError`, `WRONG_EXPECTED_REVISION` | 409 |
@@ -61,6 +62,10 @@ export function httpErrorAnswerOf(error: unknown): HttpErrorAnswer {
   if (error instanceof RequestValidationError) {
     const first = error.issues[0];
     return answer(400, { code: error.code, message: error.message, field: first?.field ?? 'body', rule: first?.rule ?? 'invalid', issues: error.issues });
+  }
+  // A command the route sent, refused by the bus's validation: answered as a refused body, field by field.
+  if (error instanceof MessageValidationError) {
+    return answer(400, { code: error.code, message: error.message, field: error.field, rule: error.rule, issues: error.issues });
   }
   if (error instanceof InvalidFieldError) {
     return answer(400, { code: error.code, message: error.message, field: error.field, rule: 'invalid', problem: error.problem });

@@ -1,4 +1,4 @@
-import { currentSchemaVersion, isVersionedEventType, storedSchemaVersion, upcastEventData } from '@agent-ledger/domain';
+import { currentSchemaVersion, decodeEvent, storedSchemaVersion } from '@agent-ledger/domain';
 import type { RecordedEvent } from '@agent-ledger/event-store';
 
 /** The JSON of an event in a stream's `data:` line. */
@@ -17,22 +17,23 @@ export interface StreamedEvent {
 
 /**
  * The JSON view of a recorded event, in the current schema version of its
- * type: a payload stored in an older version is upcast (the domain's
- * registry, docs/events.md) and `metadata.schemaVersion` says the version
- * sent, so a subscriber reads one shape per type.
+ * type: decoded by the domain's codec (a payload stored in an older version
+ * upcast, docs/events.md) and `metadata.schemaVersion` says the version
+ * sent, so a subscriber reads one shape per type. A type this version does
+ * not know is sent as stored.
  *
  * @throws UnsupportedEventSchemaError for a payload of a version newer than this version reads
  */
 export function streamedEventOf(event: RecordedEvent): StreamedEvent {
-  const stored = storedSchemaVersion(event.metadata);
-  const upcast = isVersionedEventType(event.type) && stored !== currentSchemaVersion(event.type);
+  const decoded = decodeEvent(event);
+  const sent = decoded === null ? null : currentSchemaVersion(decoded.type);
   return {
     type: event.type,
     streamName: event.streamName,
     revision: Number(event.revision),
     position: event.position,
-    data: upcastEventData(event.type, stored, event.data),
-    metadata: upcast ? { ...event.metadata, schemaVersion: currentSchemaVersion(event.type) } : event.metadata,
+    data: decoded === null ? event.data : decoded.data,
+    metadata: sent === null || storedSchemaVersion(event.metadata) === sent ? event.metadata : { ...event.metadata, schemaVersion: sent },
     created: event.created.toISOString(),
   };
 }

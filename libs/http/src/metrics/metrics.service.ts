@@ -12,7 +12,9 @@ const REAPER_ACTIONS = ['requeued', 'failed', 'cancelled'] as const;
 
 const RUNTIME_COUNTER_HELP: Readonly<Record<RuntimeCounter, string>> = {
   runCommandConflicts: 'Run commands retried after a concurrency conflict, in this process',
-  auditAppendFailures: 'Audit records that could not be appended, in this process',
+  auditAppendFailures: 'Audit records that could not be appended (the audit store failed or refused), in this process',
+  auditCommandsRejected: 'Audit records and statements the audit decider refused (a malformed entry, a conflicting statement), in this process',
+  deciderFailures: 'Commands whose decider threw instead of deciding (a bug; nothing was appended), in this process',
   auditFailSoft: 'Audits not stored of steps that do not write (the run went on), in this process',
   auditFailClosed: 'Audits not stored of writes (the run failed closed), in this process',
   leaseLost: 'Segments that lost their lease and stopped, in this process',

@@ -1,5 +1,6 @@
 import type { OpenAPIObject, OperationObject, RequestBodyObject, ResponseObject } from '@nestjs/swagger';
-import { apiRoutes, apiSchemas, toComponentSchemas } from '@agent-ledger/client';
+import { apiRoutes, apiSchemas, RUN_ID_PATTERN as CONTRACT_RUN_ID_PATTERN, toComponentSchemas } from '@agent-ledger/client';
+import { RUN_ID_PATTERN } from '@agent-ledger/domain';
 import { withContractSchemas } from './contract-schemas';
 
 /** A document as `@nestjs/swagger` builds it from controllers that declare what the contract says, with DTO schemas of their own. */
@@ -63,6 +64,10 @@ describe('withContractSchemas', () => {
       { name: 'runId', in: 'query', required: false, description: 'Only this run', schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$' } },
       { name: 'limit', in: 'query', required: false, description: 'Most rows in each list; default 1000', schema: { type: 'integer', minimum: 1, maximum: 100_000 } },
     ]);
+  });
+
+  it("states the domain's run id rule: the client's contract (a package without dependencies) spells the same pattern", () => {
+    expect(CONTRACT_RUN_ID_PATTERN).toBe(RUN_ID_PATTERN.source);
   });
 
   it('refuses a controller whose success statuses are not the contract’s, naming the route', () => {

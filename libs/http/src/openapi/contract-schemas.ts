@@ -1,6 +1,7 @@
 import type { OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
 import type { ApiRoute, JsonSchema, Schema } from '@agent-ledger/client';
-import { apiRoutes, apiSchemas, RUN_ID_PATTERN, toComponentSchemas, toJsonSchema } from '@agent-ledger/client';
+import { apiRoutes, apiSchemas, toComponentSchemas, toJsonSchema } from '@agent-ledger/client';
+import { RUN_ID_PATTERN } from '@agent-ledger/domain';
 
 /** The component every error answer refers to (`#/components/schemas/ApiErrorBody`). */
 export const API_ERROR_BODY_SCHEMA = 'ApiErrorBody';
@@ -98,7 +99,7 @@ function applyParameters(route: ApiRoute, operation: OperationObject): void {
   for (const parameter of operation.parameters ?? []) {
     if ('$ref' in parameter) others.push(parameter);
     else if (parameter.in === 'query') continue;
-    else if (parameter.in === 'path' && parameter.name === 'runId') others.push({ ...parameter, schema: { type: 'string', pattern: RUN_ID_PATTERN } });
+    else if (parameter.in === 'path' && parameter.name === 'runId') others.push({ ...parameter, schema: { type: 'string', pattern: RUN_ID_PATTERN.source } });
     else others.push(parameter);
   }
   const declaredQuery = (operation.parameters ?? []).some((parameter) => !('$ref' in parameter) && parameter.in === 'query');

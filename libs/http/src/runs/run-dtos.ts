@@ -2,21 +2,12 @@ import { Transform, Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import type { JsonValue } from '@agent-ledger/domain';
 import { MAX_ITERATIONS, RunStatus, TerminationReason } from '@agent-ledger/domain';
-import { APPROVAL_DECISIONS, IsPresent } from '@agent-ledger/runtime';
+import type { StartMode } from '@agent-ledger/runtime';
+import { APPROVAL_DECISIONS, START_MODES } from '@agent-ledger/runtime';
 import type { ApprovalState } from '@agent-ledger/projections';
 import { APPROVAL_STATES } from '@agent-ledger/projections';
-import { IsOmittable } from '@agent-ledger/validation';
+import { IDEMPOTENCY_KEY_RULE, IDEMPOTENCY_KEY_RULE_MESSAGE, IsOmittable, IsPresent, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
 import { RawJson } from '../validation/raw-json';
-
-/** A run id: 1 to 128 letters, digits, `.`, `_`, `:` or `-`, starting with a letter or digit (the domain's rule). */
-export const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
-/** The message of a refused run id in a body or a query (`$property` is the field's name). */
-export const RUN_ID_MESSAGE = '$property must be 1 to 128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit';
-
-/** How a run is started. */
-export const START_MODES = ['interactive', 'queued'] as const;
-/** One of {@link START_MODES}. */
-export type StartMode = (typeof START_MODES)[number];
 
 // Decorators run bottom-up: the type check sits right above each property so
 // that it runs first, and `stopAtFirstError` reports one rule per field.
@@ -44,7 +35,7 @@ export class StartRunDto {
 
   /** The run's id. @default a random UUID (or one derived from `idempotencyKey`) */
   @IsOmittable()
-  @Matches(RUN_ID_PATTERN, { message: RUN_ID_MESSAGE })
+  @Matches(RUN_ID_RULE, { message: RUN_ID_RULE_MESSAGE })
   @IsString()
   runId?: string;
 
@@ -53,7 +44,7 @@ export class StartRunDto {
    * the same run and starts nothing new. 1 to 255 printable characters.
    */
   @IsOmittable()
-  @Matches(/^[\x21-\x7e][\x20-\x7e]{0,254}$/, { message: '$property must be 1 to 255 printable ASCII characters, not starting with a space' })
+  @Matches(IDEMPOTENCY_KEY_RULE, { message: IDEMPOTENCY_KEY_RULE_MESSAGE })
   @IsString()
   idempotencyKey?: string;
 }
@@ -132,7 +123,7 @@ export class ListRunsQueryDto extends PageQueryDto {
 export class AuditReviewQueryDto {
   /** Only this run. */
   @IsOptional()
-  @Matches(RUN_ID_PATTERN, { message: RUN_ID_MESSAGE })
+  @Matches(RUN_ID_RULE, { message: RUN_ID_RULE_MESSAGE })
   @IsString()
   runId?: string;
 
@@ -245,7 +236,7 @@ export class ListApprovalsQueryDto extends PageQueryDto {
 
   /** Only this run's requests. */
   @IsOptional()
-  @Matches(RUN_ID_PATTERN, { message: RUN_ID_MESSAGE })
+  @Matches(RUN_ID_RULE, { message: RUN_ID_RULE_MESSAGE })
   @IsString()
   runId?: string;
 }

@@ -1,13 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { RunStatus } from '@agent-ledger/domain';
 import { assertRunId, RunNotFoundError } from '@agent-ledger/domain';
 import type { RunStepsAnswer } from '@agent-ledger/client';
 import type { RunPage, RunStatusRow } from '@agent-ledger/projections';
 import { ProjectionQueries } from '@agent-ledger/projections';
-import type { DecisionTaken } from '@agent-ledger/runtime';
-import { RunService } from '@agent-ledger/runtime';
+import type { DecideRunApprovalResult, SubmitRunInputResult } from '@agent-ledger/runtime';
+import { CancelRun, DecideRunApproval, RequeueDeadLetteredRun, StartRun, SubmitRunInput } from '@agent-ledger/runtime';
 import type { ApiCaller } from '../auth/api-caller';
 import { Caller, mayUseAgent } from '../auth/api-caller';
 import { NotEntitledError } from '../auth/auth.errors';
@@ -16,14 +17,13 @@ import { replyJson } from '../json-reply';
 import { listEntitledRuns } from './entitled-runs';
 import type { CancelRunAnswer, RequeueRunAccepted, RunResumeAnswer, StartRunAccepted, StartRunInteractive } from './run-answers';
 import { CancelRunDto, DecideApprovalDto, ListRunsQueryDto, RequeueRunDto, StartRunDto, SubmitInputDto } from './run-dtos';
-import { RunStarter } from './run-starter';
 import { runViewOf } from './run-view';
 
 /** The steps of a run, from the steps read model (the client's contract's type). */
 export type { RunStepsAnswer } from '@agent-ledger/client';
 
 /** The answer of a decision or an input: the run as its own stream tells it after the command. */
-function resumeAnswerOf(runId: string, { state, auditStatement }: DecisionTaken): RunResumeAnswer {
+function resumeAnswerOf(runId: string, { state, auditStatement }: DecideRunApprovalResult | SubmitRunInputResult): RunResumeAnswer {
   const status: RunStatus | null = state.status;
   if (status === null) throw new RunNotFoundError(runId);
   return { runId, status, run: runViewOf(runId, state), auditStatement };
@@ -31,16 +31,18 @@ function resumeAnswerOf(runId: string, { state, auditStatement }: DecisionTaken)
 
 /**
  * `/runs`: start, list, read and cancel runs; approve or deny the calls a run
- * waits for, and answer a run that asked for input. Writes go through `RunService`
- * (and so the CommandBus and the run's decider); reads answer from the read
- * models, which follow the store a little behind.
+ * waits for, and answer a run that asked for input. A write sends the bus's
+ * public command (`StartRun`, `CancelRun`, `RequeueDeadLetteredRun`,
+ * `DecideRunApproval`, `SubmitRunInput`), with the authenticated caller as its
+ * principal, to its one handler, as a host or the CLI would; the route maps
+ * the request to the command and the command's result to the answer. Reads
+ * answer from the read models, which follow the store a little behind.
  */
 @ApiTags('runs')
 @Controller('runs')
 export class RunsController {
   constructor(
-    private readonly starter: RunStarter,
-    private readonly runs: RunService,
+    private readonly commands: CommandBus,
     private readonly queries: ProjectionQueries,
   ) {}
 
@@ -56,11 +58,12 @@ export class RunsController {
     if (!mayUseAgent(caller, body.agent)) {
       throw new NotEntitledError(caller.keyId, 'agent', `The API key "${caller.keyId}" may not start runs of agent "${body.agent}" (it is limited to ${caller.agents?.join(', ')})`);
     }
-    const outcome = await this.starter.start(body);
+    const { agent, input, mode, runId, idempotencyKey } = body;
+    const outcome = await this.commands.execute(new StartRun({ agent, input, mode, runId, idempotencyKey }));
     const headers: Record<string, string> = { Location: `/runs/${encodeURIComponent(outcome.runId)}` };
     if (outcome.replayed) headers['Idempotent-Replayed'] = 'true';
     if (outcome.mode === 'queued') {
-      const accepted: StartRunAccepted = { runId: outcome.runId, mode: outcome.mode, status: outcome.state?.status ?? 'QUEUED', replayed: outcome.replayed };
+      const accepted: StartRunAccepted = { runId: outcome.runId, mode: outcome.mode, status: outcome.status, replayed: outcome.replayed };
       replyJson(response, 202, accepted, headers);
       return;
     }
@@ -122,9 +125,9 @@ export class RunsController {
   @ApiConflictResponse({ description: 'the run is settled (`RUN_ALREADY_SETTLED`)' })
   async cancel(@Param('runId') runId: string, @Body() body: CancelRunDto, @Caller() caller: ApiCaller, @Res() response: ServerResponse): Promise<void> {
     assertRunId(runId);
-    const state = await this.runs.cancel(runId, caller.principal, body.reason);
+    const { state, settled } = await this.commands.execute(new CancelRun({ runId, principal: caller.principal, reason: body.reason }));
     const answer: CancelRunAnswer = { runId, cancelRequested: true, run: runViewOf(runId, state) };
-    replyJson(response, state.settlement === null ? 202 : 200, answer);
+    replyJson(response, settled ? 200 : 202, answer);
   }
 
   /**
@@ -146,8 +149,9 @@ export class RunsController {
   })
   async requeue(@Param('runId') runId: string, @Body() body: RequeueRunDto, @Caller() caller: ApiCaller, @Res() response: ServerResponse): Promise<void> {
     assertRunId(runId);
-    const resolution = body.resolution === undefined ? undefined : { outcome: body.resolution.outcome, note: body.resolution.note };
-    const { continuationRunId } = await this.runs.requeue(runId, { requestedBy: caller.principal, reason: body.reason, resolution });
+    const { reason, resolution } = body;
+    const stated = resolution === undefined ? undefined : { outcome: resolution.outcome, note: resolution.note };
+    const { continuationRunId } = await this.commands.execute(new RequeueDeadLetteredRun({ runId, principal: caller.principal, reason, resolution: stated }));
     const accepted: RequeueRunAccepted = { runId, continuationRunId };
     replyJson(response, 202, accepted);
   }
@@ -178,7 +182,8 @@ export class RunsController {
   })
   async decideApproval(@Param('runId') runId: string, @Body() body: DecideApprovalDto, @Caller() caller: ApiCaller): Promise<RunResumeAnswer> {
     assertRunId(runId);
-    const decided = await this.runs.decideApproval(runId, { decision: body.decision, decidedBy: caller.principal, reason: body.reason, round: body.round });
+    const { decision, reason, round } = body;
+    const decided = await this.commands.execute(new DecideRunApproval({ runId, decision, principal: caller.principal, reason, round }));
     return resumeAnswerOf(runId, decided);
   }
 
@@ -197,7 +202,7 @@ export class RunsController {
   @ApiConflictResponse({ description: 'the run does not wait for input (`RUN_NOT_WAITING_FOR_INPUT`, with `status`); the run is settled (`RUN_ALREADY_SETTLED`)' })
   async submitInput(@Param('runId') runId: string, @Body() body: SubmitInputDto, @Caller() caller: ApiCaller): Promise<RunResumeAnswer> {
     assertRunId(runId);
-    const submitted = await this.runs.submitInput(runId, { input: body.input, submittedBy: caller.principal });
+    const submitted = await this.commands.execute(new SubmitRunInput({ runId, input: body.input, principal: caller.principal }));
     return resumeAnswerOf(runId, submitted);
   }
 }

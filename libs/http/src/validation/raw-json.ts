@@ -1,17 +1,9 @@
 import 'reflect-metadata';
+import { jsonValueIssue, MAX_MESSAGE_DEPTH } from '@agent-ledger/validation';
 import type { ValidationIssue } from './request-validation.error';
 
 /** Metadata key of the fields a DTO keeps as raw JSON. */
 const RAW_JSON_FIELDS = 'agent-ledger:rawJsonFields';
-
-/**
- * The deepest a request body may nest, the body object itself being level 1
- * (`{"input":[[1]]}` nests 3 levels). Deeper is refused (`maxDepth`) before
- * anything recursive reads it: the validation pipe, class-transformer and
- * `JSON.stringify` overflow the stack a few thousand levels down, and the
- * event store refuses data nested deeper than 256 levels.
- */
-export const MAX_BODY_DEPTH = 128;
 
 /** Keys that no DTO declares and that the validation pipe would otherwise drop silently (prototype keys). */
 const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
@@ -21,9 +13,10 @@ const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor',
  * neither transforms it (class-transformer drops `__proto__` and
  * `constructor` keys at every level) nor strips it (Nest's pipe deletes
  * `__proto__`, `constructor` and `prototype` keys in place), so a run records
- * exactly the JSON its client sent. It is only checked to be JSON data the
- * store records faithfully (finite numbers) and no deeper than
- * {@link MAX_BODY_DEPTH}. Combine with `@IsPresent()` for a required field.
+ * exactly the JSON its client sent. It is only checked with the bus's rule of
+ * a JSON value (`jsonValueIssue` of `@agent-ledger/validation`: finite
+ * numbers, no deeper than `MAX_MESSAGE_DEPTH`), so that the command it
+ * becomes is accepted alike. Combine with `@IsPresent()` for a required field.
  */
 export function RawJson(): PropertyDecorator {
   return (target, property) => {
@@ -48,10 +41,10 @@ export interface BodyFieldIssue extends ValidationIssue {
 /**
  * What the validation pipe cannot be trusted to see in a JSON body, checked
  * without recursion (any depth is safe): nesting beyond
- * {@link MAX_BODY_DEPTH}; prototype keys (`__proto__`, `constructor`,
+ * `MAX_MESSAGE_DEPTH`; prototype keys (`__proto__`, `constructor`,
  * `prototype`) outside the raw JSON fields, which are unknown fields; and in
- * the raw JSON fields, numbers that are not finite (`1e400` parses to
- * `Infinity`). One issue per top-level key at most.
+ * the raw JSON fields, what the rule of a JSON value refuses (`1e400` parses
+ * to `Infinity`). One issue per top-level key at most.
  */
 export function bodyFieldIssues(body: Readonly<Record<string, unknown>>, rawFields: readonly string[]): BodyFieldIssue[] {
   const issues: BodyFieldIssue[] = [];
@@ -70,22 +63,23 @@ export function bodyFieldIssues(body: Readonly<Record<string, unknown>>, rawFiel
 function fieldIssue(key: string, value: unknown, raw: boolean): BodyFieldIssue | undefined {
   // An empty key is named as the validation pipe names it: the body.
   const field = key === '' ? 'body' : key;
+  if (raw) {
+    const issue = jsonValueIssue(value, field);
+    return issue === undefined ? undefined : { key, field, ...issue };
+  }
   // Depth-first with an explicit stack: [value, its level, its path (for a nested unknown key)].
   const stack: Array<readonly [unknown, number, string]> = [[value, 2, field]];
   while (stack.length > 0) {
     const [current, level, path] = stack.pop() as readonly [unknown, number, string];
-    if (typeof current === 'number' && raw && !Number.isFinite(current)) {
-      return { key, field, rule: 'isJsonValue', message: `${field} must be JSON data (null, booleans, finite numbers, strings, arrays and plain objects)` };
-    }
     if (typeof current !== 'object' || current === null) continue;
-    if (level > MAX_BODY_DEPTH) {
-      return { key, field, rule: 'maxDepth', message: `${field} must not nest deeper than ${MAX_BODY_DEPTH} levels (the body being the first)` };
+    if (level > MAX_MESSAGE_DEPTH) {
+      return { key, field, rule: 'maxDepth', message: `${field} must not nest deeper than ${MAX_MESSAGE_DEPTH} levels (the body being the first)` };
     }
     for (const [childKey, child] of Object.entries(current)) {
-      if (!raw && !Array.isArray(current) && PROTOTYPE_KEYS.has(childKey)) {
+      if (!Array.isArray(current) && PROTOTYPE_KEYS.has(childKey)) {
         return { key, field: `${path}.${childKey}`, rule: 'unknownField', message: `property ${childKey} should not exist` };
       }
-      stack.push([child, level + 1, raw ? path : `${path}.${childKey}`]);
+      stack.push([child, level + 1, `${path}.${childKey}`]);
     }
   }
   return undefined;

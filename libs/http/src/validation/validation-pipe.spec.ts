@@ -1,6 +1,6 @@
 import type { ArgumentMetadata } from '@nestjs/common';
 import { CancelRunDto, DecideApprovalDto, RequeueRunDto, StartRunDto, SubmitInputDto } from '../runs/run-dtos';
-import { MAX_BODY_DEPTH } from './raw-json';
+import { MAX_MESSAGE_DEPTH } from '@agent-ledger/validation';
 import { RequestValidationError } from './request-validation.error';
 import { ApiValidationPipe } from './validation-pipe';
 
@@ -29,17 +29,17 @@ function nested(levels: number): unknown {
 
 // Regressions found by the HTTP fuzz suite (test/fuzz/http-api.fuzz.int-spec.ts).
 describe('ApiValidationPipe: what Nest\'s pipe cannot be trusted with', () => {
-  it('refuses a body nested deeper than MAX_BODY_DEPTH, naming the field, instead of overflowing the stack (a 500)', async () => {
-    for (const levels of [MAX_BODY_DEPTH, 5000, 100_000]) {
+  it('refuses a body nested deeper than MAX_MESSAGE_DEPTH, naming the field, instead of overflowing the stack (a 500)', async () => {
+    for (const levels of [MAX_MESSAGE_DEPTH, 5000, 100_000]) {
       expect(await issuesOf({ agent: 'clerk', input: nested(levels) }, StartRunDto)).toEqual([{ field: 'input', rule: 'maxDepth' }]);
     }
     expect(await issuesOf({ reason: 'ops', resolution: nested(20_000) }, RequeueRunDto)).toEqual([{ field: 'resolution', rule: 'maxDepth' }]);
     expect(await issuesOf({ decision: 'approve', extra: nested(20_000) }, DecideApprovalDto)).toEqual([{ field: 'extra', rule: 'maxDepth' }]);
     // An empty key is named as the pipe names it: the body (the fuzz found a 400 naming the field "").
     expect(await issuesOf({ agent: 'clerk', input: 1, '': nested(200) }, StartRunDto)).toEqual([{ field: 'body', rule: 'maxDepth' }]);
-    // The body is level 1: an input of MAX_BODY_DEPTH - 1 levels is the deepest accepted.
-    const dto = (await pipe.transform({ agent: 'clerk', input: nested(MAX_BODY_DEPTH - 1) }, body(StartRunDto))) as StartRunDto;
-    expect(JSON.stringify(dto.input)).toBe(JSON.stringify(nested(MAX_BODY_DEPTH - 1)));
+    // The body is level 1: an input of MAX_MESSAGE_DEPTH - 1 levels is the deepest accepted.
+    const dto = (await pipe.transform({ agent: 'clerk', input: nested(MAX_MESSAGE_DEPTH - 1) }, body(StartRunDto))) as StartRunDto;
+    expect(JSON.stringify(dto.input)).toBe(JSON.stringify(nested(MAX_MESSAGE_DEPTH - 1)));
   });
 
   it('refuses __proto__, constructor and prototype keys as unknown fields, where Nest and class-transformer dropped them silently', async () => {

@@ -14,9 +14,9 @@ import { RequestValidationError, requestValidationExceptionFactory } from './req
  *
  * Before Nest's pipe sees a body (its steps are recursive, and it drops
  * prototype keys silently), the body is checked without recursion: nested
- * deeper than `MAX_BODY_DEPTH` (`maxDepth`), a `__proto__`, `constructor` or
- * `prototype` key (`unknownField`), a number that is not finite in a raw JSON
- * field (`isJsonValue`). The DTO's `@RawJson()` fields (a run's `input`) are
+ * deeper than `MAX_MESSAGE_DEPTH` (`maxDepth`), a `__proto__`, `constructor` or
+ * `prototype` key (`unknownField`), a raw JSON field that breaks the bus's
+ * rule of a JSON value (`isJsonValue`: a number that is not finite). The DTO's `@RawJson()` fields (a run's `input`) are
  * then kept out of the pipe's reach and set on the DTO as they were sent.
  *
  * A request without a body (or with an empty one) is checked as `{}`: a

@@ -187,7 +187,7 @@ function interruption(
   what: Pick<AuditInterruptionRow, 'eventType' | 'cause' | 'reason' | 'at'>,
 ): AuditReviewChange[] {
   if (inFlight === null) return [];
-  const runId = (event.data as { runId: string }).runId;
+  const runId = event.data.runId;
   return [
     {
       table: 'audit_interruptions',

@@ -1,5 +1,5 @@
 import type { AuditEvent, RunEvent } from '@agent-ledger/domain';
-import { isRunEventType, storedSchemaVersion, upcastEventData } from '@agent-ledger/domain';
+import { decodeEvent, isRunEventType } from '@agent-ledger/domain';
 import type { Position, RecordedEvent } from '@agent-ledger/event-store';
 
 /**
@@ -33,20 +33,17 @@ export function isProjectedEventType(type: string): type is ProjectedEvent['type
 }
 
 /**
- * The projected form of a recorded event, in the current shape of its type
- * (a payload stored in an older schema version is upcast by the domain's
- * registry), or `null` for a type this version does not know (it is skipped,
- * and the checkpoint still moves past it).
+ * The projected form of a recorded event, decoded by the domain's codec
+ * (`decodeEvent`: in the current shape of its type, a payload stored in an
+ * older schema version upcast), or `null` for a type this version does not
+ * project (it is skipped, and the checkpoint still moves past it; an audit
+ * type it does not project is not decoded at all).
  *
  * @throws UnsupportedEventSchemaError for a payload of a version newer than this version reads
  */
 export function toProjectedEvent(recorded: RecordedEvent): ProjectedEvent | null {
   if (!isProjectedEventType(recorded.type)) return null;
-  return {
-    type: recorded.type,
-    data: upcastEventData(recorded.type, storedSchemaVersion(recorded.metadata), recorded.data),
-    streamName: recorded.streamName,
-    revision: Number(recorded.revision),
-    position: recorded.position,
-  } as unknown as ProjectedEvent;
+  const event = decodeEvent(recorded);
+  if (event === null || event.type === 'WriteResolutionRecorded' || event.type === 'InputAnswerRecorded') return null;
+  return { ...event, streamName: recorded.streamName, revision: Number(recorded.revision), position: recorded.position };
 }

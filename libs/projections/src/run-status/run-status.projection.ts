@@ -1,5 +1,5 @@
 import type { FailureInfo, ToolEffect } from '@agent-ledger/domain';
-import { principalLabel } from '@agent-ledger/domain';
+import { principalLabel, runStatusAfter } from '@agent-ledger/domain';
 import type { ProjectionDefinition } from '../core/projection-definition';
 import type { ProjectedEvent } from '../core/projected-event';
 import { isAuditSideEvent } from '../core/projected-event';
@@ -35,6 +35,9 @@ export const runStatusProjection: ProjectionDefinition = {
  */
 export function evolveRunStatus(row: RunStatusRow | undefined, event: ProjectedEvent, isNewStep: boolean): RunStatusRow | undefined {
   if (isAuditSideEvent(event)) return row;
+  // The status comes from the domain's one status machine; the rest of the row is this model's own.
+  const status = runStatusAfter(row?.status ?? null, event);
+  if (status === null) return row;
   if (event.type === 'RunRequested') {
     if (row !== undefined) return row;
     const { runId, agent, mode, requestedAt, continuation } = event.data;
@@ -42,7 +45,7 @@ export function evolveRunStatus(row: RunStatusRow | undefined, event: ProjectedE
       runId,
       agent,
       mode,
-      status: 'QUEUED',
+      status,
       reason: null,
       failureClass: null,
       failureCode: null,
@@ -74,11 +77,11 @@ export function evolveRunStatus(row: RunStatusRow | undefined, event: ProjectedE
     };
   }
   if (row === undefined) return undefined;
-  const base = { ...row, streamRevision: event.revision };
+  const base = { ...row, status, streamRevision: event.revision };
   switch (event.type) {
     case 'RunClaimed': {
       const { owner, attempt, leaseExpiresAt, claimedAt } = event.data;
-      return touched({ ...base, status: 'RUNNING', attempts: attempt, leaseOwner: owner, leaseExpiresAt, lastClaimedAt: claimedAt }, claimedAt);
+      return touched({ ...base, attempts: attempt, leaseOwner: owner, leaseExpiresAt, lastClaimedAt: claimedAt }, claimedAt);
     }
     case 'LeaseRenewed':
       return touched({ ...base, leaseExpiresAt: row.leaseOwner === null ? null : event.data.leaseExpiresAt }, event.data.renewedAt);
@@ -113,7 +116,7 @@ export function evolveRunStatus(row: RunStatusRow | undefined, event: ProjectedE
     case 'RunRequeued': {
       const { requeues, failure, inFlightWrite, requeuedAt } = event.data;
       return touched(
-        { ...base, ...released(), ...notWaiting(), ...failureOf(failure), status: 'QUEUED', requeues, inFlightStepId: inFlightWrite?.stepId ?? null },
+        { ...base, ...released(), ...notWaiting(), ...failureOf(failure), requeues, inFlightStepId: inFlightWrite?.stepId ?? null },
         requeuedAt,
       );
     }
@@ -123,7 +126,6 @@ export function evolveRunStatus(row: RunStatusRow | undefined, event: ProjectedE
           ...base,
           ...released(),
           ...notWaiting(),
-          status: 'COMPLETED',
           reason: 'COMPLETED',
           deadLettered: false,
           settledAt: event.data.completedAt,
@@ -134,7 +136,7 @@ export function evolveRunStatus(row: RunStatusRow | undefined, event: ProjectedE
     case 'RunFailed': {
       const { reason, failure, deadLettered, inFlightWrite, failedAt } = event.data;
       return touched(
-        { ...base, ...released(), ...notWaiting(), ...failureOf(failure), status: 'FAILED', reason, deadLettered, settledAt: failedAt, inFlightStepId: inFlightWrite?.stepId ?? null },
+        { ...base, ...released(), ...notWaiting(), ...failureOf(failure), reason, deadLettered, settledAt: failedAt, inFlightStepId: inFlightWrite?.stepId ?? null },
         failedAt,
       );
     }
@@ -146,7 +148,6 @@ export function evolveRunStatus(row: RunStatusRow | undefined, event: ProjectedE
           ...base,
           ...released(),
           ...notWaiting(),
-          status: 'CANCELLED',
           reason: 'CANCELLED',
           deadLettered: false,
           settledAt: event.data.cancelledAt,
@@ -160,7 +161,7 @@ export function evolveRunStatus(row: RunStatusRow | undefined, event: ProjectedE
       // The run gives up its lease and waits; none of the round's calls has started.
       const { round, requestedAt } = event.data;
       return touched(
-        { ...base, status: 'WAITING_FOR_APPROVAL', leaseOwner: null, leaseExpiresAt: null, waitingSince: requestedAt, approvalRound: round, inputStepId: null },
+        { ...base, leaseOwner: null, leaseExpiresAt: null, waitingSince: requestedAt, approvalRound: round, inputStepId: null },
         requestedAt,
       );
     }
@@ -168,16 +169,16 @@ export function evolveRunStatus(row: RunStatusRow | undefined, event: ProjectedE
       // The asking step stays started (it runs again with the input): it remains the current step.
       const { stepId, requestedAt } = event.data;
       return touched(
-        { ...base, status: 'WAITING_FOR_INPUT', leaseOwner: null, leaseExpiresAt: null, waitingSince: requestedAt, approvalRound: null, inputStepId: stepId },
+        { ...base, leaseOwner: null, leaseExpiresAt: null, waitingSince: requestedAt, approvalRound: null, inputStepId: stepId },
         requestedAt,
       );
     }
     case 'ApprovalGranted':
     case 'ApprovalDenied':
       // Queued again, due at once; an `endRun` denial is settled by the RunFailed appended with it.
-      return touched({ ...base, ...notWaiting(), status: 'QUEUED' }, event.data.decidedAt);
+      return touched({ ...base, ...notWaiting() }, event.data.decidedAt);
     case 'InputSubmitted':
-      return touched({ ...base, ...notWaiting(), status: 'QUEUED' }, event.data.submittedAt);
+      return touched({ ...base, ...notWaiting() }, event.data.submittedAt);
     case 'ToolCallPreApproved':
       return touched(base, event.data.approvedAt);
     case 'RunRequeuedByOperator':

@@ -1,5 +1,5 @@
 import type { RunEvent } from '@agent-ledger/domain';
-import { currentSchemaVersion } from '@agent-ledger/domain';
+import { encodeEvent } from '@agent-ledger/domain';
 import type { Position, RecordedEvent } from '@agent-ledger/event-store';
 import { positionFromParts } from '@agent-ledger/event-store';
 import type { ProjectedAuditEvent, ProjectedEvent } from '../core/projected-event';
@@ -34,7 +34,7 @@ export class EventLog {
       revision: BigInt(e.revision),
       position: e.position,
       data: e.data as unknown as Record<string, unknown>,
-      metadata: { schemaVersion: currentSchemaVersion(e.type) },
+      metadata: encodeEvent(e).metadata,
       created: new Date(0),
     }));
   }
@@ -44,6 +44,6 @@ export class EventLog {
     this.revisions.set(streamName, revision);
     this.sequence++;
     const position: Position = positionFromParts({ commit: BigInt(this.sequence), prepare: BigInt(this.sequence) });
-    this.events.push({ ...event, streamName, revision, position } as ProjectedEvent);
+    this.events.push({ ...event, streamName, revision, position });
   }
 }

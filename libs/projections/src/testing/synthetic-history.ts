@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditRecorded, RunEvent } from '@agent-ledger/domain';
-import { currentSchemaVersion } from '@agent-ledger/domain';
+import { encodeEvent } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
 import { ExpectedRevision } from '@agent-ledger/event-store';
 import { runEvents } from './run-event-fixtures';
@@ -48,5 +48,5 @@ export async function appendSyntheticHistory(runStore: EventStore, auditStore: E
 }
 
 function toEventData(event: RunEvent | AuditRecorded) {
-  return { id: randomUUID(), type: event.type, data: event.data, metadata: { schemaVersion: currentSchemaVersion(event.type) } };
+  return { id: randomUUID(), ...encodeEvent(event) };
 }

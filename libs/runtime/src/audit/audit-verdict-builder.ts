@@ -1,5 +1,5 @@
-import type { AuditRecord, InFlightWrite, TerminationReason, ToolEffect } from '@agent-ledger/domain';
-import { AuditChainChecker, DEAD_LETTER_REASONS, isAuditEventType, isWrite, StreamCategory } from '@agent-ledger/domain';
+import type { StoredAuditRecord, TerminationReason, ToolEffect } from '@agent-ledger/domain';
+import { AuditChainChecker, DEAD_LETTER_REASONS, decodeAuditEvent, decodeRunEvent, isAuditEventType, isWrite, StreamCategory } from '@agent-ledger/domain';
 import type { RecordedEvent } from '@agent-ledger/event-store';
 import type { AuditStoreVerdict, StoreWrite, StoreWriteWithoutAudit, UnauditedWriteAllowance } from './audit-store-verdict';
 import type { RunChainBreak } from './audit-store-verdict';
@@ -46,29 +46,30 @@ export class AuditVerdictBuilder {
   private readonly breaks: RunChainBreak[] = [];
   private auditRecords = 0;
 
-  /** Feeds an event of a run stream (other types than {@link VERDICT_RUN_EVENT_TYPES} are ignored). */
+  /** Feeds an event of a run stream (other types than {@link VERDICT_RUN_EVENT_TYPES} are ignored, and not decoded). */
   addRunEvent(event: RecordedEvent): void {
     const runId = idOf(event.streamName, StreamCategory.RUN);
     if (runId === null) return;
     const run = this.run(runId);
     run.known = true;
-    const d = event.data;
-    switch (event.type) {
+    if (!VERDICT_RUN_EVENT_TYPES.includes(event.type)) return;
+    const decoded = decodeRunEvent(event);
+    switch (decoded?.type) {
       case 'ToolExecuted': {
-        const effect = d['effect'] as ToolEffect;
+        const { stepId, toolName, effect, attempt, executedAt } = decoded.data;
         if (!isWrite(effect)) return;
         run.writes ??= new Map();
-        run.writes.set(String(d['stepId']), { toolName: String(d['toolName']), effect, attempt: Number(d['attempt']), executedAt: Number(d['executedAt']) });
+        run.writes.set(stepId, { toolName, effect, attempt, executedAt });
         return;
       }
       case 'RunCompleted':
         run.end = { reason: 'COMPLETED', inFlightStepId: null };
         return;
       case 'RunFailed':
-        run.end = { reason: d['reason'] as TerminationReason, inFlightStepId: (d['inFlightWrite'] as InFlightWrite | null)?.stepId ?? null };
+        run.end = { reason: decoded.data.reason, inFlightStepId: decoded.data.inFlightWrite?.stepId ?? null };
         return;
       case 'RunCancelled':
-        run.end = { reason: 'CANCELLED', inFlightStepId: (d['inFlightWrite'] as InFlightWrite | null)?.stepId ?? null };
+        run.end = { reason: 'CANCELLED', inFlightStepId: decoded.data.inFlightWrite?.stepId ?? null };
         return;
       default:
         return;
@@ -77,23 +78,26 @@ export class AuditVerdictBuilder {
 
   /**
    * Feeds an event of an audit stream: every audit event type is a link of
-   * the chain (checked whatever its type); an `AuditRecorded` also answers
-   * for its step.
+   * the chain, checked on its payload as stored, never upcast (the hash
+   * covers the stored payload), whatever its type; an `AuditRecorded`
+   * (decoded) also answers for its step.
    */
   addAuditEvent(event: RecordedEvent): void {
     const runId = idOf(event.streamName, StreamCategory.AUDIT);
     if (runId === null) return;
     const run = this.run(runId);
-    const data = event.data as Record<string, unknown>;
-    run.head = { runId, revision: event.revision, eventId: event.id, hash: typeof data['hash'] === 'string' ? data['hash'] : null };
+    const stored = event.data;
+    run.head = { runId, revision: event.revision, eventId: event.id, hash: typeof stored['hash'] === 'string' ? stored['hash'] : null };
     if (!isAuditEventType(event.type)) return;
     this.auditRecords++;
     run.auditRecords++;
     run.checker ??= new AuditChainChecker();
-    for (const found of run.checker.add(event.data as unknown as AuditRecord)) this.breaks.push({ runId, ...found });
-    if (event.type === 'AuditRecorded') {
+    // The chain is checked on the payload as stored: an upcast payload would not give its hash.
+    for (const found of run.checker.add(stored as unknown as StoredAuditRecord)) this.breaks.push({ runId, ...found });
+    const decoded = event.type === 'AuditRecorded' ? decodeAuditEvent(event) : null;
+    if (decoded?.type === 'AuditRecorded') {
       run.audits ??= new Map();
-      if (!run.audits.has(String(data['stepId']))) run.audits.set(String(data['stepId']), Number(data['attempt']));
+      if (!run.audits.has(decoded.data.stepId)) run.audits.set(decoded.data.stepId, decoded.data.attempt);
     }
   }
 

@@ -125,7 +125,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('approvals and input on %s', 
 
   it('an interactive run answers waiting; after the approval a worker resumes it', async () => {
     const result = await rt.runs.runInteractive({ agent: 'careful', input: 'go' });
-    expect(result.segment.kind).toBe('waiting');
+    expect(result.segment).toBe('waiting');
     expect(result.state.status).toBe('WAITING_FOR_APPROVAL');
     await rt.runs.decideApproval(result.runId, { decision: 'approve', decidedBy: busPrincipal('alice') });
     const events = await settled(result.runId);

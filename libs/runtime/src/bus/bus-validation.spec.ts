@@ -1,6 +1,9 @@
 import type { CommandResult, QueryResult } from '@nestjs/cqrs';
 import { InvalidFieldError } from '@agent-ledger/domain';
-import { BUS_PROVIDERS, CancelRunHandler, GetRunStateHandler, StartRunHandler } from './bus-handlers';
+import { BUS_PROVIDERS } from './bus-providers';
+import { CancelRunHandler } from './cancel-run.handler';
+import { GetRunStateHandler } from './get-run-state.handler';
+import { StartRunHandler } from './start-run.handler';
 import { CancelRun } from './cancel-run.command';
 import type { CancelRunResult } from './cancel-run.command';
 import { GetRunState } from './get-run-state.query';
@@ -147,18 +150,19 @@ describe('typed results', () => {
 
 describe('the public handlers', () => {
   it('validate before they delegate: a refused command never reaches the runtime', async () => {
-    const starter = { start: jest.fn() };
-    const runs = { cancel: jest.fn(), get: jest.fn() };
-    await expect(new StartRunHandler(starter as never).execute(startRun({ agent: '' }))).rejects.toBeInstanceOf(MessageValidationError);
-    await expect(new CancelRunHandler(runs as never).execute(new CancelRun({ runId: 'r 1', principal: { kind: 'bus', id: 'x' } }))).rejects.toMatchObject({ field: 'runId' });
-    await expect(new GetRunStateHandler(runs as never).execute(new GetRunState({ runId: '' }))).rejects.toMatchObject({ field: 'runId' });
-    expect(starter.start).not.toHaveBeenCalled();
-    expect(runs.cancel).not.toHaveBeenCalled();
-    expect(runs.get).not.toHaveBeenCalled();
+    const processor = { process: jest.fn(), load: jest.fn() };
+    const interactive = { run: jest.fn() };
+    const clock = { now: () => 0 };
+    await expect(new StartRunHandler(processor as never, interactive as never, {} as never, {} as never, clock).execute(startRun({ agent: '' }))).rejects.toBeInstanceOf(MessageValidationError);
+    await expect(new CancelRunHandler(processor as never, clock).execute(new CancelRun({ runId: 'r 1', principal: { kind: 'bus', id: 'x' } }))).rejects.toMatchObject({ field: 'runId' });
+    await expect(new GetRunStateHandler(processor as never).execute(new GetRunState({ runId: '' }))).rejects.toMatchObject({ field: 'runId' });
+    expect(processor.process).not.toHaveBeenCalled();
+    expect(processor.load).not.toHaveBeenCalled();
+    expect(interactive.run).not.toHaveBeenCalled();
   });
 
   it('all extend the validating bases', () => {
-    for (const handler of BUS_PROVIDERS.filter((p) => p.name.endsWith('Handler'))) {
+    for (const handler of BUS_PROVIDERS.filter((provider: { readonly name: string }) => provider.name.endsWith('Handler'))) {
       expect(handler.prototype instanceof ValidatedCommandHandler || handler.prototype instanceof ValidatedQueryHandler).toBe(true);
     }
   });

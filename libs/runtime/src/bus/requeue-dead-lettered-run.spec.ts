@@ -1,5 +1,5 @@
-import type { RunService } from './run-service';
-import { RequeueDeadLetteredRunHandler } from './bus-handlers';
+import type { RunCommand } from '@agent-ledger/domain';
+import { RequeueDeadLetteredRunHandler } from './requeue-dead-lettered-run.handler';
 import { MessageValidationError, validateMessage } from '@agent-ledger/validation';
 import { RequeueDeadLetteredRun } from './requeue-dead-lettered-run.command';
 
@@ -29,14 +29,23 @@ describe('RequeueDeadLetteredRun on the bus', () => {
     expect(validate).toThrow(expect.objectContaining({ field }) as Error);
   });
 
-  it('is handled by RunService.requeue, after validation, with the stated resolution', async () => {
-    const calls: unknown[] = [];
-    const runs = { requeue: (runId: string, request: unknown) => (calls.push([runId, request]), Promise.resolve({ continuationRunId: 'c1', state: {} })) };
-    const handler = new RequeueDeadLetteredRunHandler(runs as unknown as RunService);
-    const result = await handler.execute(new RequeueDeadLetteredRun({ runId: 'run-1', principal: ALICE, resolution: { outcome: 'executed', note: 'seen' } }));
-    expect(result).toMatchObject({ runId: 'run-1', continuationRunId: 'c1' });
-    expect(calls).toEqual([['run-1', { requestedBy: ALICE, reason: undefined, resolution: { outcome: 'executed', note: 'seen' } }]]);
+  it('is decided by the run decider, after validation, with the caller as principal and the stated resolution', async () => {
+    const sent: RunCommand[] = [];
+    const refusal = new Error('refused by the decider');
+    const processor = {
+      load: () => Promise.resolve({ state: { continuedAs: null }, revision: 3n }),
+      process: (command: RunCommand) => (sent.push(command), Promise.resolve({ decision: { kind: 'rejected', error: refusal } })),
+    };
+    const handler = new RequeueDeadLetteredRunHandler(processor as never, {} as never, {} as never, { now: () => 7 });
+    await expect(handler.execute(new RequeueDeadLetteredRun({ runId: 'run-1', principal: ALICE, resolution: { outcome: 'executed', note: 'seen' } }))).rejects.toBe(refusal);
+    expect(sent).toEqual([
+      {
+        type: 'RequeueRun',
+        data: { runId: 'run-1', continuationRunId: expect.any(String) as string, requestedBy: ALICE, reason: undefined, resolution: { outcome: 'executed', note: 'seen' } },
+        metadata: { now: 7 },
+      },
+    ]);
     await expect(handler.execute(new RequeueDeadLetteredRun({ runId: 'run-1', principal: { kind: 'bus', id: '' } }))).rejects.toBeInstanceOf(MessageValidationError);
-    expect(calls).toHaveLength(1);
+    expect(sent).toHaveLength(1);
   });
 });

@@ -11,7 +11,6 @@ import { AuditGapSaga } from '../saga/audit-gap-saga';
 import { AUDIT_GAP_SAGA_OPTIONS, checkAuditGapSagaOptions } from '../saga/audit-gap-saga.options';
 import { AgentToolsCheck } from '../segment/agent-tools-check';
 import { AuditRecorder } from '../persistence/audit-recorder';
-import { DispatchRunCommandHandler, RecordAuditCommandHandler, RecordDecisionStatementCommandHandler } from '../persistence/command-handlers';
 import { AUDIT_EVENT_STORE, RUN_EVENT_STORE } from '../persistence/event-store.tokens';
 import { EventProcessors } from '../persistence/event-processors';
 import { PROCESSORS_OPTIONS } from '../persistence/event-processors.options';
@@ -19,6 +18,7 @@ import { QueueIndex } from '../queue/queue-index';
 import { Reaper } from '../workers/reaper';
 import { RunCommandProcessor } from '../persistence/run-command-processor';
 import { RUN_DECIDER } from '../persistence/run-decider.token';
+import { BUS_PROVIDERS } from '../bus/bus-providers';
 import { RunService } from '../bus/run-service';
 import type { ExecutionOptions } from '../workers/runtime-options';
 import { EXECUTION_OPTIONS, processorsOptionsOf } from '../workers/runtime-options';
@@ -49,8 +49,10 @@ export interface ExecutionModuleOptions extends ExecutionOptions {
 }
 
 /**
- * The execution engine: the run and audit command handlers, segments,
- * workers, the reaper and the run service, over one or two event stores.
+ * The execution engine over one or two event stores: the run and audit
+ * writers (`RunCommandProcessor`, `AuditRecorder`), segments, workers, the
+ * reaper, the audit-gap saga, and the handlers of the public commands and
+ * queries (with `RunService`, their facade).
  */
 @Module({})
 export class ExecutionModule {
@@ -73,14 +75,11 @@ export class ExecutionModule {
         RuntimeMetrics,
         RunCommandProcessor,
         AuditRecorder,
-        DispatchRunCommandHandler,
-        RecordAuditCommandHandler,
-        RecordDecisionStatementCommandHandler,
         SegmentRunner,
         QueueIndex,
         WorkerPool,
         Reaper,
-        RunService,
+        ...BUS_PROVIDERS,
         AgentToolsCheck,
         AuditGapSaga,
       ],

@@ -4,6 +4,8 @@ import { Injectable } from '@nestjs/common';
 export const RUNTIME_COUNTERS = [
   'runCommandConflicts',
   'auditAppendFailures',
+  'auditCommandsRejected',
+  'deciderFailures',
   'auditFailSoft',
   'auditFailClosed',
   'leaseLost',

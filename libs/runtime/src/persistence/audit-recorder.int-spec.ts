@@ -1,5 +1,5 @@
-import type { AuditRecorded } from '@agent-ledger/domain';
-import { verifyAuditChain } from '@agent-ledger/domain';
+import type { AuditRecorded, DecisionStatement } from '@agent-ledger/domain';
+import { auditDecider, busPrincipal, verifyAuditChain } from '@agent-ledger/domain';
 import type { EventStore, ReadStreamOptions } from '@agent-ledger/event-store';
 import type { StoreFixture, StoreKind } from '../testing/store-fixture';
 import { startStores } from '../testing/store-fixture';
@@ -27,6 +27,25 @@ const entry = (runId: string, n: number) => ({
   idempotencyKey: `k${n}`,
   outcome: 'succeeded' as const,
   attempt: 1,
+});
+
+const approval = (decidedBy: string, runId = 'run-3'): DecisionStatement => ({
+  kind: 'approval',
+  data: {
+    runId,
+    round: 0,
+    decision: 'approved',
+    calls: [{ stepId: `${runId}/r0/t0`, toolName: 'files.append', effect: 'NON_IDEMPOTENT_WRITE', argumentsHash: 'a'.repeat(64) }],
+    decidedBy: busPrincipal(decidedBy),
+    reason: null,
+  },
+});
+
+/** The failure counters, to tell which one a failure counted. */
+const failures = (metrics: RuntimeMetrics) => ({
+  auditAppendFailures: metrics.get('auditAppendFailures'),
+  auditCommandsRejected: metrics.get('auditCommandsRejected'),
+  deciderFailures: metrics.get('deciderFailures'),
 });
 
 describe.each<StoreKind>(['sqlite', 'eventstoredb'])('AuditRecorder on %s (integration)', (kind) => {
@@ -69,5 +88,57 @@ describe.each<StoreKind>(['sqlite', 'eventstoredb'])('AuditRecorder on %s (integ
       ['run-2/r0/t2', 3],
     ]);
     expect(verifyAuditChain(records)).toEqual([]);
+  });
+
+  it('answers false for an entry the audit decider refuses, counted as rejected (not as a store failure), and stores nothing', async () => {
+    const { auditStore } = fixture.open();
+    const metrics = new RuntimeMetrics();
+    const recorder = new AuditRecorder(auditStore, metrics);
+    await expect(recorder.record({ ...entry('run-4', 0), stepId: 'run-5/r0/t0' }, 1000)).resolves.toBe(false);
+    expect(failures(metrics)).toEqual({ auditAppendFailures: 0, auditCommandsRejected: 1, deciderFailures: 0 });
+    expect((await auditStore.readStream(auditStreamName('run-4'))).streamExists).toBe(false);
+  });
+
+  it('states a decision once: stored, then already stored; a different statement of it is notStored, counted as rejected', async () => {
+    const { auditStore } = fixture.open();
+    const metrics = new RuntimeMetrics();
+    const recorder = new AuditRecorder(auditStore, metrics);
+    await expect(recorder.recordStatement(approval('alice'), 1000)).resolves.toBe('stored');
+    await expect(new AuditRecorder(fixture.open().auditStore, new RuntimeMetrics()).recordStatement(approval('alice'), 2000)).resolves.toBe('alreadyStored');
+    await expect(recorder.recordStatement(approval('bob'), 3000)).resolves.toBe('notStored');
+    expect(failures(metrics)).toEqual({ auditAppendFailures: 0, auditCommandsRejected: 1, deciderFailures: 0 });
+    expect((await auditStore.readStream(auditStreamName('run-3'))).events).toHaveLength(1);
+  });
+
+  it('answers false when the audit store refuses the append, counted as a store failure', async () => {
+    const { auditStore } = fixture.open();
+    const metrics = new RuntimeMetrics();
+    const recorder = new AuditRecorder(auditStore, metrics);
+    const repair = fixture.breakAuditStore();
+    try {
+      await expect(recorder.record(entry('run-6', 0), 1000)).resolves.toBe(false);
+      await expect(recorder.recordStatement(approval('alice', 'run-6'), 1000)).resolves.toBe('notStored');
+    } finally {
+      repair();
+    }
+    expect(failures(metrics)).toEqual({ auditAppendFailures: 2, auditCommandsRejected: 0, deciderFailures: 0 });
+    await expect(recorder.record(entry('run-6', 0), 1001)).resolves.toBe(true);
+  });
+
+  it('answers false when the audit decider throws (a bug), counted as a decider failure, not as a store failure', async () => {
+    const { auditStore } = fixture.open();
+    const metrics = new RuntimeMetrics();
+    const recorder = new AuditRecorder(auditStore, metrics);
+    const decide = jest.spyOn(auditDecider, 'decide').mockImplementation(() => {
+      throw new TypeError('a bug in the audit decider');
+    });
+    try {
+      await expect(recorder.record(entry('run-7', 0), 1000)).resolves.toBe(false);
+      await expect(recorder.recordStatement(approval('alice', 'run-7'), 1000)).resolves.toBe('notStored');
+    } finally {
+      decide.mockRestore();
+    }
+    expect(failures(metrics)).toEqual({ auditAppendFailures: 0, auditCommandsRejected: 0, deciderFailures: 2 });
+    expect((await auditStore.readStream(auditStreamName('run-7'))).streamExists).toBe(false);
   });
 });

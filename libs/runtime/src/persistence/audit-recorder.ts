@@ -1,9 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { AuditCommand, AuditEvent, AuditState, DecisionStatement, RecordAudit } from '@agent-ledger/domain';
-import { auditDecider, foldEvents, isAuditEventType, statementCommand, statementKey } from '@agent-ledger/domain';
-import type { CurrentRevision, EventStore } from '@agent-ledger/event-store';
-import { deterministicEventId, ExpectedRevision, WrongExpectedRevisionError } from '@agent-ledger/event-store';
-import { toDomainEvents, toEventData } from './domain-event-codec';
+import type { AuditCommand, AuditDecision, AuditEvent, AuditState, DecisionStatement, RecordAudit } from '@agent-ledger/domain';
+import { auditDecider, isAuditEventType, statementCommand, statementKey } from '@agent-ledger/domain';
+import type { EventStore } from '@agent-ledger/event-store';
+import { deterministicEventId } from '@agent-ledger/event-store';
+import type { CommandOutcome } from './decider-command-handler';
+import { DeciderCommandHandler } from './decider-command-handler';
+import { DeciderFailedError } from './decider-failed.error';
 import { AUDIT_EVENT_STORE } from './event-store.tokens';
 import { auditStreamName } from './run-streams';
 import { RuntimeMetrics } from '../metrics/runtime-metrics';
@@ -12,48 +14,53 @@ import { RuntimeMetrics } from '../metrics/runtime-metrics';
 export type AuditEntry = RecordAudit['data'];
 
 const MAX_CONFLICT_RETRIES = 3;
-/** Audit streams whose state is kept between appends (the most recently used). */
+/** Audit streams whose state is kept between appends (the most recently used), so that a step's audit does not read its whole stream. */
 const CACHED_STREAMS = 4096;
 
 /**
  * What became of a statement: `stored` now, `alreadyStored` (the chain held it
  * before: another caller stored it), or `notStored` (the store refused or
- * failed; logged and counted).
+ * failed, or the audit decider refused it; logged and counted).
  */
 export type StatementRecording = 'stored' | 'alreadyStored' | 'notStored';
 
-/** An audit stream's state as of a revision, as this process last wrote or read it. */
-interface KnownAuditStream {
-  readonly state: AuditState;
-  readonly revision: CurrentRevision;
-}
-
 /**
- * Records a step's audit event on the run's audit stream (`audit-<runId>`).
+ * Records a step's audit event on the run's audit stream (`audit-<runId>`):
+ * the audit decider behind the generic {@link DeciderCommandHandler}, with a
+ * cache of the audit streams this process wrote last.
  *
  * It never throws: it returns whether the event persisted, and logs and
- * counts when it did not. What a failure means is the caller's decision: for
- * a write it fails the run closed, for anything else the run goes on.
+ * counts when it did not: `auditAppendFailures` when the store failed or
+ * refused it, `auditCommandsRejected` when the audit decider refused the
+ * command (a malformed entry, a conflicting statement), `deciderFailures`
+ * when the decider threw (a bug). What a failure means is the caller's
+ * decision: for a write it fails the run closed, for anything else the run
+ * goes on.
  */
 @Injectable()
 export class AuditRecorder {
   private readonly logger = new Logger(AuditRecorder.name);
-  /**
-   * The state of the audit streams this process appended to last, so that a
-   * step's audit does not read its whole stream again. It is trusted until the
-   * store refuses an append (another process or call wrote in between): the
-   * stream is then read again, as without it.
-   */
-  private readonly known = new Map<string, KnownAuditStream>();
+  private readonly handler: DeciderCommandHandler<AuditCommand, AuditState, AuditEvent, AuditDecision>;
 
   constructor(
-    @Inject(AUDIT_EVENT_STORE) private readonly store: EventStore,
+    @Inject(AUDIT_EVENT_STORE) store: EventStore,
     private readonly metrics: RuntimeMetrics,
-  ) {}
+  ) {
+    this.handler = new DeciderCommandHandler({
+      name: AuditRecorder.name,
+      store,
+      decider: auditDecider,
+      isEventType: isAuditEventType,
+      maxConflictRetries: MAX_CONFLICT_RETRIES,
+      metrics,
+      cachedStreams: CACHED_STREAMS,
+    });
+  }
 
   /** @returns true when the audit event is stored (now, or already before). */
-  record(entry: AuditEntry, now: number): Promise<boolean> {
-    return this.append(entry.runId, `step ${entry.stepId}`, (at) => ({ type: 'RecordAudit', data: entry, metadata: { now: at } }), now);
+  async record(entry: AuditEntry, now: number): Promise<boolean> {
+    const outcome = await this.append(entry.runId, `step ${entry.stepId}`, { type: 'RecordAudit', data: entry, metadata: { now } });
+    return outcome !== null;
   }
 
   /**
@@ -65,77 +72,31 @@ export class AuditRecorder {
    */
   async recordStatement(statement: DecisionStatement, now: number): Promise<StatementRecording> {
     const key = statementKey(statement);
-    let appended = false;
-    const stored = await this.append(statement.data.runId, `the statement of ${key}`, (at) => statementCommand(statement, at), now, {
-      eventId: deterministicEventId(`${auditStreamName(statement.data.runId)}|statement|${key}`),
-      onAppend: () => (appended = true),
-    });
-    if (!stored) return 'notStored';
-    return appended ? 'stored' : 'alreadyStored';
+    const stream = auditStreamName(statement.data.runId);
+    const outcome = await this.append(statement.data.runId, `the statement of ${key}`, statementCommand(statement, now), deterministicEventId(`${stream}|statement|${key}`));
+    if (outcome === null) return 'notStored';
+    return outcome.appended.length > 0 ? 'stored' : 'alreadyStored';
   }
 
+  /** The outcome of an accepted command, or null (logged and counted) when it is not stored. */
   private async append(
     runId: string,
     subject: string,
-    command: (now: number) => AuditCommand,
-    now: number,
-    statement?: { readonly eventId: string; readonly onAppend: () => void },
-  ): Promise<boolean> {
-    const stream = auditStreamName(runId);
+    command: AuditCommand,
+    eventId?: string,
+  ): Promise<CommandOutcome<AuditState, AuditEvent, AuditDecision> | null> {
     try {
-      let current = this.known.get(stream) ?? (await this.load(stream));
-      for (let attempt = 0; ; attempt++) {
-        const events = auditDecider.decide(command(now), current.state);
-        if (events.length === 0) return true;
-        const nextRevision = current.revision === ExpectedRevision.NO_STREAM ? 0n : current.revision + 1n;
-        try {
-          const data = toEventData(stream, nextRevision, events, { correlationId: runId });
-          const result = await this.store.append(stream, statement === undefined ? data : data.map((event) => ({ ...event, id: statement.eventId })), {
-            expectedRevision: current.revision,
-          });
-          if (statement === undefined) {
-            this.remember(stream, { state: events.reduce(auditDecider.evolve, current.state), revision: result.nextExpectedRevision });
-          } else {
-            // Under the decision's id, the store answers a concurrent caller's statement (its own recordedAt, so its own
-            // hash) as if it were ours: what is stored is read back, and counts as this call's only if it is ours.
-            this.known.delete(stream);
-            // A failed read back leaves it counted as ours: it is stored either way.
-            const ours = await this.store
-              .readStream(stream, { fromRevision: nextRevision, maxCount: 1 })
-              .then((stored) => (stored.events[0]?.data as { hash?: unknown } | undefined)?.hash === events[0]?.data.hash)
-              .catch(() => true);
-            if (ours) statement.onAppend();
-          }
-          return true;
-        } catch (error) {
-          this.known.delete(stream);
-          if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_CONFLICT_RETRIES) throw error;
-          current = await this.load(stream);
-        }
-      }
+      const outcome = await this.handler.handle(auditStreamName(runId), command, { causation: { correlationId: runId }, eventId });
+      if (outcome.decision.kind === 'accepted') return outcome;
+      this.metrics.increment('auditCommandsRejected');
+      this.logger.error(`Audit event of ${subject} of run ${runId} was refused by the audit decider (${outcome.decision.error.code}): ${outcome.decision.error.message}`);
+      return null;
     } catch (error) {
+      // Logged and counted (`deciderFailures`) by the handler: a bug, not a store failure.
+      if (error instanceof DeciderFailedError) return null;
       this.metrics.increment('auditAppendFailures');
       this.logger.warn(`Audit event of ${subject} was not stored: ${error instanceof Error ? error.message : String(error)}`);
-      return false;
+      return null;
     }
-  }
-
-  private async load(stream: string): Promise<KnownAuditStream> {
-    const read = await this.store.readStream(stream);
-    const known = {
-      state: foldEvents(auditDecider, toDomainEvents<AuditEvent>(read.events, isAuditEventType)),
-      revision: read.streamExists ? read.currentRevision : ExpectedRevision.NO_STREAM,
-    };
-    this.remember(stream, known);
-    return known;
-  }
-
-  /** Keeps the newest state of a stream (a slower concurrent call never replaces a newer one), the most recently used first. */
-  private remember(stream: string, known: KnownAuditStream): void {
-    const previous = this.known.get(stream);
-    if (previous !== undefined && previous.revision !== ExpectedRevision.NO_STREAM && (known.revision === ExpectedRevision.NO_STREAM || known.revision < previous.revision)) return;
-    this.known.delete(stream);
-    this.known.set(stream, known);
-    if (this.known.size > CACHED_STREAMS) this.known.delete(this.known.keys().next().value as string);
   }
 }

@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { RunEvent } from '@agent-ledger/domain';
 import { isTerminalRunEvent } from '@agent-ledger/domain';
+import { ExpectedRevision } from '@agent-ledger/event-store';
+import { auditStreamName } from '../persistence/run-streams';
 import { writeExecutedWithoutAudit } from '../testing/crash-points';
 import type { RuntimeHarness, TestAgent } from '../testing/runtime-harness';
 import { eventually, startRuntime } from '../testing/runtime-harness';
@@ -44,6 +47,15 @@ describe.each(['sqlite', 'eventstoredb'] as const)('audit-gap saga on %s', (stor
       expect.objectContaining({ type: 'RunFailed', data: expect.objectContaining({ reason: 'AUDIT_MISSING', deadLettered: true, failure: expect.objectContaining({ failureClass: 'unknown' }) }) }),
     ]);
     expect(rt.saga.pendingCount()).toBe(0);
+  });
+
+  it("counts only the step's own AuditRecorded as its audit: another audit record naming the step (an input answer) is not", async () => {
+    const { runId, stepId } = await writeExecutedWithoutAudit(rt, { agent: 'putter', tool: APPEND });
+    await pending(rt, 1);
+    const answer = { runId, stepId, sequence: 1, inputHash: 'a'.repeat(64), answeredBy: { kind: 'development' }, answeredAt: rt.clock.now(), recordedAt: rt.clock.now(), previousHash: null, hash: 'b'.repeat(64) };
+    await rt.auditStore.append(auditStreamName(runId), [{ id: randomUUID(), type: 'InputAnswerRecorded', data: answer, metadata: { schemaVersion: 1 } }], { expectedRevision: ExpectedRevision.NO_STREAM });
+    rt.clock.advance(31 * SECOND);
+    expect(await rt.saga.checkDeadlines()).toEqual({ reported: [stepId], found: [], statements: [] });
   });
 
   it('only records the gap of a run that settled before the gap was seen', async () => {

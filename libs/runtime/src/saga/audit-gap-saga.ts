@@ -1,15 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { CommandBus } from '@nestjs/cqrs';
-import type { RunCommandOutcome } from '../persistence/run-command-processor';
 import type { RunEvent } from '@agent-ledger/domain';
 import { auditStatementKey, decodeAuditEvent, decodeRunEvent, isWrite, runEventStatementKey, statementKey } from '@agent-ledger/domain';
 import type { EventProcessor, EventStore, RecordedEvent } from '@agent-ledger/event-store';
 import { eventTypeFilter } from '@agent-ledger/event-store';
 import type { Clock } from '../clock/clock';
 import { CLOCK } from '../clock/clock';
-import { DispatchRunCommand, RecordDecisionStatementCommand } from '../persistence/commands';
-import type { StatementRecording } from '../persistence/audit-recorder';
+import { AuditRecorder } from '../persistence/audit-recorder';
 import { EventProcessors } from '../persistence/event-processors';
 import { RunCommandProcessor } from '../persistence/run-command-processor';
 import { AUDIT_EVENT_STORE, RUN_EVENT_STORE } from '../persistence/event-store.tokens';
@@ -37,7 +34,7 @@ export interface AuditGapCheck {
 /**
  * The audit-gap saga: a process manager that expects, for every
  * `ToolExecuted` of a write, the matching `AuditRecorded` within a grace
- * period, and otherwise sends `ReportAuditGap` through the CommandBus (the run
+ * period, and otherwise sends `ReportAuditGap` to the run's decider (the run
  * fails `AUDIT_MISSING`, not retryable; a settled run gets `AuditGapDetected`).
  *
  * It is four processors of the process's one reader per store
@@ -68,12 +65,12 @@ export class AuditGapSaga implements OnModuleInit, OnApplicationBootstrap, OnMod
   private checking: Promise<AuditGapCheck> | null = null;
 
   constructor(
-    private readonly commandBus: CommandBus,
     @Inject(RUN_EVENT_STORE) private readonly runStore: EventStore,
     @Inject(AUDIT_EVENT_STORE) private readonly auditStore: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly metrics: RuntimeMetrics,
     private readonly runs: RunCommandProcessor,
+    private readonly recorder: AuditRecorder,
     @Inject(AUDIT_GAP_SAGA_OPTIONS) private readonly options: AuditGapSagaOptions,
     private readonly processors: EventProcessors,
   ) {
@@ -217,9 +214,11 @@ export class AuditGapSaga implements OnModuleInit, OnApplicationBootstrap, OnMod
         result.found.push(write.stepId);
         continue;
       }
-      const outcome: RunCommandOutcome = await this.commandBus.execute(
-        new DispatchRunCommand({ type: 'ReportAuditGap', data: { runId: write.runId, stepId: write.stepId, detectedBy: this.name }, metadata: { now: this.clock.now() } }),
-      );
+      const outcome = await this.runs.process({
+        type: 'ReportAuditGap',
+        data: { runId: write.runId, stepId: write.stepId, detectedBy: this.name },
+        metadata: { now: this.clock.now() },
+      });
       if (outcome.decision.kind === 'rejected') {
         this.logger.error(`Audit gap of ${write.stepId} could not be reported: ${outcome.decision.error.message}`);
       } else {
@@ -242,7 +241,7 @@ export class AuditGapSaga implements OnModuleInit, OnApplicationBootstrap, OnMod
         ledger.resolveStatement(pending.runId, pending.decision);
         continue;
       }
-      const recording: StatementRecording = await this.commandBus.execute(new RecordDecisionStatementCommand(statement, this.clock.now()));
+      const recording = await this.recorder.recordStatement(statement, this.clock.now());
       if (recording === 'notStored') {
         this.metrics.incrementLabelled('decisionStatements', { kind: statement.kind, outcome: 'failed' });
         this.logger.error(`The statement of ${pending.decision} of run ${pending.runId} could not be stored; trying again in ${this.gracePeriodMs} ms`);
@@ -261,7 +260,8 @@ export class AuditGapSaga implements OnModuleInit, OnApplicationBootstrap, OnMod
   private async auditExists(runId: string, stepId: string): Promise<boolean> {
     const read = await this.auditStore.readStream(auditStreamName(runId));
     return read.events.some((recorded) => {
-      const event = decodeAuditEvent(recorded);
+      // Only the step's own audit record answers for it (an input answer or a resolution may name the step too).
+      const event = recorded.type === 'AuditRecorded' ? decodeAuditEvent(recorded) : null;
       return event?.type === 'AuditRecorded' && event.data.stepId === stepId;
     });
   }

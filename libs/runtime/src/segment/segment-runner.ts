@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { CommandBus } from '@nestjs/cqrs';
 import type {
   ApprovalCallRequest,
   DecisionStatement,
@@ -22,11 +21,12 @@ import { approvalsOf } from '../agents/agent-approvals';
 import { UserInputRequired } from '../tools/user-input-required';
 import type { AgentCatalog, CatalogAgent } from './agent-catalog';
 import { AGENT_CATALOG } from './agent-catalog';
-import type { StatementRecording } from '../persistence/audit-recorder';
-import { DispatchRunCommand, RecordAuditCommand, RecordDecisionStatementCommand } from '../persistence/commands';
+import type { AuditEntry, StatementRecording } from '../persistence/audit-recorder';
+import { AuditRecorder } from '../persistence/audit-recorder';
 import { QueueIndex } from '../queue/queue-index';
 import { buildConversation } from './conversation-builder';
 import type { RunCommandOutcome, RunSnapshot } from '../persistence/run-command-processor';
+import { RunCommandProcessor } from '../persistence/run-command-processor';
 import { RuntimeMetrics } from '../metrics/runtime-metrics';
 import type { ToolCatalog } from './tool-catalog';
 import { TOOL_CATALOG } from './tool-catalog';
@@ -96,7 +96,8 @@ export class SegmentRunner {
   private readonly logger = new Logger(SegmentRunner.name);
 
   constructor(
-    private readonly commandBus: CommandBus,
+    private readonly processor: RunCommandProcessor,
+    private readonly recorder: AuditRecorder,
     @Inject(TOOL_CATALOG) private readonly tools: ToolCatalog,
     @Inject(AGENT_CATALOG) private readonly agents: AgentCatalog,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -123,15 +124,15 @@ export class SegmentRunner {
   }
 
   /** @internal */ dispatch(command: RunCommand, known: RunSnapshot): Promise<RunCommandOutcome> {
-    return this.commandBus.execute(new DispatchRunCommand(command, known));
+    return this.processor.process(command, known);
   }
 
-  /** @internal */ recordAudit(entry: ConstructorParameters<typeof RecordAuditCommand>[0]): Promise<boolean> {
-    return this.commandBus.execute(new RecordAuditCommand(entry, this.clock.now()));
+  /** @internal */ recordAudit(entry: AuditEntry): Promise<boolean> {
+    return this.recorder.record(entry, this.clock.now());
   }
 
   /** @internal */ recordStatement(statement: DecisionStatement): Promise<StatementRecording> {
-    return this.commandBus.execute(new RecordDecisionStatementCommand(statement, this.clock.now()));
+    return this.recorder.recordStatement(statement, this.clock.now());
   }
 
   /** @internal */ get context() {

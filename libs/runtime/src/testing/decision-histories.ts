@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ModelResponse, RunEvent, StepTool } from '@agent-ledger/domain';
-import { createRunDecider, currentSchemaVersion } from '@agent-ledger/domain';
+import { createRunDecider, encodeEvent } from '@agent-ledger/domain';
 import { RunHistory } from '@agent-ledger/domain/testing';
 import type { EventStore } from '@agent-ledger/event-store';
 import { ExpectedRevision } from '@agent-ledger/event-store';
@@ -61,7 +61,7 @@ export const decisionHistories = {
 export async function seedRun(store: EventStore, runId: string, events: readonly RunEvent[]): Promise<void> {
   await store.append(
     runStreamName(runId),
-    events.map((e) => ({ id: randomUUID(), type: e.type, data: e.data as unknown as Record<string, unknown>, metadata: { schemaVersion: currentSchemaVersion(e.type) } })),
+    events.map((e) => ({ id: randomUUID(), ...encodeEvent(e) })),
     { expectedRevision: ExpectedRevision.NO_STREAM },
   );
 }

@@ -1,13 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { CommandBus } from '@nestjs/cqrs';
 import type { RunDecision } from '@agent-ledger/domain';
 import { resolveRunPolicy } from '@agent-ledger/domain';
 import type { Clock } from '../clock/clock';
 import { CLOCK } from '../clock/clock';
-import { DispatchRunCommand } from '../persistence/commands';
 import { QueueIndex } from '../queue/queue-index';
-import type { RunCommandOutcome } from '../persistence/run-command-processor';
+import { RunCommandProcessor } from '../persistence/run-command-processor';
 import type { ExecutionOptions } from './runtime-options';
 import { EXECUTION_OPTIONS } from './runtime-options';
 import { RuntimeMetrics } from '../metrics/runtime-metrics';
@@ -41,7 +39,7 @@ export class Reaper implements OnApplicationBootstrap, OnApplicationShutdown {
   private pass: Promise<ReapReport> | null = null;
 
   constructor(
-    private readonly commandBus: CommandBus,
+    private readonly processor: RunCommandProcessor,
     private readonly index: QueueIndex,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly metrics: RuntimeMetrics,
@@ -79,9 +77,7 @@ export class Reaper implements OnApplicationBootstrap, OnApplicationShutdown {
     const now = this.clock.now();
     const candidates = [...this.index.expiredLeases(now), ...this.index.unclaimedInteractive(now, this.leaseMs)];
     for (const runId of candidates) {
-      const outcome: RunCommandOutcome = await this.commandBus.execute(
-        new DispatchRunCommand({ type: 'ReapRun', data: { runId, reaper: this.name }, metadata: { now: this.clock.now() } }),
-      );
+      const outcome = await this.processor.process({ type: 'ReapRun', data: { runId, reaper: this.name }, metadata: { now: this.clock.now() } });
       const kind = classify(outcome.decision);
       report[kind].push(runId);
       if (kind !== 'spared') {

@@ -1,11 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { CommandBus } from '@nestjs/cqrs';
 import type { Clock } from '../clock/clock';
 import { CLOCK } from '../clock/clock';
-import { DispatchRunCommand } from '../persistence/commands';
 import { QueueIndex } from '../queue/queue-index';
-import type { RunCommandOutcome } from '../persistence/run-command-processor';
+import { RunCommandProcessor } from '../persistence/run-command-processor';
 import type { ExecutionOptions } from './runtime-options';
 import { EXECUTION_OPTIONS } from './runtime-options';
 import { RuntimeMetrics } from '../metrics/runtime-metrics';
@@ -29,7 +27,7 @@ export class WorkerPool implements OnApplicationBootstrap, OnApplicationShutdown
   private running = false;
 
   constructor(
-    private readonly commandBus: CommandBus,
+    private readonly processor: RunCommandProcessor,
     private readonly segments: SegmentRunner,
     private readonly index: QueueIndex,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -117,9 +115,7 @@ export class WorkerPool implements OnApplicationBootstrap, OnApplicationShutdown
   /** @returns whether this process won the claim and executed a segment. */
   private async claimAndRun(runId: string): Promise<boolean> {
     const owner = newSegmentOwner('worker');
-    const claim: RunCommandOutcome = await this.commandBus.execute(
-      new DispatchRunCommand({ type: 'ClaimRun', data: { runId, owner }, metadata: { now: this.clock.now() } }),
-    );
+    const claim = await this.processor.process({ type: 'ClaimRun', data: { runId, owner }, metadata: { now: this.clock.now() } });
     if (claim.decision.kind !== 'accepted') {
       // Another claimant won, or the run is not due yet: the index catches up.
       this.metrics.increment('claimsLost');
