@@ -31,7 +31,7 @@ interface Started {
 
 /**
  * The issue's scenario, on the service as a user starts it: one data folder
- * (read models, the saga's ledger), two event stores in turn (EVENT_STORE_PATH).
+ * (read models, the processors' database), two event stores in turn (EVENT_STORE_PATH).
  */
 describe('the service knows which store its read models and saga ledger follow (e2e)', () => {
   let dataDir: string;
@@ -125,7 +125,7 @@ describe('the service knows which store its read models and saga ledger follow (
       const said = refused.output();
       expect(said).toContain('agent-ledger: refusing to start: files in the data folder were made from another event store than the configured one.');
       expect(said).toContain(`the read models ${join(dataDir, 'read-models.sqlite')} were made from another event store than the run store ${storeB} (EVENT_STORE_PATH)`);
-      expect(said).toContain(`the audit-gap saga's ledger ${join(dataDir, 'audit-gap-saga.sqlite')} was made from another event store than the run store ${storeB}`);
+      expect(said).toContain(`the processors' database ${join(dataDir, 'processors.sqlite')} (the queue and the audit-gap saga's state) was made from another event store than the run store ${storeB}`);
       expect(said).toContain('Fix: `agent-ledger projections rebuild` with the same settings');
       expect(said).toContain('start once with READ_MODELS_ON_STORE_MISMATCH=rebuild');
       expect(said).toContain('set EVENT_STORE_PATH back to the store these files were made from');
@@ -141,7 +141,7 @@ describe('the service knows which store its read models and saga ledger follow (
       const rebuilt = start({ EVENT_STORE_PATH: storeB, READ_MODELS_ON_STORE_MISMATCH: 'rebuild' });
       const baseRebuilt = await listening(rebuilt);
       expect(rebuilt.output()).toMatch(/rebuilding them/);
-      expect(rebuilt.output()).toMatch(/the audit-gap saga's ledger .* reset it/i);
+      expect(rebuilt.output()).toMatch(/The processors' database .* reset it \(onStoreMismatch: reset\)/);
       expect(await listedRuns(baseRebuilt)).toEqual([runOfB]);
       const ready = await readyAtLagZero(baseRebuilt);
       expect(ready.status).toBe('ok');
@@ -160,7 +160,7 @@ describe('the service knows which store its read models and saga ledger follow (
       const rebuild = await runCliProcess(['projections', 'rebuild'], cliEnv);
       expect({ code: rebuild.code, stderr: rebuild.stderr }).toEqual({ code: 0, stderr: '' });
       expect(rebuild.stdout).toMatch(/Rebuilt runStatus, steps, auditReview, approvals: \d+ events/);
-      expect(rebuild.stdout).toMatch(/the audit-gap saga's ledger .* reset it/i);
+      expect(rebuild.stdout).toMatch(/The processors' database .* was made from another event store than .*: removed/);
       const fixed = start({ EVENT_STORE_PATH: storeA });
       const baseFixed = await listening(fixed);
       expect(await listedRuns(baseFixed)).toEqual([runOfA]);

@@ -5,7 +5,7 @@ import type { EventStore } from '@agent-ledger/event-store';
 import type { AgentDefinition, LoadedPlugins, ToolsModuleOptions } from '@agent-ledger/runtime';
 import { NO_PLUGINS } from '@agent-ledger/runtime';
 import { testLedgerImports } from './config/crash-test/test-ledger.tools';
-import { auditGapSagaPath, readModelsPath, sagaMismatchPolicyOf } from './config/read-models';
+import { auditGapSagaPath, processorsPath, readModelsPath, sagaMismatchPolicyOf } from './config/read-models';
 import type { ServiceConfig } from './config/service-config';
 import { AgentLedgerHttpModule } from '@agent-ledger/http';
 
@@ -61,6 +61,7 @@ export class AppModule {
             workers: { concurrency: config.workerConcurrency },
             reaper: { intervalMs: config.reaperIntervalMs },
             auditGapSaga: { databasePath: auditGapSagaPath(config), gracePeriodMs: config.auditGapGraceMs, onStoreMismatch: sagaMismatchPolicyOf(config) },
+            processors: { databasePath: processorsPath(config), onStoreMismatch: sagaMismatchPolicyOf(config) },
             readModels: { databasePath: readModelsPath(config), onStoreMismatch: config.readModelsOnStoreMismatch },
           },
           http: config,

@@ -89,7 +89,7 @@ async function appOrExit<T>(build: () => Promise<T>, stores: OpenStores): Promis
 async function storesCheckedOrExit(config: ServiceConfig, stores: OpenStores): Promise<void> {
   let refusal: string | null;
   try {
-    refusal = await checkStoreIdentities(config, stores, { readModels: true, saga: true, log: (message) => Logger.warn(message, 'Stores') });
+    refusal = await checkStoreIdentities(config, stores, { readModels: true, saga: true, processors: true, log: (message) => Logger.warn(message, 'Stores') });
   } catch (error) {
     await stores.close();
     process.stderr.write(`agent-ledger: cannot check which stores the read models follow: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -22,4 +22,5 @@ export { SQLITE_SCHEMA_VERSION } from './sqlite/sqlite-schema';
 export * from './eventstoredb';
 export * from './create-event-store';
 export * from './event-id';
-export { pullBatches, yieldToEventLoop } from './core/pull-batches';
+export { abortableDelay, pullBatches, yieldToEventLoop } from './core/pull-batches';
+export * from './processing';

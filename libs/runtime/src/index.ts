@@ -53,6 +53,10 @@ export type { AuditEntry, StatementRecording } from './persistence/audit-recorde
 export * from './persistence/event-store.tokens';
 export * from './execution/execution.module';
 export * from './queue/queue-index';
+export type { RunnableRun, RunnableStatus } from './queue/runnable-runs-projection';
+export { EventProcessors } from './persistence/event-processors';
+export type { ProcessorSource } from './persistence/event-processors';
+export type { ProcessorsOptions } from './persistence/event-processors.options';
 export * from './workers/reaper';
 export * from './persistence/run-command-processor';
 export type { StreamSnapshot } from './persistence/stream-snapshot';

@@ -8,11 +8,12 @@ import type { Clock } from './clock/clock';
 import { CLOCK, systemClock } from './clock/clock';
 import type { AgentCatalog } from './segment/agent-catalog';
 import { AGENT_CATALOG, agentCatalogOf } from './segment/agent-catalog';
+import { PROCESSORS_OPTIONS } from './persistence/event-processors.options';
 import { AUDIT_EVENT_STORE, RUN_EVENT_STORE } from './persistence/event-store.tokens';
 import { ExecutionModule } from './execution/execution.module';
 import { RUN_DECIDER } from './persistence/run-decider.token';
 import type { ExecutionOptions } from './workers/runtime-options';
-import { EXECUTION_OPTIONS } from './workers/runtime-options';
+import { EXECUTION_OPTIONS, processorsOptionsOf } from './workers/runtime-options';
 import { TOOL_CATALOG } from './segment/tool-catalog';
 import type { ModelProviderFactoryOptions } from './models/model-provider-factory';
 import { createModelProvider } from './models/model-provider-factory';
@@ -95,6 +96,7 @@ export class AgentLedgerRuntimeModule {
           workers: options.workers,
           reaper: options.reaper,
           auditGapSaga: options.auditGapSaga,
+          processors: options.processors,
         }),
       ],
       exports: [ExecutionModule],
@@ -190,7 +192,8 @@ const DEFERRED_EXECUTION_PROVIDERS: ReadonlyMap<InjectionToken, Deferred> = new 
   [RUN_EVENT_STORE, { useFactory: (o) => o.store }],
   [AUDIT_EVENT_STORE, { useFactory: (o) => o.auditStore ?? o.store }],
   [CLOCK, { useFactory: (o) => o.clock ?? systemClock }],
-  [EXECUTION_OPTIONS, { useFactory: (o): ExecutionOptions => ({ policy: o.policy, workers: o.workers, reaper: o.reaper, auditGapSaga: o.auditGapSaga }) }],
+  [EXECUTION_OPTIONS, { useFactory: (o): ExecutionOptions => ({ policy: o.policy, workers: o.workers, reaper: o.reaper, auditGapSaga: o.auditGapSaga, processors: o.processors }) }],
+  [PROCESSORS_OPTIONS, { useFactory: (o) => processorsOptionsOf(o) }],
   [AUDIT_GAP_SAGA_OPTIONS, { useFactory: (o) => checkAuditGapSagaOptions(o.auditGapSaga) }],
   [RUN_DECIDER, { useFactory: (o) => createRunDecider(o.policy) }],
   [AGENT_CATALOG, { useFactory: (o) => agentCatalogFrom(o) }],

@@ -2,9 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { SqliteEventStore } from '@agent-ledger/event-store';
+import { ProcessorDatabase, SqliteEventStore } from '@agent-ledger/event-store';
 import { ProjectionStore } from '@agent-ledger/projections';
-import { ensureAuditGapLedgerStores } from '@agent-ledger/runtime';
 import { writeExecutedWithoutAudit } from '@agent-ledger/runtime/testing';
 import { eventually, startRuntime } from '@agent-ledger/runtime/testing';
 import type { CliOutput } from './cli-output';
@@ -67,15 +66,42 @@ describe('agent-ledger CLI', () => {
     expect(output.errors.join('\n')).toContain('PORT must be an integer');
   });
 
-  it('worker: refuses an audit-gap saga ledger made from other stores (exit 3) before it starts; --no-saga does not look at it', async () => {
+  /** The identity of a store other than the service's. */
+  const otherStoreId = async (): Promise<string> => {
     const otherDir = mkdtempSync(join(tmpdir(), 'agent-ledger-cli-other-'));
     const other = SqliteEventStore.open({ path: join(otherDir, 'runs.sqlite') });
     try {
-      await ensureAuditGapLedgerStores(join(dataDir, 'audit-gap-saga.sqlite'), { runs: other, audit: other }, { now: 0 });
+      return (await other.storeIdentity()).id;
     } finally {
       await other.close();
       rmSync(otherDir, { recursive: true, force: true });
     }
+  };
+
+  it("worker: refuses a processors' database made from other stores (exit 3) before it starts, with its saga or without", async () => {
+    const processors = ProcessorDatabase.open({ path: join(dataDir, 'processors.sqlite') });
+    processors.recordSourceIdentity('runs', await otherStoreId(), 0);
+    processors.close();
+    const stopped = AbortSignal.abort('test');
+    for (const args of [['worker'], ['worker', '--no-saga']]) {
+      const output = capture();
+      expect(await runCli(args, output, env, { stop: stopped })).toBe(3);
+      expect(output.errors.join('\n')).toContain(
+        `the processors' database ${join(dataDir, 'processors.sqlite')} (the queue and the audit-gap saga's state) was made from another event store than the run store ${join(dataDir, 'agent-ledger.sqlite')}`,
+      );
+      expect(output.lines.join('\n')).not.toContain('worker started');
+    }
+  });
+
+  it('worker: refuses an audit-gap saga ledger of an earlier version made from other stores (exit 3) before it starts; --no-saga does not look at it', async () => {
+    const otherId = await otherStoreId();
+    const legacy = new Database(join(dataDir, 'audit-gap-saga.sqlite'));
+    legacy.exec(`
+      CREATE TABLE saga_checkpoints (source TEXT PRIMARY KEY, position TEXT NOT NULL);
+      CREATE TABLE saga_stores (role TEXT PRIMARY KEY, store_id TEXT NOT NULL, recorded_at INTEGER NOT NULL);
+    `);
+    legacy.prepare("INSERT INTO saga_stores VALUES ('runs', ?, 0), ('audit', ?, 0)").run(otherId, otherId);
+    legacy.close();
     const stopped = AbortSignal.abort('test');
     const output = capture();
     expect(await runCli(['worker'], output, env, { stop: stopped })).toBe(3);

@@ -8,7 +8,7 @@ import { readModelSources } from '@agent-ledger/module';
 import { openReadModels } from '../config/read-models';
 import type { OpenStores } from '../config/open-stores';
 import { openStores } from '../config/open-stores';
-import { resetOrCheckLedger } from '../config/store-identity-check';
+import { resetOrCheckLedger, resetProcessorsOfOtherStores } from '../config/store-identity-check';
 
 /**
  * `agent-ledger projections rebuild [name]`: rebuilds one projection (or all)
@@ -65,6 +65,7 @@ export async function projectionsRebuild(config: ServiceConfig, name: string | u
  */
 async function resetLedgerOfOtherStores(config: ServiceConfig, stores: OpenStores, output: CliOutput): Promise<void> {
   await resetOrCheckLedger(config, stores, 'reset', (message) => output.out(message));
+  await resetProcessorsOfOtherStores(config, stores, (message) => output.out(message));
 }
 
 function plain(p: RebuildProgress): string {

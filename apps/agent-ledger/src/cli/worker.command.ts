@@ -43,12 +43,10 @@ export async function worker(config: ServiceConfig, options: WorkerCommandOption
   for (const line of prepareServiceFolders(config)) output.out(line);
   const stores = openStores(config);
   try {
-    if (!options.noSaga) {
-      const refusal = await checkStoreIdentities(config, stores, { readModels: false, saga: true, log: (message) => output.err(message) });
-      if (refusal !== null) {
-        output.err(`agent-ledger: ${refusal}`);
-        return ExitCode.FAILURE;
-      }
+    const refusal = await checkStoreIdentities(config, stores, { readModels: false, saga: !options.noSaga, processors: true, log: (message) => output.err(message) });
+    if (refusal !== null) {
+      output.err(`agent-ledger: ${refusal}`);
+      return ExitCode.FAILURE;
     }
     const app = await NestFactory.createApplicationContext(WorkerModule.forRoot({ config, stores, agents, plugins, concurrency, saga: !options.noSaga }), { abortOnError: false });
     try {

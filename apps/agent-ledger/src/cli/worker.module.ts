@@ -7,7 +7,7 @@ import { runPolicyOf, serviceToolsOf } from '../app.module';
 import type { ServiceConfig } from '../config/service-config';
 import { testLedgerImports } from '../config/crash-test/test-ledger.tools';
 import type { OpenStores } from '../config/open-stores';
-import { auditGapSagaPath, sagaMismatchPolicyOf } from '../config/read-models';
+import { auditGapSagaPath, processorsPath, sagaMismatchPolicyOf } from '../config/read-models';
 
 /** What a worker process is built from. */
 export interface WorkerDependencies {
@@ -45,6 +45,7 @@ export class WorkerModule {
           auditGapSaga: saga
             ? { databasePath: auditGapSagaPath(config), gracePeriodMs: config.auditGapGraceMs, onStoreMismatch: sagaMismatchPolicyOf(config) }
             : { enabled: false },
+          processors: { databasePath: processorsPath(config), onStoreMismatch: sagaMismatchPolicyOf(config) },
         }),
         ...testLedgerImports(config.testLedgerPath),
       ],

@@ -13,6 +13,17 @@ export function auditGapSagaPath(config: ServiceConfig): string {
   return join(config.dataDir, 'audit-gap-saga.sqlite');
 }
 
+/**
+ * The processors' database of the service and of its workers, which share it:
+ * the queue's unfinished runs and the audit-gap saga's state, with their
+ * checkpoints. A ledger at {@link auditGapSagaPath} left by an earlier
+ * version is imported into it when the saga starts, then renamed
+ * `audit-gap-saga.sqlite.migrated`.
+ */
+export function processorsPath(config: ServiceConfig): string {
+  return join(config.dataDir, 'processors.sqlite');
+}
+
 /** Opens the service's read models. */
 export function openReadModels(config: ServiceConfig): ProjectionStore {
   return ProjectionStore.open({ path: readModelsPath(config) });

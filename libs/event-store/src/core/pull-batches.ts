@@ -68,3 +68,38 @@ function raceNextTurn<T>(promise: Promise<T>): Promise<T | typeof WOULD_BLOCK> {
 export function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
+
+/** What {@link raceMicrotasks} returns when the promise did not settle in time. */
+export const NOT_YET = Symbol('notYet');
+
+/** How many microtasks an event at hand takes to arrive: a subscription's buffered event, or a page read from the embedded store, takes fewer. */
+const MICROTASK_HOPS = 8;
+
+/**
+ * The promise's result if it settles within a few microtasks, else
+ * {@link NOT_YET}. The promise stays observed: a later rejection is not an
+ * unhandled one (the caller awaits it again).
+ */
+export async function raceMicrotasks<T>(promise: Promise<T>): Promise<T | typeof NOT_YET> {
+  let settled = false;
+  promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  for (let hop = 0; hop < MICROTASK_HOPS && !settled; hop++) await null;
+  return settled ? promise : NOT_YET;
+}
+
+/** Resolves after `ms`, or at once when `signal` is aborted (a back-off that a stop cuts short). */
+export function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

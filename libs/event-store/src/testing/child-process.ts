@@ -17,7 +17,11 @@ export interface Worker {
 
 /** Starts `sqlite-worker.ts` through ts-node (transpile only) in a child process. */
 export function startSqliteWorker(args: readonly string[]): Worker {
-  const script = join(__dirname, 'sqlite-worker.ts');
+  return startWorkerScript(join(__dirname, 'sqlite-worker.ts'), args);
+}
+
+/** Starts a TypeScript script through ts-node (transpile only) in a child process. */
+export function startWorkerScript(script: string, args: readonly string[]): Worker {
   const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', script, ...args], {
     cwd: join(__dirname, '..', '..', '..', '..'),
     env: { ...process.env, TS_NODE_PROJECT: join(__dirname, '..', '..', '..', '..', 'tsconfig.json') },

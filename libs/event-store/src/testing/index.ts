@@ -2,3 +2,4 @@
 export * from './child-process';
 export * from './contract-helpers';
 export * from './event-store-contract';
+export * from './recording-processor';

@@ -1,5 +1,5 @@
 import type { Position, RecordedEvent } from '@agent-ledger/event-store';
-import { comparePositions, DEFAULT_BATCH_SIZE, pullBatches, yieldToEventLoop } from '@agent-ledger/event-store';
+import { abortableDelay, comparePositions, DEFAULT_BATCH_SIZE, pullBatches, yieldToEventLoop } from '@agent-ledger/event-store';
 import type { ProjectionDefinition } from '../core/projection-definition';
 import type { ProjectionName } from '../core/projection-name';
 import { InvalidProjectionOptionError } from '../errors/invalid-projection-option.error';
@@ -154,7 +154,7 @@ export class ProjectionRunner {
         } catch {
           // a failing error handler must not stop the runner
         }
-        await delay(this.retryDelayMs, this.abort.signal);
+        await abortableDelay(this.retryDelayMs, this.abort.signal);
       }
     }
   }
@@ -189,19 +189,6 @@ export class ProjectionRunner {
     }
     return lowest;
   }
-}
-
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** A positive integer option, or its default. */

@@ -12,6 +12,8 @@ import { AUDIT_GAP_SAGA_OPTIONS, checkAuditGapSagaOptions } from '../saga/audit-
 import { AgentToolsCheck } from '../segment/agent-tools-check';
 import { AuditRecorder } from '../persistence/audit-recorder';
 import { AUDIT_EVENT_STORE, RUN_EVENT_STORE } from '../persistence/event-store.tokens';
+import { EventProcessors } from '../persistence/event-processors';
+import { PROCESSORS_OPTIONS } from '../persistence/event-processors.options';
 import { QueueIndex } from '../queue/queue-index';
 import { Reaper } from '../workers/reaper';
 import { RunCommandProcessor } from '../persistence/run-command-processor';
@@ -19,7 +21,7 @@ import { RUN_DECIDER } from '../persistence/run-decider.token';
 import { BUS_PROVIDERS } from '../bus/bus-providers';
 import { RunService } from '../bus/run-service';
 import type { ExecutionOptions } from '../workers/runtime-options';
-import { EXECUTION_OPTIONS } from '../workers/runtime-options';
+import { EXECUTION_OPTIONS, processorsOptionsOf } from '../workers/runtime-options';
 import { RuntimeMetrics } from '../metrics/runtime-metrics';
 import { SegmentRunner } from '../segment/segment-runner';
 import { TOOL_CATALOG } from '../segment/tool-catalog';
@@ -55,7 +57,7 @@ export interface ExecutionModuleOptions extends ExecutionOptions {
 @Module({})
 export class ExecutionModule {
   static forRoot(options: ExecutionModuleOptions): DynamicModule {
-    const execution: ExecutionOptions = { policy: options.policy, workers: options.workers, reaper: options.reaper, auditGapSaga: options.auditGapSaga };
+    const execution: ExecutionOptions = { policy: options.policy, workers: options.workers, reaper: options.reaper, auditGapSaga: options.auditGapSaga, processors: options.processors };
     return {
       module: ExecutionModule,
       imports: [CqrsModule.forRoot(), ...(options.imports ?? [])],
@@ -64,6 +66,8 @@ export class ExecutionModule {
         { provide: AUDIT_EVENT_STORE, useValue: options.auditStore ?? options.runStore },
         { provide: CLOCK, useValue: options.clock ?? systemClock },
         { provide: EXECUTION_OPTIONS, useValue: execution },
+        { provide: PROCESSORS_OPTIONS, useFactory: () => processorsOptionsOf(options) },
+        EventProcessors,
         { provide: AUDIT_GAP_SAGA_OPTIONS, useFactory: () => checkAuditGapSagaOptions(options.auditGapSaga) },
         { provide: RUN_DECIDER, useValue: createRunDecider(options.policy) },
         { provide: AGENT_CATALOG, useValue: options.agents },
@@ -79,7 +83,7 @@ export class ExecutionModule {
         AgentToolsCheck,
         AuditGapSaga,
       ],
-      exports: [RunService, WorkerPool, Reaper, AuditGapSaga, QueueIndex, RuntimeMetrics, RunCommandProcessor, RUN_EVENT_STORE, AUDIT_EVENT_STORE, CLOCK, TOOL_CATALOG],
+      exports: [RunService, WorkerPool, Reaper, AuditGapSaga, QueueIndex, EventProcessors, RuntimeMetrics, RunCommandProcessor, RUN_EVENT_STORE, AUDIT_EVENT_STORE, CLOCK, TOOL_CATALOG],
     };
   }
 }

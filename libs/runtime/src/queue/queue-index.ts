@@ -1,72 +1,42 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { OnModuleDestroy } from '@nestjs/common';
-import type { CancelRequested, RunMode, RunStatus } from '@agent-ledger/domain';
-import { decodeRunEvent, isTerminalStatus, runStatusAfter, StreamCategory } from '@agent-ledger/domain';
-import type { EventStore, EventSubscription, Position, RecordedEvent } from '@agent-ledger/event-store';
-import { categoryFilter } from '@agent-ledger/event-store';
+import { Injectable, Logger } from '@nestjs/common';
+import type { CancelRequested, RunMode } from '@agent-ledger/domain';
+import { decodeRunEvent } from '@agent-ledger/domain';
+import type { RecordedEvent } from '@agent-ledger/event-store';
+import { EventProcessors } from '../persistence/event-processors';
 import { ChangeSignal } from './change-signal';
-import { RUN_EVENT_STORE } from '../persistence/event-store.tokens';
-
-/** What the queue needs to know of a run. */
-interface IndexedRun {
-  readonly runId: string;
-  mode: RunMode;
-  /** Never a settled status: a settled run leaves the index. */
-  status: RunStatus;
-  notBefore: number;
-  leaseExpiresAt: number | null;
-}
+import type { RunnableRun } from './runnable-runs-projection';
+import { CLAIMABLE_CHANGES, RunnableRunsProjection } from './runnable-runs-projection';
 
 /**
- * An in-memory index of queued, running and waiting runs, fed by a catch-up
- * subscription to the runs' events (so it also sees other processes'
- * appends), decoded by the domain's codec (an old payload upcast) and moved
- * by the domain's status machine (`runStatusAfter`). It only proposes: the claim and the reap are decided on the run's
- * stream, so a stale index costs a refused command, never a wrong write.
+ * The index of the runs that are not finished (queued, running, waiting): a
+ * checkpointed projection of the runs' events ({@link RunnableRunsProjection})
+ * in the processors' database, fed by the process's one reader of the run
+ * store ({@link EventProcessors}), so it also sees other processes' appends,
+ * and a process that starts reads only the events after its checkpoint. It
+ * only proposes: the claim and the reap are decided on the run's stream, so a
+ * stale index costs a refused command, never a wrong write.
  */
 @Injectable()
-export class QueueIndex implements OnModuleDestroy {
-  private readonly logger = new Logger(QueueIndex.name);
-  private readonly runs = new Map<string, IndexedRun>();
-  private subscription: EventSubscription | null = null;
-  private destroyed = false;
-  private consuming: Promise<void> | null = null;
+export class QueueIndex {
   /** Notified whenever a run becomes claimable or changes. */
   readonly changes = new ChangeSignal();
+  private readonly logger = new Logger(QueueIndex.name);
   private readonly cancelListeners = new Map<string, Set<(request: CancelRequested['data']) => void>>();
+  private readonly projection: RunnableRunsProjection;
 
-  constructor(@Inject(RUN_EVENT_STORE) private readonly store: EventStore) {}
-
-  /**
-   * Starts following the runs' events from the beginning of the store.
-   * Idempotent. If the subscription fails (the store is unreachable for
-   * longer than its adapter retries), it is opened again after the last event
-   * seen, with a capped back-off, until the module is destroyed.
-   */
-  start(): void {
-    if (this.consuming !== null) return;
-    this.consuming = this.follow();
+  constructor(private readonly processors: EventProcessors) {
+    this.projection = new RunnableRunsProjection(processors.database, (events) => this.observe(events));
+    processors.register('runs', this.projection);
   }
 
-  private async follow(): Promise<void> {
-    let after: Position | undefined;
-    let delayMs = 100;
-    while (!this.destroyed) {
-      const subscription = this.store.subscribeToAll({ filter: categoryFilter(StreamCategory.RUN), after });
-      this.subscription = subscription;
-      try {
-        for await (const event of subscription) {
-          this.apply(event);
-          after = event.position;
-          delayMs = 100;
-        }
-      } catch (error) {
-        if (this.destroyed) return;
-        this.logger.error(`The queue index lost its subscription; following again in ${delayMs} ms: ${error instanceof Error ? error.message : String(error)}`);
-        await new Promise((resolve) => setTimeout(resolve, delayMs).unref());
-        delayMs = Math.min(delayMs * 2, 5000);
-      }
-    }
+  /**
+   * Starts the process's processors (idempotent): the index catches up from
+   * its checkpoint, then follows. If the store fails, the runner reads again
+   * from the checkpoints with a back-off (logged); a processors' database made
+   * from another store was refused or reset when the module started.
+   */
+  start(): void {
+    void this.processors.start().catch((error: unknown) => this.logger.error(`The queue index could not start: ${error instanceof Error ? error.message : String(error)}`));
   }
 
   /**
@@ -86,17 +56,14 @@ export class QueueIndex implements OnModuleDestroy {
 
   /** Queued runs due at `now`, oldest due first. */
   dueQueued(now: number, mode: RunMode = 'queued'): string[] {
-    return [...this.runs.values()]
-      .filter((run) => run.status === 'QUEUED' && run.mode === mode && run.notBefore <= now)
-      .sort((a, b) => a.notBefore - b.notBefore)
-      .map((run) => run.runId);
+    if (this.closed) return [];
+    return this.projection.dueQueued(now, mode);
   }
 
   /** Running runs whose lease expired before `now`. */
   expiredLeases(now: number): string[] {
-    return [...this.runs.values()]
-      .filter((run) => run.status === 'RUNNING' && run.leaseExpiresAt !== null && run.leaseExpiresAt <= now)
-      .map((run) => run.runId);
+    if (this.closed) return [];
+    return this.projection.expiredLeases(now);
   }
 
   /**
@@ -104,71 +71,35 @@ export class QueueIndex implements OnModuleDestroy {
    * caller never claimed them (it died between the request and the claim).
    */
   unclaimedInteractive(now: number, maxAgeMs: number): string[] {
-    return [...this.runs.values()].filter((run) => run.status === 'QUEUED' && run.mode === 'interactive' && run.notBefore + maxAgeMs <= now).map((run) => run.runId);
+    if (this.closed) return [];
+    return this.projection.unclaimedInteractive(now - maxAgeMs);
+  }
+
+  /** A run the index knows as not finished. */
+  run(runId: string): RunnableRun | undefined {
+    return this.projection.run(runId);
   }
 
   /** How many unsettled runs the index knows in each state (for diagnostics). */
   counts(): { queued: number; running: number; waiting: number } {
-    const counts = { queued: 0, running: 0, waiting: 0 };
-    for (const run of this.runs.values()) counts[run.status === 'QUEUED' ? 'queued' : run.status === 'RUNNING' ? 'running' : 'waiting']++;
-    return counts;
+    return this.projection.counts();
   }
 
-  async onModuleDestroy(): Promise<void> {
-    this.destroyed = true;
-    await this.subscription?.close();
-    await this.consuming;
-    this.subscription = null;
+  /** Whether the processors' database closed (the application shuts down): a closed index proposes nothing. */
+  private get closed(): boolean {
+    return !this.processors.database.open;
   }
 
-  private apply(recorded: RecordedEvent): void {
-    const event = decodeRunEvent(recorded);
-    if (event === null) return;
-    const runId = event.data.runId;
-    if (event.type === 'CancelRequested') {
-      for (const listener of [...(this.cancelListeners.get(runId) ?? [])]) listener(event.data);
+  /** After each committed batch (whichever process applied it): wakes the workers, tells the segments of cancels. */
+  private observe(events: readonly RecordedEvent[]): void {
+    let changed = false;
+    for (const event of events) {
+      if (CLAIMABLE_CHANGES.has(event.type)) changed = true;
+      if (event.type !== 'CancelRequested' || !this.cancelListeners.has(String(event.data.runId))) continue;
+      const request = decodeRunEvent(event);
+      if (request?.type !== 'CancelRequested') continue;
+      for (const listener of [...(this.cancelListeners.get(request.data.runId) ?? [])]) listener(request.data);
     }
-    const run = this.runs.get(runId);
-    const status = runStatusAfter(run?.status ?? null, event);
-    if (status === null) return;
-    if (isTerminalStatus(status)) {
-      // Settled runs leave the index, so it holds only what is queued, running or waiting.
-      if (this.runs.delete(runId)) this.changes.notify();
-      return;
-    }
-    if (run === undefined) {
-      if (event.type !== 'RunRequested') return;
-      this.runs.set(runId, { runId, mode: event.data.mode, status, notBefore: event.data.requestedAt, leaseExpiresAt: null });
-      this.changes.notify();
-      return;
-    }
-    run.status = status;
-    switch (event.type) {
-      case 'RunRequeued':
-        run.notBefore = event.data.notBefore;
-        run.leaseExpiresAt = null;
-        this.changes.notify();
-        return;
-      case 'RunClaimed':
-      case 'LeaseRenewed':
-      case 'StepStarted':
-        run.leaseExpiresAt = event.data.leaseExpiresAt;
-        return;
-      case 'ApprovalRequested':
-      case 'InputRequested':
-        // Waiting for a person: neither claimable nor reapable (no lease).
-        run.leaseExpiresAt = null;
-        return;
-      case 'ApprovalGranted':
-      case 'ApprovalDenied':
-      case 'InputSubmitted':
-        run.notBefore = event.type === 'InputSubmitted' ? event.data.submittedAt : event.data.decidedAt;
-        // After a pause a worker resumes the run, whatever its mode (its interactive caller is gone).
-        run.mode = 'queued';
-        this.changes.notify();
-        return;
-      default:
-        return;
-    }
+    if (changed) this.changes.notify();
   }
 }

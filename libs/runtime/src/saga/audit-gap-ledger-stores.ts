@@ -1,7 +1,6 @@
 import type { EventStore, RecordedEvent } from '@agent-ledger/event-store';
 import { comparePositions, eventTypeFilter, InvalidPositionError, parsePosition } from '@agent-ledger/event-store';
-import type { SagaSource } from './audit-gap-ledger';
-import { AuditGapLedger } from './audit-gap-ledger';
+import { LegacyLedgerFile, SAGA_SOURCE_ROLES } from './legacy-ledger-file';
 import type { SagaStoreMismatch, SagaStoreRole } from './audit-gap-ledger-store-mismatch.error';
 import { AuditGapLedgerStoreMismatchError } from './audit-gap-ledger-store-mismatch.error';
 
@@ -9,13 +8,13 @@ import { AuditGapLedgerStoreMismatchError } from './audit-gap-ledger-store-misma
 export const DECISION_EVENT_TYPES = ['ApprovalGranted', 'ApprovalDenied', 'InputSubmitted', 'RunRequeuedByOperator'] as const;
 export const STATEMENT_EVENT_TYPES = ['ApprovalDecisionRecorded', 'InputAnswerRecorded', 'WriteResolutionRecorded'] as const;
 
-/** Each subscription of the saga: the store it follows and the event types it asks for. */
-export const SAGA_SOURCES: Readonly<Record<SagaSource, { readonly role: SagaStoreRole; readonly types: readonly string[] }>> = {
-  writes: { role: 'runs', types: ['ToolExecuted'] },
-  decisions: { role: 'runs', types: DECISION_EVENT_TYPES },
-  audits: { role: 'audit', types: ['AuditRecorded'] },
-  statements: { role: 'audit', types: STATEMENT_EVENT_TYPES },
-};
+/** The event types each processor of the saga takes. */
+export const SAGA_EVENT_TYPES = {
+  writes: ['ToolExecuted'],
+  decisions: DECISION_EVENT_TYPES,
+  audits: ['AuditRecorded'],
+  statements: STATEMENT_EVENT_TYPES,
+} as const;
 
 /**
  * What to do when the saga's ledger was made from other stores than the ones
@@ -39,17 +38,18 @@ export interface EnsureAuditGapLedgerStoresOptions {
 }
 
 /**
- * Makes sure the saga's ledger file at `path` was made from `stores` (opened,
- * checked, closed), for a process that checks before it starts the saga (the
- * service's start-up, `projections rebuild`). It compares each store's
- * identity with the one the ledger recorded, and records it where there is
- * none yet and the ledger provably follows that store (a new ledger, or one
- * made by a version that recorded none, whose checkpoints each fall exactly on
- * an event of the store of a type the saga follows there). Otherwise it
- * refuses or resets, as `onMismatch` says. The saga runs the same check when
- * it starts (`AuditGapSagaOptions.onStoreMismatch`).
+ * Makes sure a saga ledger file of an earlier version at `path` (one that is
+ * still to be imported into the processors' database) was made from `stores`
+ * (opened, checked, closed), for a process that checks before it starts the
+ * saga (the service's start-up, `projections rebuild`). It compares each
+ * store's identity with the one the ledger recorded, and records it where
+ * there is none yet and the ledger provably follows that store (one made by a
+ * version that recorded none, whose checkpoints each fall exactly on an event
+ * of the store of a type the saga follows there). Otherwise it refuses or
+ * resets, as `onMismatch` says. The saga runs the same check before it
+ * imports the file (`AuditGapSagaOptions.onStoreMismatch`).
  *
- * @returns what it did: `same`, `recorded` (new or adopted), or `reset`
+ * @returns what it did: `same` (also when there is no such file), `recorded` (adopted), or `reset`
  * @throws AuditGapLedgerStoreMismatchError on a mismatch with `refuse` (nothing written)
  */
 export async function ensureAuditGapLedgerStores(
@@ -57,7 +57,8 @@ export async function ensureAuditGapLedgerStores(
   stores: Readonly<Record<SagaStoreRole, EventStore>>,
   options: EnsureAuditGapLedgerStoresOptions,
 ): Promise<'same' | 'recorded' | 'reset'> {
-  const ledger = new AuditGapLedger(path);
+  const ledger = LegacyLedgerFile.openIfAny(path);
+  if (ledger === null) return 'same';
   try {
     return await ensureLedgerStores(ledger, stores, options);
   } finally {
@@ -66,13 +67,13 @@ export async function ensureAuditGapLedgerStores(
 }
 
 /**
- * The check of `ensureAuditGapLedgerStores` on a ledger already open (the saga's).
+ * The check of `ensureAuditGapLedgerStores` on a ledger file already open.
  *
  * @returns what it did: `same`, `recorded` (new or adopted), or `reset`
  * @throws AuditGapLedgerStoreMismatchError on a mismatch with `refuse` (nothing written)
  */
 export async function ensureLedgerStores(
-  ledger: AuditGapLedger,
+  ledger: LegacyLedgerFile,
   stores: Readonly<Record<SagaStoreRole, EventStore>>,
   options: EnsureAuditGapLedgerStoresOptions,
 ): Promise<'same' | 'recorded' | 'reset'> {
@@ -109,10 +110,10 @@ export async function ensureLedgerStores(
 }
 
 /** Whether every checkpoint of the role's subscriptions falls on an event of `store` of a type that subscription follows (vacuously true when there is none). */
-async function checkpointsFit(ledger: AuditGapLedger, role: SagaStoreRole, store: EventStore): Promise<boolean> {
+async function checkpointsFit(ledger: LegacyLedgerFile, role: SagaStoreRole, store: EventStore): Promise<boolean> {
   for (const [source, token] of ledger.checkpoints()) {
-    const { role: of, types } = SAGA_SOURCES[source];
-    if (of !== role) continue;
+    if (SAGA_SOURCE_ROLES[source] !== role) continue;
+    const types = SAGA_EVENT_TYPES[source];
     let event: RecordedEvent | undefined;
     try {
       const position = parsePosition(token);

@@ -1,12 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import type { OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { RunEvent } from '@agent-ledger/domain';
 import { auditStatementKey, decodeAuditEvent, decodeRunEvent, isWrite, runEventStatementKey, statementKey } from '@agent-ledger/domain';
-import type { EventStore, EventSubscription, Position, RecordedEvent } from '@agent-ledger/event-store';
-import { eventTypeFilter, parsePosition, pullBatches } from '@agent-ledger/event-store';
+import type { EventProcessor, EventStore, RecordedEvent } from '@agent-ledger/event-store';
+import { eventTypeFilter } from '@agent-ledger/event-store';
 import type { Clock } from '../clock/clock';
 import { CLOCK } from '../clock/clock';
 import { AuditRecorder } from '../persistence/audit-recorder';
+import { EventProcessors } from '../persistence/event-processors';
 import { RunCommandProcessor } from '../persistence/run-command-processor';
 import { AUDIT_EVENT_STORE, RUN_EVENT_STORE } from '../persistence/event-store.tokens';
 import { auditStreamName } from '../persistence/run-streams';
@@ -14,12 +15,10 @@ import { RuntimeMetrics } from '../metrics/runtime-metrics';
 import { newSegmentOwner } from '../segment/segment-identity';
 import type { SagaSource } from './audit-gap-ledger';
 import { AuditGapLedger } from './audit-gap-ledger';
-import { DECISION_EVENT_TYPES, ensureLedgerStores, STATEMENT_EVENT_TYPES } from './audit-gap-ledger-stores';
+import { ensureLedgerStores, SAGA_EVENT_TYPES } from './audit-gap-ledger-stores';
 import type { AuditGapSagaOptions } from './audit-gap-saga.options';
-import { AUDIT_GAP_SAGA_OPTIONS, checkAuditGapSagaOptions, DEFAULT_AUDIT_GAP_CHECK_INTERVAL_MS } from './audit-gap-saga.options';
-
-/** The most events of one subscription applied to the ledger in one transaction. */
-const SAGA_BATCH_SIZE = 500;
+import { AUDIT_GAP_SAGA_OPTIONS, DEFAULT_AUDIT_GAP_CHECK_INTERVAL_MS } from './audit-gap-saga.options';
+import { importLegacyLedger, LegacyLedgerFile, SAGA_SOURCE_ROLES, sagaProcessorName } from './legacy-ledger-file';
 
 /** What one deadline check did. */
 export interface AuditGapCheck {
@@ -38,10 +37,12 @@ export interface AuditGapCheck {
  * period, and otherwise sends `ReportAuditGap` to the run's decider (the run
  * fails `AUDIT_MISSING`, not retryable; a settled run gets `AuditGapDetected`).
  *
- * It is fed by checkpointed subscriptions of the stores (writes from the run
- * store, audits from the audit store), and keeps its pending deadlines with
- * the checkpoints in SQLite: a process killed between a write and its audit,
- * restarted later, still fails that run. Its decisions are idempotent: two
+ * It is four processors of the process's one reader per store
+ * ({@link EventProcessors}: writes and decisions from the run store, audits
+ * and statements from the audit store), and keeps its pending deadlines in the
+ * processors' database, written with their checkpoints in each batch's
+ * transaction: a process killed between a write and its audit, restarted
+ * later, still fails that run. Its decisions are idempotent: two
  * instances, or a replay of history, report each gap once (the run's decider
  * records one `AuditGapDetected` per step).
  *
@@ -55,16 +56,13 @@ export interface AuditGapCheck {
  * again one grace period later.
  */
 @Injectable()
-export class AuditGapSaga implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+export class AuditGapSaga implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(AuditGapSaga.name);
   private readonly name = newSegmentOwner('worker').replace(/^worker:/, 'audit-gap-saga:');
-  private ledger: AuditGapLedger | null = null;
-  private opening: Promise<AuditGapLedger> | null = null;
-  private readonly subscriptions: EventSubscription[] = [];
-  private readonly consumers: Promise<void>[] = [];
+  /** Its tables in the processors' database; null while the saga is disabled. */
+  private readonly ledger: AuditGapLedger | null = null;
   private timer: NodeJS.Timeout | null = null;
   private checking: Promise<AuditGapCheck> | null = null;
-  private stopped = false;
 
   constructor(
     @Inject(RUN_EVENT_STORE) private readonly runStore: EventStore,
@@ -74,124 +72,123 @@ export class AuditGapSaga implements OnModuleInit, OnApplicationBootstrap, OnApp
     private readonly runs: RunCommandProcessor,
     private readonly recorder: AuditRecorder,
     @Inject(AUDIT_GAP_SAGA_OPTIONS) private readonly options: AuditGapSagaOptions,
-  ) {}
+    private readonly processors: EventProcessors,
+  ) {
+    if (options.enabled === false) return;
+    const ledger = new AuditGapLedger(processors.database.sqlite);
+    this.ledger = ledger;
+    for (const source of ['writes', 'decisions', 'audits', 'statements'] as const) processors.register(SAGA_SOURCE_ROLES[source], this.processorOf(source, ledger));
+    processors.prepare(() => this.importLegacyFile());
+  }
 
   private get gracePeriodMs(): number {
     return this.options.gracePeriodMs ?? 60_000;
   }
 
-  /** Opens the ledger and checks it against the stores before any part of the application starts (see {@link open}). */
+  /** Imports a ledger file of an earlier version and checks the processors' database against the stores, before any part of the application starts (see {@link open}). */
   async onModuleInit(): Promise<void> {
-    if (this.options.enabled === false) return;
     await this.open();
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    if (this.options.enabled === false) return;
     await this.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Stops the deadline checks before the processors' database closes. */
+  async onModuleDestroy(): Promise<void> {
     await this.stop();
   }
 
   /**
-   * Opens the ledger and makes sure it was made from the saga's stores (their
-   * identities, `ensureAuditGapLedgerStores`): on a mismatch it refuses, or
-   * resets the ledger when `onStoreMismatch` is `reset`. Idempotent.
+   * Makes the saga's state ready: the processors' database opens, and first a
+   * ledger file of an earlier version at `databasePath` (a file of its own, or
+   * the processors' database with its own checkpoint tables still there) is
+   * checked against the saga's stores (their identities, as
+   * `ensureAuditGapLedgerStores`: on a mismatch it refuses, or resets the
+   * file when `onStoreMismatch` is `reset`) and imported into the processors'
+   * database (logged); then the processors' database is checked against the
+   * stores. Idempotent.
    *
-   * @throws AuditGapLedgerStoreMismatchError when the ledger was made from other stores and `onStoreMismatch` is `refuse` (the ledger is closed again)
+   * @throws AuditGapLedgerStoreMismatchError when the ledger file was made from other stores and `onStoreMismatch` is `refuse`
+   * @throws ProcessorStoreMismatchError when the processors' database was made from other stores and its `onStoreMismatch` is `refuse`
    */
   async open(): Promise<void> {
-    await this.openLedger();
+    if (this.ledger === null) return;
+    await this.processors.open();
   }
 
-  private openLedger(): Promise<AuditGapLedger> {
-    this.opening ??= (async () => {
-      const ledger = new AuditGapLedger(checkAuditGapSagaOptions({ ...this.options, enabled: true }).databasePath as string);
-      try {
-        await ensureLedgerStores(
-          ledger,
-          { runs: this.runStore, audit: this.auditStore },
-          { onMismatch: this.options.onStoreMismatch, now: this.clock.now(), log: (message) => this.logger.warn(message) },
-        );
-      } catch (error) {
-        ledger.close();
-        throw error;
-      }
-      return ledger;
-    })().catch((error: unknown) => {
-      this.opening = null;
-      throw error;
-    });
-    return this.opening;
+  /** The import of a ledger file of an earlier version, before the processors' database is checked (see {@link open}). */
+  private async importLegacyFile(): Promise<void> {
+    const path = this.options.databasePath;
+    if (path === undefined) return;
+    const legacy = LegacyLedgerFile.openIfAny(path);
+    if (legacy === null) return;
+    if (this.processors.database.path === ':memory:') {
+      // Importing into a database gone at exit would lose the ledger's pending deadlines, and the file with them.
+      legacy.close();
+      this.logger.warn(`The audit-gap saga's ledger ${legacy.path} of an earlier version is not imported: the processors' database is in memory (give processors.databasePath a file)`);
+      return;
+    }
+    try {
+      await ensureLedgerStores(
+        legacy,
+        { runs: this.runStore, audit: this.auditStore },
+        { onMismatch: this.options.onStoreMismatch, now: this.clock.now(), log: (message) => this.logger.warn(message) },
+      );
+    } finally {
+      legacy.close();
+    }
+    const database = this.processors.database;
+    importLegacyLedger(database, path, (role) => this.processors.sourceName(role));
+    this.logger.log(
+      legacy.path === database.path
+        ? `The audit-gap saga's ledger ${legacy.path} is now the processors' database: its checkpoints moved to processor_checkpoints`
+        : `The audit-gap saga's ledger ${legacy.path} was imported into the processors' database ${database.path} and renamed ${legacy.path}.migrated`,
+    );
   }
 
-  /** Starts following the stores from the saga's checkpoints (opening and checking the ledger first if {@link open} was not called). */
+  /** Starts the deadline checks and the process's processors (opening first if {@link open} was not called). */
   async start(): Promise<void> {
-    if (this.ledger !== null) return;
-    const ledger = await this.openLedger();
-    if (this.ledger !== null) return;
-    this.stopped = false;
-    this.ledger = ledger;
-    this.follow('writes', this.runStore, ['ToolExecuted'], (recorded, position) => {
-      const event = decodeRunEvent(recorded);
-      if (event?.type !== 'ToolExecuted' || !isWrite(event.data.effect)) return ledger.skip('writes', position);
-      const { runId, stepId, toolName, effect, executedAt } = event.data;
-      ledger.writeExecuted({ runId, stepId, toolName, effect, deadlineAt: executedAt + this.gracePeriodMs }, position);
-    });
-    this.follow('audits', this.auditStore, ['AuditRecorded'], (recorded, position) => {
-      const event = decodeAuditEvent(recorded);
-      if (event?.type !== 'AuditRecorded' || event.data.effect === null || !isWrite(event.data.effect)) return ledger.skip('audits', position);
-      ledger.auditRecorded(event.data.runId, event.data.stepId, position);
-    });
-    this.follow('decisions', this.runStore, DECISION_EVENT_TYPES, (recorded, position) => {
-      const event = decodeRunEvent(recorded);
-      const decision = event === null ? null : runEventStatementKey(event);
-      const at = event === null ? null : decisionTimeOf(event);
-      if (event === null || decision === null || at === null) return ledger.skip('decisions', position);
-      ledger.decisionTaken({ runId: event.data.runId, decision, deadlineAt: at + this.gracePeriodMs }, position);
-    });
-    this.follow('statements', this.auditStore, STATEMENT_EVENT_TYPES, (recorded, position) => {
-      const event = decodeAuditEvent(recorded);
-      const decision = event === null ? null : auditStatementKey(event);
-      if (event === null || decision === null) return ledger.skip('statements', position);
-      ledger.decisionStated(event.data.runId, decision, position);
-    });
+    if (this.ledger === null) return;
+    await this.open();
+    await this.processors.start();
     const interval = this.options.checkIntervalMs ?? DEFAULT_AUDIT_GAP_CHECK_INTERVAL_MS;
-    if (interval > 0) {
+    if (interval > 0 && this.timer === null) {
       this.timer = setInterval(() => void this.checkDeadlines().catch((e: unknown) => this.logger.error(`Deadline check failed: ${String(e)}`)), interval);
       this.timer.unref();
     }
   }
 
-  /** Stops following; the checkpoints and pending deadlines stay on disk. */
+  /** Stops the deadline checks; the pending deadlines stay in the processors' database (whose runners stop with the module). */
   async stop(): Promise<void> {
-    this.stopped = true;
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
-    await Promise.all(this.subscriptions.splice(0).map((s) => s.close()));
-    await Promise.all(this.consumers.splice(0));
     await this.checking?.catch(() => undefined);
-    const opened = await this.opening?.catch(() => null);
-    opened?.close();
-    this.ledger = null;
-    this.opening = null;
   }
 
   /** How many decisions wait for their statement. */
   pendingStatementCount(): number {
-    return this.ledger?.pendingStatementCount() ?? 0;
+    return this.openLedger()?.pendingStatementCount() ?? 0;
   }
 
   /** How many writes wait for their audit. */
   pendingCount(): number {
-    return this.ledger?.pendingCount() ?? 0;
+    return this.openLedger()?.pendingCount() ?? 0;
   }
 
-  /** The position the saga applied last from each source (for tests and diagnostics). */
+  /**
+   * The position of the last event one of the saga's processors applied (an
+   * event of its types: its checkpoint in the processors' database may be
+   * further on). For tests and diagnostics.
+   */
   checkpoint(source: SagaSource): string | undefined {
-    return this.ledger?.checkpoint(source);
+    if (this.openLedger() === null) return undefined;
+    return this.processors.database.lastApplied(sagaProcessorName(source), this.processors.sourceName(SAGA_SOURCE_ROLES[source])) ?? undefined;
+  }
+
+  /** The ledger while the processors' database is open. */
+  private openLedger(): AuditGapLedger | null {
+    return this.ledger !== null && this.ledger.open ? this.ledger : null;
   }
 
   /**
@@ -207,7 +204,7 @@ export class AuditGapSaga implements OnModuleInit, OnApplicationBootstrap, OnApp
   }
 
   private async check(): Promise<AuditGapCheck> {
-    const ledger = this.ledger;
+    const ledger = this.openLedger();
     const result: AuditGapCheck = { reported: [], found: [], statements: [] };
     if (ledger === null) return result;
     await this.checkStatements(ledger, result);
@@ -269,32 +266,43 @@ export class AuditGapSaga implements OnModuleInit, OnApplicationBootstrap, OnApp
     });
   }
 
-  private follow(source: SagaSource, store: EventStore, types: readonly string[], apply: (event: RecordedEvent, position: string) => void): void {
-    const ledger = this.ledger as AuditGapLedger;
-    const consume = async () => {
-      let delayMs = 100;
-      while (!this.stopped) {
-        const checkpoint = ledger.checkpoint(source);
-        const after: Position | undefined = checkpoint === undefined ? undefined : parsePosition(checkpoint);
-        const subscription = store.subscribeToAll({ filter: eventTypeFilter(...types), after });
-        this.subscriptions.push(subscription);
-        try {
-          // The events available at once are applied in one transaction: one commit per batch, not per event.
-          for await (const batch of pullBatches(subscription, SAGA_BATCH_SIZE)) {
-            ledger.inTransaction(() => {
-              for (const event of batch) apply(event, event.position);
-            });
-            delayMs = 100;
-          }
-        } catch (error) {
-          if (this.stopped) return;
-          this.logger.error(`The ${source} subscription failed; following again in ${delayMs} ms: ${error instanceof Error ? error.message : String(error)}`);
-          await new Promise((resolve) => setTimeout(resolve, delayMs).unref());
-          delayMs = Math.min(delayMs * 2, 5000);
-        }
-      }
+  /** One of the saga's processors: applies its events to the ledger, in the batch's transaction. */
+  private processorOf(source: SagaSource, ledger: AuditGapLedger): EventProcessor {
+    const apply = {
+      writes: (recorded: RecordedEvent) => {
+        const event = decodeRunEvent(recorded);
+        if (event?.type !== 'ToolExecuted' || !isWrite(event.data.effect)) return;
+        const { runId, stepId, toolName, effect, executedAt } = event.data;
+        ledger.writeExecuted({ runId, stepId, toolName, effect, deadlineAt: executedAt + this.gracePeriodMs });
+      },
+      audits: (recorded: RecordedEvent) => {
+        const event = decodeAuditEvent(recorded);
+        if (event?.type !== 'AuditRecorded' || event.data.effect === null || !isWrite(event.data.effect)) return;
+        ledger.auditRecorded(event.data.runId, event.data.stepId);
+      },
+      decisions: (recorded: RecordedEvent) => {
+        const event = decodeRunEvent(recorded);
+        const decision = event === null ? null : runEventStatementKey(event);
+        const at = event === null ? null : decisionTimeOf(event);
+        if (event === null || decision === null || at === null) return;
+        ledger.decisionTaken({ runId: event.data.runId, decision, deadlineAt: at + this.gracePeriodMs });
+      },
+      statements: (recorded: RecordedEvent) => {
+        const event = decodeAuditEvent(recorded);
+        const decision = event === null ? null : auditStatementKey(event);
+        if (event === null || decision === null) return;
+        ledger.decisionStated(event.data.runId, decision);
+      },
+    }[source];
+    return {
+      name: sagaProcessorName(source),
+      filter: eventTypeFilter(...SAGA_EVENT_TYPES[source]),
+      apply: (events) => {
+        for (const event of events) apply(event);
+      },
+      // The four processors' rows are tied (a write and its audit leave together): a reset of one forgets them all.
+      reset: () => ledger.reset(),
     };
-    this.consumers.push(consume());
   }
 }
 

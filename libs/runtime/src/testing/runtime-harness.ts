@@ -251,10 +251,21 @@ export async function startRuntime(options: RuntimeHarnessOptions): Promise<Runt
         workers: { concurrency: 0, pollIntervalMs: 10, ...options.execution?.workers },
         reaper: { intervalMs: 0, ...options.execution?.reaper },
         auditGapSaga: { checkIntervalMs: 0, gracePeriodMs: 60_000, ...options.execution?.auditGapSaga, databasePath: join(sagaDir, 'audit-gap-saga.sqlite') },
+        processors: options.execution?.processors,
       }),
     ],
   }).compile();
-  await module.init();
+  try {
+    await module.init();
+  } catch (error) {
+    // A refused start (stores that do not match the saved state) leaves nothing open.
+    await module.close().catch((closeError: unknown) => process.stderr.write(`runtime harness: closing after a refused start failed too: ${String(closeError)}\n`));
+    await runStore.close();
+    await auditStore.close();
+    if (shared === undefined) await stores.close();
+    if (options.sagaDir === undefined) rmSync(sagaDir, { recursive: true, force: true });
+    throw error;
+  }
   const harness: RuntimeHarness = {
     module,
     stores,

@@ -1,4 +1,5 @@
 import type { RunPolicyOptions } from '@agent-ledger/domain';
+import type { ProcessorsOptions } from '../persistence/event-processors.options';
 import type { AuditGapSagaOptions } from '../saga/audit-gap-saga.options';
 
 /** How this process's workers take queued runs. */
@@ -23,7 +24,23 @@ export interface ExecutionOptions {
   readonly reaper?: ReaperOptions;
   /** The audit-gap saga of this process. */
   readonly auditGapSaga?: AuditGapSagaOptions;
+  /** The processors' database: the queue's checkpointed table of unfinished runs, with its checkpoint. */
+  readonly processors?: ProcessorsOptions;
 }
 
 /** Injection token of the resolved {@link ExecutionOptions}. */
 export const EXECUTION_OPTIONS = Symbol('agent-ledger:ExecutionOptions');
+
+/**
+ * The processors' options with their defaults: the saga's ledger file is the
+ * processors' database unless `processors.databasePath` names another (a host
+ * of an earlier version then keeps its queue and saga state in the file it
+ * gave), and the saga's `onStoreMismatch` applies unless the processors give one.
+ */
+export function processorsOptionsOf(options: ExecutionOptions): ProcessorsOptions {
+  const saga = options.auditGapSaga?.enabled === false ? undefined : options.auditGapSaga;
+  return {
+    databasePath: options.processors?.databasePath ?? saga?.databasePath,
+    onStoreMismatch: options.processors?.onStoreMismatch ?? saga?.onStoreMismatch,
+  };
+}

@@ -1,0 +1,44 @@
+import type { RecordedEvent } from '../port/event';
+import type { EventFilter } from '../port/event-filter';
+
+/**
+ * A consumer of `$all` fed by a {@link ProcessorRunner}: a projector (a read
+ * model) or a reactor (a saga, a queue). It keeps its state in the
+ * processors' database ({@link ProcessorDatabase}), where the runner keeps its
+ * checkpoint: each batch of events is applied by every processor of the
+ * runner, and every checkpoint moved, in ONE transaction.
+ */
+export interface EventProcessor {
+  /**
+   * A stable name (letters, digits, `.`, `_`, `-`): the key of its checkpoint.
+   * A new name starts from the beginning of the store.
+   */
+  readonly name: string;
+  /** The events it takes (matched in the process; the runner reads the union of its processors' filters). @default every event */
+  readonly filter?: EventFilter;
+  /**
+   * Applies events, in `$all` order: those of the batch after its checkpoint
+   * that match its filter (never an empty list). Called inside the batch's
+   * transaction and synchronous: writes to the processors' database commit
+   * with the checkpoints; a throw rolls the whole batch back (every processor's
+   * writes and every checkpoint), and the runner retries it after a back-off.
+   * It must not have effects outside the database (no command, no I/O): keep
+   * those for {@link observe} or for a later read of the state.
+   */
+  apply(events: readonly RecordedEvent[]): void;
+  /**
+   * Called after the batch's transaction committed, with every event of the
+   * batch that matches the filter, whether this runner applied it or another
+   * process sharing the database had already (then `apply` did not see it):
+   * for notifications (wake workers, cancel listeners). A throw is reported to
+   * the runner's `onError`; it does not undo the batch.
+   */
+  observe?(events: readonly RecordedEvent[]): void;
+  /**
+   * Forgets everything it derived from the store (its rows), inside a
+   * transaction: the runner calls it when the database was made from another
+   * store and the policy is `reset`; the processor then starts from the
+   * beginning of the store.
+   */
+  reset(): void;
+}

@@ -1,0 +1,4 @@
+export * from './event-processor';
+export * from './processor-database';
+export * from './processor-runner';
+export * from './processor-store-mismatch.error';

@@ -1,0 +1,402 @@
+import { abortableDelay, NOT_YET, pullBatches, raceMicrotasks, yieldToEventLoop } from '../core/pull-batches';
+import { InvalidOptionError } from '../port/errors/invalid-option.error';
+import type { RecordedEvent } from '../port/event';
+import type { EventFilter } from '../port/event-filter';
+import type { EventStore } from '../port/event-store';
+import type { Position } from '../port/position';
+import { comparePositions } from '../port/position';
+import { DEFAULT_BATCH_SIZE } from '../validation/limits';
+import { eventFilter } from '../validation/validate-options';
+import type { EventProcessor } from './event-processor';
+import type { ProcessorDatabase } from './processor-database';
+import { ProcessorStoreMismatchError } from './processor-store-mismatch.error';
+
+/** What a runner does when its database was made from another store: refuse to start, or forget its processors' state and start over. */
+export type ProcessorStoreMismatchPolicy = 'refuse' | 'reset';
+
+/** What a runner tells `onError`. */
+export interface ProcessorFailure {
+  /** The runner's source name. */
+  readonly source: string;
+  /** Failures in a row (1 for the first since the last batch that committed). */
+  readonly attempt: number;
+  /** How long the runner waits before it reads from its checkpoints again; null when the failure is not retried (an `observe` hook failed after its batch committed). */
+  readonly retryInMs: number | null;
+}
+
+/** Options of a {@link ProcessorRunner}. */
+export interface ProcessorRunnerOptions {
+  /** The store read. The runner never appends to it and never closes it. */
+  readonly store: EventStore;
+  /**
+   * A stable name of the store (letters, digits, `.`, `_`, `-`), e.g. `runs`
+   * or `audit`: checkpoints are kept per processor and source, since positions
+   * of different stores are not comparable.
+   */
+  readonly source: string;
+  /** Where the checkpoints and the processors' state live. The runner never closes it. */
+  readonly database: ProcessorDatabase;
+  /** The processors fed, each with its own checkpoint (more can be added by {@link ProcessorRunner.add} before the start). */
+  readonly processors?: readonly EventProcessor[];
+  /** Most events applied in one transaction, and the subscription's page size. @default 256 */
+  readonly batchSize?: number;
+  /** How long a live batch that is not full may wait for more events. 0 applies what is there at once. @default 0 */
+  readonly batchLingerMs?: number;
+  /** The first wait after a failure; it doubles with each failure in a row. @default 100 */
+  readonly retryDelayMs?: number;
+  /** The longest wait between two attempts. @default 5000 */
+  readonly maxRetryDelayMs?: number;
+  /** When the database recorded another store for this source. @default 'refuse' */
+  readonly onStoreMismatch?: ProcessorStoreMismatchPolicy;
+  /** Told about every failure (a batch rolled back, a subscription lost, an `observe` hook that threw). @default written to stderr */
+  readonly onError?: (error: unknown, failure: ProcessorFailure) => void;
+  /** Told about a reset of the database on a store mismatch. @default written to stderr */
+  readonly log?: (message: string) => void;
+  /** The clock of the identity record. @default Date.now */
+  readonly now?: () => number;
+}
+
+/** Counters of a runner since it was created. */
+export interface ProcessorRunnerStats {
+  /** Whether it follows the store now. */
+  readonly running: boolean;
+  /** Batches committed. */
+  readonly batches: number;
+  /** Events read from the store (batches rolled back included). */
+  readonly eventsRead: number;
+  /** Events applied, by processor. */
+  readonly applied: Readonly<Record<string, number>>;
+  /** The most events in one batch so far. */
+  readonly largestBatch: number;
+  /** Failures so far (rolled-back batches, lost subscriptions, failed `observe` hooks). */
+  readonly failures: number;
+  /** The last failure's message. */
+  readonly lastError: string | null;
+  /** The position of the last event of the last committed batch. */
+  readonly position: Position | null;
+}
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+interface Fed {
+  readonly processor: EventProcessor;
+  readonly matches: (event: RecordedEvent) => boolean;
+}
+
+/**
+ * The one follow loop of a process over one event store: a catch-up
+ * subscription to `$all` from the lowest checkpoint of its processors, pulled
+ * a batch at a time; each batch is applied by every processor (the events
+ * after its own checkpoint that match its filter) and every checkpoint is
+ * moved to the batch's last event, in ONE transaction of the processors'
+ * database. After a crash, a batch is wholly applied or not at all: no event
+ * is applied twice, none is skipped. A processor that throws rolls the whole
+ * batch back; the runner reads again from the checkpoints after a back-off
+ * (doubling, capped), reporting each failure to `onError` and counting it.
+ */
+export class ProcessorRunner {
+  /** The source name of the store it reads (see {@link ProcessorRunnerOptions.source}). */
+  readonly source: string;
+  private readonly fed: Fed[] = [];
+  private readonly batchSize: number;
+  private readonly batchLingerMs: number;
+  private readonly retryDelayMs: number;
+  private readonly maxRetryDelayMs: number;
+  private abort = new AbortController();
+  private loop: Promise<void> | null = null;
+  private opened: Promise<void> | null = null;
+  private stopping = false;
+  private counters = { batches: 0, eventsRead: 0, largestBatch: 0, failures: 0 };
+  private readonly applied: Record<string, number> = {};
+  private lastError: string | null = null;
+  private position: Position | null = null;
+
+  constructor(private readonly options: ProcessorRunnerOptions) {
+    if (typeof options.source !== 'string' || !NAME.test(options.source)) {
+      throw new InvalidOptionError('source', 'expected 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit');
+    }
+    this.source = options.source;
+    this.batchSize = integerOption(options.batchSize, 'batchSize', DEFAULT_BATCH_SIZE, 1);
+    this.batchLingerMs = integerOption(options.batchLingerMs, 'batchLingerMs', 0, 0);
+    this.retryDelayMs = integerOption(options.retryDelayMs, 'retryDelayMs', 100, 1);
+    this.maxRetryDelayMs = integerOption(options.maxRetryDelayMs, 'maxRetryDelayMs', 5_000, this.retryDelayMs);
+    if (options.onStoreMismatch !== undefined && options.onStoreMismatch !== 'refuse' && options.onStoreMismatch !== 'reset') {
+      throw new InvalidOptionError('onStoreMismatch', `expected 'refuse' or 'reset', got ${String(options.onStoreMismatch)}`);
+    }
+    for (const processor of options.processors ?? []) this.add(processor);
+  }
+
+  /**
+   * Adds a processor (before the runner is opened).
+   * @throws InvalidOptionError when its name is invalid or taken, or the runner is already open
+   */
+  add(processor: EventProcessor): void {
+    if (this.opened !== null) throw new InvalidOptionError('processors', `cannot add "${processor.name}" to a runner already opened`);
+    if (typeof processor.name !== 'string' || !NAME.test(processor.name)) {
+      throw new InvalidOptionError('processors.name', `expected 1 to 64 letters, digits, ".", "_" or "-", got ${JSON.stringify(processor.name)}`);
+    }
+    if (this.fed.some((f) => f.processor.name === processor.name)) throw new InvalidOptionError('processors.name', `"${processor.name}" is there twice`);
+    const matcher = eventFilter(processor.filter)?.matches;
+    this.fed.push({ processor, matches: matcher === undefined ? () => true : (event) => matcher(event.streamName, event.type) });
+    this.applied[processor.name] = 0;
+  }
+
+  /**
+   * Checks that the database was made from this store (the identity it
+   * recorded for the source, recorded now when there is none and no
+   * checkpoint yet); on a mismatch it refuses, or, with `onStoreMismatch:
+   * 'reset'`, resets every processor and forgets the source's checkpoints in
+   * one transaction (logged). Idempotent; {@link start} calls it.
+   *
+   * @throws ProcessorStoreMismatchError on a mismatch with `refuse` (nothing written)
+   */
+  open(): Promise<void> {
+    this.opened ??= this.checkIdentity().catch((error: unknown) => {
+      this.opened = null;
+      throw error;
+    });
+    return this.opened;
+  }
+
+  /**
+   * Opens the runner ({@link open}) and starts following the store in the
+   * background (idempotent).
+   * @throws ProcessorStoreMismatchError as {@link open}
+   */
+  async start(): Promise<void> {
+    await this.open();
+    if (this.loop !== null) return;
+    this.stopping = false;
+    this.abort = new AbortController();
+    this.loop = this.follow();
+  }
+
+  /**
+   * Stops after the batch in progress (its transaction commits or not at
+   * all); resolves when stopped. The database stays open.
+   */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.abort.abort();
+    const loop = this.loop;
+    this.loop = null;
+    await loop;
+  }
+
+  /**
+   * Applies everything stored now (reading `$all` to its current end), then
+   * returns, without following: for tools and tests. A failure is thrown,
+   * not retried. Do not run it while the runner follows.
+   */
+  async catchUp(): Promise<void> {
+    await this.open();
+    const from = this.resumePoint();
+    const events = this.options.store.readAll({ fromPosition: from ?? 'start', filter: this.readFilter() });
+    let skipFirst = from !== null;
+    for await (const batch of pullBatches(events, this.batchSize)) {
+      // readAll starts AT a position (inclusive): the checkpoint's own event was applied already.
+      const fresh = skipFirst && batch[0] !== undefined && from !== null && comparePositions(batch[0].position, from) === 0 ? batch.slice(1) : batch;
+      skipFirst = false;
+      if (fresh.length > 0) this.applyBatch(fresh);
+      await yieldToEventLoop();
+    }
+  }
+
+  /** Counters and the last failure. */
+  stats(): ProcessorRunnerStats {
+    return { ...this.counters, applied: { ...this.applied }, running: this.loop !== null, lastError: this.lastError, position: this.position };
+  }
+
+  private async follow(): Promise<void> {
+    let attempt = 0;
+    while (!this.stopping) {
+      try {
+        const subscription = this.options.store.subscribeToAll({
+          after: this.resumePoint() ?? undefined,
+          filter: this.readFilter(),
+          batchSize: this.batchSize,
+          signal: this.abort.signal,
+        });
+        if (this.batchLingerMs > 0) {
+          for await (const batch of pullBatches(subscription, this.batchSize, this.batchLingerMs)) {
+            this.applyBatch(batch);
+            attempt = 0;
+            if (this.stopping) break;
+            await yieldToEventLoop();
+          }
+        } else {
+          await this.consumeLive(subscription, () => (attempt = 0));
+        }
+      } catch (error) {
+        if (this.stopping) break;
+        attempt++;
+        const retryInMs = Math.min(this.retryDelayMs * 2 ** Math.min(attempt - 1, 30), this.maxRetryDelayMs);
+        this.fail(error, { source: this.source, attempt, retryInMs });
+        await abortableDelay(retryInMs, this.abort.signal);
+      }
+    }
+  }
+
+  /**
+   * Applies the subscription's events without waiting for a turn of the event
+   * loop: an event that arrives while the runner is idle is applied at once,
+   * within a microtask of its delivery (so this process's queries see its own
+   * appends as soon as the old per-event consumers did), and the events at
+   * hand behind it (a page of the store, a catch-up) are applied together, up
+   * to `batchSize` a transaction. A full batch lets timers and I/O run before
+   * the next.
+   */
+  private async consumeLive(subscription: AsyncIterable<RecordedEvent>, committed: () => void): Promise<void> {
+    const iterator = subscription[Symbol.asyncIterator]();
+    let pending: Promise<IteratorResult<RecordedEvent>> | null = null;
+    let batch: RecordedEvent[] = [];
+    const apply = (events: RecordedEvent[]): void => {
+      this.applyBatch(events);
+      committed();
+    };
+    try {
+      while (!this.stopping) {
+        pending ??= iterator.next();
+        const quick = await raceMicrotasks(pending);
+        if (quick === NOT_YET) {
+          if (batch.length > 0) {
+            apply(batch);
+            batch = [];
+            continue;
+          }
+          const next = await pending;
+          pending = null;
+          if (next.done === true) return;
+          apply([next.value]);
+          continue;
+        }
+        pending = null;
+        if (quick.done === true) break;
+        batch.push(quick.value);
+        if (batch.length >= this.batchSize) {
+          apply(batch);
+          batch = [];
+          await yieldToEventLoop();
+        }
+      }
+      if (batch.length > 0 && !this.stopping) apply(batch);
+    } finally {
+      await iterator.return?.();
+    }
+  }
+
+  /** Applies one batch with every checkpoint in one transaction, then lets the processors observe it. */
+  private applyBatch(batch: readonly RecordedEvent[]): void {
+    const last = batch[batch.length - 1];
+    if (last === undefined) return;
+    this.counters.eventsRead += batch.length;
+    const database = this.options.database;
+    const counts = database.transaction(() => {
+      const applied = new Map<string, number>();
+      for (const { processor, matches } of this.fed) {
+        const checkpoint = database.checkpoint(processor.name, this.source);
+        if (checkpoint !== null && comparePositions(last.position, checkpoint) <= 0) continue;
+        const after = checkpoint === null || comparePositions(batch[0]!.position, checkpoint) > 0 ? batch : batch.filter((e) => comparePositions(e.position, checkpoint) > 0);
+        const events = after.filter(matches);
+        if (events.length > 0) processor.apply(events);
+        applied.set(processor.name, events.length);
+        database.saveCheckpoint(processor.name, this.source, last.position, events.at(-1)?.position);
+      }
+      return applied;
+    });
+    this.counters.batches++;
+    this.counters.largestBatch = Math.max(this.counters.largestBatch, batch.length);
+    this.position = last.position;
+    for (const [name, n] of counts) this.applied[name] = (this.applied[name] ?? 0) + n;
+    for (const { processor, matches } of this.fed) {
+      if (processor.observe === undefined) continue;
+      const events = batch.filter(matches);
+      if (events.length === 0) continue;
+      try {
+        processor.observe(events);
+      } catch (error) {
+        this.fail(error, { source: this.source, attempt: 1, retryInMs: null });
+      }
+    }
+  }
+
+  private fail(error: unknown, failure: ProcessorFailure): void {
+    this.counters.failures++;
+    this.lastError = error instanceof Error ? error.message : String(error);
+    const report = this.options.onError ?? defaultReport;
+    try {
+      report(error, failure);
+    } catch (reportError) {
+      defaultReport(reportError, failure);
+    }
+  }
+
+  /** Where to read from: the lowest checkpoint of the processors (null: one of them starts from the beginning). */
+  private resumePoint(): Position | null {
+    let lowest: Position | null = null;
+    for (const { processor } of this.fed) {
+      const position = this.options.database.checkpoint(processor.name, this.source);
+      if (position === null) return null;
+      if (lowest === null || comparePositions(position, lowest) < 0) lowest = position;
+    }
+    return lowest;
+  }
+
+  /** The union of the processors' filters when they are of one kind (each processor still matches its own); else none. */
+  private readFilter(): EventFilter | undefined {
+    const filters = this.fed.map((f) => f.processor.filter);
+    if (filters.length === 0 || filters.some((f) => f === undefined)) return undefined;
+    const streams = filters.flatMap((f) => f?.streamNamePrefixes ?? []);
+    const types = filters.flatMap((f) => f?.eventTypePrefixes ?? []);
+    if (streams.length > 0 && types.length > 0) return undefined;
+    return streams.length > 0 ? { streamNamePrefixes: [...new Set(streams)] } : { eventTypePrefixes: [...new Set(types)] };
+  }
+
+  private async checkIdentity(): Promise<void> {
+    const database = this.options.database;
+    const current = (await this.options.store.storeIdentity()).id;
+    const recorded = database.sourceIdentity(this.source);
+    if (recorded === current) return;
+    const now = (this.options.now ?? Date.now)();
+    if (recorded === undefined && !database.hasCheckpoints(this.source)) {
+      database.recordSourceIdentity(this.source, current, now);
+      return;
+    }
+    const error = new ProcessorStoreMismatchError(database.path, this.source, recorded ?? 'unknown', current);
+    if ((this.options.onStoreMismatch ?? 'refuse') !== 'reset') throw error;
+    await this.reset();
+    (this.options.log ?? ((m: string) => process.stderr.write(`${m}\n`)))(
+      `${error.message.replace(/: reset it.*$/, '')}: reset it (onStoreMismatch: reset); its processors (${this.fed.map((f) => f.processor.name).join(', ')}) follow the store from its start`,
+    );
+  }
+
+  /**
+   * Forgets what the processors derived from the store: resets every
+   * processor, forgets the source's checkpoints and records the store's
+   * identity, in one transaction; the processors then start from the
+   * beginning of the store. For a host that resets several runners of one
+   * database together (their processors' state may be tied). Not while the
+   * runner follows.
+   */
+  async reset(): Promise<void> {
+    const database = this.options.database;
+    const current = (await this.options.store.storeIdentity()).id;
+    database.transaction(() => {
+      for (const { processor } of this.fed) processor.reset();
+      database.forgetCheckpoints(this.source);
+      database.recordSourceIdentity(this.source, current, (this.options.now ?? Date.now)());
+    });
+  }
+}
+
+function defaultReport(error: unknown, failure: ProcessorFailure): void {
+  const retry = failure.retryInMs === null ? 'not retried' : `retrying in ${failure.retryInMs} ms (attempt ${failure.attempt})`;
+  process.stderr.write(`Processor runner of source "${failure.source}" failed, ${retry}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+}
+
+function integerOption(value: unknown, option: string, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) throw new InvalidOptionError(option, `expected an integer >= ${min}, got ${String(value)}`);
+  return value;
+}
+
