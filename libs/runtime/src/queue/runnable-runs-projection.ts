@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
 import type { RunMode, RunStatus } from '@agent-ledger/domain';
-import { decodeRunEvent, isTerminalStatus, runStatusAfter, StreamCategory } from '@agent-ledger/domain';
+import { decodeRunEvent, isTerminalStatus, RUN_STATUS_ENTERED_BY, runStatusAfter } from '@agent-ledger/domain';
 import type { EventProcessor, ProcessorDatabase, RecordedEvent } from '@agent-ledger/event-store';
-import { categoryFilter } from '@agent-ledger/event-store';
+import { eventTypeFilter } from '@agent-ledger/event-store';
 
 /** The status of a run that is not finished (never a settled one: a settled run leaves the queue). */
 export type RunnableStatus = Exclude<RunStatus, 'COMPLETED' | 'FAILED' | 'CANCELLED'>;
@@ -42,6 +42,21 @@ CREATE INDEX IF NOT EXISTS queue_runs_by_due ON queue_runs (status, mode, not_be
 CREATE INDEX IF NOT EXISTS queue_runs_by_lease ON queue_runs (status, lease_expires_at);
 `;
 
+/**
+ * The run events the queue reads: those that move a run's status, those that
+ * carry its lease, and the cancel requests its listeners wait for. An event
+ * type filter (not the whole `run` category), so the one reader of `$all`
+ * can filter in the store for the queue and the saga together.
+ */
+export const QUEUE_EVENT_TYPES: readonly string[] = [
+  ...Object.entries(RUN_STATUS_ENTERED_BY)
+    .filter(([, status]) => status !== null)
+    .map(([type]) => type),
+  'LeaseRenewed',
+  'StepStarted',
+  'CancelRequested',
+];
+
 /** The event types that change what a worker may claim: the queue's change signal fires on them. */
 export const CLAIMABLE_CHANGES: ReadonlySet<string> = new Set([
   'RunRequested',
@@ -64,7 +79,7 @@ export const CLAIMABLE_CHANGES: ReadonlySet<string> = new Set([
  */
 export class RunnableRunsProjection implements EventProcessor {
   readonly name = 'queue';
-  readonly filter = categoryFilter(StreamCategory.RUN);
+  readonly filter = eventTypeFilter(...QUEUE_EVENT_TYPES);
   private readonly statements: {
     readonly get: Database.Statement<[string], Row>;
     readonly insert: Database.Statement<[string, string, number]>;
