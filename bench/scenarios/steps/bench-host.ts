@@ -108,6 +108,8 @@ export async function startBenchHost(options: BenchHostOptions): Promise<BenchHo
         reaper: { intervalMs: options.projectionsAndSaga ? 1000 : 0 },
         auditGapSaga: options.projectionsAndSaga ? { enabled: true, databasePath: join(options.dataDir, 'audit-gap-saga.sqlite') } : { enabled: false },
         readModels: options.projectionsAndSaga ? { databasePath: join(options.dataDir, 'read-models.sqlite') } : false,
+        // As the service keeps them: the queue's table and the saga's state, with their checkpoints, in the data folder.
+        processors: { databasePath: join(options.dataDir, 'processors.sqlite') },
       }),
     ],
   })
