@@ -157,22 +157,12 @@ export function evolveRunStatus(row: RunStatusRow | undefined, event: ProjectedE
     case 'ApprovalRequested': {
       // The run gives up its lease and waits; none of the round's calls has started.
       const { round, requestedAt } = event.data;
-      next.leaseOwner = null;
-      next.leaseExpiresAt = null;
-      next.waitingSince = requestedAt;
-      next.approvalRound = round;
-      next.inputStepId = null;
-      return touched(next, requestedAt);
+      return touched(waits(next, requestedAt, round, null), requestedAt);
     }
     case 'InputRequested': {
       // The asking step stays started (it runs again with the input): it remains the current step.
       const { stepId, requestedAt } = event.data;
-      next.leaseOwner = null;
-      next.leaseExpiresAt = null;
-      next.waitingSince = requestedAt;
-      next.approvalRound = null;
-      next.inputStepId = stepId;
-      return touched(next, requestedAt);
+      return touched(waits(next, requestedAt, null, stepId), requestedAt);
     }
     case 'ApprovalGranted':
     case 'ApprovalDenied':
@@ -206,6 +196,16 @@ function release(row: MutableRunStatusRow): void {
   row.leaseExpiresAt = null;
   row.currentStepId = null;
   row.inFlightStepId = null;
+}
+
+/** The run gives up its lease and waits for an approval round's decisions or a step's input. */
+function waits(row: MutableRunStatusRow, since: number, approvalRound: number | null, inputStepId: string | null): MutableRunStatusRow {
+  row.leaseOwner = null;
+  row.leaseExpiresAt = null;
+  row.waitingSince = since;
+  row.approvalRound = approvalRound;
+  row.inputStepId = inputStepId;
+  return row;
 }
 
 function notWaiting(row: MutableRunStatusRow): void {
