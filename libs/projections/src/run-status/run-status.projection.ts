@@ -70,152 +70,170 @@ export function evolveRunStatus(row: RunStatusRow | undefined, event: ProjectedE
       nonIdempotentWriteSteps: 0,
       auditGaps: 0,
       streamRevision: event.revision,
-      ...notWaiting(),
+      waitingSince: null,
+      approvalRound: null,
+      inputStepId: null,
       finalAnswer: null,
       continuationOf: continuation?.of ?? null,
       continuedAs: null,
     };
   }
   if (row === undefined) return undefined;
-  const base = { ...row, status, streamRevision: event.revision };
+  // One copy of the row per event, changed in place below (`row` itself, the row store's, is never changed).
+  const next: MutableRunStatusRow = { ...row, status, streamRevision: event.revision };
   switch (event.type) {
     case 'RunClaimed': {
       const { owner, attempt, leaseExpiresAt, claimedAt } = event.data;
-      return touched({ ...base, attempts: attempt, leaseOwner: owner, leaseExpiresAt, lastClaimedAt: claimedAt }, claimedAt);
+      next.attempts = attempt;
+      next.leaseOwner = owner;
+      next.leaseExpiresAt = leaseExpiresAt;
+      next.lastClaimedAt = claimedAt;
+      return touched(next, claimedAt);
     }
     case 'LeaseRenewed':
-      return touched({ ...base, leaseExpiresAt: row.leaseOwner === null ? null : event.data.leaseExpiresAt }, event.data.renewedAt);
+      next.leaseExpiresAt = row.leaseOwner === null ? null : event.data.leaseExpiresAt;
+      return touched(next, event.data.renewedAt);
     case 'StepStarted': {
       const { stepId, kind, effect, leaseExpiresAt, startedAt } = event.data;
-      const counts = isNewStep ? countStep(row, kind === 'llm' ? null : effect) : {};
+      if (isNewStep) countStep(next, kind === 'llm' ? null : effect);
       const isWriteStep = effect === 'IDEMPOTENT_WRITE' || effect === 'NON_IDEMPOTENT_WRITE';
-      return touched(
-        {
-          ...base,
-          ...counts,
-          currentStepId: stepId,
-          inFlightStepId: isWriteStep ? stepId : row.inFlightStepId,
-          leaseExpiresAt: row.leaseOwner === null ? row.leaseExpiresAt : leaseExpiresAt,
-        },
-        startedAt,
-      );
+      next.currentStepId = stepId;
+      next.inFlightStepId = isWriteStep ? stepId : row.inFlightStepId;
+      next.leaseExpiresAt = row.leaseOwner === null ? row.leaseExpiresAt : leaseExpiresAt;
+      return touched(next, startedAt);
     }
     case 'ModelResponded':
-      return touched({ ...base, currentStepId: row.currentStepId === event.data.stepId ? null : row.currentStepId }, event.data.respondedAt);
+      next.currentStepId = row.currentStepId === event.data.stepId ? null : row.currentStepId;
+      return touched(next, event.data.respondedAt);
     case 'ToolExecuted': {
       const { stepId, executedAt } = event.data;
-      return touched(
-        {
-          ...base,
-          currentStepId: row.currentStepId === stepId ? null : row.currentStepId,
-          inFlightStepId: row.inFlightStepId === stepId ? null : row.inFlightStepId,
-        },
-        executedAt,
-      );
+      next.currentStepId = row.currentStepId === stepId ? null : row.currentStepId;
+      next.inFlightStepId = row.inFlightStepId === stepId ? null : row.inFlightStepId;
+      return touched(next, executedAt);
     }
     case 'RunRequeued': {
       const { requeues, failure, inFlightWrite, requeuedAt } = event.data;
-      return touched(
-        { ...base, ...released(), ...notWaiting(), ...failureOf(failure), requeues, inFlightStepId: inFlightWrite?.stepId ?? null },
-        requeuedAt,
-      );
+      release(next);
+      notWaiting(next);
+      failureOf(next, failure);
+      next.requeues = requeues;
+      next.inFlightStepId = inFlightWrite?.stepId ?? null;
+      return touched(next, requeuedAt);
     }
     case 'RunCompleted':
-      return touched(
-        {
-          ...base,
-          ...released(),
-          ...notWaiting(),
-          reason: 'COMPLETED',
-          deadLettered: false,
-          settledAt: event.data.completedAt,
-          finalAnswer: event.data.finalAnswer,
-        },
-        event.data.completedAt,
-      );
+      release(next);
+      notWaiting(next);
+      next.reason = 'COMPLETED';
+      next.deadLettered = false;
+      next.settledAt = event.data.completedAt;
+      next.finalAnswer = event.data.finalAnswer;
+      return touched(next, event.data.completedAt);
     case 'RunFailed': {
       const { reason, failure, deadLettered, inFlightWrite, failedAt } = event.data;
-      return touched(
-        { ...base, ...released(), ...notWaiting(), ...failureOf(failure), reason, deadLettered, settledAt: failedAt, inFlightStepId: inFlightWrite?.stepId ?? null },
-        failedAt,
-      );
+      release(next);
+      notWaiting(next);
+      failureOf(next, failure);
+      next.reason = reason;
+      next.deadLettered = deadLettered;
+      next.settledAt = failedAt;
+      next.inFlightStepId = inFlightWrite?.stepId ?? null;
+      return touched(next, failedAt);
     }
     case 'CancelRequested':
-      return touched({ ...base, cancelRequested: true, cancelRequestedBy: principalLabel(event.data.requestedBy) }, event.data.requestedAt);
+      next.cancelRequested = true;
+      next.cancelRequestedBy = principalLabel(event.data.requestedBy);
+      return touched(next, event.data.requestedAt);
     case 'RunCancelled':
-      return touched(
-        {
-          ...base,
-          ...released(),
-          ...notWaiting(),
-          reason: 'CANCELLED',
-          deadLettered: false,
-          settledAt: event.data.cancelledAt,
-          inFlightStepId: event.data.inFlightWrite?.stepId ?? null,
-        },
-        event.data.cancelledAt,
-      );
+      release(next);
+      notWaiting(next);
+      next.reason = 'CANCELLED';
+      next.deadLettered = false;
+      next.settledAt = event.data.cancelledAt;
+      next.inFlightStepId = event.data.inFlightWrite?.stepId ?? null;
+      return touched(next, event.data.cancelledAt);
     case 'AuditGapDetected':
-      return touched({ ...base, auditGaps: row.auditGaps + 1 }, event.data.detectedAt);
+      next.auditGaps = row.auditGaps + 1;
+      return touched(next, event.data.detectedAt);
     case 'ApprovalRequested': {
       // The run gives up its lease and waits; none of the round's calls has started.
       const { round, requestedAt } = event.data;
-      return touched(
-        { ...base, leaseOwner: null, leaseExpiresAt: null, waitingSince: requestedAt, approvalRound: round, inputStepId: null },
-        requestedAt,
-      );
+      return touched(waits(next, requestedAt, round, null), requestedAt);
     }
     case 'InputRequested': {
       // The asking step stays started (it runs again with the input): it remains the current step.
       const { stepId, requestedAt } = event.data;
-      return touched(
-        { ...base, leaseOwner: null, leaseExpiresAt: null, waitingSince: requestedAt, approvalRound: null, inputStepId: stepId },
-        requestedAt,
-      );
+      return touched(waits(next, requestedAt, null, stepId), requestedAt);
     }
     case 'ApprovalGranted':
     case 'ApprovalDenied':
       // Queued again, due at once; an `endRun` denial is settled by the RunFailed appended with it.
-      return touched({ ...base, ...notWaiting() }, event.data.decidedAt);
+      notWaiting(next);
+      return touched(next, event.data.decidedAt);
     case 'InputSubmitted':
-      return touched({ ...base, ...notWaiting() }, event.data.submittedAt);
+      notWaiting(next);
+      return touched(next, event.data.submittedAt);
     case 'ToolCallPreApproved':
-      return touched(base, event.data.approvedAt);
+      return touched(next, event.data.approvedAt);
     case 'RunRequeuedByOperator':
       // The run stays FAILED; it says which run continues it.
-      return touched({ ...base, continuedAs: event.data.continuationRunId }, event.data.requeuedAt);
+      next.continuedAs = event.data.continuationRunId;
+      return touched(next, event.data.requeuedAt);
     default:
-      return base;
+      return next;
   }
 }
 
-function touched(row: RunStatusRow, at: number): RunStatusRow {
-  return at > row.updatedAt ? { ...row, updatedAt: at } : row;
+/** The copy of a row {@link evolveRunStatus} makes per event and changes in place. */
+type MutableRunStatusRow = { -readonly [K in keyof RunStatusRow]: RunStatusRow[K] };
+
+function touched(row: MutableRunStatusRow, at: number): RunStatusRow {
+  if (at > row.updatedAt) row.updatedAt = at;
+  return row;
 }
 
-function released(): Pick<RunStatusRow, 'leaseOwner' | 'leaseExpiresAt' | 'currentStepId' | 'inFlightStepId'> {
-  return { leaseOwner: null, leaseExpiresAt: null, currentStepId: null, inFlightStepId: null };
+function release(row: MutableRunStatusRow): void {
+  row.leaseOwner = null;
+  row.leaseExpiresAt = null;
+  row.currentStepId = null;
+  row.inFlightStepId = null;
 }
 
-function notWaiting(): Pick<RunStatusRow, 'waitingSince' | 'approvalRound' | 'inputStepId'> {
-  return { waitingSince: null, approvalRound: null, inputStepId: null };
+/** The run gives up its lease and waits for an approval round's decisions or a step's input. */
+function waits(row: MutableRunStatusRow, since: number, approvalRound: number | null, inputStepId: string | null): MutableRunStatusRow {
+  row.leaseOwner = null;
+  row.leaseExpiresAt = null;
+  row.waitingSince = since;
+  row.approvalRound = approvalRound;
+  row.inputStepId = inputStepId;
+  return row;
 }
 
-function failureOf(failure: FailureInfo): Pick<RunStatusRow, 'failureClass' | 'failureCode' | 'failureMessage'> {
-  return { failureClass: failure.failureClass, failureCode: failure.code ?? null, failureMessage: failure.message };
+function notWaiting(row: MutableRunStatusRow): void {
+  row.waitingSince = null;
+  row.approvalRound = null;
+  row.inputStepId = null;
 }
 
-function countStep(row: RunStatusRow, effect: ToolEffect | null): Partial<RunStatusRow> {
-  const stepsTotal = row.stepsTotal + 1;
+function failureOf(row: MutableRunStatusRow, failure: FailureInfo): void {
+  row.failureClass = failure.failureClass;
+  row.failureCode = failure.code ?? null;
+  row.failureMessage = failure.message;
+}
+
+function countStep(row: MutableRunStatusRow, effect: ToolEffect | null): void {
+  row.stepsTotal += 1;
   switch (effect) {
     case null:
-      return { stepsTotal, llmSteps: row.llmSteps + 1 };
+      row.llmSteps += 1;
+      return;
     case 'READ_ONLY':
-      return { stepsTotal, readOnlySteps: row.readOnlySteps + 1 };
+      row.readOnlySteps += 1;
+      return;
     case 'IDEMPOTENT_WRITE':
-      return { stepsTotal, idempotentWriteSteps: row.idempotentWriteSteps + 1 };
+      row.idempotentWriteSteps += 1;
+      return;
     case 'NON_IDEMPOTENT_WRITE':
-      return { stepsTotal, nonIdempotentWriteSteps: row.nonIdempotentWriteSteps + 1 };
+      row.nonIdempotentWriteSteps += 1;
+      return;
   }
 }
-

@@ -83,7 +83,8 @@ export interface RebuildBatch {
  */
 export class PendingBatch implements RebuildBatch {
   private readonly rows: SqliteRowStore;
-  private readonly applied = new Map<ProjectionName, number>();
+  /** Events applied, by projection (index in the input's projections). */
+  private readonly applied: number[] = [];
   private last: Position | null = null;
   private eventCount = 0;
   private readonly begunInTransaction: boolean;
@@ -131,15 +132,16 @@ export class PendingBatch implements RebuildBatch {
       const index = events.findIndex((e) => comparePositions(e.position, stored) > 0);
       return index === -1 ? events.length : index;
     });
-    events.forEach((recorded, index) => {
-      const event = toProjectedEvent(recorded);
-      if (event === null) return;
-      this.input.projections.forEach((projection, p) => {
-        if (index >= (firstNew[p] ?? 0) && applyOnce(projection, event, this.rows)) {
-          this.applied.set(projection.name, (this.applied.get(projection.name) ?? 0) + 1);
+    const { projections } = this.input;
+    for (let index = 0; index < events.length; index++) {
+      const event = toProjectedEvent(events[index] as RecordedEvent);
+      if (event === null) continue;
+      for (let p = 0; p < projections.length; p++) {
+        if (index >= (firstNew[p] ?? 0) && applyOnce(projections[p] as ProjectionDefinition, event, this.rows)) {
+          this.applied[p] = (this.applied[p] ?? 0) + 1;
         }
-      });
-    });
+      }
+    }
     this.last = events[events.length - 1]?.position ?? this.last;
     this.eventCount += events.length;
   }
@@ -173,11 +175,11 @@ export class PendingBatch implements RebuildBatch {
     if (last !== null) {
       const upsert = this.storage.checkpointUpsert(slot);
       const now = this.storage.now();
-      for (const projection of projections) {
+      for (const [p, projection] of projections.entries()) {
         const checkpoint = this.checkpoints.get(projection.name);
         const stored = checkpoint?.position ?? null;
         if (stored !== null && comparePositions(last, stored) <= 0) continue;
-        const count = this.applied.get(projection.name) ?? 0;
+        const count = this.applied[p] ?? 0;
         total += count;
         upsert.run(checkpointName(projection.name, source), projection.name, source, last, (checkpoint?.eventsApplied ?? 0) + count, now);
       }

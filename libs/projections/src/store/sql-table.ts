@@ -50,22 +50,43 @@ export function addMissingColumnsSql(table: TableSpec<Row>, slot: TableSlot, exi
     .map(([field, type]) => `ALTER TABLE ${physicalName(table, slot)} ADD COLUMN ${columnName(field)} ${SQL_TYPES[type as ColumnType]}`);
 }
 
+/** A table's fields, their SQL column names and types, in column order: computed once per table (rows are converted per event). */
+interface ColumnLayout {
+  readonly fields: readonly string[];
+  readonly columns: readonly string[];
+  readonly types: readonly ColumnType[];
+}
+
+const layouts = new WeakMap<TableSpec<Row>, ColumnLayout>();
+
+function layoutOf(table: TableSpec<Row>): ColumnLayout {
+  let layout = layouts.get(table);
+  if (layout === undefined) {
+    const entries = Object.entries(table.columns) as Array<[string, ColumnType]>;
+    layout = { fields: entries.map(([field]) => field), columns: entries.map(([field]) => columnName(field)), types: entries.map(([, type]) => type) };
+    layouts.set(table, layout);
+  }
+  return layout;
+}
+
 /** A row as SQL parameters, in column order. */
 export function toSqlValues(table: TableSpec<Row>, row: Row): Array<string | number | null> {
-  return Object.entries(table.columns).map(([field, type]) => {
-    const value: RowValue | undefined = row[field];
-    if (value === undefined || value === null) return null;
-    if (type === 'boolean') return value === true ? 1 : 0;
-    return value as string | number;
-  });
+  const { fields, types } = layoutOf(table);
+  const values = new Array<string | number | null>(fields.length);
+  for (let i = 0; i < fields.length; i++) {
+    const value: RowValue | undefined = row[fields[i] as string];
+    values[i] = value === undefined || value === null ? null : types[i] === 'boolean' ? (value === true ? 1 : 0) : (value as string | number);
+  }
+  return values;
 }
 
 /** A SQL record (snake_case columns) as a row (camelCase fields, booleans restored). */
 export function fromSqlRecord<R extends Row>(table: TableSpec<R>, record: Record<string, unknown>): R {
+  const { fields, columns, types } = layoutOf(table as TableSpec<Row>);
   const row: Record<string, RowValue> = {};
-  for (const [field, type] of Object.entries(table.columns)) {
-    const value = record[columnName(field)];
-    row[field] = value === null || value === undefined ? null : type === 'boolean' ? value === 1 : (value as string | number);
+  for (let i = 0; i < fields.length; i++) {
+    const value = record[columns[i] as string];
+    row[fields[i] as string] = value === null || value === undefined ? null : types[i] === 'boolean' ? value === 1 : (value as string | number);
   }
   return row as R;
 }

@@ -53,8 +53,14 @@ export class SqliteRowStore implements RowStore {
   put<R extends Row>(table: TableSpec<R>, row: R): void {
     const key = row[table.key];
     if (typeof key !== 'string') throw new TypeError(`Row of ${table.name} without a string key ${table.key}`);
-    this.rowsOf(table).set(key, { row, dirty: true });
-    this.written?.add(table.name, key);
+    const rows = this.rowsOf(table);
+    const cached = rows.get(key);
+    if (cached === undefined) {
+      rows.set(key, { row, dirty: true });
+    } else {
+      cached.row = row;
+      cached.dirty = true;
+    }
   }
 
   /** Writes every changed row. Call inside the transaction, before its commit. */
@@ -63,8 +69,12 @@ export class SqliteRowStore implements RowStore {
       const table = tables.get(name);
       if (table === undefined) throw new Error(`Unknown table ${name}`);
       const upsert = this.statementsOf(table).upsert;
-      for (const cached of rows.values()) {
-        if (cached.dirty && cached.row !== undefined) upsert.run(toSqlValues(table, cached.row));
+      for (const [key, cached] of rows) {
+        if (cached.dirty && cached.row !== undefined) {
+          upsert.run(toSqlValues(table, cached.row));
+          // Recorded once per row written, not per put: a key put in this batch is read from the cache until the flush.
+          this.written?.add(name, key);
+        }
       }
     }
     this.cache.clear();

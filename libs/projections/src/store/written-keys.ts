@@ -17,7 +17,8 @@ export class WrittenKeys {
 
   /** Records that `key` of `table` was written. */
   add(table: string, key: string): void {
-    const [h1, h2] = hashes(table, key);
+    hashes(table, key);
+    const { h1, h2 } = scratch;
     for (let i = 0; i < PROBES; i++) {
       const bit = (h1 + i * h2) & this.mask;
       this.bits[bit >>> 5] = (this.bits[bit >>> 5] as number) | (1 << (bit & 31));
@@ -26,7 +27,8 @@ export class WrittenKeys {
 
   /** False when `key` of `table` was certainly never {@link add}ed. */
   mightHave(table: string, key: string): boolean {
-    const [h1, h2] = hashes(table, key);
+    hashes(table, key);
+    const { h1, h2 } = scratch;
     for (let i = 0; i < PROBES; i++) {
       const bit = (h1 + i * h2) & this.mask;
       if (((this.bits[bit >>> 5] as number) & (1 << (bit & 31))) === 0) return false;
@@ -38,20 +40,25 @@ export class WrittenKeys {
 /** Bits set per key (double hashing). */
 const PROBES = 5;
 
-/** Two 32-bit FNV-1a hashes of the table and key, with different offset bases (the second odd, so that probes differ). */
-function hashes(table: string, key: string): [number, number] {
+/** The last {@link hashes}: written in place (a lookup per row read allocates nothing). */
+const scratch = { h1: 0, h2: 0 };
+
+/** Two 32-bit FNV-1a hashes of the table and key, with different offset bases (the second odd, so that probes differ), into {@link scratch}. */
+function hashes(table: string, key: string): void {
   let a = 0x811c9dc5;
   let b = 0x01000193 ^ 0x5bd1e995;
-  const mix = (text: string) => {
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      a = Math.imul(a ^ c, 0x01000193);
-      b = Math.imul(b ^ c, 0x5bd1e995);
-    }
-  };
-  mix(table);
+  for (let i = 0; i < table.length; i++) {
+    const c = table.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+  }
   a = Math.imul(a ^ 0x1f, 0x01000193);
   b = Math.imul(b ^ 0x1f, 0x5bd1e995);
-  mix(key);
-  return [a >>> 0, (b >>> 0) | 1];
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+  }
+  scratch.h1 = a >>> 0;
+  scratch.h2 = (b >>> 0) | 1;
 }
