@@ -26,7 +26,10 @@ import { ToolEffect } from '@agent-ledger/domain';
 import type { BenchContext, BenchScenario, Measurement, Ratio, ScenarioResult, TargetCheck } from '../support/bench-scenario';
 import { formatNumber } from '../support/report';
 import { median, ratioSamples } from '../support/stats';
+import type { BenchHost } from './steps/bench-host';
 import { benchAgent, startBenchHost } from './steps/bench-host';
+import { positionToParts } from '@agent-ledger/event-store';
+import { EventProcessors } from '@agent-ledger/runtime';
 import type { StartupStore } from './startup/startup-store';
 import { buildStartupStore } from './startup/startup-store';
 
@@ -49,28 +52,51 @@ interface StartTiming {
   readonly firstClaimMs: number;
 }
 
-/** Starts the product on `dir`, waits for its first claim after the store's current head, closes it. */
-async function startOnce(dir: string, deadlineMs: number): Promise<StartTiming> {
+/**
+ * Starts the product on `dir`, waits for its first claim after the store's
+ * current head, and closes it. With `catchUp`, it first waits until the
+ * process's queue has read the history (its processors' checkpoint is past the
+ * history's last run event), as a process that ran for a while has: the
+ * restart then measures a process that starts from its checkpoint, not one
+ * that resumes a catch-up cut short.
+ */
+async function startOnce(dir: string, deadlineMs: number, catchUp: boolean): Promise<StartTiming> {
   const path = join(dir, STORE_FILE);
   const probe = new Database(path, { readonly: true });
   try {
     const head = (probe.prepare('SELECT max(position) AS head FROM events').get() as { head: number | null }).head ?? 0;
+    const lastRunEvent =
+      (probe.prepare("SELECT max(position) AS last FROM events WHERE +position <= ? AND event_type IN ('RunRequested', 'RunCompleted')").get(head) as { last: number | null }).last ?? 0;
     const firstClaim = probe.prepare("SELECT json_extract(data, '$.claimedAt') AS at FROM events WHERE +position > ? AND event_type = 'RunClaimed' ORDER BY position LIMIT 1");
     const began = Date.now();
     const host = await startBenchHost({ dataDir: dir, durability: 'processCrash', agents: [AGENT], workerConcurrency: WORKERS, projectionsAndSaga: false });
     try {
       const initMs = Date.now() - began;
-      for (;;) {
+      let timing: StartTiming | undefined;
+      while (timing === undefined) {
         const row = firstClaim.get(head) as { at: number } | undefined;
-        if (row !== undefined) return { initMs, firstClaimMs: row.at - began };
-        if (Date.now() - began > deadlineMs) throw new Error(`no run claimed ${deadlineMs} ms after the start (store ${path})`);
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        if (row !== undefined) timing = { initMs, firstClaimMs: row.at - began };
+        else if (Date.now() - began > deadlineMs) throw new Error(`no run claimed ${deadlineMs} ms after the start (store ${path})`);
+        else await new Promise((resolve) => setTimeout(resolve, 5));
       }
+      if (catchUp) await caughtUp(host, lastRunEvent, began + deadlineMs);
+      return timing;
     } finally {
       await host.close();
     }
   } finally {
     probe.close();
+  }
+}
+
+/** Waits until the host's queue has applied the run events up to `position` (the embedded store's global sequence). */
+async function caughtUp(host: BenchHost, position: number, deadline: number): Promise<void> {
+  const processors = host.app.get(EventProcessors);
+  for (;;) {
+    const at = processors.stats().runs?.position ?? null;
+    if (at !== null && positionToParts(at).commit >= BigInt(position)) return;
+    if (Date.now() > deadline) throw new Error(`the queue did not catch up with position ${position} (at ${at ?? 'none'})`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
@@ -94,8 +120,8 @@ export const startupScenario: BenchScenario = {
       for (let round = 0; round < context.rounds; round++) {
         const dir = context.tempDir(`round${size}`);
         for (const suffix of ['', '-wal', '-shm']) if (existsSync(`${store.path}${suffix}`)) copyFileSync(`${store.path}${suffix}`, join(dir, `${STORE_FILE}${suffix}`));
-        const first = await startOnce(dir, deadlineMs);
-        const restart = await startOnce(dir, deadlineMs);
+        const first = await startOnce(dir, deadlineMs, true);
+        const restart = await startOnce(dir, deadlineMs, false);
         s.first.push(first.firstClaimMs);
         s.restart.push(restart.firstClaimMs);
         s.init.push(first.initMs);
