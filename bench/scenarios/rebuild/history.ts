@@ -15,7 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AuditCommand, AuditEvent, AuditState, DomainEvent, JsonObject, RunCommand, RunDecider, RunEvent, RunState, StepTool } from '@agent-ledger/domain';
-import { apiKeyPrincipal, auditDecider, busPrincipal, createRunDecider, stepIdFor, ToolEffect } from '@agent-ledger/domain';
+import { apiKeyPrincipal, auditDecider, busPrincipal, createRunDecider, stepAuditEntry, stepIdFor, ToolEffect } from '@agent-ledger/domain';
 import type { CurrentRevision } from '@agent-ledger/event-store';
 import { ExpectedRevision, SqliteEventStore } from '@agent-ledger/event-store';
 import { toEventData } from '@agent-ledger/runtime';
@@ -171,16 +171,7 @@ class SimulatedRun {
     if (step === undefined || step.status !== 'completed') throw new Error(`history: step ${stepId} is not completed`);
     this.audit({
       type: 'RecordAudit',
-      data: {
-        runId: this.runId,
-        stepId,
-        kind: step.kind,
-        toolName: step.toolName,
-        effect: step.effect,
-        idempotencyKey: step.idempotencyKey,
-        outcome: step.kind === 'llm' ? 'responded' : (step.outcome ?? 'failed'),
-        attempt,
-      },
+      data: stepAuditEntry(this.runId, step, attempt),
       metadata: { now: this.now },
     });
   }

@@ -36,6 +36,7 @@ export * from './run/run-decider';
 export * from './run/continuation';
 export * from './audit/audit-events';
 export * from './audit/audit-commands';
+export * from './audit/step-audit-entry';
 export * from './audit/audit-decider';
 export * from './audit/decision-statement';
 export * from './audit/audit-chain';

@@ -12,7 +12,7 @@ import type {
   TerminationReason,
   ToolCallRequest,
 } from '@agent-ledger/domain';
-import { AuditPersistenceFailedException, classifyFailure, isWrite, statementKey, stepIdFor, ToolEffect } from '@agent-ledger/domain';
+import { AuditPersistenceFailedException, classifyFailure, isWrite, statementKey, stepAuditEntry, stepIdFor, ToolEffect } from '@agent-ledger/domain';
 import { isEventStoreError } from '@agent-ledger/event-store';
 import { CrashPoint, crashPoint } from '@agent-ledger/crash-points';
 import type { Clock } from '../clock/clock';
@@ -360,16 +360,7 @@ class Segment {
     const step = this.state.steps.get(stepId);
     // A denied call never executed: its audit record is the decision (ApprovalDecisionRecorded).
     if (step === undefined || step.status !== 'completed' || step.denied === true) return;
-    const persisted = await this.runner.recordAudit({
-      runId: this.runId,
-      stepId,
-      kind: step.kind,
-      toolName: step.toolName,
-      effect: step.effect,
-      idempotencyKey: step.idempotencyKey,
-      outcome: step.kind === 'llm' ? 'responded' : (step.outcome ?? 'failed'),
-      attempt: this.lease.attempt,
-    });
+    const persisted = await this.runner.recordAudit(stepAuditEntry(this.runId, step, this.lease.attempt));
     if (persisted) return;
     const { metrics, logger } = this.runner.context;
     if (step.effect !== null && isWrite(step.effect) && step.toolName !== null) {
