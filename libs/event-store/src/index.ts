@@ -18,6 +18,7 @@ export { isUuid } from './validation/validate-append';
 export * from './in-memory/in-memory-event-store';
 export * from './sqlite/sqlite-event-store';
 export * from './sqlite/sqlite-options';
+export { enableWal } from './sqlite/enable-wal';
 export { SQLITE_SCHEMA_VERSION } from './sqlite/sqlite-schema';
 export * from './eventstoredb';
 export * from './create-event-store';

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { InvalidOptionError } from '../port/errors/invalid-option.error';
 import type { Position } from '../port/position';
 import { parsePosition } from '../port/position';
+import { enableWal } from '../sqlite/enable-wal';
 
 /** Options of {@link ProcessorDatabase.open}. */
 export interface ProcessorDatabaseOptions {
@@ -68,7 +69,7 @@ export class ProcessorDatabase {
     if (!memory) mkdirSync(dirname(this.path), { recursive: true });
     this.sqlite = new Database(this.path, { timeout: busyTimeoutMs });
     try {
-      if (!memory) this.sqlite.pragma('journal_mode = WAL');
+      if (!memory) enableWal(this.sqlite, busyTimeoutMs);
       this.sqlite.pragma('synchronous = NORMAL');
       this.sqlite.exec(SCHEMA);
       this.statements = {

@@ -18,6 +18,7 @@ import { StoreClosedError } from '../port/errors/store-closed.error';
 import { StreamDeletedError } from '../port/errors/stream-deleted.error';
 import { WrongExpectedRevisionError } from '../port/errors/wrong-expected-revision.error';
 import { StoreFailureError } from '../port/errors/store-failure.error';
+import { enableWal } from './enable-wal';
 import type { Position } from '../port/position';
 import { positionFromParts } from '../port/position';
 import type { StoreIdentity } from '../port/store-identity';
@@ -140,7 +141,7 @@ export class SqliteEventStore implements EventStore {
       if (!options.readOnly) mkdirSync(dirname(this.path), { recursive: true });
       db = new Database(this.path, { timeout: busyTimeoutMs, readonly: options.readOnly ?? false, fileMustExist: options.readOnly ?? false });
       if (!options.readOnly) {
-        db.pragma('journal_mode = WAL');
+        enableWal(db, busyTimeoutMs);
         db.pragma(`synchronous = ${durability === Durability.POWER_LOSS ? 'FULL' : 'NORMAL'}`);
         migrate(db, this.now);
       }

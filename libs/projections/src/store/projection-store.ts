@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { parsePosition } from '@agent-ledger/event-store';
+import { enableWal, parsePosition } from '@agent-ledger/event-store';
 import type { ProjectionDefinition } from '../core/projection-definition';
 import { allTablesOf, guardTableOf } from '../core/projection-definition';
 import type { ProjectionName } from '../core/projection-name';
@@ -89,7 +89,7 @@ export class ProjectionStore {
       now: () => this.now(),
     };
     try {
-      this.db.pragma('journal_mode = WAL');
+      enableWal(this.db, busyTimeoutMs);
       this.db.pragma('synchronous = NORMAL');
       // Batches touch rows all over the tables (random run and step ids): a 64 MiB page cache instead of 2 MiB, and a
       // checkpoint every ~40 MiB of WAL instead of every ~4 MiB, which a rebuild's batches passed at nearly every commit.
