@@ -3,10 +3,11 @@ import type { EventFilter } from '../port/event-filter';
 
 /**
  * A consumer of `$all` fed by a {@link ProcessorRunner}: a projector (a read
- * model) or a reactor (a saga, a queue). It keeps its state in the
- * processors' database ({@link ProcessorDatabase}), where the runner keeps its
- * checkpoint: each batch of events is applied by every processor of the
- * runner, and every checkpoint moved, in ONE transaction.
+ * model) or a reactor (a saga, a queue). It keeps its state in a state store
+ * ({@link ProcessorStateStore}: the processors' database, the read models'
+ * file), where the runner keeps its checkpoint: each batch of events is
+ * applied by every processor of the store, and every checkpoint moved, in ONE
+ * transaction of that store.
  */
 export interface EventProcessor {
   /**
@@ -19,13 +20,14 @@ export interface EventProcessor {
   /**
    * Applies events, in `$all` order: those of the batch after its checkpoint
    * that match its filter (never an empty list). Called inside the batch's
-   * transaction and synchronous: writes to the processors' database commit
-   * with the checkpoints; a throw rolls the whole batch back (every processor's
-   * writes and every checkpoint), and the runner retries it after a back-off.
-   * It must not have effects outside the database (no command, no I/O): keep
-   * those for {@link observe} or for a later read of the state.
+   * transaction of its state store and synchronous: its writes there commit
+   * with the checkpoints; a throw rolls the whole batch back (every
+   * processor's writes and every checkpoint), and the runner retries it after
+   * a back-off. It must not have effects outside its store (no command, no
+   * I/O): keep those for {@link observe} or for a later read of the state.
+   * @returns how many of the events it applied, when it skipped some (a duplicate delivery): counted in the runner's stats and given to the store with the checkpoint; nothing means all
    */
-  apply(events: readonly RecordedEvent[]): void;
+  apply(events: readonly RecordedEvent[]): void | number;
   /**
    * Called after the batch's transaction committed, with every event of the
    * batch that matches the filter, whether this runner applied it or another

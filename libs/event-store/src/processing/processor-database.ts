@@ -5,6 +5,7 @@ import { InvalidOptionError } from '../port/errors/invalid-option.error';
 import type { Position } from '../port/position';
 import { parsePosition } from '../port/position';
 import { enableWal } from '../sqlite/enable-wal';
+import type { ProcessorStateStore } from './processor-state-store';
 
 /** Options of {@link ProcessorDatabase.open}. */
 export interface ProcessorDatabaseOptions {
@@ -43,7 +44,7 @@ CREATE TABLE IF NOT EXISTS processor_sources (
  * the checkpoints inside its write transaction, so an event another process
  * already applied is not applied again.
  */
-export class ProcessorDatabase {
+export class ProcessorDatabase implements ProcessorStateStore {
   /** The resolved file path (or `:memory:`). */
   readonly path: string;
   /** The connection, for the processors' own tables and statements. Closed by {@link close}. */
@@ -112,7 +113,8 @@ export class ProcessorDatabase {
 
   /**
    * Moves a processor's checkpoint (call it inside {@link transaction}), and,
-   * when given, the position of the last event it applied.
+   * when given, the position of the last event it applied (the count of
+   * events applied is not kept here).
    */
   saveCheckpoint(processor: string, source: string, position: Position, lastApplied?: Position): void {
     this.statements.saveCheckpoint.run(processor, source, position, lastApplied ?? null);

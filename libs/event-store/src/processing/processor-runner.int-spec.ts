@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scaled } from '../../../../test/support/time-scale';
 import type { RecordedEvent } from '../port/event';
+import type { Position } from '../port/position';
 import { categoryFilter, eventTypeFilter } from '../port/event-filter';
 import { SqliteEventStore } from '../sqlite/sqlite-event-store';
 import { startWorkerScript } from '../testing/child-process';
@@ -216,6 +217,110 @@ describe('ProcessorRunner (embedded store on disk)', () => {
     expect(r.stats().applied).toEqual({ p: 2, q: 14 });
   });
 
+  describe('processors kept in two databases', () => {
+    it('reads the store once for both, applies each batch in each database with its checkpoints, and resumes from the lowest checkpoint', async () => {
+      const ids = await appendEvents(store, 30);
+      const first = database('first.sqlite');
+      const second = database('second.sqlite');
+      const a = new RecordingProcessor(first, 'a');
+      const b = new RecordingProcessor(second, 'b');
+      const r = runner({ store, source: 'runs', database: first, processors: [a], batchSize: 8 });
+      r.add(b, second);
+      await r.catchUp();
+
+      expect(a.appliedIds()).toEqual(ids);
+      expect(b.appliedIds()).toEqual(ids);
+      const head = (await lastEvent(store)).position;
+      expect([first.checkpoint('a', 'runs'), second.checkpoint('b', 'runs')]).toEqual([head, head]);
+      // Each database holds its own processor's checkpoint only.
+      expect([first.checkpoint('b', 'runs'), second.checkpoint('a', 'runs')]).toEqual([null, null]);
+      expect([first.sourceIdentity('runs'), second.sourceIdentity('runs')]).toEqual([(await store.storeIdentity()).id, (await store.storeIdentity()).id]);
+      expect(r.stats()).toMatchObject({ eventsRead: 30, batches: 4, applied: { a: 30, b: 30 } });
+
+      // b's database lost its last batches (restored from a copy): the next runner reads from b's checkpoint, a skips what it has.
+      const more = await appendEvents(store, 4);
+      const at19 = await positionOf(store, 19);
+      second.transaction(() => {
+        second.sqlite.prepare(`DELETE FROM applied_events WHERE processor = 'b' AND event_id IN (${ids.slice(20).map(() => '?').join(', ')})`).run(...ids.slice(20));
+        second.saveCheckpoint('b', 'runs', at19);
+      });
+      const again = runner({ store, source: 'runs', database: first, processors: [new RecordingProcessor(first, 'a')] });
+      again.add(new RecordingProcessor(second, 'b'), second);
+      await again.catchUp();
+      expect(a.appliedIds()).toEqual([...ids, ...more]);
+      expect(b.appliedIds()).toEqual([...ids, ...more]);
+      expect(again.stats()).toMatchObject({ eventsRead: 14, applied: { a: 4, b: 14 } });
+    });
+
+    it('rolls a batch back in both databases when a processor of either throws', async () => {
+      const ids = await appendEvents(store, 12);
+      const first = database('first.sqlite');
+      const second = database('second.sqlite');
+      const a = new RecordingProcessor(first, 'a');
+      const b = new RecordingProcessor(second, 'b');
+      b.failWhen = (event) => event.id === ids[6];
+      const r = runner({ store, source: 'runs', database: first, processors: [a], batchSize: 4 });
+      r.add(b, second);
+
+      await expect(r.catchUp()).rejects.toThrow(`b fails on Tick ${ids[6]}`);
+      expect(a.appliedIds()).toEqual(ids.slice(0, 4));
+      expect(b.appliedIds()).toEqual(ids.slice(0, 4));
+      expect(first.checkpoint('a', 'runs')).toBe(await positionOf(store, 3));
+      expect(second.checkpoint('b', 'runs')).toBe(await positionOf(store, 3));
+    });
+
+    it('after a SIGKILL during its batches, each database holds whole batches with its checkpoint, and a restart applies the rest once', async () => {
+      const ids = await appendEvents(store, 3000, 'run', 'Tick', 50);
+      const child = startWorkerScript(join(__dirname, '..', 'testing', 'processor-worker.ts'), [join(dir, 'events.sqlite'), join(dir, 'first.sqlite'), '7', join(dir, 'second.sqlite')]);
+      await child.waitForLine(/^batch 40$/);
+      child.child.kill('SIGKILL');
+      await child.exited;
+
+      const first = database('first.sqlite');
+      const second = database('second.sqlite');
+      const a = new RecordingProcessor(first, 'crash');
+      const b = new RecordingProcessor(second, 'crash-2');
+      for (const [db, processor] of [[first, a], [second, b]] as const) {
+        const applied = processor.appliedIds();
+        expect(applied.length % 7).toBe(0);
+        expect(applied).toEqual(ids.slice(0, applied.length));
+        // Rows and checkpoint committed together: the checkpoint is the last applied event.
+        expect(db.checkpoint(processor.name, 'runs')).toBe(applied.length === 0 ? null : await positionOf(store, applied.length - 1));
+      }
+      expect(a.appliedIds().length).toBeGreaterThanOrEqual(39 * 7);
+      const r = runner({ store, source: 'runs', database: first, processors: [a], batchSize: 7 });
+      r.add(b, second);
+      await r.catchUp();
+      expect(a.appliedIds()).toEqual(ids);
+      expect(b.appliedIds()).toEqual(ids);
+    });
+  });
+
+  describe('a checkpoint moved back under a following runner', () => {
+    it('writes nothing for the batch, reads again from the checkpoints, and applies what was skipped once (a resubscription, not a failure)', async () => {
+      const ids = await appendEvents(store, 20);
+      const db = database();
+      const processor = new RecordingProcessor(db, 'p');
+      const r = runner({ store, source: 'runs', database: db, processors: [processor], batchSize: 5 });
+      await r.start();
+      await eventually(() => processor.appliedIds().length === 20, 'the history applied');
+
+      // As a rebuild swapped in would: another connection moves p's state and checkpoint back to event 9.
+      const other = database();
+      const at9 = await positionOf(store, 9);
+      other.transaction(() => {
+        other.sqlite.prepare(`DELETE FROM applied_events WHERE processor = 'p' AND event_id IN (${ids.slice(10).map(() => '?').join(', ')})`).run(...ids.slice(10));
+        other.saveCheckpoint('p', 'runs', at9);
+      });
+      const more = await appendEvents(store, 3);
+
+      await eventually(() => processor.appliedIds().length === 23, 'the skipped and the new events applied');
+      expect(processor.appliedIds()).toEqual([...ids, ...more]);
+      expect(r.stats()).toMatchObject({ resubscriptions: 1, failures: 0, lastError: null });
+      expect(db.checkpoint('p', 'runs')).toBe((await lastEvent(store)).position);
+    });
+  });
+
   describe('store identity', () => {
     it('refuses a database made from another store, writing nothing', async () => {
       await appendEvents(store, 3);
@@ -267,7 +372,7 @@ async function lastEvent(store: SqliteEventStore): Promise<RecordedEvent> {
   throw new Error('empty store');
 }
 
-async function positionOf(store: SqliteEventStore, index: number): Promise<string> {
+async function positionOf(store: SqliteEventStore, index: number): Promise<Position> {
   let i = 0;
   for await (const event of store.readAll({})) if (i++ === index) return event.position;
   throw new Error(`no event ${index}`);

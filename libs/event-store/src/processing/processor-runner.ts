@@ -8,7 +8,7 @@ import { comparePositions } from '../port/position';
 import { DEFAULT_BATCH_SIZE } from '../validation/limits';
 import { eventFilter } from '../validation/validate-options';
 import type { EventProcessor } from './event-processor';
-import type { ProcessorDatabase } from './processor-database';
+import type { ProcessorStateStore } from './processor-state-store';
 import { ProcessorStoreMismatchError } from './processor-store-mismatch.error';
 
 /** What a runner does when its database was made from another store: refuse to start, or forget its processors' state and start over. */
@@ -34,9 +34,13 @@ export interface ProcessorRunnerOptions {
    * of different stores are not comparable.
    */
   readonly source: string;
-  /** Where the checkpoints and the processors' state live. The runner never closes it. */
-  readonly database: ProcessorDatabase;
-  /** The processors fed, each with its own checkpoint (more can be added by {@link ProcessorRunner.add} before the start). */
+  /**
+   * Where the checkpoints and the processors' state live (a
+   * `ProcessorDatabase`), unless a processor is added with a store of its own
+   * ({@link ProcessorRunner.add}). The runner never closes it.
+   */
+  readonly database: ProcessorStateStore;
+  /** The processors fed, kept in `database`, each with its own checkpoint (more can be added by {@link ProcessorRunner.add} before the start). */
   readonly processors?: readonly EventProcessor[];
   /** Most events applied in one transaction, and the subscription's page size. @default 256 */
   readonly batchSize?: number;
@@ -68,6 +72,12 @@ export interface ProcessorRunnerStats {
   readonly applied: Readonly<Record<string, number>>;
   /** The most events in one batch so far. */
   readonly largestBatch: number;
+  /**
+   * Times it dropped its subscription and read again from the checkpoints
+   * because a stored checkpoint was behind its cursor (moved back under it:
+   * a rebuild swapped in, a reset). Not failures.
+   */
+  readonly resubscriptions: number;
   /** Failures so far (rolled-back batches, lost subscriptions, failed `observe` hooks). */
   readonly failures: number;
   /** The last failure's message. */
@@ -83,21 +93,40 @@ interface Fed {
   readonly matches: (event: RecordedEvent) => boolean;
 }
 
+/** The processors kept in one state store: one transaction per batch. */
+interface StoreGroup {
+  readonly store: ProcessorStateStore;
+  readonly fed: Fed[];
+}
+
+/** A processor's stored checkpoint is behind the runner's cursor: the batch is rolled back and the runner reads again from the checkpoints. */
+class CheckpointMoved extends Error {
+  constructor(processor: string, store: string) {
+    super(`The checkpoint of processor "${processor}" in ${store} moved back under the runner`);
+  }
+}
+
 /**
  * The one follow loop of a process over one event store: a catch-up
  * subscription to `$all` from the lowest checkpoint of its processors, pulled
  * a batch at a time; each batch is applied by every processor (the events
  * after its own checkpoint that match its filter) and every checkpoint is
- * moved to the batch's last event, in ONE transaction of the processors'
- * database. After a crash, a batch is wholly applied or not at all: no event
- * is applied twice, none is skipped. A processor that throws rolls the whole
- * batch back; the runner reads again from the checkpoints after a back-off
- * (doubling, capped), reporting each failure to `onError` and counting it.
+ * moved to the batch's last event, in ONE transaction per state store (the
+ * processors' database, the read models' file...; the transactions of the
+ * stores are nested, begun in the order the stores were first added). After
+ * a crash, a batch is wholly applied in a store or not at all: no event is
+ * applied twice, none is skipped. A processor that throws rolls the whole
+ * batch back in every store; the runner reads again from the checkpoints
+ * after a back-off (doubling, capped), reporting each failure to `onError`
+ * and counting it. A checkpoint found behind the runner's cursor (moved back
+ * under it: a rebuild swapped in) makes it write nothing for that batch and
+ * read again from the checkpoints (a resubscription, not a failure).
  */
 export class ProcessorRunner {
   /** The source name of the store it reads (see {@link ProcessorRunnerOptions.source}). */
   readonly source: string;
   private readonly fed: Fed[] = [];
+  private readonly groups: StoreGroup[] = [];
   private readonly batchSize: number;
   private readonly batchLingerMs: number;
   private readonly retryDelayMs: number;
@@ -106,7 +135,7 @@ export class ProcessorRunner {
   private loop: Promise<void> | null = null;
   private opened: Promise<void> | null = null;
   private stopping = false;
-  private counters = { batches: 0, eventsRead: 0, largestBatch: 0, failures: 0 };
+  private counters = { batches: 0, eventsRead: 0, largestBatch: 0, resubscriptions: 0, failures: 0 };
   private readonly applied: Record<string, number> = {};
   private lastError: string | null = null;
   private position: Position | null = null;
@@ -127,17 +156,24 @@ export class ProcessorRunner {
   }
 
   /**
-   * Adds a processor (before the runner is opened).
-   * @throws InvalidOptionError when its name is invalid or taken, or the runner is already open
+   * Adds a processor (before the runner is opened), kept in `stateStore`:
+   * its checkpoint is there, and its `apply` runs inside that store's
+   * transaction.
+   * @param stateStore @default the runner's `database`
+   * @throws InvalidOptionError when its name is invalid or taken (in any store of the runner), or the runner is already open
    */
-  add(processor: EventProcessor): void {
+  add(processor: EventProcessor, stateStore: ProcessorStateStore = this.options.database): void {
     if (this.opened !== null) throw new InvalidOptionError('processors', `cannot add "${processor.name}" to a runner already opened`);
     if (typeof processor.name !== 'string' || !NAME.test(processor.name)) {
       throw new InvalidOptionError('processors.name', `expected 1 to 64 letters, digits, ".", "_" or "-", got ${JSON.stringify(processor.name)}`);
     }
     if (this.fed.some((f) => f.processor.name === processor.name)) throw new InvalidOptionError('processors.name', `"${processor.name}" is there twice`);
     const matcher = eventFilter(processor.filter)?.matches;
-    this.fed.push({ processor, matches: matcher === undefined ? () => true : (event) => matcher(event.streamName, event.type) });
+    const fed: Fed = { processor, matches: matcher === undefined ? () => true : (event) => matcher(event.streamName, event.type) };
+    this.fed.push(fed);
+    const group = this.groups.find((g) => g.store === stateStore);
+    if (group === undefined) this.groups.push({ store: stateStore, fed: [fed] });
+    else group.fed.push(fed);
     this.applied[processor.name] = 0;
   }
 
@@ -190,14 +226,25 @@ export class ProcessorRunner {
    */
   async catchUp(): Promise<void> {
     await this.open();
+    for (;;) {
+      try {
+        await this.readToEnd();
+        return;
+      } catch (error) {
+        if (!(error instanceof CheckpointMoved)) throw error;
+        this.counters.resubscriptions++;
+      }
+    }
+  }
+
+  private async readToEnd(): Promise<void> {
     const from = this.resumePoint();
+    let cursor = from;
     const events = this.options.store.readAll({ fromPosition: from ?? 'start', filter: this.readFilter() });
-    let skipFirst = from !== null;
     for await (const batch of pullBatches(events, this.batchSize)) {
       // readAll starts AT a position (inclusive): the checkpoint's own event was applied already.
-      const fresh = skipFirst && batch[0] !== undefined && from !== null && comparePositions(batch[0].position, from) === 0 ? batch.slice(1) : batch;
-      skipFirst = false;
-      if (fresh.length > 0) this.applyBatch(fresh);
+      const fresh = cursor === from && batch[0] !== undefined && from !== null && comparePositions(batch[0].position, from) === 0 ? batch.slice(1) : batch;
+      if (fresh.length > 0) cursor = this.applyBatch(fresh, cursor);
       await yieldToEventLoop();
     }
   }
@@ -211,24 +258,33 @@ export class ProcessorRunner {
     let attempt = 0;
     while (!this.stopping) {
       try {
+        const from = this.resumePoint();
         const subscription = this.options.store.subscribeToAll({
-          after: this.resumePoint() ?? undefined,
+          after: from ?? undefined,
           filter: this.readFilter(),
           batchSize: this.batchSize,
           signal: this.abort.signal,
         });
+        let cursor = from;
+        const apply = (batch: readonly RecordedEvent[]): void => {
+          cursor = this.applyBatch(batch, cursor);
+          attempt = 0;
+        };
         if (this.batchLingerMs > 0) {
           for await (const batch of pullBatches(subscription, this.batchSize, this.batchLingerMs)) {
-            this.applyBatch(batch);
-            attempt = 0;
+            apply(batch);
             if (this.stopping) break;
             await yieldToEventLoop();
           }
         } else {
-          await this.consumeLive(subscription, () => (attempt = 0));
+          await this.consumeLive(subscription, apply);
         }
       } catch (error) {
         if (this.stopping) break;
+        if (error instanceof CheckpointMoved) {
+          this.counters.resubscriptions++;
+          continue;
+        }
         attempt++;
         const retryInMs = Math.min(this.retryDelayMs * 2 ** Math.min(attempt - 1, 30), this.maxRetryDelayMs);
         this.fail(error, { source: this.source, attempt, retryInMs });
@@ -246,14 +302,10 @@ export class ProcessorRunner {
    * to `batchSize` a transaction. A full batch lets timers and I/O run before
    * the next.
    */
-  private async consumeLive(subscription: AsyncIterable<RecordedEvent>, committed: () => void): Promise<void> {
+  private async consumeLive(subscription: AsyncIterable<RecordedEvent>, apply: (events: readonly RecordedEvent[]) => void): Promise<void> {
     const iterator = subscription[Symbol.asyncIterator]();
     let pending: Promise<IteratorResult<RecordedEvent>> | null = null;
     let batch: RecordedEvent[] = [];
-    const apply = (events: RecordedEvent[]): void => {
-      this.applyBatch(events);
-      committed();
-    };
     try {
       while (!this.stopping) {
         pending ??= iterator.next();
@@ -285,25 +337,43 @@ export class ProcessorRunner {
     }
   }
 
-  /** Applies one batch with every checkpoint in one transaction, then lets the processors observe it. */
-  private applyBatch(batch: readonly RecordedEvent[]): void {
+  /**
+   * Applies one batch with every checkpoint, in one transaction per state
+   * store, then lets the processors observe it; returns the new cursor (the
+   * batch's last position).
+   * @param cursor where the runner's reading started, or its previous batch ended (null: the start)
+   * @throws CheckpointMoved when a stored checkpoint is behind `cursor` (nothing written)
+   */
+  private applyBatch(batch: readonly RecordedEvent[], cursor: Position | null): Position | null {
     const last = batch[batch.length - 1];
-    if (last === undefined) return;
+    if (last === undefined) return cursor;
     this.counters.eventsRead += batch.length;
-    const database = this.options.database;
-    const counts = database.transaction(() => {
-      const applied = new Map<string, number>();
-      for (const { processor, matches } of this.fed) {
-        const checkpoint = database.checkpoint(processor.name, this.source);
-        if (checkpoint !== null && comparePositions(last.position, checkpoint) <= 0) continue;
-        const after = checkpoint === null || comparePositions(batch[0]!.position, checkpoint) > 0 ? batch : batch.filter((e) => comparePositions(e.position, checkpoint) > 0);
-        const events = after.filter(matches);
-        if (events.length > 0) processor.apply(events);
-        applied.set(processor.name, events.length);
-        database.saveCheckpoint(processor.name, this.source, last.position, events.at(-1)?.position);
-      }
-      return applied;
-    });
+    const counts = new Map<string, number>();
+    const work = (): void => {
+      // Every checkpoint is checked before anything is written: a batch is refused whole.
+      const checkpoints = this.groups.map(({ store, fed }) =>
+        fed.map(({ processor }) => {
+          const checkpoint = store.checkpoint(processor.name, this.source);
+          if (cursor !== null && (checkpoint === null || comparePositions(checkpoint, cursor) < 0)) throw new CheckpointMoved(processor.name, store.path);
+          return checkpoint;
+        }),
+      );
+      this.groups.forEach(({ store, fed }, g) =>
+        fed.forEach(({ processor, matches }, p) => {
+          const checkpoint = checkpoints[g]?.[p] ?? null;
+          if (checkpoint !== null && comparePositions(last.position, checkpoint) <= 0) return;
+          const after = checkpoint === null || comparePositions(batch[0]!.position, checkpoint) > 0 ? batch : batch.filter((e) => comparePositions(e.position, checkpoint) > 0);
+          const events = after.filter(matches);
+          const returned = events.length > 0 ? processor.apply(events) : 0;
+          const applied = typeof returned === 'number' ? returned : events.length;
+          counts.set(processor.name, applied);
+          store.saveCheckpoint(processor.name, this.source, last.position, events.at(-1)?.position, applied);
+        }),
+      );
+    };
+    // One transaction per store, nested in the order the stores were added: a throw anywhere rolls every store back.
+    const within = this.groups.reduceRight<() => void>((inner, { store }) => () => store.transaction(inner), work);
+    within();
     this.counters.batches++;
     this.counters.largestBatch = Math.max(this.counters.largestBatch, batch.length);
     this.position = last.position;
@@ -318,6 +388,7 @@ export class ProcessorRunner {
         this.fail(error, { source: this.source, attempt: 1, retryInMs: null });
       }
     }
+    return last.position;
   }
 
   private fail(error: unknown, failure: ProcessorFailure): void {
@@ -334,10 +405,12 @@ export class ProcessorRunner {
   /** Where to read from: the lowest checkpoint of the processors (null: one of them starts from the beginning). */
   private resumePoint(): Position | null {
     let lowest: Position | null = null;
-    for (const { processor } of this.fed) {
-      const position = this.options.database.checkpoint(processor.name, this.source);
-      if (position === null) return null;
-      if (lowest === null || comparePositions(position, lowest) < 0) lowest = position;
+    for (const { store, fed } of this.groups) {
+      for (const { processor } of fed) {
+        const position = store.checkpoint(processor.name, this.source);
+        if (position === null) return null;
+        if (lowest === null || comparePositions(position, lowest) < 0) lowest = position;
+      }
     }
     return lowest;
   }
@@ -353,38 +426,40 @@ export class ProcessorRunner {
   }
 
   private async checkIdentity(): Promise<void> {
-    const database = this.options.database;
     const current = (await this.options.store.storeIdentity()).id;
-    const recorded = database.sourceIdentity(this.source);
-    if (recorded === current) return;
-    const now = (this.options.now ?? Date.now)();
-    if (recorded === undefined && !database.hasCheckpoints(this.source)) {
-      database.recordSourceIdentity(this.source, current, now);
-      return;
+    for (const { store, fed } of this.groups.length > 0 ? this.groups : [{ store: this.options.database, fed: [] }]) {
+      const recorded = store.sourceIdentity(this.source);
+      if (recorded === current) continue;
+      const now = (this.options.now ?? Date.now)();
+      if (recorded === undefined && !store.hasCheckpoints(this.source)) {
+        store.recordSourceIdentity(this.source, current, now);
+        continue;
+      }
+      const error = new ProcessorStoreMismatchError(store.path, this.source, recorded ?? 'unknown', current);
+      if ((this.options.onStoreMismatch ?? 'refuse') !== 'reset') throw error;
+      await this.reset(store);
+      (this.options.log ?? ((m: string) => process.stderr.write(`${m}\n`)))(
+        `${error.message.replace(/: reset it.*$/, '')}: reset it (onStoreMismatch: reset); its processors (${fed.map((f) => f.processor.name).join(', ')}) follow the store from its start`,
+      );
     }
-    const error = new ProcessorStoreMismatchError(database.path, this.source, recorded ?? 'unknown', current);
-    if ((this.options.onStoreMismatch ?? 'refuse') !== 'reset') throw error;
-    await this.reset();
-    (this.options.log ?? ((m: string) => process.stderr.write(`${m}\n`)))(
-      `${error.message.replace(/: reset it.*$/, '')}: reset it (onStoreMismatch: reset); its processors (${this.fed.map((f) => f.processor.name).join(', ')}) follow the store from its start`,
-    );
   }
 
   /**
-   * Forgets what the processors derived from the store: resets every
-   * processor, forgets the source's checkpoints and records the store's
-   * identity, in one transaction; the processors then start from the
-   * beginning of the store. For a host that resets several runners of one
-   * database together (their processors' state may be tied). Not while the
-   * runner follows.
+   * Forgets what the processors kept in a state store derived from the event
+   * store: resets each of them, forgets the source's checkpoints and records
+   * the store's identity, in one transaction of that state store; they then
+   * start from the beginning of the event store. For a host that resets
+   * several runners of one database together (their processors' state may be
+   * tied). Not while the runner follows.
+   * @param stateStore @default the runner's `database`
    */
-  async reset(): Promise<void> {
-    const database = this.options.database;
+  async reset(stateStore: ProcessorStateStore = this.options.database): Promise<void> {
     const current = (await this.options.store.storeIdentity()).id;
-    database.transaction(() => {
-      for (const { processor } of this.fed) processor.reset();
-      database.forgetCheckpoints(this.source);
-      database.recordSourceIdentity(this.source, current, (this.options.now ?? Date.now)());
+    const fed = this.groups.find((g) => g.store === stateStore)?.fed ?? [];
+    stateStore.transaction(() => {
+      for (const { processor } of fed) processor.reset();
+      stateStore.forgetCheckpoints(this.source);
+      stateStore.recordSourceIdentity(this.source, current, (this.options.now ?? Date.now)());
     });
   }
 }

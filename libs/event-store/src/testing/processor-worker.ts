@@ -1,15 +1,17 @@
 /**
- * A child process for the processor runner's crash test: follows the
+ * A child process for the processor runner's crash tests: follows the
  * embedded store at argv[2] with a {@link RecordingProcessor} named `crash`
  * into the processors' database at argv[3], in batches of argv[4] events,
- * printing `batch <n> <position>` after each committed batch, until killed.
+ * printing `batch <n>` as each batch is applied, until killed. With a second
+ * database at argv[5], a second processor, `crash-2`, is kept there and fed
+ * by the same runner (one transaction per database per batch).
  */
 import { SqliteEventStore } from '../sqlite/sqlite-event-store';
 import { ProcessorDatabase } from '../processing/processor-database';
 import { ProcessorRunner } from '../processing/processor-runner';
 import { RecordingProcessor } from './recording-processor';
 
-const [storePath, databasePath, batchSize] = process.argv.slice(2);
+const [storePath, databasePath, batchSize, secondPath] = process.argv.slice(2);
 const store = SqliteEventStore.open({ path: storePath as string });
 const database = ProcessorDatabase.open({ path: databasePath as string });
 const processor = new RecordingProcessor(database, 'crash');
@@ -20,4 +22,8 @@ processor.onApply = () => {
   process.stdout.write(`batch ${batches}\n`);
 };
 const runner = new ProcessorRunner({ store, source: 'runs', database, processors: [processor], batchSize: Number(batchSize) });
+if (secondPath !== undefined) {
+  const second = ProcessorDatabase.open({ path: secondPath });
+  runner.add(new RecordingProcessor(second, 'crash-2'), second);
+}
 void runner.start();
