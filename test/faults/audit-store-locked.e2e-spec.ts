@@ -62,7 +62,7 @@ describe('the audit store locked by another process (embedded stores, audit in a
     dir = mkdtempSync(join(tmpdir(), 'agent-ledger-faults-locked-'));
     rt = await startRuntime({ agents: FAULT_AGENTS, storeDir: dir, execution: { workers: { concurrency: 0 } } });
     logs = captureLogs(); // after compile(): the testing module installs its own logger
-    projections = startProjections(rt.runStore, rt.auditStore);
+    projections = await startProjections(rt.runStore, rt.auditStore);
     baseline = (await rt.runs.runInteractive({ agent: 'putter', input: 'before the lock', runId: 'baseline' })).runId;
     holder = startChild('lock-holder.ts', [join(dir, 'audit.sqlite')]);
     await holder.waitForLine(/^ready \d+$/);

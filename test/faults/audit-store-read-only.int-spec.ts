@@ -84,7 +84,7 @@ describe('the audit store read-only (embedded stores, audit in a file of its own
     mechanism.protect(auditFile);
     protectedFile = auditFile;
     const rt = await start();
-    projections = startProjections(rt.runStore, rt.auditStore);
+    projections = await startProjections(rt.runStore, rt.auditStore);
     await expect(probe(rt)).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', reason: 'readOnly', retryable: false });
     const refused = await expectAuditRefused(rt, 'ro', { runId: baseline, audits: 4 });
     await projections.caughtUp();
@@ -121,7 +121,7 @@ describe('the audit store read-only (embedded stores, audit in a file of its own
 
   it("the runtime's audit connection turned read-only mid-run (PRAGMA query_only): a write in progress fails closed, reads go on; turned back, new runs record audits at once", async () => {
     const rt = await start();
-    projections = startProjections(rt.runStore, rt.auditStore);
+    projections = await startProjections(rt.runStore, rt.auditStore);
     const baseline = (await rt.runs.runInteractive({ agent: 'putter', input: 'before', runId: 'baseline' })).runId;
 
     // A queued run is parked inside its write, its read already audited; the audit store turns read-only under it.

@@ -97,7 +97,7 @@ describe('EventStoreDB briefly unreachable (protocol-level servers stopped and r
     stores = await startEsdbStores({ timeoutMs: 30_000, initialDelayMs: 20, maxDelayMs: 200 });
     rt = await startRuntimeOn(stores.fixture, { agents: FAULT_AGENTS, execution: { workers: { concurrency: 0 } } });
     logs = captureLogs();
-    projections = startProjections(rt.runStore, rt.auditStore);
+    projections = await startProjections(rt.runStore, rt.auditStore);
     const baseline = [
       (await rt.runs.runInteractive({ agent: 'putter', input: 'before', runId: 'baseline-put' })).runId,
       (await rt.runs.runInteractive({ agent: 'two-rounds', input: 'before', runId: 'baseline-two' })).runId,
@@ -166,7 +166,7 @@ describe('EventStoreDB briefly unreachable (protocol-level servers stopped and r
     stores = await startEsdbStores({ timeoutMs: 300, initialDelayMs: 20, maxDelayMs: 100 });
     rt = await startRuntimeOn(stores.fixture, { agents: FAULT_AGENTS, execution: { workers: { concurrency: 3 } } });
     logs = captureLogs();
-    projections = startProjections(rt.runStore, rt.auditStore);
+    projections = await startProjections(rt.runStore, rt.auditStore);
     const agents = FAULT_AGENTS.map((a) => a.name);
     const runs = Number(process.env.FAULT_RUNS ?? 48);
     const requested: string[] = [];

@@ -61,7 +61,7 @@ describe('the store is full (embedded stores: a page cap, and a real full file s
   const start = async (concurrency = 0, storeDir = dir) => {
     rt = await startRuntime({ agents: AGENTS, storeDir, execution: { workers: { concurrency } } });
     logs = captureLogs();
-    projections = startProjections(rt.runStore, rt.auditStore);
+    projections = await startProjections(rt.runStore, rt.auditStore);
   };
 
   beforeEach(() => {

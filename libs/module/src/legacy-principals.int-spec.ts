@@ -90,7 +90,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('events of schema version 1 (
     await append(rt.auditStore, auditStreamName('mixed'), [raw('ApprovalDecisionRecorded', earlier)]);
     await rt.runs.decideApproval('mixed', { decision: 'approve', decidedBy: apiKeyPrincipal('ops') });
 
-    readModels = followReadModels(rt);
+    readModels = await followReadModels(rt);
     await readModels.caughtUp();
   });
 

@@ -52,7 +52,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('readers of schema version 1 
       v1('RunCancelled', { runId: 'cancelled', reason: 'CANCELLED', requestedBy: 'key:ops', inFlightWrite: null, cancelledAt: T }, 'none'),
     ]);
 
-    readModels = followReadModels(rt);
+    readModels = await followReadModels(rt);
     await readModels.caughtUp();
   });
 

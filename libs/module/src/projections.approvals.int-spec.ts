@@ -131,7 +131,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('projections of runs that wai
     queries = new ProjectionQueries(store, sources);
     // Projected live, while the runs wait and are decided.
     runners = sources.map((source) => new ProjectionRunner(store, source, { batchSize: 5 }));
-    for (const runner of runners) runner.start();
+    for (const runner of runners) await runner.start();
     w = await runWorkload();
     await caughtUp();
   });

@@ -65,7 +65,7 @@ describe('projections of a real mixed workload (embedded stores, run and audit a
     queries = new ProjectionQueries(store, sources);
     // The runners follow the stores while the workload runs: live, not after the fact.
     runners = sources.map((source) => new ProjectionRunner(store, source, { batchSize: 7 }));
-    for (const runner of runners) runner.start();
+    for (const runner of runners) await runner.start();
     workload = await runMixedWorkload(rt);
     await caughtUp(queries);
   });

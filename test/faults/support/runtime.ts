@@ -157,7 +157,7 @@ export interface ProjectionComparison {
 }
 
 /** Starts projection runners (short retry delay) on the run and audit stores, in a read-model file of their own. */
-export function startProjections(runStore: EventStore, auditStore: EventStore): LiveProjections {
+export async function startProjections(runStore: EventStore, auditStore: EventStore): Promise<LiveProjections> {
   const dir = mkdtempSync(join(tmpdir(), 'agent-ledger-faults-projections-'));
   const store = ProjectionStore.open({ path: join(dir, 'read-models.sqlite') });
   // One store holding both categories is one source (as the service configures it): two would project each event twice.
@@ -169,7 +169,7 @@ export function startProjections(runStore: EventStore, auditStore: EventStore): 
           { name: 'audit', store: auditStore },
         ];
   const runners = sources.map((source) => new ProjectionRunner(store, source, { batchSize: 16, retryDelayMs: 50 }));
-  for (const runner of runners) runner.start();
+  for (const runner of runners) await runner.start();
   const queries = new ProjectionQueries(store, sources);
   return {
     store,

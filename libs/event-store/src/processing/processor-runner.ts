@@ -66,7 +66,7 @@ export interface ProcessorRunnerStats {
   readonly running: boolean;
   /** Batches committed. */
   readonly batches: number;
-  /** Events read from the store (batches rolled back included). */
+  /** Events of the batches committed (a batch rolled back and read again counts once). */
   readonly eventsRead: number;
   /** Events applied, by processor. */
   readonly applied: Readonly<Record<string, number>>;
@@ -347,7 +347,6 @@ export class ProcessorRunner {
   private applyBatch(batch: readonly RecordedEvent[], cursor: Position | null): Position | null {
     const last = batch[batch.length - 1];
     if (last === undefined) return cursor;
-    this.counters.eventsRead += batch.length;
     const counts = new Map<string, number>();
     const work = (): void => {
       // Every checkpoint is checked before anything is written: a batch is refused whole.
@@ -374,6 +373,7 @@ export class ProcessorRunner {
     // One transaction per store, nested in the order the stores were added: a throw anywhere rolls every store back.
     const within = this.groups.reduceRight<() => void>((inner, { store }) => () => store.transaction(inner), work);
     within();
+    this.counters.eventsRead += batch.length;
     this.counters.batches++;
     this.counters.largestBatch = Math.max(this.counters.largestBatch, batch.length);
     this.position = last.position;

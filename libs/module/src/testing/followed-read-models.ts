@@ -17,7 +17,7 @@ export interface FollowedReadModels {
 }
 
 /** Starts following `rt`'s run and audit stores into read models in a temporary folder. */
-export function followReadModels(rt: RuntimeHarness, options: { readonly batchSize?: number } = {}): FollowedReadModels {
+export async function followReadModels(rt: RuntimeHarness, options: { readonly batchSize?: number } = {}): Promise<FollowedReadModels> {
   const dir = mkdtempSync(join(tmpdir(), 'agent-ledger-read-models-'));
   const sources: ProjectionSource[] = [
     { name: 'runs', store: rt.runStore },
@@ -26,7 +26,7 @@ export function followReadModels(rt: RuntimeHarness, options: { readonly batchSi
   const store = ProjectionStore.open({ path: join(dir, 'read-models.sqlite') });
   const queries = new ProjectionQueries(store, sources);
   const runners = sources.map((source) => new ProjectionRunner(store, source, { batchSize: options.batchSize ?? 5 }));
-  for (const runner of runners) runner.start();
+  for (const runner of runners) await runner.start();
   return {
     store,
     queries,

@@ -30,13 +30,16 @@ export class ProjectionRunnerPool implements OnApplicationBootstrap, OnModuleDes
     );
   }
 
-  onApplicationBootstrap(): void {
-    if (this.options.startRunners ?? true) this.start();
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.options.startRunners ?? true) await this.start();
   }
 
-  /** Starts every runner (idempotent). */
-  start(): void {
-    for (const runner of this.runners) runner.start();
+  /**
+   * Starts every runner (idempotent).
+   * @throws ProcessorStoreMismatchError when the read models recorded another store for a source
+   */
+  async start(): Promise<void> {
+    for (const runner of this.runners) await runner.start();
   }
 
   /** Stops every runner after its batch in progress. */

@@ -1,13 +1,10 @@
-import type { Position, RecordedEvent } from '@agent-ledger/event-store';
-import { abortableDelay, comparePositions, DEFAULT_BATCH_SIZE, pullBatches, yieldToEventLoop } from '@agent-ledger/event-store';
-import type { ProjectionDefinition } from '../core/projection-definition';
+import type { Position } from '@agent-ledger/event-store';
+import { DEFAULT_BATCH_SIZE, ProcessorRunner } from '@agent-ledger/event-store';
 import type { ProjectionName } from '../core/projection-name';
 import { InvalidProjectionOptionError } from '../errors/invalid-projection-option.error';
 import type { ProjectionStore } from '../store/projection-store';
-import type { TableSlot } from '../store/sql-table';
-import { TableSlot as Slot } from '../store/sql-table';
 import type { ProjectionSource } from './projection-source';
-import { PROJECTED_EVENTS_FILTER, isValidSourceName } from './projection-source';
+import { isValidSourceName } from './projection-source';
 
 /** Options of a {@link ProjectionRunner}. */
 export interface ProjectionRunnerOptions {
@@ -23,11 +20,14 @@ export interface ProjectionRunnerOptions {
    */
   readonly batchSize?: number;
   /**
-   * Wait before resubscribing after a failure of the event store or of the
-   * read-model database.
+   * The first wait before reading again from the checkpoints after a failure
+   * of the event store or of the read-model database; it doubles with each
+   * failure in a row, up to `maxRetryDelayMs`.
    * @default 1000
    */
   readonly retryDelayMs?: number;
+  /** The longest wait between two attempts. @default 5000 */
+  readonly maxRetryDelayMs?: number;
   /**
    * While following live events, how long a batch that is not full may wait
    * for more events before it is applied: under load, many events of the same
@@ -36,7 +36,7 @@ export interface ProjectionRunnerOptions {
    * @default 20
    */
   readonly batchLingerMs?: number;
-  /** Told about every failure (the runner retries after `retryDelayMs`). @default ignored (see `stats().lastError`) */
+  /** Told about every failure (the runner retries after its back-off). @default ignored (see `stats().lastError`) */
   readonly onError?: (error: unknown) => void;
 }
 
@@ -45,13 +45,13 @@ export interface ProjectionRunnerStats {
   readonly running: boolean;
   /** Transactions committed. */
   readonly batches: number;
-  /** Events read from the source. */
+  /** Events read from the source (batches rolled back included). */
   readonly eventsRead: number;
-  /** Events applied, summed over projections. */
+  /** Events applied, summed over projections (duplicates not counted). */
   readonly eventsApplied: number;
   /** The most events in one transaction so far (never more than `batchSize`). */
   readonly largestBatch: number;
-  /** Resubscriptions because a checkpoint moved (a rebuild was swapped in). */
+  /** Resubscriptions because a checkpoint moved back under the runner (a rebuild was swapped in). */
   readonly resubscriptions: number;
   /** Failures so far; the last one's message. */
   readonly failures: number;
@@ -64,130 +64,78 @@ export interface ProjectionRunnerStats {
 const DEFAULT_BATCH_LINGER_MS = 20;
 
 /**
- * Feeds projections from one event store: a catch-up subscription to `$all`
- * (categories `run` and `audit`) from the stored checkpoint, pulled one batch
- * at a time; each batch is applied with the checkpoint in one SQLite
- * transaction ({@link ProjectionStore.applyBatch}). A restart resumes after
- * the checkpoint: no event is applied twice, none is skipped.
+ * Feeds projections from one event store, for a host without the runtime's
+ * processors: a `ProcessorRunner` (the one follow loop of the event-store
+ * library) whose processors are the store's projections
+ * ({@link ProjectionStore.processors}), kept in its live tables
+ * ({@link ProjectionStore.stateStore}). It reads `$all` (categories `run` and
+ * `audit`) from the lowest checkpoint; each batch's rows and checkpoints are
+ * written in one SQLite transaction. A restart resumes after the
+ * checkpoints: no event is applied twice, none is skipped. A rebuild swapped
+ * in under it moves the checkpoints: it reads again from them.
  *
  * It only writes read-model tables: no command, no event, no side effect.
  */
 export class ProjectionRunner {
-  private readonly projections: readonly ProjectionDefinition[];
-  private readonly batchSize: number;
-  private readonly retryDelayMs: number;
-  private readonly batchLingerMs: number;
-  private abort = new AbortController();
-  private loop: Promise<void> | null = null;
-  private stopping = false;
-  private counters = { batches: 0, eventsRead: 0, eventsApplied: 0, largestBatch: 0, resubscriptions: 0, failures: 0 };
-  private lastError: string | null = null;
-  private position: Position | null = null;
+  private readonly runner: ProcessorRunner;
 
+  /**
+   * @throws InvalidProjectionOptionError naming the option when one is invalid
+   * @throws UnknownProjectionError for a projection the store does not hold
+   */
   constructor(
-    private readonly store: ProjectionStore,
+    store: ProjectionStore,
     readonly source: ProjectionSource,
-    private readonly options: ProjectionRunnerOptions = {},
+    options: ProjectionRunnerOptions = {},
   ) {
     if (!isValidSourceName(source.name)) {
       throw new InvalidProjectionOptionError('source.name', 'expected 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit');
     }
-    this.projections = store.definitions(options.projections);
-    this.batchSize = positiveInteger(options.batchSize, 'batchSize', DEFAULT_BATCH_SIZE);
-    this.retryDelayMs = nonNegativeInteger(options.retryDelayMs, 'retryDelayMs', 1_000);
-    this.batchLingerMs = nonNegativeInteger(options.batchLingerMs, 'batchLingerMs', DEFAULT_BATCH_LINGER_MS);
+    const retryDelayMs = positiveInteger(options.retryDelayMs, 'retryDelayMs', 1_000);
+    const maxRetryDelayMs = positiveInteger(options.maxRetryDelayMs, 'maxRetryDelayMs', Math.max(5_000, retryDelayMs));
+    if (maxRetryDelayMs < retryDelayMs) throw new InvalidProjectionOptionError('maxRetryDelayMs', `expected at least retryDelayMs (${retryDelayMs}), got ${maxRetryDelayMs}`);
+    this.runner = new ProcessorRunner({
+      store: source.store,
+      source: source.name,
+      database: store.stateStore,
+      processors: store.processors(options.projections),
+      batchSize: positiveInteger(options.batchSize, 'batchSize', DEFAULT_BATCH_SIZE),
+      batchLingerMs: nonNegativeInteger(options.batchLingerMs, 'batchLingerMs', DEFAULT_BATCH_LINGER_MS),
+      retryDelayMs,
+      maxRetryDelayMs,
+      onError: (error) => options.onError?.(error),
+    });
   }
 
-  /** Starts following the source in the background (idempotent). */
-  start(): void {
-    if (this.loop !== null) return;
-    this.stopping = false;
-    this.abort = new AbortController();
-    this.loop = this.follow();
+  /**
+   * Checks the read models' recorded store for the source (recording it on a
+   * new file), then follows the source in the background (idempotent).
+   * @throws ProcessorStoreMismatchError when the read models recorded another store for the source (nothing written)
+   */
+  async start(): Promise<void> {
+    await this.runner.start();
   }
 
   /** Stops after the batch in progress (its transaction commits or not at all); resolves when stopped. */
   async stop(): Promise<void> {
-    this.stopping = true;
-    this.abort.abort();
-    const loop = this.loop;
-    this.loop = null;
-    await loop;
+    await this.runner.stop();
   }
 
   /**
    * Processes everything stored now (reading `$all` to its current end), then
    * returns: for tools and tests that need the read models up to date once,
-   * without following. Do not run it while the same runner follows.
+   * without following. A failure is thrown, not retried. Do not run it while
+   * the same runner follows.
    */
   async catchUp(): Promise<void> {
-    for (;;) {
-      const from = this.resumePoint();
-      const events = this.source.store.readAll({ fromPosition: from ?? 'start', filter: PROJECTED_EVENTS_FILTER });
-      const outcome = await this.consume(events, from, Slot.LIVE);
-      if (outcome === 'end') return;
-    }
+    await this.runner.catchUp();
   }
 
   /** Counters and the last failure. */
   stats(): ProjectionRunnerStats {
-    return { ...this.counters, running: this.loop !== null, lastError: this.lastError, position: this.position };
-  }
-
-  private async follow(): Promise<void> {
-    while (!this.stopping) {
-      try {
-        const from = this.resumePoint();
-        const subscription = this.source.store.subscribeToAll({
-          after: from ?? undefined,
-          filter: PROJECTED_EVENTS_FILTER,
-          batchSize: this.batchSize,
-          signal: this.abort.signal,
-        });
-        await this.consume(subscription, from, Slot.LIVE, this.batchLingerMs);
-      } catch (error) {
-        if (this.stopping) break;
-        this.counters.failures++;
-        this.lastError = error instanceof Error ? error.message : String(error);
-        try {
-          this.options.onError?.(error);
-        } catch {
-          // a failing error handler must not stop the runner
-        }
-        await abortableDelay(this.retryDelayMs, this.abort.signal);
-      }
-    }
-  }
-
-  /** Applies batches until the events end ('end') or a checkpoint moved under the runner ('moved'). */
-  private async consume(events: AsyncIterable<RecordedEvent>, from: Position | null, slot: TableSlot, lingerMs = 0): Promise<'end' | 'moved'> {
-    let cursor = from;
-    for await (const batch of pullBatches(events, this.batchSize, lingerMs)) {
-      const outcome = this.store.applyBatch({ slot, source: this.source.name, projections: this.projections, events: batch, after: cursor });
-      if (outcome.kind === 'checkpointMoved') {
-        this.counters.resubscriptions++;
-        return 'moved';
-      }
-      cursor = outcome.position ?? cursor;
-      this.position = cursor;
-      this.counters.batches++;
-      this.counters.eventsRead += batch.length;
-      this.counters.eventsApplied += outcome.applied;
-      this.counters.largestBatch = Math.max(this.counters.largestBatch, batch.length);
-      await yieldToEventLoop();
-    }
-    return 'end';
-  }
-
-  /** The lowest stored checkpoint of the runner's projections (null: one of them starts from the beginning). */
-  private resumePoint(): Position | null {
-    let lowest: Position | null = null;
-    for (const projection of this.projections) {
-      const position = this.store.checkpoint(projection.name, this.source.name)?.position ?? null;
-      if (position === null) return null;
-      if (lowest === null || comparePositions(position, lowest) < 0) lowest = position;
-    }
-    return lowest;
+    const { running, batches, eventsRead, applied, largestBatch, resubscriptions, failures, lastError, position } = this.runner.stats();
+    const eventsApplied = Object.values(applied).reduce((sum, n) => sum + n, 0);
+    return { running, batches, eventsRead, eventsApplied, largestBatch, resubscriptions, failures, lastError, position };
   }
 }
 

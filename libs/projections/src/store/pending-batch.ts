@@ -3,12 +3,11 @@ import type { Position, RecordedEvent } from '@agent-ledger/event-store';
 import { comparePositions } from '@agent-ledger/event-store';
 import { CrashPoint, crashPointSync } from '@agent-ledger/crash-points';
 import type { ProjectionDefinition } from '../core/projection-definition';
-import { applyOnce } from '../core/projection-definition';
 import type { ProjectionName } from '../core/projection-name';
-import { toProjectedEvent } from '../core/projected-event';
 import type { Row, TableSpec } from '../core/table-spec';
 import type { Checkpoint } from './checkpoint';
 import { checkpointName } from './checkpoint';
+import { projectEvents } from './project-events';
 import type { TableSlot } from './sql-table';
 import { SqliteRowStore } from './sqlite-row-store';
 import type { WrittenKeys } from './written-keys';
@@ -77,9 +76,11 @@ export interface RebuildBatch {
  * Events of one source applied to rows in memory (read from SQLite once per
  * row), then written with the projections' checkpoints in ONE transaction
  * ({@link commit}): after a crash, either the rows and the checkpoint both
- * include the batch or neither does. A live batch is applied and committed
- * inside one transaction; a rebuild's batch takes its events in several
- * pulls (its tables are written by nobody else) and commits once.
+ * include the batch or neither does. The one-off batch of
+ * {@link ProjectionStore.applyBatch} is applied and committed inside one
+ * transaction; a rebuild's batch takes its events in several pulls (its
+ * tables are written by nobody else) and commits once. (The live read models
+ * are fed by a `ProcessorRunner`, through `ProjectionStore.processors`.)
  */
 export class PendingBatch implements RebuildBatch {
   private readonly rows: SqliteRowStore;
@@ -132,16 +133,7 @@ export class PendingBatch implements RebuildBatch {
       const index = events.findIndex((e) => comparePositions(e.position, stored) > 0);
       return index === -1 ? events.length : index;
     });
-    const { projections } = this.input;
-    for (let index = 0; index < events.length; index++) {
-      const event = toProjectedEvent(events[index] as RecordedEvent);
-      if (event === null) continue;
-      for (let p = 0; p < projections.length; p++) {
-        if (index >= (firstNew[p] ?? 0) && applyOnce(projections[p] as ProjectionDefinition, event, this.rows)) {
-          this.applied[p] = (this.applied[p] ?? 0) + 1;
-        }
-      }
-    }
+    projectEvents(this.input.projections, events, this.rows, firstNew, this.applied);
     this.last = events[events.length - 1]?.position ?? this.last;
     this.eventCount += events.length;
   }

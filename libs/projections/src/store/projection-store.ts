@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import type { EventProcessor, ProcessorStateStore } from '@agent-ledger/event-store';
 import { enableWal, parsePosition } from '@agent-ledger/event-store';
 import type { ProjectionDefinition } from '../core/projection-definition';
 import { allTablesOf, guardTableOf } from '../core/projection-definition';
@@ -19,6 +20,8 @@ import type { TableSlot } from './sql-table';
 import { addMissingColumnsSql, createIndexSql, createTableSql, physicalName, TableSlot as Slot } from './sql-table';
 import type { BatchInput, BatchOutcome, BatchStorage, PendingBatchInput, RebuildBatch } from './pending-batch';
 import { PendingBatch } from './pending-batch';
+import { ProjectionProcessor } from './projection-processor';
+import { ReadModelState } from './read-model-state';
 import type { WrittenKeys } from './written-keys';
 
 export type { BatchInput, BatchOutcome } from './pending-batch';
@@ -63,6 +66,13 @@ export class ProjectionStore {
   private readonly checkpointStatements = new Map<string, Database.Statement>();
   /** What a batch writes through. */
   private readonly batchStorage: BatchStorage;
+  /**
+   * The live tables as the state store of a `ProcessorRunner`: the
+   * projections' checkpoints (`projection_checkpoints`) and the identities of
+   * their sources' stores (`projection_sources`). Feed it the
+   * {@link processors}.
+   */
+  readonly stateStore: ProcessorStateStore;
 
   private constructor(options: ProjectionStoreOptions) {
     if (typeof options.path !== 'string' || options.path.trim().length === 0) {
@@ -96,10 +106,24 @@ export class ProjectionStore {
       this.db.pragma('cache_size = -65536');
       this.db.pragma('wal_autocheckpoint = 10000');
       this.migrate();
+      this.stateStore = new ReadModelState(this.path, this.db, this.now);
     } catch (error) {
       this.db.close();
       throw error;
     }
+  }
+
+  /**
+   * The named projections (default: every one of the store) as event
+   * processors of a `ProcessorRunner`, kept in {@link stateStore}: add them
+   * with it (`runner.add(processor, store.stateStore)`), one runner per
+   * source. Each batch's rows and checkpoints are written in one transaction
+   * of this file.
+   * @throws UnknownProjectionError
+   */
+  processors(names?: readonly string[]): EventProcessor[] {
+    this.assertOpen();
+    return this.definitions(names).map((definition) => new ProjectionProcessor(definition, this.batchStorage));
   }
 
   private checkpointStatement(sql: string): Database.Statement {
@@ -195,7 +219,9 @@ export class ProjectionStore {
    * all in ONE transaction: after a crash, either the rows and the checkpoint
    * both include the batch or neither does. An event at or before a
    * projection's checkpoint is skipped for it; a stream revision already
-   * applied is skipped too (duplicate delivery).
+   * applied is skipped too (duplicate delivery). A one-off application (tools,
+   * tests, events that are not read from a store); a store is followed by a
+   * `ProcessorRunner` fed the {@link processors} (`ProjectionRunner`).
    */
   applyBatch(input: BatchInput): BatchOutcome {
     this.assertOpen();
@@ -279,8 +305,9 @@ export class ProjectionStore {
    * rename its `__rebuild` twin to its name, and replace the projection's live
    * checkpoints by the rebuild's. When every projection was rebuilt, the source
    * identities the rebuild recorded replace the live ones (the read models now
-   * follow the stores they were rebuilt from). Live runners notice that their
-   * checkpoint moved and resubscribe from the new one. `record`, when given, is
+   * follow the stores they were rebuilt from). A live runner whose cursor is
+   * past a new checkpoint notices it moved back and reads again from it; past
+   * a checkpoint ahead of it, it skips the events the rebuild applied. `record`, when given, is
    * stored in the same transaction ({@link rebuildHistory}).
    */
   swap(projections: readonly ProjectionDefinition[], record?: RebuildRecord): void {

@@ -12,5 +12,4 @@ if (eventsPath === undefined || readModelPath === undefined) throw new Error('us
 const source = { name: 'runs', store: SqliteEventStore.open({ path: eventsPath }) };
 const store = ProjectionStore.open({ path: readModelPath });
 const runner = new ProjectionRunner(store, source, { batchSize: Number(batchSize ?? 256) });
-runner.start();
-process.stdout.write('ready\n');
+void runner.start().then(() => process.stdout.write('ready\n'));
