@@ -2,9 +2,10 @@ import type { DynamicModule, FactoryProvider, InjectionToken, ModuleMetadata } f
 import { Module } from '@nestjs/common';
 import { ConfigurationError } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
-import type { ProjectionSource, ProjectionsModuleOptions } from '@agent-ledger/projections';
+import type { ProcessorRunnerHost, ProjectionSource, ProjectionsModuleOptions } from '@agent-ledger/projections';
 import {
   openReadModelStore,
+  PROCESSOR_RUNNER_HOST,
   ProjectionQueries,
   ProjectionRebuilder,
   ProjectionsModule,
@@ -13,7 +14,7 @@ import {
   validateProjectionsModuleOptions,
 } from '@agent-ledger/projections';
 import type { AgentLedgerRuntimeOptions, DeferredProvider } from '@agent-ledger/runtime';
-import { AgentLedgerRuntimeModule, checkRuntimeOptions, deferProviders } from '@agent-ledger/runtime';
+import { AgentLedgerRuntimeModule, checkRuntimeOptions, deferProviders, EventProcessors } from '@agent-ledger/runtime';
 
 /** The read models a runtime keeps: `ProjectionsModule`'s options but its sources, which are the runtime's stores. */
 export type ReadModelsOptions = Omit<ProjectionsModuleOptions, 'sources'>;
@@ -60,7 +61,9 @@ class AgentLedgerOptionsModule {}
  * (`AgentLedgerRuntimeModule`: tools with their declared effects, agents and
  * their model providers, workers, reaper, audit-gap saga, the public
  * commands and queries on the application's buses) and, when asked, the
- * read models (`ProjectionsModule`), fed by the runtime's own stores.
+ * read models (`ProjectionsModule`), fed by the runtime's own stores: their
+ * projections are processors of the runtime's runners (`EventProcessors`),
+ * so each store's `$all` is read once per process.
  *
  * @example
  * AgentLedgerModule.forRoot({
@@ -77,8 +80,9 @@ export class AgentLedgerModule {
   static forRoot(options: AgentLedgerModuleOptions): DynamicModule {
     const { readModels = false, ...runtime } = options;
     if (readModels !== false) checkReadModels(readModels, 'AgentLedgerModule.forRoot: readModels');
-    const imports: NonNullable<ModuleMetadata['imports']> = [AgentLedgerRuntimeModule.forRoot(runtime)];
-    if (readModels !== false) imports.push(ProjectionsModule.forRoot(projectionsOptionsOf(options, readModels)));
+    const runtimeModule = AgentLedgerRuntimeModule.forRoot(runtime);
+    const imports: NonNullable<ModuleMetadata['imports']> = [runtimeModule];
+    if (readModels !== false) imports.push(onRuntimeRunners(ProjectionsModule.forRoot(projectionsOptionsOf(options, readModels)), runtimeModule));
     return {
       module: AgentLedgerModule,
       imports,
@@ -113,14 +117,18 @@ export class AgentLedgerModule {
       ],
       exports: [AGENT_LEDGER_OPTIONS],
     };
-    const imports: NonNullable<ModuleMetadata['imports']> = [AgentLedgerRuntimeModule.fromOptionsProvider(optionsModule, AGENT_LEDGER_OPTIONS)];
+    const runtimeModule = AgentLedgerRuntimeModule.fromOptionsProvider(optionsModule, AGENT_LEDGER_OPTIONS);
+    const imports: NonNullable<ModuleMetadata['imports']> = [runtimeModule];
     if (withReadModels) {
       imports.push(
-        deferProviders<AgentLedgerModuleOptions>(
-          ProjectionsModule.forRoot({ databasePath: '(resolved with the options)', sources: [{ name: 'runs', store: PLACEHOLDER_STORE }] }),
-          AGENT_LEDGER_OPTIONS,
-          optionsModule,
-          DEFERRED_READ_MODEL_PROVIDERS,
+        onRuntimeRunners(
+          deferProviders<AgentLedgerModuleOptions>(
+            ProjectionsModule.forRoot({ databasePath: '(resolved with the options)', sources: [{ name: 'runs', store: PLACEHOLDER_STORE }] }),
+            AGENT_LEDGER_OPTIONS,
+            optionsModule,
+            DEFERRED_READ_MODEL_PROVIDERS,
+          ),
+          runtimeModule,
         ),
       );
     }
@@ -141,6 +149,31 @@ export function readModelSources(store: EventStore, auditStore?: EventStore): Pr
   const sources: ProjectionSource[] = [{ name: 'runs', store }];
   if (auditStore !== undefined && auditStore !== store) sources.push({ name: 'audit', store: auditStore });
   return sources;
+}
+
+/**
+ * The read models' module with the runtime's runners as its
+ * `PROCESSOR_RUNNER_HOST`: its projections are added to the runtime's
+ * runner of each store (one transaction of each file per batch) instead of
+ * runners of their own.
+ */
+function onRuntimeRunners(projections: DynamicModule, runtimeModule: DynamicModule): DynamicModule {
+  return {
+    ...projections,
+    imports: [...(projections.imports ?? []), runtimeModule],
+    providers: [...(projections.providers ?? []), { provide: PROCESSOR_RUNNER_HOST, inject: [EventProcessors], useFactory: runnerHostOf }],
+  };
+}
+
+/** The runtime's processors as the read models' runner host: the read-model sources `runs` and `audit` are its roles. */
+function runnerHostOf(processors: EventProcessors): ProcessorRunnerHost {
+  return {
+    runnerOf: (source) => {
+      if (source !== 'runs' && source !== 'audit') throw new ConfigurationError(`The read models' source "${source}" is not one of the runtime's stores (runs, audit)`);
+      return processors.runnerOf(source);
+    },
+    start: () => processors.start(),
+  };
 }
 
 function projectionsOptionsOf(options: AgentLedgerRuntimeOptions, readModels: ReadModelsOptions): ProjectionsModuleOptions {

@@ -26,6 +26,7 @@ export type { PendingBatchInput, RebuildBatch } from './store/pending-batch';
 export { WrittenKeys } from './store/written-keys';
 export { TableSlot, REBUILD_SUFFIX } from './store/sql-table';
 export * from './runner/projection-source';
+export * from './runner/processor-runner-host';
 export * from './runner/projection-runner';
 
 export * from './rebuild/rebuild-progress';

@@ -32,8 +32,10 @@ export interface EventProcessor {
    * Called after the batch's transaction committed, with every event of the
    * batch that matches the filter, whether this runner applied it or another
    * process sharing the database had already (then `apply` did not see it):
-   * for notifications (wake workers, cancel listeners). A throw is reported to
-   * the runner's `onError`; it does not undo the batch.
+   * for notifications (wake workers, cancel listeners). An event the runner
+   * reads a second time (after a checkpoint moved back under it) is not
+   * observed again. A throw is reported to the runner's `onError`; it does
+   * not undo the batch.
    */
   observe?(events: readonly RecordedEvent[]): void;
   /**

@@ -217,6 +217,25 @@ describe('ProcessorRunner (embedded store on disk)', () => {
     expect(r.stats().applied).toEqual({ p: 2, q: 14 });
   });
 
+  it('caughtUp() resolves once the following runner has applied what was stored when it was called, without reading the store a second time', async () => {
+    const ids = await appendEvents(store, 10);
+    const db = database();
+    const processor = new RecordingProcessor(db, 'p');
+    const r = runner({ store, source: 'runs', database: db, processors: [processor], batchSize: 4 });
+    // Not following: it catches up.
+    await r.caughtUp();
+    expect(processor.appliedIds()).toEqual(ids);
+    await r.start();
+    const more = await appendEvents(store, 25);
+    await r.caughtUp();
+
+    expect(processor.appliedIds()).toEqual([...ids, ...more]);
+    expect(r.stats().eventsRead).toBe(35);
+    expect(processor.observed.map((e) => e.id)).toEqual([...ids, ...more]);
+    // Caught up already: it resolves at once.
+    await r.caughtUp();
+  });
+
   describe('processors kept in two databases', () => {
     it('reads the store once for both, applies each batch in each database with its checkpoints, and resumes from the lowest checkpoint', async () => {
       const ids = await appendEvents(store, 30);
@@ -316,6 +335,8 @@ describe('ProcessorRunner (embedded store on disk)', () => {
 
       await eventually(() => processor.appliedIds().length === 23, 'the skipped and the new events applied');
       expect(processor.appliedIds()).toEqual([...ids, ...more]);
+      // The events read again are not observed again.
+      expect(processor.observed.map((e) => e.id)).toEqual([...ids, ...more]);
       expect(r.stats()).toMatchObject({ resubscriptions: 1, failures: 0, lastError: null });
       expect(db.checkpoint('p', 'runs')).toBe((await lastEvent(store)).position);
     });

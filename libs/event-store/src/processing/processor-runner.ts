@@ -139,6 +139,11 @@ export class ProcessorRunner {
   private readonly applied: Record<string, number> = {};
   private lastError: string | null = null;
   private position: Position | null = null;
+  /** Where the follow loop's reading stands: after its subscription's start, then after each committed batch (undefined: not subscribed). */
+  private cursor: Position | null | undefined = undefined;
+  /** The last event the processors observed: a batch read again (after a rewind) is not observed twice. */
+  private observedUpTo: Position | null = null;
+  private waiters: Array<{ readonly check: () => boolean; readonly resolve: () => void; readonly reject: (error: unknown) => void }> = [];
 
   constructor(private readonly options: ProcessorRunnerOptions) {
     if (typeof options.source !== 'string' || !NAME.test(options.source)) {
@@ -217,6 +222,8 @@ export class ProcessorRunner {
     const loop = this.loop;
     this.loop = null;
     await loop;
+    this.cursor = undefined;
+    this.settleWaiters(new Error(`The processor runner of source "${this.source}" stopped before it caught up`));
   }
 
   /**
@@ -249,6 +256,37 @@ export class ProcessorRunner {
     }
   }
 
+  /**
+   * Resolves once the runner, following, has read past every event stored
+   * when it was called that its processors take (committed by it, or by
+   * another process sharing its stores): for a host that shares a following
+   * runner and needs its state up to date, without a second reader. While
+   * the runner does not follow, it catches up instead ({@link catchUp}).
+   * @throws the failure of a batch or of the subscription meanwhile (the runner retries it), or an Error when the runner stops first
+   */
+  async caughtUp(): Promise<void> {
+    if (this.loop === null) return this.catchUp();
+    let head: Position | null = null;
+    for await (const event of this.options.store.readAll({ direction: 'backwards', fromPosition: 'end', maxCount: 1, filter: this.readFilter() })) head = event.position;
+    if (head === null) return;
+    const target = head;
+    const check = (): boolean => this.cursor !== undefined && this.cursor !== null && comparePositions(this.cursor, target) >= 0;
+    if (check()) return;
+    await new Promise<void>((resolve, reject) => this.waiters.push({ check, resolve, reject }));
+  }
+
+  /** Resolves the {@link caughtUp} calls the cursor reached, or rejects them all. */
+  private settleWaiters(failure?: unknown): void {
+    if (this.waiters.length === 0) return;
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const waiter of waiting) {
+      if (failure !== undefined) waiter.reject(failure);
+      else if (waiter.check()) waiter.resolve();
+      else this.waiters.push(waiter);
+    }
+  }
+
   /** Counters and the last failure. */
   stats(): ProcessorRunnerStats {
     return { ...this.counters, applied: { ...this.applied }, running: this.loop !== null, lastError: this.lastError, position: this.position };
@@ -265,10 +303,12 @@ export class ProcessorRunner {
           batchSize: this.batchSize,
           signal: this.abort.signal,
         });
-        let cursor = from;
+        this.cursor = from;
+        this.settleWaiters();
         const apply = (batch: readonly RecordedEvent[]): void => {
-          cursor = this.applyBatch(batch, cursor);
+          this.cursor = this.applyBatch(batch, this.cursor ?? null);
           attempt = 0;
+          this.settleWaiters();
         };
         if (this.batchLingerMs > 0) {
           for await (const batch of pullBatches(subscription, this.batchSize, this.batchLingerMs)) {
@@ -288,6 +328,7 @@ export class ProcessorRunner {
         attempt++;
         const retryInMs = Math.min(this.retryDelayMs * 2 ** Math.min(attempt - 1, 30), this.maxRetryDelayMs);
         this.fail(error, { source: this.source, attempt, retryInMs });
+        this.settleWaiters(error);
         await abortableDelay(retryInMs, this.abort.signal);
       }
     }
@@ -378,9 +419,12 @@ export class ProcessorRunner {
     this.counters.largestBatch = Math.max(this.counters.largestBatch, batch.length);
     this.position = last.position;
     for (const [name, n] of counts) this.applied[name] = (this.applied[name] ?? 0) + n;
+    const observedUpTo = this.observedUpTo;
+    const unobserved = observedUpTo === null ? batch : batch.filter((e) => comparePositions(e.position, observedUpTo) > 0);
+    if (this.observedUpTo === null || comparePositions(last.position, this.observedUpTo) > 0) this.observedUpTo = last.position;
     for (const { processor, matches } of this.fed) {
       if (processor.observe === undefined) continue;
-      const events = batch.filter(matches);
+      const events = unobserved.filter(matches);
       if (events.length === 0) continue;
       try {
         processor.observe(events);

@@ -1,15 +1,19 @@
 import type { OnApplicationBootstrap, OnApplicationShutdown, OnModuleDestroy } from '@nestjs/common';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import type { ProcessorRunnerHost } from '../runner/processor-runner-host';
 import { ProjectionRunner } from '../runner/projection-runner';
 import type { ProjectionRunnerStats } from '../runner/projection-runner';
 import { ProjectionStore } from '../store/projection-store';
 import type { ProjectionsModuleOptions } from './projections-module-options';
-import { PROJECTIONS_MODULE_OPTIONS } from './projections-module-options';
+import { PROCESSOR_RUNNER_HOST, PROJECTIONS_MODULE_OPTIONS } from './projections-module-options';
 
 /**
  * The module's runners, one per source: started at bootstrap (unless
  * `startRunners: false`), stopped at shutdown before the read-model database
- * is closed.
+ * is closed. When the application provides a {@link PROCESSOR_RUNNER_HOST}
+ * (the runtime's processors, in `AgentLedgerModule`), each is the
+ * projections' part of the host's runner of that store: the store is read
+ * once per process, and the host starts and stops the runner.
  */
 @Injectable()
 export class ProjectionRunnerPool implements OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
@@ -20,11 +24,14 @@ export class ProjectionRunnerPool implements OnApplicationBootstrap, OnModuleDes
   constructor(
     private readonly store: ProjectionStore,
     @Inject(PROJECTIONS_MODULE_OPTIONS) private readonly options: ProjectionsModuleOptions,
+    @Optional() @Inject(PROCESSOR_RUNNER_HOST) host?: ProcessorRunnerHost,
   ) {
+    const joined = host !== undefined && (options.startRunners ?? true);
     this.runners = options.sources.map(
       (source) =>
         new ProjectionRunner(store, source, {
           ...options.runner,
+          ...(joined ? { host } : {}),
           onError: (error) => this.logger.error(`Projection runner of source "${source.name}" failed; retrying`, error instanceof Error ? error.stack : String(error)),
         }),
     );

@@ -8,6 +8,14 @@ import { STORE_MISMATCH_POLICIES } from '../identity/store-mismatch-policy';
 /** The injection token of the module's options. */
 export const PROJECTIONS_MODULE_OPTIONS = Symbol('PROJECTIONS_MODULE_OPTIONS');
 
+/**
+ * The injection token of an optional `ProcessorRunnerHost` for the module's
+ * runners: when a module that imports the runtime provides it (as
+ * `AgentLedgerModule` does), the projections join the runtime's runners
+ * instead of reading each store a second time.
+ */
+export const PROCESSOR_RUNNER_HOST = Symbol('PROCESSOR_RUNNER_HOST');
+
 /** Options of `ProjectionsModule.forRoot`. */
 export interface ProjectionsModuleOptions {
   /**
@@ -26,6 +34,8 @@ export interface ProjectionsModuleOptions {
   /**
    * Start one runner per source when the application boots (and stop them at
    * shutdown). Turn it off for a process that only reads or only rebuilds.
+   * With a {@link PROCESSOR_RUNNER_HOST} (the runtime in the same process),
+   * the projections join the host's runners instead, unless this is false.
    * @default true
    */
   readonly startRunners?: boolean;

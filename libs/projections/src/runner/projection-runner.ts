@@ -3,6 +3,7 @@ import { DEFAULT_BATCH_SIZE, ProcessorRunner } from '@agent-ledger/event-store';
 import type { ProjectionName } from '../core/projection-name';
 import { InvalidProjectionOptionError } from '../errors/invalid-projection-option.error';
 import type { ProjectionStore } from '../store/projection-store';
+import type { ProcessorRunnerHost } from './processor-runner-host';
 import type { ProjectionSource } from './projection-source';
 import { isValidSourceName } from './projection-source';
 
@@ -38,6 +39,17 @@ export interface ProjectionRunnerOptions {
   readonly batchLingerMs?: number;
   /** Told about every failure (the runner retries after its back-off). @default ignored (see `stats().lastError`) */
   readonly onError?: (error: unknown) => void;
+  /**
+   * Runners the process already has on the stores (the runtime's processors),
+   * to join instead of reading the source's store a second time: the
+   * projections are added to the host's runner of the source (one
+   * transaction of each file per batch). The batch, linger and retry options
+   * and `onError` are then the host runner's; `start()` starts the host's
+   * runners, `stop()` leaves them running (their owner stops them), and
+   * `catchUp()` waits until the host's runner has read what is stored now.
+   * @default none: a runner of its own
+   */
+  readonly host?: ProcessorRunnerHost;
 }
 
 /** Counters of a runner since it was created. */
@@ -78,6 +90,8 @@ const DEFAULT_BATCH_LINGER_MS = 20;
  */
 export class ProjectionRunner {
   private readonly runner: ProcessorRunner;
+  private readonly host: ProcessorRunnerHost | undefined;
+  private readonly names: readonly string[];
 
   /**
    * @throws InvalidProjectionOptionError naming the option when one is invalid
@@ -91,6 +105,14 @@ export class ProjectionRunner {
     if (!isValidSourceName(source.name)) {
       throw new InvalidProjectionOptionError('source.name', 'expected 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit');
     }
+    const processors = store.processors(options.projections);
+    this.names = processors.map((p) => p.name);
+    this.host = options.host;
+    if (this.host !== undefined) {
+      this.runner = this.host.runnerOf(source.name);
+      for (const processor of processors) this.runner.add(processor, store.stateStore);
+      return;
+    }
     const retryDelayMs = positiveInteger(options.retryDelayMs, 'retryDelayMs', 1_000);
     const maxRetryDelayMs = positiveInteger(options.maxRetryDelayMs, 'maxRetryDelayMs', Math.max(5_000, retryDelayMs));
     if (maxRetryDelayMs < retryDelayMs) throw new InvalidProjectionOptionError('maxRetryDelayMs', `expected at least retryDelayMs (${retryDelayMs}), got ${maxRetryDelayMs}`);
@@ -98,7 +120,7 @@ export class ProjectionRunner {
       store: source.store,
       source: source.name,
       database: store.stateStore,
-      processors: store.processors(options.projections),
+      processors,
       batchSize: positiveInteger(options.batchSize, 'batchSize', DEFAULT_BATCH_SIZE),
       batchLingerMs: nonNegativeInteger(options.batchLingerMs, 'batchLingerMs', DEFAULT_BATCH_LINGER_MS),
       retryDelayMs,
@@ -113,28 +135,33 @@ export class ProjectionRunner {
    * @throws ProcessorStoreMismatchError when the read models recorded another store for the source (nothing written)
    */
   async start(): Promise<void> {
-    await this.runner.start();
+    await (this.host ?? this.runner).start();
   }
 
-  /** Stops after the batch in progress (its transaction commits or not at all); resolves when stopped. */
+  /**
+   * Stops after the batch in progress (its transaction commits or not at
+   * all); resolves when stopped. A host's runner is left running.
+   */
   async stop(): Promise<void> {
-    await this.runner.stop();
+    if (this.host === undefined) await this.runner.stop();
   }
 
   /**
    * Processes everything stored now (reading `$all` to its current end), then
    * returns: for tools and tests that need the read models up to date once,
    * without following. A failure is thrown, not retried. Do not run it while
-   * the same runner follows.
+   * the same runner follows. On a host's runner that follows, it waits until
+   * that runner has read what is stored now.
    */
   async catchUp(): Promise<void> {
-    await this.runner.catchUp();
+    if (this.host !== undefined) await this.runner.caughtUp();
+    else await this.runner.catchUp();
   }
 
-  /** Counters and the last failure. */
+  /** Counters and the last failure (on a host's runner, its counters; `eventsApplied` counts the projections' events). */
   stats(): ProjectionRunnerStats {
     const { running, batches, eventsRead, applied, largestBatch, resubscriptions, failures, lastError, position } = this.runner.stats();
-    const eventsApplied = Object.values(applied).reduce((sum, n) => sum + n, 0);
+    const eventsApplied = this.names.reduce((sum, name) => sum + (applied[name] ?? 0), 0);
     return { running, batches, eventsRead, eventsApplied, largestBatch, resubscriptions, failures, lastError, position };
   }
 }

@@ -135,7 +135,15 @@ export class EventProcessors implements OnModuleInit, OnModuleDestroy, OnApplica
     return [...this.registered];
   }
 
-  private runnerOf(source: ProcessorSource): ProcessorRunner {
+  /**
+   * The runner that reads the store of a role (created with the first use;
+   * one for both roles when the audit streams live in the run store): a
+   * host adds processors kept in a state store of its own to it
+   * (`runner.add(processor, stateStore)`, before {@link open}), as the read
+   * models do when they run in the same process, so that the store is read
+   * once.
+   */
+  runnerOf(source: ProcessorSource): ProcessorRunner {
     // One store in both roles: one runner reads it.
     const key = this.sourceName(source);
     let runner = this.runners.get(key);
