@@ -6,6 +6,7 @@ import type { Position } from '../port/position';
 import { parsePosition } from '../port/position';
 import { enableWal } from '../sqlite/enable-wal';
 import type { ProcessorStateStore } from './processor-state-store';
+import { SourceIdentityTable } from './source-identity-table';
 
 /** Options of {@link ProcessorDatabase.open}. */
 export interface ProcessorDatabaseOptions {
@@ -53,11 +54,10 @@ export class ProcessorDatabase implements ProcessorStateStore {
     readonly checkpoint: Database.Statement<[string, string], { position: string }>;
     readonly saveCheckpoint: Database.Statement<[string, string, string, string | null]>;
     readonly lastApplied: Database.Statement<[string, string], { last_applied: string | null }>;
-    readonly sourceIdentity: Database.Statement<[string], { store_id: string }>;
-    readonly recordSource: Database.Statement<[string, string, number]>;
     readonly checkpointsOf: Database.Statement<[string], { n: number }>;
     readonly deleteCheckpoints: Database.Statement<[string]>;
   };
+  private readonly sources: SourceIdentityTable;
 
   private constructor(options: ProcessorDatabaseOptions) {
     if (typeof options.path !== 'string' || options.path.trim() === '') {
@@ -79,13 +79,10 @@ export class ProcessorDatabase implements ProcessorStateStore {
           'INSERT INTO processor_checkpoints (processor, source, position, last_applied) VALUES (?, ?, ?, ?) ON CONFLICT (processor, source) DO UPDATE SET position = excluded.position, last_applied = COALESCE(excluded.last_applied, processor_checkpoints.last_applied)',
         ),
         lastApplied: this.sqlite.prepare('SELECT last_applied FROM processor_checkpoints WHERE processor = ? AND source = ?'),
-        sourceIdentity: this.sqlite.prepare('SELECT store_id FROM processor_sources WHERE source = ?'),
-        recordSource: this.sqlite.prepare(
-          'INSERT INTO processor_sources (source, store_id, recorded_at) VALUES (?, ?, ?) ON CONFLICT (source) DO UPDATE SET store_id = excluded.store_id, recorded_at = excluded.recorded_at',
-        ),
         checkpointsOf: this.sqlite.prepare('SELECT COUNT(*) AS n FROM processor_checkpoints WHERE source = ?'),
         deleteCheckpoints: this.sqlite.prepare('DELETE FROM processor_checkpoints WHERE source = ?'),
       };
+      this.sources = new SourceIdentityTable(this.sqlite, 'processor_sources');
     } catch (error) {
       this.sqlite.close();
       throw error;
@@ -141,12 +138,12 @@ export class ProcessorDatabase implements ProcessorStateStore {
 
   /** The identity of the store a source was read from (undefined: none recorded). */
   sourceIdentity(source: string): string | undefined {
-    return this.statements.sourceIdentity.get(source)?.store_id;
+    return this.sources.get(source);
   }
 
   /** Records the identity of the store a source is read from. */
   recordSourceIdentity(source: string, storeId: string, now: number): void {
-    this.statements.recordSource.run(source, storeId, now);
+    this.sources.record(source, storeId, now);
   }
 
   /** Whether any processor has a checkpoint in a source. */

@@ -258,11 +258,7 @@ describe('ProcessorRunner (embedded store on disk)', () => {
 
       // b's database lost its last batches (restored from a copy): the next runner reads from b's checkpoint, a skips what it has.
       const more = await appendEvents(store, 4);
-      const at19 = await positionOf(store, 19);
-      second.transaction(() => {
-        second.sqlite.prepare(`DELETE FROM applied_events WHERE processor = 'b' AND event_id IN (${ids.slice(20).map(() => '?').join(', ')})`).run(...ids.slice(20));
-        second.saveCheckpoint('b', 'runs', at19);
-      });
+      moveBack(second, 'b', ids.slice(20), await positionOf(store, 19));
       const again = runner({ store, source: 'runs', database: first, processors: [new RecordingProcessor(first, 'a')] });
       again.add(new RecordingProcessor(second, 'b'), second);
       await again.catchUp();
@@ -326,11 +322,7 @@ describe('ProcessorRunner (embedded store on disk)', () => {
 
       // As a rebuild swapped in would: another connection moves p's state and checkpoint back to event 9.
       const other = database();
-      const at9 = await positionOf(store, 9);
-      other.transaction(() => {
-        other.sqlite.prepare(`DELETE FROM applied_events WHERE processor = 'p' AND event_id IN (${ids.slice(10).map(() => '?').join(', ')})`).run(...ids.slice(10));
-        other.saveCheckpoint('p', 'runs', at9);
-      });
+      moveBack(other, 'p', ids.slice(10), await positionOf(store, 9));
       const more = await appendEvents(store, 3);
 
       await eventually(() => processor.appliedIds().length === 23, 'the skipped and the new events applied');
@@ -387,6 +379,14 @@ describe('ProcessorRunner (embedded store on disk)', () => {
     expect(() => ProcessorDatabase.open({ path: '' })).toThrow(/Invalid option processorDatabase.path/);
   });
 });
+
+/** Takes a processor back to `position`, as a restored copy or a rebuild swapped in would: forgets the events it applied after it, in one transaction. */
+function moveBack(db: ProcessorDatabase, processor: string, forgotten: readonly string[], position: Position): void {
+  db.transaction(() => {
+    db.sqlite.prepare(`DELETE FROM applied_events WHERE processor = ? AND event_id IN (${forgotten.map(() => '?').join(', ')})`).run(processor, ...forgotten);
+    db.saveCheckpoint(processor, 'runs', position);
+  });
+}
 
 async function lastEvent(store: SqliteEventStore): Promise<RecordedEvent> {
   for await (const event of store.readAll({ direction: 'backwards', fromPosition: 'end', maxCount: 1 })) return event;

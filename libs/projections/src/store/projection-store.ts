@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { EventProcessor, ProcessorStateStore } from '@agent-ledger/event-store';
-import { enableWal, parsePosition } from '@agent-ledger/event-store';
+import { enableWal, parsePosition, SourceIdentityTable } from '@agent-ledger/event-store';
 import type { ProjectionDefinition } from '../core/projection-definition';
 import { allTablesOf, guardTableOf } from '../core/projection-definition';
 import type { ProjectionName } from '../core/projection-name';
@@ -196,9 +196,7 @@ export class ProjectionStore {
    */
   recordSourceIdentity(source: string, storeId: string, slot: TableSlot = Slot.LIVE): void {
     this.assertOpen();
-    this.db
-      .prepare(`INSERT INTO ${sourcesTable(slot)} (source, store_id, recorded_at) VALUES (?, ?, ?) ON CONFLICT (source) DO UPDATE SET store_id = excluded.store_id, recorded_at = excluded.recorded_at`)
-      .run(source, storeId, this.now());
+    new SourceIdentityTable(this.db, sourcesTable(slot)).record(source, storeId, this.now());
   }
 
   /**

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Position, ProcessorStateStore } from '@agent-ledger/event-store';
-import { parsePosition } from '@agent-ledger/event-store';
+import { parsePosition, SourceIdentityTable } from '@agent-ledger/event-store';
 import type { ProjectionName } from '../core/projection-name';
 import { checkpointName } from './checkpoint';
 
@@ -16,11 +16,10 @@ export class ReadModelState implements ProcessorStateStore {
   private readonly statements: {
     readonly checkpoint: Database.Statement<[string], { position: string | null }>;
     readonly saveCheckpoint: Database.Statement<[string, string, string, string, number, number]>;
-    readonly sourceIdentity: Database.Statement<[string], { store_id: string }>;
-    readonly recordSource: Database.Statement<[string, string, number]>;
     readonly checkpointsOf: Database.Statement<[string], { n: number }>;
     readonly forgetCheckpoints: Database.Statement<[string]>;
   };
+  private readonly sources: SourceIdentityTable;
 
   constructor(
     readonly path: string,
@@ -34,13 +33,10 @@ export class ReadModelState implements ProcessorStateStore {
         'INSERT INTO projection_checkpoints (name, projection, source, position, events_applied, updated_at) VALUES (?, ?, ?, ?, ?, ?) ' +
           'ON CONFLICT (name) DO UPDATE SET position = excluded.position, events_applied = projection_checkpoints.events_applied + excluded.events_applied, updated_at = excluded.updated_at',
       ),
-      sourceIdentity: db.prepare('SELECT store_id FROM projection_sources WHERE source = ?'),
-      recordSource: db.prepare(
-        'INSERT INTO projection_sources (source, store_id, recorded_at) VALUES (?, ?, ?) ON CONFLICT (source) DO UPDATE SET store_id = excluded.store_id, recorded_at = excluded.recorded_at',
-      ),
       checkpointsOf: db.prepare('SELECT COUNT(*) AS n FROM projection_checkpoints WHERE source = ? AND position IS NOT NULL'),
       forgetCheckpoints: db.prepare('DELETE FROM projection_checkpoints WHERE source = ?'),
     };
+    this.sources = new SourceIdentityTable(db, 'projection_sources');
   }
 
   transaction<T>(work: () => T): T {
@@ -57,11 +53,11 @@ export class ReadModelState implements ProcessorStateStore {
   }
 
   sourceIdentity(source: string): string | undefined {
-    return this.statements.sourceIdentity.get(source)?.store_id;
+    return this.sources.get(source);
   }
 
   recordSourceIdentity(source: string, storeId: string, now: number): void {
-    this.statements.recordSource.run(source, storeId, now);
+    this.sources.record(source, storeId, now);
   }
 
   hasCheckpoints(source: string): boolean {
