@@ -112,15 +112,19 @@ class CheckpointMoved extends Error {
  * a batch at a time; each batch is applied by every processor (the events
  * after its own checkpoint that match its filter) and every checkpoint is
  * moved to the batch's last event, in ONE transaction per state store (the
- * processors' database, the read models' file...; the transactions of the
- * stores are nested, begun in the order the stores were first added). After
- * a crash, a batch is wholly applied in a store or not at all: no event is
- * applied twice, none is skipped. A processor that throws rolls the whole
- * batch back in every store; the runner reads again from the checkpoints
- * after a back-off (doubling, capped), reporting each failure to `onError`
- * and counting it. A checkpoint found behind the runner's cursor (moved back
- * under it: a rebuild swapped in) makes it write nothing for that batch and
- * read again from the checkpoints (a resubscription, not a failure).
+ * processors' database, the read models' file...), the stores in the order
+ * they were first added. Each store's transaction commits on its own, so that
+ * one file's lock is never held while another's is awaited: when a later
+ * store fails, the earlier ones keep the batch, and the next attempt, which
+ * reads from the lowest checkpoint, gives it only to the processors that lack
+ * it. After a crash, a batch is wholly applied in a store or not at all: no
+ * event is applied twice, none is skipped. A processor that throws rolls its
+ * store's part of the batch back (every processor's writes and checkpoint
+ * there); the runner reads again from the checkpoints after a back-off
+ * (doubling, capped), reporting each failure to `onError` and counting it. A
+ * checkpoint found behind the runner's cursor (moved back under it: a rebuild
+ * swapped in) makes it write nothing in that store for that batch and read
+ * again from the checkpoints (a resubscription, not a failure).
  */
 export class ProcessorRunner {
   /** The source name of the store it reads (see {@link ProcessorRunnerOptions.source}). */
@@ -383,42 +387,39 @@ export class ProcessorRunner {
    * store, then lets the processors observe it; returns the new cursor (the
    * batch's last position).
    * @param cursor where the runner's reading started, or its previous batch ended (null: the start)
-   * @throws CheckpointMoved when a stored checkpoint is behind `cursor` (nothing written)
+   * @throws CheckpointMoved when a stored checkpoint is behind `cursor` (nothing written in that store)
    */
   private applyBatch(batch: readonly RecordedEvent[], cursor: Position | null): Position | null {
     const last = batch[batch.length - 1];
     if (last === undefined) return cursor;
-    const counts = new Map<string, number>();
-    const work = (): void => {
-      // Every checkpoint is checked before anything is written: a batch is refused whole.
-      const checkpoints = this.groups.map(({ store, fed }) =>
-        fed.map(({ processor }) => {
+    // One transaction per store, in the order the stores were added; each commits on its own (see the class's comment).
+    for (const { store, fed } of this.groups) {
+      const counts = store.transaction(() => {
+        // Every checkpoint of the store is checked before anything is written: the store's part of the batch is refused whole.
+        const checkpoints = fed.map(({ processor }) => {
           const checkpoint = store.checkpoint(processor.name, this.source);
           if (cursor !== null && (checkpoint === null || comparePositions(checkpoint, cursor) < 0)) throw new CheckpointMoved(processor.name, store.path);
           return checkpoint;
-        }),
-      );
-      this.groups.forEach(({ store, fed }, g) =>
+        });
+        const applied = new Map<string, number>();
         fed.forEach(({ processor, matches }, p) => {
-          const checkpoint = checkpoints[g]?.[p] ?? null;
+          const checkpoint = checkpoints[p] ?? null;
           if (checkpoint !== null && comparePositions(last.position, checkpoint) <= 0) return;
           const after = checkpoint === null || comparePositions(batch[0]!.position, checkpoint) > 0 ? batch : batch.filter((e) => comparePositions(e.position, checkpoint) > 0);
           const events = after.filter(matches);
           const returned = events.length > 0 ? processor.apply(events) : 0;
-          const applied = typeof returned === 'number' ? returned : events.length;
-          counts.set(processor.name, applied);
-          store.saveCheckpoint(processor.name, this.source, last.position, events.at(-1)?.position, applied);
-        }),
-      );
-    };
-    // One transaction per store, nested in the order the stores were added: a throw anywhere rolls every store back.
-    const within = this.groups.reduceRight<() => void>((inner, { store }) => () => store.transaction(inner), work);
-    within();
+          const count = typeof returned === 'number' ? returned : events.length;
+          applied.set(processor.name, count);
+          store.saveCheckpoint(processor.name, this.source, last.position, events.at(-1)?.position, count);
+        });
+        return applied;
+      });
+      for (const [name, n] of counts) this.applied[name] = (this.applied[name] ?? 0) + n;
+    }
     this.counters.eventsRead += batch.length;
     this.counters.batches++;
     this.counters.largestBatch = Math.max(this.counters.largestBatch, batch.length);
     this.position = last.position;
-    for (const [name, n] of counts) this.applied[name] = (this.applied[name] ?? 0) + n;
     const observedUpTo = this.observedUpTo;
     const unobserved = observedUpTo === null ? batch : batch.filter((e) => comparePositions(e.position, observedUpTo) > 0);
     if (this.observedUpTo === null || comparePositions(last.position, this.observedUpTo) > 0) this.observedUpTo = last.position;
