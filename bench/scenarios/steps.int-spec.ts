@@ -4,20 +4,21 @@ import { sustainedScenario } from './sustained';
 import { scaled } from '../../test/support/time-scale';
 
 describe('bench scenarios at their quick size (integration)', () => {
-  it('steps: the product (one and two processes) and both raw baselines report positive figures and their ratios', async () => {
+  it('steps: the product (one process; two sharing the workers; the read models apart from the workers) and both raw baselines report positive figures and their ratios', async () => {
     const { context, cleanUp } = quickBenchContext('steps');
     try {
       const result = await stepsScenario.run(context);
       const product = result.measurements.filter((m) => m.subject === 'product' && m.metric === 'tool steps/s');
-      expect(product.map((m) => [m.variant['effect'], m.variant['processes']])).toEqual([
-        ['READ_ONLY', 1],
-        ['IDEMPOTENT_WRITE', 1],
-        ['NON_IDEMPOTENT_WRITE', 1],
-        ['READ_ONLY', 2],
+      expect(product.map((m) => [m.variant['effect'], m.variant['processes'], m.variant['readModels']])).toEqual([
+        ['READ_ONLY', 1, undefined],
+        ['IDEMPOTENT_WRITE', 1, undefined],
+        ['NON_IDEMPOTENT_WRITE', 1, undefined],
+        ['READ_ONLY', 2, undefined],
+        ['READ_ONLY', 2, 'own process'],
       ]);
       for (const m of result.measurements) for (const sample of m.samples) expect(Number.isFinite(sample) && sample >= 0).toBe(true);
       expect(product.every((m) => (m.samples[0] ?? 0) > 0)).toBe(true);
-      expect(result.ratios.map((r) => r.name)).toEqual(Array(4).fill('product/baseline steps/s (processCrash)'));
+      expect(result.ratios.map((r) => r.name)).toEqual(Array(5).fill('product/baseline steps/s (processCrash)'));
       expect(result.ratios.every((r) => (r.samples[0] ?? 0) > 0)).toBe(true);
     } finally {
       cleanUp();

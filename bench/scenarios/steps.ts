@@ -11,6 +11,13 @@ interface StepConfig {
   readonly effect: ToolEffect;
   readonly runs: number;
   readonly processes: 1 | 2;
+  /**
+   * With two processes: `shared`, the second process runs half of the
+   * workers and the first the other half with the read models and the saga;
+   * `apart`, the second runs every worker and the first only the read models
+   * and the saga (the workers' core is theirs alone).
+   */
+  readonly layout: 'shared' | 'apart';
   readonly durability: Durability;
 }
 
@@ -19,15 +26,17 @@ const EFFECTS = [ToolEffect.READ_ONLY, ToolEffect.IDEMPOTENT_WRITE, ToolEffect.N
 function configurations(quick: boolean): StepConfig[] {
   if (quick) {
     return [
-      ...EFFECTS.map((effect) => ({ effect, runs: 8, processes: 1 as const, durability: 'processCrash' as const })),
-      { effect: ToolEffect.READ_ONLY, runs: 8, processes: 2, durability: 'processCrash' },
+      ...EFFECTS.map((effect) => ({ effect, runs: 8, processes: 1 as const, layout: 'shared' as const, durability: 'processCrash' as const })),
+      { effect: ToolEffect.READ_ONLY, runs: 8, processes: 2, layout: 'shared', durability: 'processCrash' },
+      { effect: ToolEffect.READ_ONLY, runs: 8, processes: 2, layout: 'apart', durability: 'processCrash' },
     ];
   }
-  const shapes: Array<{ runs: number; processes: 1 | 2 }> = [
-    { runs: 1, processes: 1 },
-    { runs: 8, processes: 1 },
-    { runs: 64, processes: 1 },
-    { runs: 64, processes: 2 },
+  const shapes: Array<{ runs: number; processes: 1 | 2; layout: 'shared' | 'apart' }> = [
+    { runs: 1, processes: 1, layout: 'shared' },
+    { runs: 8, processes: 1, layout: 'shared' },
+    { runs: 64, processes: 1, layout: 'shared' },
+    { runs: 64, processes: 2, layout: 'shared' },
+    { runs: 64, processes: 2, layout: 'apart' },
   ];
   const list: StepConfig[] = [];
   for (const durability of ['processCrash', 'powerLoss'] as const) {
@@ -53,12 +62,18 @@ export const stepsScenario: BenchScenario = {
         // One run at a time is latency-bound (a step waits for its commits one by one): a fifth of the steps tells as much.
         const steps = config.runs === 1 ? targetSteps / 5 : targetSteps;
         const totalRuns = config.runs * Math.ceil(steps / (config.runs * stepsPerRun));
-        const variant = { effect: config.effect, runs: config.runs, processes: config.processes, durability: config.durability };
+        const variant = {
+          effect: config.effect,
+          runs: config.runs,
+          processes: config.processes,
+          ...(config.layout === 'apart' ? { readModels: 'own process' } : {}),
+          durability: config.durability,
+        };
         const product = { steps: [] as number[], p50: [] as number[], p99: [] as number[], commits: [] as number[], events: [] as number[] };
         const group = { steps: [] as number[], p50: [] as number[], p99: [] as number[] };
         const separate = { steps: [] as number[] };
         for (let round = 0; round < context.rounds; round++) {
-          const p = await productStepRound({ dir: context.tempDir('product'), ...config, totalRuns, stepsPerRun, worker: config.processes === 2 ? worker : null });
+          const p = await productStepRound({ dir: context.tempDir('product'), ...config, totalRuns, stepsPerRun, worker: config.processes === 2 ? worker : null, layout: config.layout });
           product.steps.push(p.stepsPerSecond);
           product.p50.push(p.p50Ms);
           product.p99.push(p.p99Ms);
@@ -87,7 +102,7 @@ export const stepsScenario: BenchScenario = {
         m('baseline', { commit: 'group' }, 'p99 step latency', 'ms', 'lower', group.p99);
         m('baseline', { commit: 'separate' }, 'tool steps/s', 'steps/s', 'higher', separate.steps);
         const ratio = ratioSamples(product.steps, group.steps);
-        ratios.push({ name: `product/baseline steps/s (${config.durability})`, variant: { effect: config.effect, runs: config.runs, processes: config.processes }, samples: ratio });
+        ratios.push({ name: `product/baseline steps/s (${config.durability})`, variant: { effect: config.effect, runs: config.runs, processes: config.processes, ...(config.layout === 'apart' ? { readModels: 'own process' } : {}) }, samples: ratio });
         if (config.runs === 64 && config.processes === 1) {
           const minimum = config.durability === 'processCrash' ? 0.4 : 0.35;
           targets.push({
@@ -109,7 +124,7 @@ export const stepsScenario: BenchScenario = {
       targets,
       notes: [
         `each run: one model round asking for ${stepsPerRun} calls of a no-op tool, then a final answer; about ${targetSteps} tool steps per configuration and round (${targetSteps / 5} with one run at a time); writes pre-approved by the agent`,
-        'product: AgentLedgerModule in this process (workers, reaper, read models, audit-gap saga), embedded store on disk; with 2 processes, a second process runs half of the workers on the same file',
+        'product: AgentLedgerModule in this process (workers, reaper, read models, audit-gap saga), embedded store on disk; with 2 processes, a second process runs half of the workers on the same file; with readModels=own process, the second runs every worker and the first only the read models, the saga and the reaper',
         'step latency: from one step\'s AuditRecorded to the next\'s in a run (stored times, ms resolution); raw: from a step\'s request to its commit',
         'raw baseline: better-sqlite3, the same table and indexes, the product\'s StepStarted/ToolExecuted/AuditRecorded of this round (same sizes), same journal mode and synchronous setting; group = the steps pending in one event-loop turn in one transaction, separate = each event its own transaction',
         'processCrash = WAL + synchronous=NORMAL; powerLoss = WAL + synchronous=FULL',

@@ -73,6 +73,14 @@ describe('Dockerfile', () => {
     expect(imageRuns.filter((run) => /\bnpm (ci|install|i)\b|apt-get install|\bg\+\+|\bpython3\b/.test(run))).toEqual([]);
   });
 
+  it('runs on the Node.js major the test suites run on (the one the service is tested with), whatever tag is passed as NODE_IMAGE', () => {
+    const from = (buildStage[0]?.args ?? '').split(/\s+/)[0] ?? '';
+    expect(from).toBe('${NODE_IMAGE}');
+    const defaultImage = /^NODE_IMAGE=(\S+)$/.exec(dockerfile.instructions.find((i) => i.name === 'ARG' && i.args.startsWith('NODE_IMAGE='))?.args ?? '')?.[1] ?? '';
+    expect(defaultImage).toMatch(/^node:\d+-bookworm-slim$/);
+    expect(defaultImage.split(':')[1]?.split('-')[0]).toBe(process.versions.node.split('.')[0]);
+  });
+
   it('runs as a user that is not root, in an absolute WORKDIR, with its data folder a VOLUME owned by that user', () => {
     const user = lastOf(image, 'USER')?.args.split(':')[0] ?? 'root';
     expect(['root', '0', '']).not.toContain(user);

@@ -99,11 +99,13 @@ export async function productStepRound(options: {
   readonly stepsPerRun: number;
   /** The second process, for the two-process variant; null for one process. */
   readonly worker: WorkerChild | null;
+  /** With the second process: `shared` splits the workers between the two; `apart` gives it every worker, and this process only the read models and the saga. @default 'shared' */
+  readonly layout?: 'shared' | 'apart';
   /** Take a CPU profile of this process from the first submission to the last settled run. @default false */
   readonly profile?: boolean;
 }): Promise<ProductRoundResult> {
   const { dir, durability, effect, stepsPerRun } = options;
-  const concurrency = options.worker === null ? options.runs : Math.ceil(options.runs / 2);
+  const concurrency = options.worker === null ? options.runs : options.layout === 'apart' ? 0 : Math.ceil(options.runs / 2);
   const host = await startBenchHost({ dataDir: dir, durability, agents: [benchAgent(effect, stepsPerRun)], workerConcurrency: concurrency, projectionsAndSaga: true });
   let childTransactions = 0;
   let profiler: RunningCpuProfile | null = null;

@@ -8,6 +8,7 @@ export * from './is-present.decorator';
 export * from './json-value-rule';
 export * from './message-validation.error';
 export { validateMessage, validationIssuesOf, assignFields } from './validate-message';
+export type { IssueNaming } from './validate-message';
 export * from './validated-handlers';
 export * from './run-id-rules';
 export * from './principal-fields';

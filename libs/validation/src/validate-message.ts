@@ -56,19 +56,31 @@ function isNestedMessage(value: unknown): value is object {
   return prototype !== Object.prototype && prototype !== null;
 }
 
+/** How {@link validationIssuesOf} names what it flattens: the bus's messages, or the HTTP API's bodies and queries. */
+export interface IssueNaming {
+  /** The field of an error without a property (the value as a whole), e.g. `message`, `body`. */
+  readonly root: string;
+  /** The sentence for a value that is not an object with rules (class-validator's `unknownValue`), given its field. */
+  readonly notAnObject: (field: string) => string;
+}
+
+/** The naming of the bus's commands and queries. */
+const MESSAGE_NAMING: IssueNaming = { root: 'message', notAnObject: (field) => `${field} must be an object with validation rules` };
+
 /**
- * Flattens class-validator's error tree into issues with dotted field paths,
- * as the HTTP API does (`apps/agent-ledger/src/http/validation`).
+ * Flattens class-validator's error tree into issues with dotted field paths:
+ * one rule for the bus's messages and the HTTP API's requests, which name
+ * the value as a whole differently (`naming`).
  */
-export function validationIssuesOf(errors: readonly ValidationError[], parent = ''): ValidationIssue[] {
+export function validationIssuesOf(errors: readonly ValidationError[], naming: IssueNaming = MESSAGE_NAMING, parent = ''): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   for (const error of errors) {
     const property = error.property === undefined || error.property === '' ? '' : String(error.property);
-    const field = parent === '' ? property || 'message' : property === '' ? parent : `${parent}.${property}`;
+    const field = parent === '' ? property || naming.root : property === '' ? parent : `${parent}.${property}`;
     for (const [rule, message] of Object.entries(error.constraints ?? {})) {
-      issues.push({ field, rule: RENAMED_RULES[rule] ?? rule, message: rule === 'unknownValue' ? `${field} must be an object with validation rules` : message });
+      issues.push({ field, rule: RENAMED_RULES[rule] ?? rule, message: rule === 'unknownValue' ? naming.notAnObject(field) : message });
     }
-    if (error.children !== undefined && error.children.length > 0) issues.push(...validationIssuesOf(error.children, field));
+    if (error.children !== undefined && error.children.length > 0) issues.push(...validationIssuesOf(error.children, naming, field));
   }
   return issues;
 }

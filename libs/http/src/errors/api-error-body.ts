@@ -1,4 +1,4 @@
-import type { ValidationIssue } from '../validation/request-validation.error';
+import type { ValidationIssue } from '@agent-ledger/validation';
 
 /**
  * The body of every error answer of the API.

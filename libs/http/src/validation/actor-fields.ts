@@ -1,4 +1,4 @@
-import type { ValidationIssue } from './request-validation.error';
+import type { ValidationIssue } from '@agent-ledger/validation';
 
 /**
  * Body fields that would name who acts. No route takes one: who acts is the

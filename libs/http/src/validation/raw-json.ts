@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { jsonValueIssue, MAX_MESSAGE_DEPTH } from '@agent-ledger/validation';
-import type { ValidationIssue } from './request-validation.error';
+import type { ValidationIssue } from '@agent-ledger/validation';
 
 /** Metadata key of the fields a DTO keeps as raw JSON. */
 const RAW_JSON_FIELDS = 'agent-ledger:rawJsonFields';
