@@ -294,6 +294,32 @@ describe('ProcessorRunner (embedded store on disk)', () => {
       expect(again.stats().applied).toEqual({ a: 4, b: 8 });
     });
 
+    it('applies the live events of a store added with deferMs together once its time is up, while the other store applies each at once; caughtUp() and stop() wait for it', async () => {
+      const first = database('first.sqlite');
+      const second = database('second.sqlite');
+      const a = new RecordingProcessor(first, 'a');
+      const b = new RecordingProcessor(second, 'b');
+      let applies = 0;
+      b.onApply = () => applies++;
+      const r = runner({ store, source: 'runs', database: first, processors: [a] });
+      r.add(b, second, { deferMs: scaled(2_000) });
+      await r.start();
+
+      const ids = await appendEvents(store, 3, 'run', 'Tick', 1);
+      await eventually(() => a.appliedIds().length === 3, 'the events applied at once in the first database');
+      expect(b.appliedIds()).toEqual([]);
+      await r.caughtUp();
+      expect(b.appliedIds()).toEqual(ids);
+      expect(applies).toBe(1);
+
+      const more = await appendEvents(store, 2, 'run', 'Tick', 1);
+      await eventually(() => a.appliedIds().length === 5, 'the next events applied at once');
+      await r.stop();
+      expect(b.appliedIds()).toEqual([...ids, ...more]);
+      expect(applies).toBe(2);
+      expect(second.checkpoint('b', 'runs')).toBe((await lastEvent(store)).position);
+    });
+
     it('after a SIGKILL during its batches, each database holds whole batches with its checkpoint, and a restart applies the rest once', async () => {
       const ids = await appendEvents(store, 3000, 'run', 'Tick', 50);
       const child = startWorkerScript(join(__dirname, '..', 'testing', 'processor-worker.ts'), [join(dir, 'events.sqlite'), join(dir, 'first.sqlite'), '7', join(dir, 'second.sqlite')]);
@@ -387,6 +413,11 @@ describe('ProcessorRunner (embedded store on disk)', () => {
       /Invalid option processors.name: "p" is there twice/,
     );
     expect(() => ProcessorDatabase.open({ path: '' })).toThrow(/Invalid option processorDatabase.path/);
+    const deferring = new ProcessorRunner({ store, source: 'runs', database: db });
+    const other = database('other.sqlite');
+    deferring.add(new RecordingProcessor(other, 'x'), other, { deferMs: 10 });
+    expect(() => deferring.add(new RecordingProcessor(other, 'y'), other, { deferMs: 5 })).toThrow(/Invalid option deferMs: .* defers by 10 ms already, got 5/);
+    expect(() => deferring.add(new RecordingProcessor(db, 'z'), db, { deferMs: -1 })).toThrow(/Invalid option deferMs/);
   });
 });
 

@@ -93,10 +93,34 @@ interface Fed {
   readonly matches: (event: RecordedEvent) => boolean;
 }
 
-/** The processors kept in one state store: one transaction per batch. */
+/** The processors kept in one state store: one transaction per batch (or per deferred run of batches). */
 interface StoreGroup {
   readonly store: ProcessorStateStore;
   readonly fed: Fed[];
+  /** How long live events may wait before they are applied in this store (0: with each batch). */
+  readonly deferMs: number;
+  /** Events read, not applied in this store yet (deferred). */
+  pending: RecordedEvent[];
+  /** When the oldest pending event was read. */
+  pendingSince: number | null;
+  /** Where this store's state stands in the reading: the subscription's start, then the last event committed here. */
+  cursor: Position | null;
+  /** The last event its processors observed: an event read again (after a rewind) is not observed twice. */
+  observedUpTo: Position | null;
+}
+
+/** Options of {@link ProcessorRunner.add}. */
+export interface AddProcessorOptions {
+  /**
+   * How long live events may wait before they are applied in the processor's
+   * state store (set by the store's first processor): the events of that
+   * time are applied together, in one transaction of that store, while the
+   * runner's other stores apply each batch at once. For read models that
+   * share a runner with the queue: they batch under load without delaying
+   * the queue. Applies to a runner that applies at once (`batchLingerMs` 0);
+   * `catchUp()` and `stop()` apply what waits. @default 0
+   */
+  readonly deferMs?: number;
 }
 
 /** A processor's stored checkpoint is behind the runner's cursor: the batch is rolled back and the runner reads again from the checkpoints. */
@@ -143,10 +167,6 @@ export class ProcessorRunner {
   private readonly applied: Record<string, number> = {};
   private lastError: string | null = null;
   private position: Position | null = null;
-  /** Where the follow loop's reading stands: after its subscription's start, then after each committed batch (undefined: not subscribed). */
-  private cursor: Position | null | undefined = undefined;
-  /** The last event the processors observed: a batch read again (after a rewind) is not observed twice. */
-  private observedUpTo: Position | null = null;
   private waiters: Array<{ readonly check: () => boolean; readonly resolve: () => void; readonly reject: (error: unknown) => void }> = [];
 
   constructor(private readonly options: ProcessorRunnerOptions) {
@@ -169,9 +189,9 @@ export class ProcessorRunner {
    * its checkpoint is there, and its `apply` runs inside that store's
    * transaction.
    * @param stateStore @default the runner's `database`
-   * @throws InvalidOptionError when its name is invalid or taken (in any store of the runner), or the runner is already open
+   * @throws InvalidOptionError when its name is invalid or taken (in any store of the runner), `deferMs` is invalid or differs from the store's, or the runner is already open
    */
-  add(processor: EventProcessor, stateStore: ProcessorStateStore = this.options.database): void {
+  add(processor: EventProcessor, stateStore: ProcessorStateStore = this.options.database, options: AddProcessorOptions = {}): void {
     if (this.opened !== null) throw new InvalidOptionError('processors', `cannot add "${processor.name}" to a runner already opened`);
     if (typeof processor.name !== 'string' || !NAME.test(processor.name)) {
       throw new InvalidOptionError('processors.name', `expected 1 to 64 letters, digits, ".", "_" or "-", got ${JSON.stringify(processor.name)}`);
@@ -181,7 +201,9 @@ export class ProcessorRunner {
     const fed: Fed = { processor, matches: matcher === undefined ? () => true : (event) => matcher(event.streamName, event.type) };
     this.fed.push(fed);
     const group = this.groups.find((g) => g.store === stateStore);
-    if (group === undefined) this.groups.push({ store: stateStore, fed: [fed] });
+    const deferMs = options.deferMs === undefined ? (group?.deferMs ?? 0) : integerOption(options.deferMs, 'deferMs', 0, 0);
+    if (group !== undefined && group.deferMs !== deferMs) throw new InvalidOptionError('deferMs', `${stateStore.path} defers by ${group.deferMs} ms already, got ${deferMs}`);
+    if (group === undefined) this.groups.push({ store: stateStore, fed: [fed], deferMs, pending: [], pendingSince: null, cursor: null, observedUpTo: null });
     else group.fed.push(fed);
     this.applied[processor.name] = 0;
   }
@@ -226,7 +248,6 @@ export class ProcessorRunner {
     const loop = this.loop;
     this.loop = null;
     await loop;
-    this.cursor = undefined;
     this.settleWaiters(new Error(`The processor runner of source "${this.source}" stopped before it caught up`));
   }
 
@@ -249,15 +270,27 @@ export class ProcessorRunner {
   }
 
   private async readToEnd(): Promise<void> {
-    const from = this.resumePoint();
-    let cursor = from;
+    const from = this.startReading();
+    let first = true;
     const events = this.options.store.readAll({ fromPosition: from ?? 'start', filter: this.readFilter() });
     for await (const batch of pullBatches(events, this.batchSize)) {
       // readAll starts AT a position (inclusive): the checkpoint's own event was applied already.
-      const fresh = cursor === from && batch[0] !== undefined && from !== null && comparePositions(batch[0].position, from) === 0 ? batch.slice(1) : batch;
-      if (fresh.length > 0) cursor = this.applyBatch(fresh, cursor);
+      const fresh = first && batch[0] !== undefined && from !== null && comparePositions(batch[0].position, from) === 0 ? batch.slice(1) : batch;
+      first = false;
+      if (fresh.length > 0) this.applyBatch(fresh, false);
       await yieldToEventLoop();
     }
+  }
+
+  /** Starts a reading from the lowest checkpoint: every store's cursor there, nothing deferred. */
+  private startReading(): Position | null {
+    const from = this.resumePoint();
+    for (const group of this.groups) {
+      group.cursor = from;
+      group.pending = [];
+      group.pendingSince = null;
+    }
+    return from;
   }
 
   /**
@@ -274,7 +307,7 @@ export class ProcessorRunner {
     for await (const event of this.options.store.readAll({ direction: 'backwards', fromPosition: 'end', maxCount: 1, filter: this.readFilter() })) head = event.position;
     if (head === null) return;
     const target = head;
-    const check = (): boolean => this.cursor !== undefined && this.cursor !== null && comparePositions(this.cursor, target) >= 0;
+    const check = (): boolean => this.groups.every(({ cursor }) => cursor !== null && comparePositions(cursor, target) >= 0);
     if (check()) return;
     await new Promise<void>((resolve, reject) => this.waiters.push({ check, resolve, reject }));
   }
@@ -300,23 +333,22 @@ export class ProcessorRunner {
     let attempt = 0;
     while (!this.stopping) {
       try {
-        const from = this.resumePoint();
+        const from = this.startReading();
         const subscription = this.options.store.subscribeToAll({
           after: from ?? undefined,
           filter: this.readFilter(),
           batchSize: this.batchSize,
           signal: this.abort.signal,
         });
-        this.cursor = from;
         this.settleWaiters();
         const apply = (batch: readonly RecordedEvent[]): void => {
-          this.cursor = this.applyBatch(batch, this.cursor ?? null);
+          this.applyBatch(batch, true);
           attempt = 0;
-          this.settleWaiters();
         };
         if (this.batchLingerMs > 0) {
           for await (const batch of pullBatches(subscription, this.batchSize, this.batchLingerMs)) {
-            apply(batch);
+            this.applyBatch(batch, false);
+            attempt = 0;
             if (this.stopping) break;
             await yieldToEventLoop();
           }
@@ -335,6 +367,13 @@ export class ProcessorRunner {
         this.settleWaiters(error);
         await abortableDelay(retryInMs, this.abort.signal);
       }
+    }
+    // Stopped: what waits in a deferring store was read in order, and is applied before the runner stops.
+    try {
+      this.flushDeferred();
+    } catch (error) {
+      // A checkpoint moved back meanwhile: nothing was written, the next start reads again from it.
+      if (!(error instanceof CheckpointMoved)) this.fail(error, { source: this.source, attempt: 1, retryInMs: null });
     }
   }
 
@@ -361,7 +400,13 @@ export class ProcessorRunner {
             batch = [];
             continue;
           }
-          const next = await pending;
+          // Idle: a deferring store's events are applied when their time is up, if no event comes first.
+          const due = this.deferredDueInMs();
+          const next = due === null ? await pending : await raceTimeout(pending, due);
+          if (next === TIMED_OUT) {
+            this.flushDeferred();
+            continue;
+          }
           pending = null;
           if (next.done === true) return;
           apply([next.value]);
@@ -383,57 +428,96 @@ export class ProcessorRunner {
   }
 
   /**
-   * Applies one batch with every checkpoint, in one transaction per state
-   * store, then lets the processors observe it; returns the new cursor (the
-   * batch's last position).
-   * @param cursor where the runner's reading started, or its previous batch ended (null: the start)
-   * @throws CheckpointMoved when a stored checkpoint is behind `cursor` (nothing written in that store)
+   * Applies one batch in every state store (one transaction each, in the
+   * order the stores were added), or, when `defer` and a store defers, adds
+   * it to what waits there (applied once `deferMs` passed or `batchSize`
+   * events wait).
+   * @throws CheckpointMoved when a stored checkpoint is behind its store's cursor (nothing written in that store)
    */
-  private applyBatch(batch: readonly RecordedEvent[], cursor: Position | null): Position | null {
+  private applyBatch(batch: readonly RecordedEvent[], defer: boolean): void {
     const last = batch[batch.length - 1];
-    if (last === undefined) return cursor;
-    // One transaction per store, in the order the stores were added; each commits on its own (see the class's comment).
-    for (const { store, fed } of this.groups) {
-      const counts = store.transaction(() => {
-        // Every checkpoint of the store is checked before anything is written: the store's part of the batch is refused whole.
-        const checkpoints = fed.map(({ processor }) => {
-          const checkpoint = store.checkpoint(processor.name, this.source);
-          if (cursor !== null && (checkpoint === null || comparePositions(checkpoint, cursor) < 0)) throw new CheckpointMoved(processor.name, store.path);
-          return checkpoint;
-        });
-        const applied = new Map<string, number>();
-        fed.forEach(({ processor, matches }, p) => {
-          const checkpoint = checkpoints[p] ?? null;
-          if (checkpoint !== null && comparePositions(last.position, checkpoint) <= 0) return;
-          const after = checkpoint === null || comparePositions(batch[0]!.position, checkpoint) > 0 ? batch : batch.filter((e) => comparePositions(e.position, checkpoint) > 0);
-          const events = after.filter(matches);
-          const returned = events.length > 0 ? processor.apply(events) : 0;
-          const count = typeof returned === 'number' ? returned : events.length;
-          applied.set(processor.name, count);
-          store.saveCheckpoint(processor.name, this.source, last.position, events.at(-1)?.position, count);
-        });
-        return applied;
-      });
-      for (const [name, n] of counts) this.applied[name] = (this.applied[name] ?? 0) + n;
+    if (last === undefined) return;
+    const now = Date.now();
+    for (const group of this.groups) {
+      if (!defer || group.deferMs === 0) {
+        this.commit(group, batch);
+        continue;
+      }
+      for (const event of batch) group.pending.push(event);
+      group.pendingSince ??= now;
+      if (group.pending.length >= this.batchSize || now - group.pendingSince >= group.deferMs) this.commit(group, group.pending);
     }
     this.counters.eventsRead += batch.length;
     this.counters.batches++;
     this.counters.largestBatch = Math.max(this.counters.largestBatch, batch.length);
     this.position = last.position;
-    const observedUpTo = this.observedUpTo;
-    const unobserved = observedUpTo === null ? batch : batch.filter((e) => comparePositions(e.position, observedUpTo) > 0);
-    if (this.observedUpTo === null || comparePositions(last.position, this.observedUpTo) > 0) this.observedUpTo = last.position;
-    for (const { processor, matches } of this.fed) {
+    this.settleWaiters();
+  }
+
+  /** Applies what waits in the deferring stores. */
+  private flushDeferred(): void {
+    for (const group of this.groups) if (group.pending.length > 0) this.commit(group, group.pending);
+    this.settleWaiters();
+  }
+
+  /** How long until the oldest deferred event's time is up (null: none waits). */
+  private deferredDueInMs(): number | null {
+    let due: number | null = null;
+    const now = Date.now();
+    for (const group of this.groups) {
+      if (group.pendingSince === null) continue;
+      const left = Math.max(0, group.pendingSince + group.deferMs - now);
+      due = due === null ? left : Math.min(due, left);
+    }
+    return due;
+  }
+
+  /**
+   * Applies events in one state store with its processors' checkpoints, in
+   * one transaction, then lets its processors observe them.
+   * @throws CheckpointMoved when a stored checkpoint is behind the store's cursor (nothing written)
+   */
+  private commit(group: StoreGroup, events: readonly RecordedEvent[]): void {
+    const last = events[events.length - 1];
+    if (last === undefined) return;
+    const { store, fed, cursor } = group;
+    const counts = store.transaction(() => {
+      // Every checkpoint of the store is checked before anything is written: the store's part of the batch is refused whole.
+      const checkpoints = fed.map(({ processor }) => {
+        const checkpoint = store.checkpoint(processor.name, this.source);
+        if (cursor !== null && (checkpoint === null || comparePositions(checkpoint, cursor) < 0)) throw new CheckpointMoved(processor.name, store.path);
+        return checkpoint;
+      });
+      const applied = new Map<string, number>();
+      fed.forEach(({ processor, matches }, p) => {
+        const checkpoint = checkpoints[p] ?? null;
+        if (checkpoint !== null && comparePositions(last.position, checkpoint) <= 0) return;
+        const after = checkpoint === null || comparePositions(events[0]!.position, checkpoint) > 0 ? events : events.filter((e) => comparePositions(e.position, checkpoint) > 0);
+        const taken = after.filter(matches);
+        const returned = taken.length > 0 ? processor.apply(taken) : 0;
+        const count = typeof returned === 'number' ? returned : taken.length;
+        applied.set(processor.name, count);
+        store.saveCheckpoint(processor.name, this.source, last.position, taken.at(-1)?.position, count);
+      });
+      return applied;
+    });
+    group.cursor = last.position;
+    group.pending = [];
+    group.pendingSince = null;
+    for (const [name, n] of counts) this.applied[name] = (this.applied[name] ?? 0) + n;
+    const observedUpTo = group.observedUpTo;
+    const unobserved = observedUpTo === null ? events : events.filter((e) => comparePositions(e.position, observedUpTo) > 0);
+    if (observedUpTo === null || comparePositions(last.position, observedUpTo) > 0) group.observedUpTo = last.position;
+    for (const { processor, matches } of fed) {
       if (processor.observe === undefined) continue;
-      const events = unobserved.filter(matches);
-      if (events.length === 0) continue;
+      const observed = unobserved.filter(matches);
+      if (observed.length === 0) continue;
       try {
-        processor.observe(events);
+        processor.observe(observed);
       } catch (error) {
         this.fail(error, { source: this.source, attempt: 1, retryInMs: null });
       }
     }
-    return last.position;
   }
 
   private fail(error: unknown, failure: ProcessorFailure): void {
@@ -506,6 +590,18 @@ export class ProcessorRunner {
       stateStore.forgetCheckpoints(this.source);
       stateStore.recordSourceIdentity(this.source, current, (this.options.now ?? Date.now)());
     });
+  }
+}
+
+const TIMED_OUT = Symbol('timed out');
+
+/** The promise's value, or {@link TIMED_OUT} after `ms` (the timer is cleared either way). */
+async function raceTimeout<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), ms)))]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

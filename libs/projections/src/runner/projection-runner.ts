@@ -43,8 +43,9 @@ export interface ProjectionRunnerOptions {
    * Runners the process already has on the stores (the runtime's processors),
    * to join instead of reading the source's store a second time: the
    * projections are added to the host's runner of the source (one
-   * transaction of each file per batch). The batch, linger and retry options
-   * and `onError` are then the host runner's; `start()` starts the host's
+   * transaction of each file per batch; `batchLingerMs` is how long the
+   * projections' events may wait there, so that they batch under load). The
+   * batch size and retry options and `onError` are then the host runner's; `start()` starts the host's
    * runners, `stop()` leaves them running (their owner stops them), and
    * `catchUp()` waits until the host's runner has read what is stored now.
    * @default none: a runner of its own
@@ -108,9 +109,11 @@ export class ProjectionRunner {
     const processors = store.processors(options.projections);
     this.names = processors.map((p) => p.name);
     this.host = options.host;
+    const batchLingerMs = nonNegativeInteger(options.batchLingerMs, 'batchLingerMs', DEFAULT_BATCH_LINGER_MS);
     if (this.host !== undefined) {
       this.runner = this.host.runnerOf(source.name);
-      for (const processor of processors) this.runner.add(processor, store.stateStore);
+      // The host's other processors (the queue) apply each event at once; the projections batch what comes within the linger.
+      for (const processor of processors) this.runner.add(processor, store.stateStore, { deferMs: batchLingerMs });
       return;
     }
     const retryDelayMs = positiveInteger(options.retryDelayMs, 'retryDelayMs', 1_000);
@@ -122,7 +125,7 @@ export class ProjectionRunner {
       database: store.stateStore,
       processors,
       batchSize: positiveInteger(options.batchSize, 'batchSize', DEFAULT_BATCH_SIZE),
-      batchLingerMs: nonNegativeInteger(options.batchLingerMs, 'batchLingerMs', DEFAULT_BATCH_LINGER_MS),
+      batchLingerMs,
       retryDelayMs,
       maxRetryDelayMs,
       onError: (error) => options.onError?.(error),
