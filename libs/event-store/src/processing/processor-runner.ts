@@ -254,9 +254,11 @@ export class ProcessorRunner {
   /**
    * Applies everything stored now (reading `$all` to its current end), then
    * returns, without following: for tools and tests. A failure is thrown,
-   * not retried. Do not run it while the runner follows.
+   * not retried. While the runner follows, it waits for it instead
+   * ({@link caughtUp}): one reader at a time.
    */
   async catchUp(): Promise<void> {
+    if (this.loop !== null) return this.caughtUp();
     await this.open();
     for (;;) {
       try {

@@ -151,14 +151,13 @@ export class ProjectionRunner {
 
   /**
    * Processes everything stored now (reading `$all` to its current end), then
-   * returns: for tools and tests that need the read models up to date once,
-   * without following. A failure is thrown, not retried. Do not run it while
-   * the same runner follows. On a host's runner that follows, it waits until
-   * that runner has read what is stored now.
+   * returns: for tools and tests that need the read models up to date once.
+   * A failure is thrown, not retried. While the runner (its own, or the
+   * host's) follows, it waits until that runner has read what is stored now
+   * instead of reading a second time.
    */
   async catchUp(): Promise<void> {
-    if (this.host !== undefined) await this.runner.caughtUp();
-    else await this.runner.catchUp();
+    await this.runner.catchUp();
   }
 
   /** Counters and the last failure (on a host's runner, its counters; `eventsApplied` counts the projections' events). */
