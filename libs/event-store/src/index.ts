@@ -15,6 +15,7 @@ export * from './port/subscription';
 export * from './stream-name';
 export { MAX_APPEND_SIZE, MAX_EVENT_TYPE_LENGTH, DEFAULT_BATCH_SIZE } from './validation/limits';
 export { isUuid } from './validation/validate-append';
+export { serialiseEventData } from './validation/serialised-data';
 export * from './in-memory/in-memory-event-store';
 export * from './sqlite/sqlite-event-store';
 export * from './sqlite/sqlite-options';

@@ -206,6 +206,35 @@ describe('SqliteEventStore (adapter specifics)', () => {
       expect((await store.append(stream, [anEvent()], { expectedRevision: 0n })).nextExpectedRevision).toBe(1n);
     });
 
+    it('an append that fails after its first event was written leaves none of it; the rest of its batch commits', async () => {
+      const store = open();
+      const before = uniqueStream();
+      const partial = uniqueStream();
+      const after = uniqueStream();
+      await store.append(before, [anEvent()], { expectedRevision: ExpectedRevision.NO_STREAM });
+      // Fault injection: a trigger refuses one event type, failing the insert statement while the transaction goes on.
+      rawConnection().exec(`CREATE TRIGGER refuse_poison BEFORE INSERT ON events WHEN NEW.event_type = 'Poison' BEGIN SELECT RAISE(ABORT, 'poison refused'); END`);
+      const [first, failed, last] = await Promise.allSettled([
+        store.append(before, [anEvent()], { expectedRevision: 0n }),
+        store.append(partial, [anEvent(), anEvent('Poison')], { expectedRevision: ExpectedRevision.NO_STREAM }),
+        store.append(after, [anEvent()], { expectedRevision: ExpectedRevision.NO_STREAM }),
+      ]);
+      expect((failed as PromiseRejectedResult).reason).toMatchObject({ cause: expect.objectContaining({ message: expect.stringContaining('poison refused') }) });
+      expect((await store.readStream(partial)).streamExists).toBe(false);
+      expect(first.status).toBe('fulfilled');
+      expect(last.status).toBe('fulfilled');
+      expect((await store.readStream(before)).events).toHaveLength(2);
+      expect((await store.readStream(after)).events).toHaveLength(1);
+      // A conflict fails before writing: its batch needs no rollback, the others commit.
+      const [conflict, fine] = await Promise.allSettled([
+        store.append(before, [anEvent()], { expectedRevision: 0n }),
+        store.append(partial, [anEvent()], { expectedRevision: ExpectedRevision.NO_STREAM }),
+      ]);
+      expect((conflict as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedRevisionError);
+      expect(fine.status).toBe('fulfilled');
+      expect((await store.readStream(partial)).events).toHaveLength(1);
+    });
+
     it('a read-only store: StoreUnavailableError(readOnly)', async () => {
       open(); // create the file
       const readOnly = open({ readOnly: true });

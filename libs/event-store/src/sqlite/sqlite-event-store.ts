@@ -44,6 +44,9 @@ interface StreamRow {
   readonly tombstoned: number;
 }
 
+/** What one operation of a batch gave. */
+type Outcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
+
 interface Job {
   readonly label: string;
   readonly run: () => unknown;
@@ -112,6 +115,8 @@ export class SqliteEventStore implements EventStore {
   private readonly statements: ReturnType<SqliteEventStore['prepareStatements']>;
   private queue: Job[] = [];
   private flushScheduled = false;
+  /** Whether the operation running in a batch has begun writing (see `runBatch`). */
+  private operationWrote = false;
   private closed = false;
   private identity: StoreIdentity | undefined;
   private counters = { transactions: 0, operations: 0, largestBatch: 0 };
@@ -338,6 +343,7 @@ export class SqliteEventStore implements EventStore {
       if (decision.kind === 'deleted') throw new StreamDeletedError(streamName);
       if (decision.kind === 'conflict') throw new WrongExpectedRevisionError(streamName, expected, decision.actual);
       const last = state?.lastRevision ?? -1;
+      this.operationWrote = true;
       if (tombstone) this.statements.tombstone.run({ stream: streamName, last });
       else this.statements.softDelete.run({ stream: streamName, last, truncateBefore: last + 1 });
       return undefined;
@@ -361,6 +367,7 @@ export class SqliteEventStore implements EventStore {
         const created = this.now();
         let revision = decision.firstRevision;
         let position = 0;
+        this.operationWrote = true;
         for (const event of events) {
           const info = this.statements.insertEvent.run(streamName, revision, event.id, event.type, event.dataJson, event.metadataJson, created);
           position = Number(info.lastInsertRowid);
@@ -399,18 +406,52 @@ export class SqliteEventStore implements EventStore {
     }
   }
 
+  /**
+   * Runs a batch in one transaction. Most operations that fail do so before
+   * they write (a concurrency conflict, a deleted stream): those need nothing
+   * undone, so the batch runs without a savepoint per operation. When one
+   * fails after it began writing, its partial writes must go: the whole
+   * transaction is rolled back and the batch runs again with a savepoint per
+   * operation (nothing was committed nor answered yet; the operations read
+   * the store afresh, so their answers are those of the second run).
+   */
   private runBatch(batch: readonly Job[]): void {
     this.counters.transactions++;
     this.counters.operations += batch.length;
     this.counters.largestBatch = Math.max(this.counters.largestBatch, batch.length);
-    try {
-      this.statements.begin.run();
-    } catch (error) {
-      const translated = translateSqliteError(error, `begin (${batch.length} operations)`);
-      for (const job of batch) job.reject(translated);
-      return;
+    if (!this.begin(batch)) return;
+    const outcomes: Outcome[] = [];
+    for (const job of batch) {
+      this.operationWrote = false;
+      try {
+        outcomes.push({ ok: true, value: job.run() });
+      } catch (error) {
+        outcomes.push({ ok: false, error: translateSqliteError(error, job.label) });
+        // On SQLITE_FULL, IOERR, BUSY or NOMEM SQLite may roll the whole transaction back by itself:
+        // the batch is then lost, and nothing more may run outside a transaction.
+        if (!this.db.inTransaction) {
+          this.abortBatch(batch, outcomes, error);
+          return;
+        }
+        if (this.operationWrote) {
+          try {
+            this.statements.rollback.run();
+          } catch {
+            this.abortBatch(batch, outcomes, error);
+            return;
+          }
+          this.runBatchWithSavepoints(batch);
+          return;
+        }
+      }
     }
-    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    this.commitBatch(batch, outcomes);
+  }
+
+  /** A batch with a savepoint per operation: one that fails is rolled back alone, the others commit. */
+  private runBatchWithSavepoints(batch: readonly Job[]): void {
+    if (!this.begin(batch)) return;
+    const outcomes: Outcome[] = [];
     for (const job of batch) {
       try {
         this.statements.savepoint.run();
@@ -424,8 +465,6 @@ export class SqliteEventStore implements EventStore {
         outcomes.push({ ok: true, value });
       } catch (error) {
         outcomes.push({ ok: false, error: translateSqliteError(error, job.label) });
-        // On SQLITE_FULL, IOERR, BUSY or NOMEM SQLite may roll the whole transaction back by itself:
-        // the batch is then lost, and nothing more may run outside a transaction.
         if (!this.db.inTransaction) {
           this.abortBatch(batch, outcomes, error);
           return;
@@ -439,6 +478,23 @@ export class SqliteEventStore implements EventStore {
         }
       }
     }
+    this.commitBatch(batch, outcomes);
+  }
+
+  /** Begins a batch's write transaction; false (every operation failed) when it cannot. */
+  private begin(batch: readonly Job[]): boolean {
+    try {
+      this.statements.begin.run();
+      return true;
+    } catch (error) {
+      const translated = translateSqliteError(error, `begin (${batch.length} operations)`);
+      for (const job of batch) job.reject(translated);
+      return false;
+    }
+  }
+
+  /** Commits a batch, then answers each operation. */
+  private commitBatch(batch: readonly Job[], outcomes: readonly Outcome[]): void {
     try {
       this.statements.commit.run();
     } catch (error) {
@@ -447,7 +503,7 @@ export class SqliteEventStore implements EventStore {
     }
     let wrote = false;
     batch.forEach((job, i) => {
-      const outcome = outcomes[i] as (typeof outcomes)[number];
+      const outcome = outcomes[i] as Outcome;
       if (outcome.ok) {
         wrote = true;
         job.resolve(outcome.value);

@@ -8,6 +8,7 @@ import { assertValidStreamName } from '../stream-name';
 import { findJsonProblem, isPlainObject } from './json-check';
 import { MAX_APPEND_SIZE, MAX_EVENT_TYPE_LENGTH } from './limits';
 import type { PreparedEvent } from './prepared-event';
+import { takeSerialisedData } from './serialised-data';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // eslint-disable-next-line no-control-regex
@@ -46,11 +47,16 @@ function prepareEvent(event: unknown, index: number): PreparedEvent {
   }
   if (CONTROL.test(type)) throw new InvalidEventError(InvalidEventField.TYPE, index, 'type contains control characters');
 
-  if (!isPlainObject(data)) {
-    throw new InvalidEventError(InvalidEventField.DATA, index, `data must be a plain JSON object, got ${describe(data)}`);
+  // A payload serialiseEventData checked and serialised just before: stored as it gave it, not checked twice.
+  let dataJson = typeof data === 'object' && data !== null ? takeSerialisedData(data) : undefined;
+  if (dataJson === undefined) {
+    if (!isPlainObject(data)) {
+      throw new InvalidEventError(InvalidEventField.DATA, index, `data must be a plain JSON object, got ${describe(data)}`);
+    }
+    const dataProblem = findJsonProblem(data, 'data');
+    if (dataProblem !== undefined) throw new InvalidEventError(InvalidEventField.DATA, index, dataProblem);
+    dataJson = JSON.stringify(data);
   }
-  const dataProblem = findJsonProblem(data, 'data');
-  if (dataProblem !== undefined) throw new InvalidEventError(InvalidEventField.DATA, index, dataProblem);
 
   if (metadata !== undefined) {
     if (!isPlainObject(metadata)) {
@@ -70,7 +76,6 @@ function prepareEvent(event: unknown, index: number): PreparedEvent {
     }
   }
 
-  const dataJson = JSON.stringify(data);
   const metadataJson = JSON.stringify(metadata ?? {});
   const size = Buffer.byteLength(type, 'utf8') + Buffer.byteLength(dataJson, 'utf8') + Buffer.byteLength(metadataJson, 'utf8');
   if (size > MAX_APPEND_SIZE) throw new EventTooLargeError(size, MAX_APPEND_SIZE, index);

@@ -4,6 +4,7 @@ import type { ApprovalPage } from '@agent-ledger/projections';
 import { ProjectionQueries } from '@agent-ledger/projections';
 import type { ApiCaller } from '../auth/api-caller';
 import { Caller } from '../auth/api-caller';
+import { ApiStoreFaults } from '../openapi/store-faults.decorator';
 import { RequireScope } from '../auth/auth.decorators';
 import { listEntitledApprovals } from '../runs/entitled-runs';
 import { ListApprovalsQueryDto } from '../runs/run-dtos';
@@ -23,6 +24,7 @@ export class ApprovalsController {
   @Get()
   @RequireScope('runs:read')
   @ApiOperation({ summary: 'List requests for approval (approvals read model): filters, cursor pages, newest first; state=pending lists the runs waiting for a decision' })
+  @ApiStoreFaults()
   @ApiOkResponse({ description: 'a page of requests for approval; `nextCursor` is null on the last page' })
   @ApiBadRequestResponse({ description: 'a refused query (`INVALID_FIELD`, `INVALID_QUERY`)' })
   @ApiNotFoundResponse({ description: 'a key limited to some agents named with runId a run it may not read (`RUN_NOT_FOUND`)' })

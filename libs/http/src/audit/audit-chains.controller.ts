@@ -6,6 +6,7 @@ import type { AuditStoreVerdict } from '@agent-ledger/runtime';
 import { AUDIT_EVENT_STORE, AuditStoreReviewer, GetRunState, RUN_EVENT_STORE, reviewRunAudit } from '@agent-ledger/runtime';
 import { AcrossRuns, RequireScope } from '../auth/auth.decorators';
 import { AuditChainsQueryDto } from './audit-chains-query.dto';
+import { ApiStoreFaults } from '../openapi/store-faults.decorator';
 
 /**
  * `GET /audit/chains`: the integrity verdict from a full pass over the stores
@@ -34,6 +35,7 @@ export class AuditChainsController {
   @ApiOperation({
     summary: "Verify every run's audit chain and match every executed write to its audit, from the stores, or one run's (a key limited to some agents must name one of their runs with runId)",
   })
+  @ApiStoreFaults()
   @ApiOkResponse({ description: 'the verdict: runs and records checked, every break found, writes without audit, audited late (`findings`: the integrity of the audit is in doubt)' })
   @ApiBadRequestResponse({ description: 'a refused query (`INVALID_FIELD`)' })
   @ApiNotFoundResponse({ description: 'runId names no run, or one the key may not read (`RUN_NOT_FOUND`)' })

@@ -6,6 +6,7 @@ import { AUDIT_EVENT_STORE, AuditStoreReviewer, RUN_EVENT_STORE, reviewRunAudit 
 import { AcrossRuns, RequireScope } from '../auth/auth.decorators';
 import { AuditReviewQueryDto } from '../runs/run-dtos';
 import type { AuditReviewAnswer } from './audit-review-answer';
+import { ApiStoreFaults } from '../openapi/store-faults.decorator';
 
 /**
  * `GET /audit/review`: the audit-review read model's report (the dashboard's
@@ -32,6 +33,7 @@ export class AuditReviewController {
   @RequireScope('audit:read')
   @AcrossRuns()
   @ApiOperation({ summary: 'The audit-review report and the integrity verdict read from the stores (a key limited to some agents must name one of their runs with runId)' })
+  @ApiStoreFaults()
   @ApiOkResponse({ description: 'totals and lists of the audit review, and the verdict (`findings`: the integrity of the audit is in doubt)' })
   @ApiBadRequestResponse({ description: 'a refused query (`INVALID_FIELD`)' })
   @ApiNotFoundResponse({ description: 'runId names a run the key may not read (`RUN_NOT_FOUND`)' })

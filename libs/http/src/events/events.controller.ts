@@ -5,6 +5,7 @@ import { assertRunId } from '@agent-ledger/domain';
 import { AcrossRuns, RequireScope } from '../auth/auth.decorators';
 import { EventStreamQueryDto } from '../runs/run-dtos';
 import { EventStreamService } from './event-stream.service';
+import { ApiStoreFaults } from '../openapi/store-faults.decorator';
 
 const LAST_EVENT_ID = { name: 'Last-Event-ID', required: false, description: 'Resume right after this event (the id of the last frame received)' };
 /** The SSE answer: a stream of frames, described in words (it is not one JSON document). */
@@ -38,6 +39,7 @@ export class EventsController {
   @Get('runs/:runId/events')
   @RequireScope('runs:read')
   @ApiOperation({ summary: "SSE: the run's stream, history then live" })
+  @ApiStoreFaults()
   @ApiHeader(LAST_EVENT_ID)
   @ApiOkResponse(STREAM)
   @ApiBadRequestResponse({ description: 'a bad run id, Last-Event-ID or after (`INVALID_FIELD`)' })

@@ -2,6 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ProjectionRunnerStats } from '@agent-ledger/projections';
 import { ProjectionRunnerPool } from '@agent-ledger/projections';
+import { ApiStoreFaults } from '../openapi/store-faults.decorator';
 import { RequireScope } from '../auth/auth.decorators';
 import type { ProjectionStatusWithLag } from './projection-lag.service';
 import { ProjectionLagService } from './projection-lag.service';
@@ -30,6 +31,7 @@ export class ReadModelsController {
   @Get('projections')
   @RequireScope('operate')
   @ApiOperation({ summary: "Each projection's checkpoint, head and lag" })
+  @ApiStoreFaults()
   @ApiOkResponse({ description: "each projection's checkpoint, head and lag, and this process's runners" })
   async projections(): Promise<ProjectionsAnswer> {
     return { projections: await this.lag.status(PROJECTION_LAG_CAP), runners: this.runners.stats() };

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBadRequestResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { RunStatus } from '@agent-ledger/domain';
 import { assertRunId, RunNotFoundError } from '@agent-ledger/domain';
 import type { RunStepsAnswer } from '@agent-ledger/client';
@@ -12,12 +12,21 @@ import { CancelRun, DecideRunApproval, RequeueDeadLetteredRun, StartRun, SubmitR
 import type { ApiCaller } from '../auth/api-caller';
 import { Caller, mayUseAgent } from '../auth/api-caller';
 import { NotEntitledError } from '../auth/auth.errors';
+import { ApiStoreFaults } from '../openapi/store-faults.decorator';
 import { RequireScope } from '../auth/auth.decorators';
 import { replyJson } from '../json-reply';
 import { listEntitledRuns } from './entitled-runs';
 import type { CancelRunAnswer, RequeueRunAccepted, RunResumeAnswer, StartRunAccepted, StartRunInteractive } from './run-answers';
 import { CancelRunDto, DecideApprovalDto, ListRunsQueryDto, RequeueRunDto, StartRunDto, SubmitInputDto } from './run-dtos';
 import { runViewOf } from './run-view';
+
+/** The requeue's own 503. */
+const REQUEUE_UNAVAILABLE =
+  'the requeue is recorded, but its statement could not be stored in the audit trail (`AUDIT_STATEMENT_NOT_STORED`, with `continuationRunId`): the continuation is not started; repeat the requeue to complete it';
+
+/** The decision's own 503. */
+const DECISION_UNAVAILABLE =
+  'the run store could not take the decision (`STORE_UNAVAILABLE`, `Retry-After`): nothing was decided. A decision whose audit statement could not be stored is a 200 with `auditStatement: pending`';
 
 /** The steps of a run, from the steps read model (the client's contract's type). */
 export type { RunStepsAnswer } from '@agent-ledger/client';
@@ -50,6 +59,7 @@ export class RunsController {
   @Post()
   @RequireScope('runs:submit')
   @ApiOperation({ summary: 'Start a run (queued: 202; interactive: 200 with the settled run)' })
+  @ApiStoreFaults({ appends: true })
   @ApiAcceptedResponse({ description: 'queued: the run is recorded (also a replay of an idempotency key: `replayed: true`)' })
   @ApiOkResponse({ description: 'interactive: the settled run, as its stream tells it' })
   @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`, `MALFORMED_JSON`)' })
@@ -75,6 +85,7 @@ export class RunsController {
   @Get()
   @RequireScope('runs:read')
   @ApiOperation({ summary: 'List runs: filters, cursor pages, newest first' })
+  @ApiStoreFaults()
   @ApiOkResponse({ description: 'a page of runs; `nextCursor` is null on the last page' })
   @ApiBadRequestResponse({ description: 'a refused query (`INVALID_FIELD`, `INVALID_QUERY`)' })
   list(@Query() query: ListRunsQueryDto, @Caller() caller: ApiCaller): RunPage {
@@ -85,6 +96,7 @@ export class RunsController {
   @Get(':runId')
   @RequireScope('runs:read')
   @ApiOperation({ summary: 'One run (run-status read model)' })
+  @ApiStoreFaults()
   @ApiOkResponse({ description: 'the run-status row' })
   @ApiBadRequestResponse({ description: 'not a run id (`INVALID_FIELD`)' })
   @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)' })
@@ -99,6 +111,7 @@ export class RunsController {
   @Get(':runId/steps')
   @RequireScope('runs:read')
   @ApiOperation({ summary: "A run's steps (steps read model)" })
+  @ApiStoreFaults()
   @ApiOkResponse({ description: "the run's steps (steps read model)" })
   @ApiBadRequestResponse({ description: 'not a run id (`INVALID_FIELD`)' })
   @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)' })
@@ -118,6 +131,7 @@ export class RunsController {
   @Post(':runId/cancel')
   @RequireScope('operate')
   @ApiOperation({ summary: 'Cancel a run; the caller (its key) is recorded as who asked' })
+  @ApiStoreFaults({ appends: true })
   @ApiOkResponse({ description: 'cancelled (it was queued)' })
   @ApiAcceptedResponse({ description: 'a running run stops at its next step boundary' })
   @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`)' })
@@ -140,13 +154,11 @@ export class RunsController {
   @Post(':runId/requeue')
   @RequireScope('operate')
   @ApiOperation({ summary: 'Requeue a dead-lettered run as a continuation run; the caller (its key) is recorded as who requeued' })
+  @ApiStoreFaults({ appends: true, alsoUnavailable: REQUEUE_UNAVAILABLE })
   @ApiAcceptedResponse({ description: 'the continuation run is queued' })
   @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`)' })
   @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)' })
   @ApiConflictResponse({ description: '`RUN_NOT_DEAD_LETTERED`, `RUN_ALREADY_REQUEUED`, `IN_FLIGHT_WRITE_UNRESOLVED`' })
-  @ApiServiceUnavailableResponse({
-    description: 'the requeue is recorded, but its statement could not be stored in the audit trail (`AUDIT_STATEMENT_NOT_STORED`, with `continuationRunId`): the continuation is not started; repeat the requeue to complete it',
-  })
   async requeue(@Param('runId') runId: string, @Body() body: RequeueRunDto, @Caller() caller: ApiCaller, @Res() response: ServerResponse): Promise<void> {
     assertRunId(runId);
     const { reason, resolution } = body;
@@ -171,14 +183,12 @@ export class RunsController {
   @HttpCode(200)
   @RequireScope('runs:approve')
   @ApiOperation({ summary: 'Approve or deny the calls a run waits for (WAITING_FOR_APPROVAL); the key id is recorded as who decided' })
+  @ApiStoreFaults({ appends: true, alsoUnavailable: DECISION_UNAVAILABLE })
   @ApiOkResponse({ description: 'decided: the run is QUEUED again (approved, or denied with tellModel), or FAILED APPROVAL_DENIED (denied with endRun)' })
   @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`, `MALFORMED_JSON`)' })
   @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)' })
   @ApiConflictResponse({
     description: 'the run does not wait for approval, or was decided already (`RUN_NOT_WAITING_FOR_APPROVAL`, with `status`); `round` names another request (`APPROVAL_ROUND_MISMATCH`, with `waitingRound`); the run is settled (`RUN_ALREADY_SETTLED`)',
-  })
-  @ApiServiceUnavailableResponse({
-    description: 'the run store could not take the decision (`STORE_UNAVAILABLE`, `Retry-After`): nothing was decided. A decision whose audit statement could not be stored is a 200 with `auditStatement: pending`',
   })
   async decideApproval(@Param('runId') runId: string, @Body() body: DecideApprovalDto, @Caller() caller: ApiCaller): Promise<RunResumeAnswer> {
     assertRunId(runId);
@@ -196,6 +206,7 @@ export class RunsController {
   @HttpCode(200)
   @RequireScope('runs:submit')
   @ApiOperation({ summary: 'Submit the input a run waits for (WAITING_FOR_INPUT); the key id is recorded as who submitted it' })
+  @ApiStoreFaults({ appends: true })
   @ApiOkResponse({ description: 'the input is recorded: the run is QUEUED again, a worker resumes it' })
   @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`, `MALFORMED_JSON`)' })
   @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)' })

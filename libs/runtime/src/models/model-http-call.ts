@@ -1,3 +1,4 @@
+import { deadlineSignal } from '../clock/deadline-signal';
 import { ModelProviderTimeoutError } from './model-provider-timeout.error';
 import { ModelProviderUnreachableError, networkFailureReason } from './model-provider-unreachable.error';
 
@@ -42,14 +43,14 @@ export interface ModelHttpReply {
  */
 export async function postModelRequest(call: ModelHttpCall): Promise<ModelHttpReply> {
   call.signal.throwIfAborted();
-  const timeout = AbortSignal.timeout(call.timeoutMs);
-  const signal = AbortSignal.any([call.signal, timeout]);
+  const deadline = deadlineSignal(call.signal, call.timeoutMs);
+  const { signal } = deadline;
   try {
     const reply = await call.fetch(call.url, { method: 'POST', headers: call.headers, body: JSON.stringify(call.body), signal });
     const text = await reply.text();
     return { status: reply.status, ok: reply.ok, headers: reply.headers, text };
   } catch (error) {
-    if (timeout.aborted && !call.signal.aborted && error === timeout.reason) {
+    if (deadline.timedOut && !call.signal.aborted && error === signal.reason) {
       throw new ModelProviderTimeoutError(call.url, call.timeoutMs, { cause: error, provider: call.provider });
     }
     // fetch's own failure to reach the server (not an abort, not an answer): named, with the socket's cause.
@@ -57,6 +58,8 @@ export async function postModelRequest(call: ModelHttpCall): Promise<ModelHttpRe
       throw new ModelProviderUnreachableError(call.provider, call.url, networkFailureReason(error), { cause: error });
     }
     throw error;
+  } finally {
+    deadline.dispose();
   }
 }
 

@@ -1,7 +1,7 @@
 import type { DomainEvent, EventCausation } from '@agent-ledger/domain';
 import { decodeEvent, encodeEvent } from '@agent-ledger/domain';
 import type { EventData, RecordedEvent } from '@agent-ledger/event-store';
-import { deterministicEventId } from '@agent-ledger/event-store';
+import { deterministicEventId, serialiseEventData } from '@agent-ledger/event-store';
 
 /** Who caused an append: carried into the events' metadata under EventStoreDB's keys (the domain's {@link EventCausation}). */
 export type CausationContext = EventCausation;
@@ -23,7 +23,8 @@ export function toEventData(
   return events.map((event, index) => {
     const revision = nextRevision + BigInt(index);
     return {
-      id: deterministicEventId(`${stream}|${revision}|${event.type}|${JSON.stringify(event.data)}`),
+      // serialiseEventData is JSON.stringify (the id's name is unchanged), and the append stores that string instead of serialising again.
+      id: deterministicEventId(`${stream}|${revision}|${event.type}|${serialiseEventData(event.data)}`),
       ...encodeEvent(event, causation),
     };
   });

@@ -80,6 +80,37 @@ describe('QueueIndex: a checkpointed projection of the unfinished runs', () => {
     expect(index.expiredLeases(lease)).toEqual([running.runId]);
   });
 
+  it("moves a running run's lease on each step start, and nothing else; a step of a run it does not hold adds none", async () => {
+    const running = new RunHistory(decider, `run-${randomUUID()}`).request(T0).claim(WORKER, T0);
+    await append(running.runId, running.events);
+    const { index, host } = boot();
+    await host.open();
+    await host.catchUp();
+    const claimed = index.run(running.runId);
+    expect(claimed).toMatchObject({ mode: 'queued', status: 'RUNNING', notBefore: T0 });
+    const claimedLease = claimed?.leaseExpiresAt ?? 0;
+
+    const from = BigInt(running.events.length);
+    const later = T0 + 60_000;
+    running.startLlm(LEASE, 0, later);
+    await append(running.runId, running.events.slice(Number(from)), from);
+    await host.catchUp();
+    const moved = index.run(running.runId);
+    expect(moved?.leaseExpiresAt).toBeGreaterThan(claimedLease);
+    expect(moved).toEqual({ ...claimed, leaseExpiresAt: moved?.leaseExpiresAt });
+    expect(index.expiredLeases(claimedLease)).toEqual([]);
+    expect(index.expiredLeases(moved?.leaseExpiresAt ?? 0)).toEqual([running.runId]);
+
+    // A run settled and gone from the table: a late step event of it does not bring it back.
+    const settled = new RunHistory(decider, `run-${randomUUID()}`).request(T0).claim(WORKER, T0).startLlm(LEASE, 0, T0 + 1);
+    const start = settled.events[settled.events.length - 1] as RunEvent;
+    settled.complete(LEASE, 'done', T0 + 2);
+    await append(settled.runId, [...settled.events, start]);
+    await host.catchUp();
+    expect(index.run(settled.runId)).toBeUndefined();
+    expect(index.counts()).toEqual({ queued: 0, running: 1, waiting: 0 });
+  });
+
   it('starts from its table and its checkpoint: a restart reads only the events appended since, not the history', async () => {
     const settled: string[] = [];
     for (let i = 0; i < 50; i++) {

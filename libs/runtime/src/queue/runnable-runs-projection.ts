@@ -84,6 +84,7 @@ export class RunnableRunsProjection implements EventProcessor {
     readonly get: Database.Statement<[string], Row>;
     readonly insert: Database.Statement<[string, string, number]>;
     readonly update: Database.Statement<[string, string, number, number | null, string]>;
+    readonly moveLease: Database.Statement<[number, string, number]>;
     readonly remove: Database.Statement<[string]>;
     readonly due: Database.Statement<[string, number], { run_id: string }>;
     readonly expired: Database.Statement<[number], { run_id: string }>;
@@ -106,6 +107,7 @@ export class RunnableRunsProjection implements EventProcessor {
         "INSERT INTO queue_runs (run_id, mode, status, not_before, lease_expires_at) VALUES (?, ?, 'QUEUED', ?, NULL) ON CONFLICT (run_id) DO NOTHING",
       ),
       update: db.prepare('UPDATE queue_runs SET mode = ?, status = ?, not_before = ?, lease_expires_at = ? WHERE run_id = ?'),
+      moveLease: db.prepare('UPDATE queue_runs SET lease_expires_at = ? WHERE run_id = ? AND lease_expires_at IS NOT ?'),
       remove: db.prepare('DELETE FROM queue_runs WHERE run_id = ?'),
       due: db.prepare("SELECT run_id FROM queue_runs WHERE status = 'QUEUED' AND mode = ? AND not_before <= ? ORDER BY not_before, run_id"),
       expired: db.prepare("SELECT run_id FROM queue_runs WHERE status = 'RUNNING' AND lease_expires_at <= ? ORDER BY lease_expires_at, run_id"),
@@ -156,6 +158,11 @@ export class RunnableRunsProjection implements EventProcessor {
     const event = decodeRunEvent(recorded);
     if (event === null) return;
     const runId = event.data.runId;
+    if (event.type === 'StepStarted' || event.type === 'LeaseRenewed') {
+      // Moves only the lease (the status machine keeps the status; a run the table lacks stays out): one write, no read.
+      this.statements.moveLease.run(event.data.leaseExpiresAt, runId, event.data.leaseExpiresAt);
+      return;
+    }
     const run = this.run(runId);
     const status = runStatusAfter(run?.status ?? null, event);
     if (status === null) return;
@@ -176,8 +183,6 @@ export class RunnableRunsProjection implements EventProcessor {
       case 'RunRequeued':
         return save({ notBefore: event.data.notBefore, leaseExpiresAt: null });
       case 'RunClaimed':
-      case 'LeaseRenewed':
-      case 'StepStarted':
         return save({ leaseExpiresAt: event.data.leaseExpiresAt });
       case 'ApprovalRequested':
       case 'InputRequested':

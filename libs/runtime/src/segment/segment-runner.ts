@@ -17,6 +17,7 @@ import { isEventStoreError } from '@agent-ledger/event-store';
 import { CrashPoint, crashPoint } from '@agent-ledger/crash-points';
 import type { Clock } from '../clock/clock';
 import { CLOCK } from '../clock/clock';
+import { deadlineSignal } from '../clock/deadline-signal';
 import { approvalsOf } from '../agents/agent-approvals';
 import { UserInputRequired } from '../tools/user-input-required';
 import type { AgentCatalog, CatalogAgent } from './agent-catalog';
@@ -326,7 +327,8 @@ class Segment {
     } else {
       this.runner.context.metrics.increment('toolExecutions');
       const deadline = registered.operationDeadlineSeconds;
-      const signal = deadline === null ? this.controller.signal : AbortSignal.any([this.controller.signal, AbortSignal.timeout(deadline * 1000)]);
+      const limited = deadline === null ? null : deadlineSignal(this.controller.signal, deadline * 1000);
+      const signal = limited?.signal ?? this.controller.signal;
       try {
         const userInput = this.state.inputs.get(stepId);
         const result = await registered.tool.execute(check.args, {
@@ -344,6 +346,8 @@ class Segment {
           await this.send({ type: 'RequestInput', data: { runId: this.runId, ...this.lease, round, callIndex, prompt: error.prompt }, metadata: this.now() });
         }
         outcome = { outcome: 'failed', error: describeFailure(error) };
+      } finally {
+        limited?.dispose();
       }
     }
     await crashPoint(CrashPoint.AFTER_TOOL_RETURNED, at);

@@ -18,8 +18,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRunDecider } from '@agent-ledger/domain';
 import { RunHistory } from '@agent-ledger/domain/testing';
-import { StoreUnavailableError } from '@agent-ledger/event-store';
-import { ProjectionRebuilder } from '@agent-ledger/projections';
+import { StoreFullError, StoreUnavailableError } from '@agent-ledger/event-store';
+import { ProjectionRebuilder, ProjectionStore, ProjectionStoreClosedError } from '@agent-ledger/projections';
 import { decisionHistories, seedRun } from '@agent-ledger/runtime/testing';
 import { scaled } from '../../../../../test/support/time-scale';
 import type { HttpTestApp, HttpTestKey } from '../testing/http-test-app';
@@ -383,6 +383,73 @@ describe('the OpenAPI document against every route’s real answers', () => {
       await expectAnswer({ method, path, runId: clockRun, body: 'plain text', contentType: 'text/plain' }, 415);
       await expectAnswer({ method, path, runId: clockRun, body: { input: 'x'.repeat(BODY_LIMIT) } }, 413);
       await expectAnswer({ method, path, runId: clockRun, body: '{"input":' }, 400);
+    }
+  });
+
+
+  it('the answers of failing stores on every route that reads or appends: 503 while one cannot be reached, 500 on an unexpected failure, 507 when the event store is full', async () => {
+    // The real stores, made to fail (every call of the event store; every query of the read models) while the requests run.
+    const store = app.stores.runStore;
+    const readModels = app.app.get(ProjectionStore);
+    const failing = async (fault: 'unavailable' | 'unexpected', requests: () => Promise<void>): Promise<void> => {
+      const storeError = () => (fault === 'unavailable' ? new StoreUnavailableError('ioError', 'made unavailable by the test') : new Error('made to fail by the test'));
+      const spies = [
+        ...(['append', 'readStream', 'readAll', 'subscribeToStream', 'subscribeToAll', 'storeIdentity'] as const).map((method) =>
+          jest.spyOn(store, method).mockImplementation(() => {
+            throw storeError();
+          }),
+        ),
+        jest.spyOn(readModels, 'database', 'get').mockImplementation(() => {
+          throw fault === 'unavailable' ? new ProjectionStoreClosedError(readModels.path) : new Error('made to fail by the test');
+        }),
+      ];
+      try {
+        await requests();
+      } finally {
+        for (const spy of spies) spy.mockRestore();
+      }
+    };
+    const routes: Exchange[] = [
+      { method: 'POST', path: '/runs', body: { agent: 'clock', input: 'go' } },
+      { method: 'GET', path: '/runs' },
+      { method: 'GET', path: '/runs/{runId}', runId: clockRun },
+      { method: 'GET', path: '/runs/{runId}/steps', runId: clockRun },
+      { method: 'POST', path: '/runs/{runId}/cancel', runId: clockRun },
+      { method: 'POST', path: '/runs/{runId}/requeue', runId: clockRun },
+      { method: 'POST', path: '/runs/{runId}/approval', runId: clockRun, body: { decision: 'approve' } },
+      { method: 'POST', path: '/runs/{runId}/input', runId: clockRun, body: { input: 'x' } },
+      { method: 'GET', path: '/approvals' },
+      { method: 'GET', path: '/runs/{runId}/events', runId: clockRun },
+      { method: 'GET', path: '/audit/review' },
+      { method: 'GET', path: '/audit/chains' },
+      { method: 'GET', path: '/projections' },
+      { method: 'GET', path: '/metrics' },
+    ];
+    await failing('unavailable', async () => {
+      for (const route of routes) await expectAnswer(route, 503);
+    });
+    await failing('unexpected', async () => {
+      for (const route of routes) await expectAnswer(route, 500);
+    });
+
+    // Full: the appends fail, the reads answer, so each command reaches its append.
+    const waitingForApproval = `full-approval-${randomUUID()}`;
+    await seedRun(store, waitingForApproval, decisionHistories.waitingForApproval(waitingForApproval, 'approver'));
+    const waitingForInput = `full-input-${randomUUID()}`;
+    await seedRun(store, waitingForInput, decisionHistories.waitingForInput(waitingForInput, 'asker'));
+    const deadLettered = `full-requeue-${randomUUID()}`;
+    await seedRun(store, deadLettered, decisionHistories.deadLetteredMidAppend(deadLettered, 'approver'));
+    const running = await runningRun();
+    const appends = jest.spyOn(store, 'append').mockRejectedValue(new StoreFullError('made full by the test'));
+    try {
+      const full = async (exchange: Exchange) => expect(((await expectAnswer(exchange, 507)) as { code: string }).code).toBe('STORE_FULL');
+      await full({ method: 'POST', path: '/runs', body: { agent: 'clock', input: 'go' } });
+      await full({ method: 'POST', path: '/runs/{runId}/cancel', runId: running });
+      await full({ method: 'POST', path: '/runs/{runId}/approval', runId: waitingForApproval, body: { decision: 'approve' } });
+      await full({ method: 'POST', path: '/runs/{runId}/input', runId: waitingForInput, body: { input: 'x' } });
+      await full({ method: 'POST', path: '/runs/{runId}/requeue', runId: deadLettered, body: { reason: 'checked', resolution: { outcome: 'notExecuted', note: 'no line in log.txt' } } });
+    } finally {
+      appends.mockRestore();
     }
   });
 

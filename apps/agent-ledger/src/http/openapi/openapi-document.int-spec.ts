@@ -186,8 +186,8 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(property(answer, 'run').properties ?? {})).toEqual(expect.arrayContaining(['status', 'reason', 'pendingApproval', 'pendingInput', 'steps']));
     expect(answer.required).toEqual(expect.arrayContaining(['runId', 'status', 'run', 'auditStatement']));
     expect(property(answer, 'auditStatement').enum).toEqual(['recorded', 'pending']);
-    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '503']);
-    expectErrorBodies('/runs/{runId}/approval', 'post', ['400', '401', '403', '404', '409', '503']);
+    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '500', '503', '507']);
+    expectErrorBodies('/runs/{runId}/approval', 'post', ['400', '401', '403', '404', '409', '500', '503', '507']);
   });
 
   it('POST /runs/{runId}/input: a body with a required input (any JSON, null included), the same 200 answer, the scope runs:submit', () => {
@@ -198,7 +198,7 @@ describe('the OpenAPI document', () => {
     expect(property(body, 'input').type).toBeUndefined();
     expect(body.required).toEqual(['input']);
     expect(jsonSchemaOf('/runs/{runId}/input', 'post', '200')).toEqual(jsonSchemaOf('/runs/{runId}/approval', 'post', '200'));
-    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415']);
+    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '500', '503', '507']);
     expectErrorBodies('/runs/{runId}/input', 'post', ['400', '404', '409']);
   });
 
