@@ -1,6 +1,7 @@
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import type { status } from '@grpc/grpc-js';
 import { GossipService } from '@eventstore/db-client/generated/gossip_grpc_pb';
+import { PersistentSubscriptionsService } from '@eventstore/db-client/generated/persistent_grpc_pb';
 import { ServerFeaturesService } from '@eventstore/db-client/generated/serverfeatures_grpc_pb';
 import { StreamsService } from '@eventstore/db-client/generated/streams_grpc_pb';
 
@@ -9,6 +10,8 @@ import { EventLog } from './event-log';
 import { FaultInjector } from './fault-injector';
 import { createGossipService } from './gossip-service';
 import { OpenCalls } from './open-calls';
+import { PersistentSubscriptions } from './persistent-subscriptions';
+import { createPersistentSubscriptionsService } from './persistent-subscriptions-service';
 import { serverShuttingDownError } from './rpc-errors';
 import { createServerFeaturesService } from './server-features-service';
 import { createStreamsService } from './streams-service';
@@ -35,6 +38,12 @@ export interface EsdbTestServerOptions {
    * @default 2000
    */
   readonly shutdownTimeoutMs?: number;
+  /**
+   * Period of the persistent subscriptions' clock, which checks message timeouts and writes timed
+   * checkpoints (the real server ticks every second).
+   * @default 1000
+   */
+  readonly persistentSubscriptionTickMs?: number;
 }
 
 /**
@@ -88,7 +97,14 @@ export async function startEsdbTestServer(options: EsdbTestServerOptions = {}): 
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new EsdbTestServerError('invalid-option', `options.port must be an integer in [0, 65535], got ${String(port)}`);
   }
-  const server = new EsdbTestServerImpl(options.host ?? '127.0.0.1', port, new EventLog(options.clock), options.shutdownTimeoutMs ?? 2_000);
+  const tickMs = options.persistentSubscriptionTickMs ?? 1_000;
+  if (!Number.isFinite(tickMs) || tickMs <= 0) {
+    throw new EsdbTestServerError('invalid-option', `options.persistentSubscriptionTickMs must be a positive number, got ${String(tickMs)}`);
+  }
+  const clock = options.clock ?? Date.now;
+  const log = new EventLog(clock);
+  const subscriptions = new PersistentSubscriptions(log, Date.now, tickMs);
+  const server = new EsdbTestServerImpl(options.host ?? '127.0.0.1', port, log, subscriptions, options.shutdownTimeoutMs ?? 2_000);
   await server.start();
   return server;
 }
@@ -104,6 +120,7 @@ class EsdbTestServerImpl implements EsdbTestServer {
     readonly host: string,
     private boundPort: number,
     private readonly log: EventLog,
+    private readonly subscriptions: PersistentSubscriptions,
     private readonly shutdownTimeoutMs: number,
   ) {}
 
@@ -157,6 +174,7 @@ class EsdbTestServerImpl implements EsdbTestServer {
     this.openCalls = new OpenCalls();
     const context = { log: this.log, openCalls: this.openCalls, faults: this.faults };
     server.addService(StreamsService, createStreamsService(context));
+    server.addService(PersistentSubscriptionsService, createPersistentSubscriptionsService({ subscriptions: this.subscriptions, openCalls: this.openCalls }));
     server.addService(ServerFeaturesService, createServerFeaturesService());
     server.addService(GossipService, createGossipService(() => ({ host: this.host, port: this.boundPort }), this.instanceId));
     const port = await new Promise<number>((resolve, reject) => {
@@ -166,12 +184,14 @@ class EsdbTestServerImpl implements EsdbTestServer {
     });
     this.boundPort = port;
     this.server = server;
+    this.subscriptions.start();
   }
 
   private async doStop(): Promise<void> {
     const server = this.server;
     if (server === undefined) return;
     this.server = undefined;
+    this.subscriptions.stop();
     await this.openCalls.abortAll(serverShuttingDownError());
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {

@@ -29,6 +29,15 @@ export type WriteOutcome =
     }
   | { readonly kind: 'stream-deleted' };
 
+/** Type of a link event, whose data is `<revision>@<stream>`. */
+export const LINK_EVENT_TYPE = '$>';
+
+/** An event as a reader with `resolveLinkTos` receives it: the target, and the link it came through. */
+export interface ResolvedRecord {
+  readonly event: RecordedEvent | undefined;
+  readonly link: RecordedEvent | undefined;
+}
+
 /** Outcome of reading one stream. */
 export type StreamReadOutcome =
   | { readonly kind: 'events'; readonly events: readonly RecordedEvent[] }
@@ -114,6 +123,30 @@ export class EventLog {
   /** The revision-ordered events of a stream, truncated ones included. */
   streamEvents(streamName: string): readonly RecordedEvent[] {
     return this.streams.get(streamName)?.events ?? [];
+  }
+
+  /**
+   * The event of `streamName` at `revision` as a reader may see it: `undefined` when it does not
+   * exist, is truncated (`$tb`) or the stream is deleted. Revisions are array indexes: a stream's
+   * numbering never restarts, even when a soft-deleted stream is recreated.
+   */
+  eventAt(streamName: string, revision: bigint): RecordedEvent | undefined {
+    const status = this.streamStatus(streamName);
+    if (status.tombstoned || status.softDeleted || revision < status.truncateBefore) return undefined;
+    const event = this.streamEvents(streamName)[Number(revision)];
+    return event?.revision === revision ? event : undefined;
+  }
+
+  /**
+   * Resolves a link event (`$>`, data `<revision>@<stream>`) to the event it points to, as a read
+   * with `resolveLinkTos` does: `{ event: target, link }`. A link whose target is gone is
+   * returned as `{ event: undefined, link }`; any other event as `{ event, link: undefined }`.
+   */
+  resolve(record: RecordedEvent): ResolvedRecord {
+    if (record.type !== LINK_EVENT_TYPE) return { event: record, link: undefined };
+    const match = /^(\d+)@(.+)$/s.exec(Buffer.from(record.data).toString('utf8'));
+    const target = match?.[1] !== undefined && match[2] !== undefined ? this.eventAt(match[2], BigInt(match[1])) : undefined;
+    return { event: target, link: record };
   }
 
   /** Existence, deletion and truncation state of a stream. */

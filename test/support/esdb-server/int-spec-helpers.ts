@@ -58,3 +58,17 @@ export function record(subscription: StreamSubscription | AllStreamSubscription)
 export async function disposeAll(...clients: Array<EventStoreDBClient | undefined>): Promise<void> {
   await Promise.all(clients.map((client) => client?.dispose()));
 }
+
+/** Retries an async assertion until it passes or `timeoutMs` passes (then rethrows its last failure). */
+export async function eventually(assertion: () => Promise<void>, unscaledTimeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + scaled(unscaledTimeoutMs);
+  for (;;) {
+    try {
+      await assertion();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}

@@ -144,3 +144,49 @@ function legacyExpectedVersion(expected: ExpectedRevision): string {
 function toRpcCode(code: status): Code {
   return code as number as Code;
 }
+
+/** `RpcExceptions.PersistentSubscriptionFailed`: INTERNAL, with the reason. */
+export function persistentSubscriptionFailedError(streamName: string, groupName: string, reason: string): ServerErrorResponse {
+  return exception(status.INTERNAL, `Subscription group ${groupName} on stream ${streamName} failed: '${reason}'`, {
+    exception: 'persistent-subscription-failed',
+    'stream-name': streamName,
+    'group-name': groupName,
+    reason,
+  });
+}
+
+/** `RpcExceptions.PersistentSubscriptionDoesNotExist`: NOT_FOUND. */
+export function persistentSubscriptionDoesNotExistError(streamName: string, groupName: string): ServerErrorResponse {
+  return exception(status.NOT_FOUND, `Subscription group ${groupName} on stream ${streamName} does not exist.`, {
+    exception: 'persistent-subscription-does-not-exist',
+    'stream-name': streamName,
+    'group-name': groupName,
+  });
+}
+
+/** `RpcExceptions.PersistentSubscriptionExists`: ALREADY_EXISTS. */
+export function persistentSubscriptionExistsError(streamName: string, groupName: string): ServerErrorResponse {
+  return exception(status.ALREADY_EXISTS, `Subscription group ${groupName} on stream ${streamName} exists.`, {
+    exception: 'persistent-subscription-exists',
+    'stream-name': streamName,
+    'group-name': groupName,
+  });
+}
+
+/** `RpcExceptions.PersistentSubscriptionMaximumSubscribersReached`: FAILED_PRECONDITION. */
+export function maximumSubscribersReachedError(streamName: string, groupName: string): ServerErrorResponse {
+  return exception(status.FAILED_PRECONDITION, `Maximum subscriptions reached for subscription group ${groupName} on stream ${streamName}.`, {
+    exception: 'maximum-subscribers-reached',
+    'stream-name': streamName,
+    'group-name': groupName,
+  });
+}
+
+/** `RpcExceptions.PersistentSubscriptionDropped`: CANCELLED (a group updated or the subsystem restarted). */
+export function persistentSubscriptionDroppedError(streamName: string, groupName: string): ServerErrorResponse {
+  return exception(status.CANCELLED, `Subscription group ${groupName} on stream ${streamName} was dropped.`, {
+    exception: 'persistent-subscription-dropped',
+    'stream-name': streamName,
+    'group-name': groupName,
+  });
+}

@@ -11,6 +11,12 @@ const IMPLEMENTED: ReadonlyArray<{ service: string; method: string; features: re
   { service: 'event_store.client.streams.Streams', method: 'BatchAppend', features: ['deadline_duration'] },
   { service: 'event_store.client.streams.Streams', method: 'Delete', features: [] },
   { service: 'event_store.client.streams.Streams', method: 'Tombstone', features: [] },
+  ...['Create', 'Update', 'Delete', 'Read', 'GetInfo', 'List', 'ReplayParked'].map((method) => ({
+    service: 'event_store.client.persistent_subscriptions.PersistentSubscriptions',
+    method,
+    features: ['stream', 'all'],
+  })),
+  { service: 'event_store.client.persistent_subscriptions.PersistentSubscriptions', method: 'RestartSubsystem', features: [] },
   { service: 'event_store.client.gossip.Gossip', method: 'Read', features: [] },
   { service: 'event_store.client.server_features.ServerFeatures', method: 'GetSupportedMethods', features: [] },
 ];
@@ -18,7 +24,8 @@ const IMPLEMENTED: ReadonlyArray<{ service: string; method: string; features: re
 /**
  * `ServerFeatures.GetSupportedMethods`: advertises exactly what this server implements, with
  * lower-cased names like the real server. The client checks `streams/batchappend` to choose
- * `BatchAppend` over `Append`; absent methods (persistent subscriptions, projections...) make
+ * `BatchAppend` over `Append`, and `stream`/`all` on the persistent subscription methods to use
+ * gRPC rather than its HTTP fallbacks; absent methods (projections, operations...) make
  * it refuse or fall back as it would against an old server.
  */
 export function createServerFeaturesService(): IServerFeaturesServer {
