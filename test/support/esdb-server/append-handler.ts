@@ -10,13 +10,23 @@ import type { WriteOutcome } from './event-log';
 import { isProposedEventProblem, readProposedEvent } from './proposed-event';
 import { fromStreamIdentifier } from './read-event-message';
 import type { ProposedEvent } from './recorded-event';
-import { injectedFaultError, invalidArgumentError, requiredMetadataMissingError, streamDeletedError } from './rpc-errors';
+import { appendSizeOf } from './append-size';
+import {
+  deadlineExceededError,
+  injectedFaultError,
+  invalidArgumentError,
+  maxAppendSizeExceededError,
+  requiredMetadataMissingError,
+  streamDeletedError,
+} from './rpc-errors';
 import type { ServerContext } from './server-context';
 
 /**
  * `Streams.Append` (client streaming): an `options` message, then one `proposed_message` per
  * event. A wrong expected version is a normal `AppendResp` with `wrong_expected_version` set,
- * not a gRPC error; a tombstoned stream is a `stream-deleted` error.
+ * not a gRPC error; a tombstoned stream is a `stream-deleted` error; an append whose events
+ * add up to more than the maximum append size is refused as soon as it does
+ * (`maximum-append-size-exceeded`), nothing written.
  */
 export function createAppendHandler(
   context: ServerContext,
@@ -25,6 +35,7 @@ export function createAppendHandler(
     let streamName: string | undefined;
     let expected: ExpectedRevision | undefined;
     const events: ProposedEvent[] = [];
+    let size = 0;
     let failed = false;
     const fail = (error: Parameters<typeof callback>[0]): void => {
       if (failed) return;
@@ -49,13 +60,40 @@ export function createAppendHandler(
         fail('missing' in event ? requiredMetadataMissingError(event.missing) : invalidArgumentError('Invalid event id'));
         return;
       }
+      size += appendSizeOf(event);
+      if (size > context.maxAppendSize) {
+        fail(maxAppendSizeExceededError(context.maxAppendSize));
+        return;
+      }
       events.push(event);
     });
     call.on('error', () => {
       failed = true;
     });
     call.on('end', () => {
+      const delayMs = context.faults.takeAppendDelay();
+      if (delayMs === 0) return commit();
+      // While it waits, the append is an open call: a server stop ends it unwritten.
+      const timer = setTimeout(() => {
+        unregister();
+        commit();
+      }, delayMs);
+      const unregister = context.openCalls.add({
+        abort: (error) => {
+          clearTimeout(timer);
+          fail(error);
+          return Promise.resolve();
+        },
+      });
+    });
+    const commit = (): void => {
       if (failed) return;
+      // A deadline that passed during a delay: grpc-js has already ended the call with
+      // DEADLINE_EXCEEDED, and nothing may be written.
+      if (call.cancelled || deadlinePassed(call.getDeadline())) {
+        fail(deadlineExceededError());
+        return;
+      }
       if (streamName === undefined || expected === undefined) {
         fail(invalidArgumentError('AppendReq.options with a stream and an expected revision is required'));
         return;
@@ -71,8 +109,13 @@ export function createAppendHandler(
         return;
       }
       callback(null, toAppendResp(outcome, expected));
-    });
+    };
   };
+}
+
+function deadlinePassed(deadline: Date | number): boolean {
+  const at = deadline instanceof Date ? deadline.getTime() : deadline;
+  return Number.isFinite(at) && at <= Date.now();
 }
 
 function toAppendResp(outcome: Exclude<WriteOutcome, { kind: 'stream-deleted' }>, expected: ExpectedRevision): AppendResp {

@@ -7,13 +7,16 @@ import type { Status } from '@eventstore/db-client/generated/status_pb';
 
 import type { ExpectedRevision } from './expected-revision';
 import { NO_STREAM_REVISION } from './event-log';
+import { appendSizeOf } from './append-size';
 import { abortCall } from './open-calls';
 import { isProposedEventProblem, readProposedEvent } from './proposed-event';
 import { fromStreamIdentifier, toStreamIdentifier } from './read-event-message';
 import type { ProposedEvent } from './recorded-event';
 import {
   batchBadRequestStatus,
+  batchMaximumAppendSizeExceededStatus,
   batchStreamDeletedStatus,
+  batchTimeoutStatus,
   batchWrongExpectedVersionStatus,
   injectedFaultError,
 } from './rpc-errors';
@@ -26,6 +29,9 @@ interface PendingWrite {
   readonly streamName: string;
   readonly expected: ExpectedRevision;
   readonly events: ProposedEvent[];
+  /** The request's `deadline` (ms since the epoch), when the client sent one. */
+  readonly deadline: number | undefined;
+  size: number;
   problem: string | undefined;
 }
 
@@ -34,14 +40,22 @@ interface PendingWrite {
  * sharing a `correlation_id` accumulate events, the first one carrying `options`, the one with
  * `is_final` commits them. Each commit is answered by a `BatchAppendResp` with the same
  * correlation id and either `success` or an `error` (`google.rpc.Status` with packed details:
- * `WrongExpectedVersion`, `StreamDeleted`), as `Streams.BatchAppend.cs` does.
+ * `WrongExpectedVersion`, `StreamDeleted`, `MaximumAppendSizeExceeded` as soon as the events
+ * of a correlation id exceed the maximum append size), as `Streams.BatchAppend.cs` does.
  *
- * The per-request `deadline` is accepted and ignored: writes here are instantaneous.
+ * The per-request `deadline` is honoured: a commit still waiting when it passes (see
+ * `FaultInjector.delayNextAppends`) is answered with the server's `Timeout` status, unwritten.
  */
 export function createBatchAppendHandler(context: ServerContext): (call: Call) => void {
   return (call) => {
     const pending = new Map<string, PendingWrite>();
-    const unregister = context.openCalls.add({ abort: (error) => abortCall(call, error) });
+    let stopped = false;
+    const unregister = context.openCalls.add({
+      abort: (error) => {
+        stopped = true; // a commit still waiting (delayNextAppends) must not write on a stopped server
+        return abortCall(call, error);
+      },
+    });
     const respond = (request: BatchAppendReq, streamName: string, fill: (response: BatchAppendResp) => void): void => {
       const response = new BatchAppendResp();
       const correlation = request.getCorrelationId();
@@ -63,7 +77,8 @@ export function createBatchAppendHandler(context: ServerContext): (call: Call) =
           fail(request, streamName, batchBadRequestStatus('BatchAppendReq.options needs an expected stream position'));
           return;
         }
-        pending.set(correlationId, { streamName, expected, events: [], problem: undefined });
+        const deadline = options.getDeadline()?.toDate().getTime();
+        pending.set(correlationId, { streamName, expected, events: [], deadline, size: 0, problem: undefined });
       }
       const write = pending.get(correlationId);
       if (write === undefined) return;
@@ -71,7 +86,16 @@ export function createBatchAppendHandler(context: ServerContext): (call: Call) =
         const event = readProposedEvent(message);
         if (isProposedEventProblem(event)) {
           write.problem = 'missing' in event ? `Required Metadata Property '${event.missing}' is missing` : 'Invalid event id';
-        } else write.events.push(event);
+        } else {
+          write.events.push(event);
+          write.size += appendSizeOf(event);
+        }
+      }
+      if (write.size > context.maxAppendSize) {
+        // As the server: answered at once, the rest of the request (same correlation id) ignored.
+        pending.delete(correlationId);
+        fail(request, write.streamName, batchMaximumAppendSizeExceededStatus(context.maxAppendSize));
+        return;
       }
       if (!request.getIsFinal()) return;
       pending.delete(correlationId);
@@ -83,6 +107,40 @@ export function createBatchAppendHandler(context: ServerContext): (call: Call) =
       if (fault !== undefined) {
         unregister();
         void abortCall(call, injectedFaultError(fault));
+        return;
+      }
+      const delayMs = context.faults.takeAppendDelay();
+      if (delayMs === 0) {
+        commit(request, write);
+        return;
+      }
+      // A slow commit: whichever comes first, the end of the delay (write) or the request's
+      // deadline (Timeout, nothing written; a real node might still write it later).
+      const timers: NodeJS.Timeout[] = [];
+      let settled = false;
+      const settle = (action: () => void) => (): void => {
+        if (settled) return;
+        settled = true;
+        for (const timer of timers) clearTimeout(timer);
+        unregisterCommit();
+        action();
+      };
+      // A waiting commit is an open call of its own: a server stop drops it unwritten.
+      const unregisterCommit = context.openCalls.add({
+        abort: () => {
+          settle(() => undefined)();
+          return Promise.resolve();
+        },
+      });
+      timers.push(setTimeout(settle(() => commit(request, write)), delayMs));
+      if (write.deadline !== undefined) {
+        timers.push(setTimeout(settle(() => fail(request, write.streamName, batchTimeoutStatus())), Math.max(0, write.deadline - Date.now())));
+      }
+    });
+    const commit = (request: BatchAppendReq, write: PendingWrite): void => {
+      if (stopped || call.cancelled || call.writableFinished) return;
+      if (write.deadline !== undefined && write.deadline <= Date.now()) {
+        fail(request, write.streamName, batchTimeoutStatus());
         return;
       }
       const outcome = context.log.append(write.streamName, write.expected, write.events);
@@ -108,7 +166,7 @@ export function createBatchAppendHandler(context: ServerContext): (call: Call) =
             response.setSuccess(success);
           });
       }
-    });
+    };
     call.on('end', () => {
       unregister();
       if (!call.writableFinished) call.end();

@@ -52,6 +52,7 @@ export class CatchUpSubscription {
     private readonly target: SubscriptionTarget,
     private readonly uuidFormat: UuidFormat,
     openCalls: OpenCalls,
+    private readonly resolveLinks = false,
   ) {
     this.unsubscribeFromLog = log.onChange(() => this.signal());
     this.unregister = openCalls.add({
@@ -105,7 +106,7 @@ export class CatchUpSubscription {
       const event = this.log.streamEvents(streamName)[index];
       if (event !== undefined) {
         index += 1;
-        if (event.revision >= status.truncateBefore) await this.send(toReadEventResponse(event, this.uuidFormat));
+        if (this.log.isVisible(event, status)) await this.send(this.eventResponse(event));
         continue;
       }
       if (!caughtUp) {
@@ -140,7 +141,7 @@ export class CatchUpSubscription {
       if (record !== undefined) {
         index += 1;
         lastConsidered = record;
-        if (filter === undefined || filter.matches(record)) await this.send(toReadEventResponse(record, this.uuidFormat));
+        if (filter === undefined || filter.matches(record)) await this.send(this.eventResponse(record));
         if (filter !== undefined && ++considered >= interval) {
           considered %= interval;
           await checkpoint(record.position);
@@ -156,6 +157,10 @@ export class CatchUpSubscription {
       }
       await this.waitForChange();
     }
+  }
+
+  private eventResponse(record: RecordedEvent): ReadResp {
+    return toReadEventResponse(record, this.uuidFormat, this.resolveLinks ? this.log.resolve(record) : undefined);
   }
 
   private async sendCaughtUp(): Promise<void> {

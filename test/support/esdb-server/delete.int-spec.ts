@@ -1,5 +1,7 @@
 import {
   ANY,
+  BACKWARDS,
+  END,
   EventStoreDBClient,
   jsonEvent,
   NO_STREAM,
@@ -83,6 +85,29 @@ describe('EventStoreDB test server: soft delete and tombstone', () => {
       expect(all.filter((e) => e.event?.streamId === stream)).toHaveLength(2);
       const metadata = all.filter((e) => e.event?.streamId === `$$${stream}`);
       expect(metadata.map((e) => e.event?.type)).toEqual(['$metadata']);
+    });
+  });
+
+  describe('deleteStream of a stream without events', () => {
+    it('answers WrongExpectedVersionError for a stream never written, even expecting any', async () => {
+      const stream = uniqueStream('never');
+      await expect(client.deleteStream(stream, { expectedRevision: ANY })).rejects.toBeInstanceOf(WrongExpectedVersionError);
+      await expect(client.deleteStream(stream, { expectedRevision: ANY })).rejects.toMatchObject({ streamName: stream, expectedVersion: -2n });
+      await expect(client.deleteStream(stream, { expectedRevision: NO_STREAM })).rejects.toBeInstanceOf(WrongExpectedVersionError);
+      await expect(collect(client.readStream(`$$${stream}`))).rejects.toBeInstanceOf(StreamNotFoundError);
+    });
+
+    it.each([
+      ['any', ANY],
+      ['no_stream', NO_STREAM],
+    ] as const)('deletes a stream that has only metadata, expecting %s', async (_name, expectedRevision) => {
+      const stream = uniqueStream('metaonly');
+      await client.setStreamMetadata(stream, { maxCount: 5 });
+      const result = await client.deleteStream(stream, { expectedRevision });
+      expect(result.position?.commit).toBeGreaterThan(0n);
+      const [last] = await collect(client.readStream(`$$${stream}`, { direction: BACKWARDS, fromRevision: END, maxCount: 1 }));
+      expect(JSON.stringify(last?.event?.data)).toContain('"$tb":9223372036854776000');
+      await expect(collect(client.readStream(stream))).rejects.toBeInstanceOf(StreamNotFoundError);
     });
   });
 

@@ -5,6 +5,7 @@ import { PersistentSubscriptionsService } from '@eventstore/db-client/generated/
 import { ServerFeaturesService } from '@eventstore/db-client/generated/serverfeatures_grpc_pb';
 import { StreamsService } from '@eventstore/db-client/generated/streams_grpc_pb';
 
+import { DEFAULT_MAX_APPEND_SIZE } from './append-size';
 import { EsdbTestServerError } from './esdb-test-server-error';
 import { EventLog } from './event-log';
 import { FaultInjector } from './fault-injector';
@@ -44,6 +45,12 @@ export interface EsdbTestServerOptions {
    * @default 1000
    */
   readonly persistentSubscriptionTickMs?: number;
+  /**
+   * Largest append accepted (data + metadata bytes + 2 bytes per character of the type, summed
+   * over the events of one append), as the server's `MaxAppendSize` option.
+   * @default 1048576 (the real server's default)
+   */
+  readonly maxAppendSize?: number;
 }
 
 /**
@@ -77,7 +84,14 @@ export interface EsdbTestServer {
    * @default code `status.UNAVAILABLE`
    */
   failNextAppends(count: number, code?: status): void;
-  /** Drops every pending append fault. */
+  /**
+   * Fault hook: the next `count` appends wait `delayMs` before being written, like a slow node.
+   * The client's deadline is honoured: an `Append` whose deadline passes is not written (the
+   * client sees `DeadlineExceededError`); a `BatchAppend` commit whose `deadline` passes is
+   * answered with the server's `Timeout` status (also `DeadlineExceededError`), nothing written.
+   */
+  delayNextAppends(count: number, delayMs: number): void;
+  /** Drops every pending append fault and delay. */
   clearFaults(): void;
 }
 
@@ -101,10 +115,21 @@ export async function startEsdbTestServer(options: EsdbTestServerOptions = {}): 
   if (!Number.isFinite(tickMs) || tickMs <= 0) {
     throw new EsdbTestServerError('invalid-option', `options.persistentSubscriptionTickMs must be a positive number, got ${String(tickMs)}`);
   }
+  const maxAppendSize = options.maxAppendSize ?? DEFAULT_MAX_APPEND_SIZE;
+  if (!Number.isSafeInteger(maxAppendSize) || maxAppendSize <= 0) {
+    throw new EsdbTestServerError('invalid-option', `options.maxAppendSize must be a positive integer, got ${String(maxAppendSize)}`);
+  }
   const clock = options.clock ?? Date.now;
   const log = new EventLog(clock);
   const subscriptions = new PersistentSubscriptions(log, Date.now, tickMs);
-  const server = new EsdbTestServerImpl(options.host ?? '127.0.0.1', port, log, subscriptions, options.shutdownTimeoutMs ?? 2_000);
+  const server = new EsdbTestServerImpl(
+    options.host ?? '127.0.0.1',
+    port,
+    log,
+    subscriptions,
+    options.shutdownTimeoutMs ?? 2_000,
+    maxAppendSize,
+  );
   await server.start();
   return server;
 }
@@ -122,6 +147,7 @@ class EsdbTestServerImpl implements EsdbTestServer {
     private readonly log: EventLog,
     private readonly subscriptions: PersistentSubscriptions,
     private readonly shutdownTimeoutMs: number,
+    private readonly maxAppendSize: number,
   ) {}
 
   get port(): number {
@@ -157,6 +183,10 @@ class EsdbTestServerImpl implements EsdbTestServer {
     this.faults.failNextAppends(count, code);
   }
 
+  delayNextAppends(count: number, delayMs: number): void {
+    this.faults.delayNextAppends(count, delayMs);
+  }
+
   clearFaults(): void {
     this.faults.clear();
   }
@@ -172,7 +202,7 @@ class EsdbTestServerImpl implements EsdbTestServer {
     if (this.server !== undefined) return;
     const server = new Server();
     this.openCalls = new OpenCalls();
-    const context = { log: this.log, openCalls: this.openCalls, faults: this.faults };
+    const context = { log: this.log, openCalls: this.openCalls, faults: this.faults, maxAppendSize: this.maxAppendSize };
     server.addService(StreamsService, createStreamsService(context));
     server.addService(PersistentSubscriptionsService, createPersistentSubscriptionsService({ subscriptions: this.subscriptions, openCalls: this.openCalls }));
     server.addService(ServerFeaturesService, createServerFeaturesService());

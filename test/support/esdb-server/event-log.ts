@@ -11,6 +11,8 @@ export const NO_STREAM_REVISION = -1n;
 const FIRST_POSITION = 1_024n;
 /** Fixed per-record overhead added to payload sizes to make positions byte-like. */
 const RECORD_OVERHEAD = 96n;
+/** 100 ns ticks in a second (`$maxAge` is in seconds). */
+const TICKS_PER_SECOND = 10_000_000n;
 
 /** Outcome of a write (append, soft delete, tombstone): EventStoreDB's `OperationResult`, as data. */
 export type WriteOutcome =
@@ -55,8 +57,10 @@ export interface ReadOptions {
 }
 
 interface StreamState {
-  /** Every event ever written to the stream (truncated ones included), without the tombstone. */
+  /** Every event ever written to the stream (truncated ones included), without the tombstone; index = revision. */
   readonly events: RecordedEvent[];
+  /** Revision of each event id, so that the idempotence check of an append is a lookup, not a scan. */
+  readonly revisionOfId: Map<string, number>;
   tombstoned: boolean;
   /** Latest JSON stream metadata written to `$$<stream>`, if any. */
   metadata: Record<string, unknown> | undefined;
@@ -71,12 +75,16 @@ export interface StreamStatus {
   readonly softDeleted: boolean;
   /** First revision readers may see (`$tb`), 0 when not truncated. */
   readonly truncateBefore: bigint;
+  /** First revision readers may see once `$tb` and `$maxCount` are both applied. */
+  readonly firstVisibleRevision: bigint;
+  /** `$maxAge`, in 100 ns ticks, when set: older events are invisible to readers. */
+  readonly maxAgeTicks: bigint | undefined;
 }
 
 /**
  * The in-memory transaction log of the test server: one ordered `$all` log, per-stream
- * revision indexes and the stream metadata EventStoreDB keeps in `$$<stream>` (only `$tb`,
- * truncate-before, is honoured). It survives server restarts: the lifecycle hands the same
+ * revision indexes and the stream metadata EventStoreDB keeps in `$$<stream>` (`$tb`,
+ * `$maxCount` and `$maxAge` are applied to stream reads). It survives server restarts: the lifecycle hands the same
  * instance to every incarnation of the gRPC server.
  *
  * Expected outcomes (wrong expected version, deleted stream) are returned as values, never
@@ -132,9 +140,9 @@ export class EventLog {
    */
   eventAt(streamName: string, revision: bigint): RecordedEvent | undefined {
     const status = this.streamStatus(streamName);
-    if (status.tombstoned || status.softDeleted || revision < status.truncateBefore) return undefined;
+    if (status.tombstoned || status.softDeleted) return undefined;
     const event = this.streamEvents(streamName)[Number(revision)];
-    return event?.revision === revision ? event : undefined;
+    return event?.revision === revision && this.isVisible(event, status) ? event : undefined;
   }
 
   /**
@@ -154,12 +162,27 @@ export class EventLog {
     const state = this.streams.get(streamName);
     const last = state?.events[state.events.length - 1];
     const truncateBefore = this.truncateBeforeOf(streamName);
+    const lastRevision = last?.revision ?? NO_STREAM_REVISION;
+    const maxCount = positiveIntegerOf(state?.metadata?.['$maxCount']);
+    const maxAge = positiveIntegerOf(state?.metadata?.['$maxAge']);
+    const keptByCount = maxCount === undefined ? 0n : lastRevision - maxCount + 1n;
     return {
-      lastRevision: last?.revision ?? NO_STREAM_REVISION,
+      lastRevision,
       tombstoned: state?.tombstoned ?? false,
       softDeleted: truncateBefore === MAX_REVISION,
       truncateBefore,
+      firstVisibleRevision: keptByCount > truncateBefore ? keptByCount : truncateBefore,
+      maxAgeTicks: maxAge === undefined ? undefined : maxAge * TICKS_PER_SECOND,
     };
+  }
+
+  /**
+   * Whether a reader of the stream may see `event`: not truncated by `$tb`, among the last
+   * `$maxCount` events, younger than `$maxAge` (what the server's reads apply before a scavenge).
+   */
+  isVisible(event: RecordedEvent, status: StreamStatus = this.streamStatus(event.streamName)): boolean {
+    if (event.revision < status.firstVisibleRevision) return false;
+    return status.maxAgeTicks === undefined || event.created >= unixMillisToTicks(this.clock()) - status.maxAgeTicks;
   }
 
   /**
@@ -199,12 +222,16 @@ export class EventLog {
   /**
    * Soft delete: writes `{"$tb": long.MaxValue}` to `$$<stream>`. The stream then reads as not
    * found, its events stay in `$all` (until a scavenge, which this server never runs) and an
-   * append recreates it.
+   * append recreates it. A stream with only metadata can be deleted (expecting `any` or
+   * `no_stream`); one never written at all, events or metadata, answers wrong expected version.
    */
   softDelete(streamName: string, expected: ExpectedRevision): WriteOutcome {
     const status = this.streamStatus(streamName);
     if (status.tombstoned) return { kind: 'stream-deleted' };
-    if (!this.expectationHolds(expected, status) || (expected.kind === 'no_stream' && status.lastRevision === NO_STREAM_REVISION)) {
+    // The server refuses to soft-delete a stream that has neither an event nor metadata,
+    // whatever the expected revision (StorageWriterService, "SOFT DELETE").
+    const neverWritten = status.lastRevision === NO_STREAM_REVISION && this.streamStatus(`$$${streamName}`).lastRevision === NO_STREAM_REVISION;
+    if (!this.expectationHolds(expected, status) || neverWritten) {
       return { kind: 'wrong-expected-version', currentRevision: status.lastRevision, expected };
     }
     const record = this.writeMetadata(streamName, { $tb: MAX_REVISION });
@@ -243,7 +270,7 @@ export class EventLog {
     const status = this.streamStatus(streamName);
     if (status.tombstoned) return { kind: 'stream-deleted' };
     if (status.lastRevision === NO_STREAM_REVISION || status.softDeleted) return { kind: 'stream-not-found' };
-    const visible = this.streamEvents(streamName).filter((event) => event.revision >= status.truncateBefore);
+    const visible = this.streamEvents(streamName).filter((event) => this.isVisible(event, status));
     let selected: RecordedEvent[];
     if (options.direction === 'forwards') {
       const from = options.from === 'start' ? 0n : options.from === 'end' ? status.lastRevision + 1n : options.from;
@@ -293,17 +320,16 @@ export class EventLog {
    */
   private idempotentRetry(streamName: string, expected: ExpectedRevision, proposed: readonly ProposedEvent[]): WriteOutcome | undefined {
     const first = proposed[0];
-    if (first === undefined) return undefined;
-    const events = this.streamEvents(streamName);
-    let startIndex: number;
+    const state = this.streams.get(streamName);
+    if (first === undefined || state === undefined) return undefined;
+    let startIndex: number | undefined;
     if (expected.kind === 'exact' || expected.kind === 'no_stream') {
-      const after = expected.kind === 'exact' ? expected.revision : NO_STREAM_REVISION;
-      startIndex = events.findIndex((event) => event.revision === after + 1n);
+      startIndex = expected.kind === 'exact' ? Number(expected.revision + 1n) : 0;
     } else {
-      startIndex = events.findIndex((event) => event.id === first.id);
+      startIndex = state.revisionOfId.get(first.id);
     }
-    if (startIndex < 0) return undefined;
-    const run = events.slice(startIndex, startIndex + proposed.length);
+    if (startIndex === undefined || startIndex < 0) return undefined;
+    const run = state.events.slice(startIndex, startIndex + proposed.length);
     if (run.length !== proposed.length || run.some((event, i) => event.id !== proposed[i]?.id)) return undefined;
     const last = run[run.length - 1];
     return last === undefined ? undefined : { kind: 'success', currentRevision: last.revision, position: last.position };
@@ -338,7 +364,9 @@ export class EventLog {
   private write(streamName: string, revision: bigint, event: ProposedEvent): RecordedEvent {
     const record = this.createRecord(streamName, revision, event);
     this.all.push(record);
-    this.stateOf(streamName).events.push(record);
+    const state = this.stateOf(streamName);
+    state.events.push(record);
+    if (!state.revisionOfId.has(record.id)) state.revisionOfId.set(record.id, state.events.length - 1);
     if (streamName.startsWith('$$') && event.type === '$metadata' && event.contentType === 'application/json') {
       try {
         const parsed: unknown = JSON.parse(Buffer.from(event.data).toString('utf8'));
@@ -364,7 +392,7 @@ export class EventLog {
   private stateOf(streamName: string): StreamState {
     let state = this.streams.get(streamName);
     if (state === undefined) {
-      state = { events: [], tombstoned: false, metadata: undefined };
+      state = { events: [], revisionOfId: new Map(), tombstoned: false, metadata: undefined };
       this.streams.set(streamName, state);
     }
     return state;
@@ -373,6 +401,11 @@ export class EventLog {
   private notify(): void {
     for (const listener of [...this.listeners]) listener();
   }
+}
+
+/** A JSON metadata value usable as `$maxCount` / `$maxAge`: a positive integer. */
+function positiveIntegerOf(value: unknown): bigint | undefined {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? BigInt(value) : undefined;
 }
 
 function take<T>(items: T[], maxCount: bigint): T[] {

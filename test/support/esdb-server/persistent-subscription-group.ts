@@ -370,7 +370,7 @@ export class PersistentSubscriptionGroup {
         if (record === undefined) return undefined;
         this.cursor += 1;
         const status = this.log.streamStatus(source.streamName);
-        if (status.tombstoned || record.revision < status.truncateBefore) continue;
+        if (status.tombstoned || !this.log.isVisible(record, status)) continue;
       } else {
         record = this.log.recordAt(this.cursor);
         if (record === undefined) return undefined;

@@ -1,6 +1,7 @@
 import { StreamIdentifier } from '@eventstore/db-client/generated/shared_pb';
 import { ReadResp } from '@eventstore/db-client/generated/streams_pb';
 
+import type { ResolvedRecord } from './event-log';
 import type { RecordedEvent } from './recorded-event';
 import type { UuidFormat } from './uuid';
 import { toGrpcUuid } from './uuid';
@@ -21,8 +22,21 @@ export function fromStreamIdentifier(identifier: StreamIdentifier | undefined): 
  * Builds the `ReadResp` carrying one event, as `ResponseConverter.ConvertToReadEvent` does:
  * `metadata` holds `type`, `created` (ticks since the Unix epoch) and `content-type`; the id
  * follows the caller's UUID option; positions are set both on the record and on the wrapper.
+ * With `resolved` (a read with `resolve_links`), the target goes in `event` and the link in
+ * `link`; the wrapper's position stays the record's own.
  */
-export function toReadEventResponse(record: RecordedEvent, uuidFormat: UuidFormat): ReadResp {
+export function toReadEventResponse(record: RecordedEvent, uuidFormat: UuidFormat, resolved?: ResolvedRecord): ReadResp {
+  const readEvent = new ReadResp.ReadEvent();
+  const event = resolved === undefined ? record : resolved.event;
+  if (event !== undefined) readEvent.setEvent(toRecordedEvent(event, uuidFormat));
+  if (resolved?.link !== undefined) readEvent.setLink(toRecordedEvent(resolved.link, uuidFormat));
+  readEvent.setCommitPosition(record.position.toString(10));
+  const response = new ReadResp();
+  response.setEvent(readEvent);
+  return response;
+}
+
+function toRecordedEvent(record: RecordedEvent, uuidFormat: UuidFormat): ReadResp.ReadEvent.RecordedEvent {
   const recorded = new ReadResp.ReadEvent.RecordedEvent();
   recorded.setId(toGrpcUuid(record.id, uuidFormat));
   recorded.setStreamIdentifier(toStreamIdentifier(record.streamName));
@@ -35,10 +49,5 @@ export function toReadEventResponse(record: RecordedEvent, uuidFormat: UuidForma
   metadata.set('content-type', record.contentType === 'application/json' ? 'application/json' : 'application/octet-stream');
   recorded.setCustomMetadata(record.customMetadata);
   recorded.setData(record.data);
-  const readEvent = new ReadResp.ReadEvent();
-  readEvent.setEvent(recorded);
-  readEvent.setCommitPosition(record.position.toString(10));
-  const response = new ReadResp();
-  response.setEvent(readEvent);
-  return response;
+  return recorded;
 }

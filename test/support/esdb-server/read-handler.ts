@@ -6,7 +6,7 @@ import { CatchUpSubscription, DEFAULT_MAX_SEARCH_WINDOW } from './catch-up-subsc
 import type { SubscriptionTarget } from './catch-up-subscription';
 import { eventFilterFromProto, isInvalidFilter } from './event-filter';
 import type { EventFilter } from './event-filter';
-import type { ReadFrom, ReadOptions } from './event-log';
+import type { ReadFrom, ReadOptions, ResolvedRecord } from './event-log';
 import { abortCall } from './open-calls';
 import { fromStreamIdentifier, toReadEventResponse, toStreamIdentifier } from './read-event-message';
 import type { RecordedEvent } from './recorded-event';
@@ -41,6 +41,7 @@ export function createReadHandler(context: ServerContext): (call: Call) => void 
       filter = built;
     }
     const backwards = options.getReadDirection() === 1;
+    const resolve = options.getResolveLinks() ? (record: RecordedEvent): ResolvedRecord => context.log.resolve(record) : undefined;
     if (options.hasSubscription()) {
       if (backwards) {
         void abortCall(call, invalidArgumentError('The combination of a subscription and a backwards read is invalid.'));
@@ -51,7 +52,7 @@ export function createReadHandler(context: ServerContext): (call: Call) => void 
         void abortCall(call, invalidArgumentError('ReadReq.options needs a stream or all option'));
         return;
       }
-      new CatchUpSubscription(context.log, call, target, uuidFormat, context.openCalls).start();
+      new CatchUpSubscription(context.log, call, target, uuidFormat, context.openCalls, options.getResolveLinks()).start();
       return;
     }
     const readOptions = (from: ReadFrom): ReadOptions => ({
@@ -80,13 +81,13 @@ export function createReadHandler(context: ServerContext): (call: Call) => void 
         void writeAllThenEnd(call, [response]);
         return;
       }
-      void writeEvents(call, outcome.events, uuidFormat);
+      void writeEvents(call, outcome.events, uuidFormat, resolve);
       return;
     }
     const all = options.getAll();
     const position = all?.getPosition();
     const from: ReadFrom = position !== undefined ? BigInt(position.getCommitPosition()) : all?.hasEnd() === true ? 'end' : 'start';
-    void writeEvents(call, context.log.readAll(readOptions(from), filter), uuidFormat);
+    void writeEvents(call, context.log.readAll(readOptions(from), filter), uuidFormat, resolve);
   };
 }
 
@@ -107,10 +108,15 @@ function subscriptionTarget(options: ReadReq.Options, filter: EventFilter | unde
   return { kind: 'all', from, filter, checkpointInterval: window * multiplier };
 }
 
-function writeEvents(call: Call, events: readonly RecordedEvent[], uuidFormat: UuidFormat): Promise<void> {
+function writeEvents(
+  call: Call,
+  events: readonly RecordedEvent[],
+  uuidFormat: UuidFormat,
+  resolve: ((record: RecordedEvent) => ResolvedRecord) | undefined,
+): Promise<void> {
   return writeAllThenEnd(
     call,
-    events.map((event) => toReadEventResponse(event, uuidFormat)),
+    events.map((event) => toReadEventResponse(event, uuidFormat, resolve?.(event))),
   );
 }
 

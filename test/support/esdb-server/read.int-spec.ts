@@ -1,6 +1,6 @@
 import { credentials } from '@grpc/grpc-js';
 import type { ClientReadableStream } from '@grpc/grpc-js';
-import { BACKWARDS, END, EventStoreDBClient, FORWARDS, jsonEvent, START, StreamNotFoundError } from '@eventstore/db-client';
+import { BACKWARDS, binaryEvent, END, EventStoreDBClient, FORWARDS, jsonEvent, START, StreamNotFoundError } from '@eventstore/db-client';
 import { Empty, StreamIdentifier } from '@eventstore/db-client/generated/shared_pb';
 import { StreamsClient } from '@eventstore/db-client/generated/streams_grpc_pb';
 import { ReadReq } from '@eventstore/db-client/generated/streams_pb';
@@ -8,7 +8,7 @@ import type { ReadResp } from '@eventstore/db-client/generated/streams_pb';
 
 import type { EsdbTestServer } from './index';
 import { startEsdbTestServer } from './index';
-import { collect, disposeAll, uniqueStream } from './int-spec-helpers';
+import { collect, disposeAll, record, uniqueStream, waitFor } from './int-spec-helpers';
 
 const numbered = (count: number): ReturnType<typeof jsonEvent>[] =>
   Array.from({ length: count }, (_, n) => jsonEvent({ type: `E${n}`, data: { n } }));
@@ -119,6 +119,76 @@ describe('EventStoreDB test server: reads', () => {
     expect(beforeMiddle.map((e) => `${e.event?.streamId}@${e.event?.revision}`)).toEqual([`${a}@1`, `${a}@0`]);
     const last = await collect(client.readAll({ fromPosition: END, direction: BACKWARDS, maxCount: 1 }));
     expect(last.map((e) => `${e.event?.streamId}@${e.event?.revision}`)).toEqual([`${a}@2`]);
+  });
+});
+
+describe('EventStoreDB test server: stream metadata and links in reads', () => {
+  let server: EsdbTestServer;
+  let client: EventStoreDBClient;
+  let now = Date.UTC(2025, 0, 1);
+
+  beforeAll(async () => {
+    server = await startEsdbTestServer({ clock: () => now });
+    client = EventStoreDBClient.connectionString(server.connectionString);
+  });
+
+  afterAll(async () => {
+    await disposeAll(client);
+    await server.stop();
+  });
+
+  const types = async (...args: Parameters<EventStoreDBClient['readStream']>): Promise<string[]> =>
+    (await collect(client.readStream(...args))).map((e) => `${e.event?.type ?? '?'}@${e.event?.revision ?? '?'}`);
+
+  it('$maxCount keeps only the last n events visible to stream reads (not to $all)', async () => {
+    const stream = uniqueStream('maxcount');
+    await client.appendToStream(stream, numbered(5));
+    await client.setStreamMetadata(stream, { maxCount: 2 });
+    expect(await types(stream)).toEqual(['E3@3', 'E4@4']);
+    expect(await types(stream, { direction: BACKWARDS, fromRevision: END })).toEqual(['E4@4', 'E3@3']);
+    expect(await types(stream, { fromRevision: 1n, maxCount: 1 })).toEqual(['E3@3']);
+    await client.appendToStream(stream, numbered(1));
+    expect(await types(stream)).toEqual(['E4@4', 'E0@5']);
+    const all = await collect(client.readAll());
+    expect(all.filter((e) => e.event?.streamId === stream)).toHaveLength(6);
+  });
+
+  it('$maxAge hides events older than n seconds', async () => {
+    const stream = uniqueStream('maxage');
+    await client.appendToStream(stream, numbered(1));
+    now += 120_000;
+    await client.appendToStream(stream, [jsonEvent({ type: 'Recent', data: {} })]);
+    await client.setStreamMetadata(stream, { maxAge: 60 });
+    expect(await types(stream)).toEqual(['Recent@1']);
+    now += 61_000;
+    expect(await types(stream)).toEqual([]);
+  });
+
+  it('resolves a link event ($>) written by a client when resolveLinkTos is set, in reads and subscriptions', async () => {
+    const target = uniqueStream('target');
+    const links = uniqueStream('links');
+    await client.appendToStream(target, numbered(3));
+    await client.appendToStream(links, [
+      binaryEvent({ type: '$>', data: Buffer.from(`1@${target}`) }),
+      binaryEvent({ type: '$>', data: Buffer.from(`9@${target}`) }),
+    ]);
+    const resolved = await collect(client.readStream(links, { resolveLinkTos: true }));
+    expect(resolved[0]?.event).toMatchObject({ streamId: target, revision: 1n, type: 'E1' });
+    expect(resolved[0]?.link).toMatchObject({ streamId: links, revision: 0n, type: '$>' });
+    // A link to nothing comes as the link alone.
+    expect(resolved[1]?.event).toBeUndefined();
+    expect(resolved[1]?.link).toMatchObject({ streamId: links, revision: 1n });
+    const unresolved = await collect(client.readStream(links));
+    expect(unresolved.map((e) => [e.event?.type, e.link])).toEqual([
+      ['$>', undefined],
+      ['$>', undefined],
+    ]);
+    const subscription = client.subscribeToStream(links, { resolveLinkTos: true });
+    const seen = record(subscription);
+    await waitFor(() => seen.log.includes('caughtUp'));
+    await subscription.unsubscribe();
+    expect(seen.events[0]?.event).toMatchObject({ streamId: target, revision: 1n });
+    expect(seen.events[0]?.link?.streamId).toBe(links);
   });
 });
 

@@ -1,5 +1,5 @@
 import { status } from '@grpc/grpc-js';
-import { EventStoreDBClient, jsonEvent, START, streamNameFilter, UnavailableError } from '@eventstore/db-client';
+import { EventStoreDBClient, jsonEvent, NO_STREAM, START, StreamNotFoundError, streamNameFilter, UnavailableError } from '@eventstore/db-client';
 import type { Position, ResolvedEvent } from '@eventstore/db-client';
 
 import type { EsdbTestServer } from './index';
@@ -90,6 +90,32 @@ describe('EventStoreDB test server: stop and restart', () => {
       await server.start();
       expect(server.isRunning).toBe(true);
     } finally {
+      await local.dispose();
+    }
+  });
+
+  it('ends an append still in flight at stop with UnavailableError, unwritten, as a node going down does', async () => {
+    const local = EventStoreDBClient.connectionString(server.connectionString);
+    try {
+      const stream = uniqueStream('inflight');
+      await local.appendToStream(uniqueStream('warmup'), events(1, 'Warmup'));
+      const batchStreamOnly = server.openCallCount;
+      server.delayNextAppends(1, 60_000);
+      const pending = local.appendToStream(stream, events(1, 'InFlight'));
+      const outcome = pending.then(
+        () => 'written',
+        (error: unknown) => error,
+      );
+      // A commit waiting on the server counts as an open call.
+      await waitFor(() => server.openCallCount === batchStreamOnly + 1, 5_000, 'the append to reach the server');
+      await server.stop();
+      expect(await outcome).toBeInstanceOf(UnavailableError);
+      await server.start();
+      await expect(collect(local.readStream(stream))).rejects.toBeInstanceOf(StreamNotFoundError);
+      const after = await local.appendToStream(stream, events(1, 'AfterRestart'), { expectedRevision: NO_STREAM });
+      expect(after.nextExpectedRevision).toBe(0n);
+    } finally {
+      server.clearFaults();
       await local.dispose();
     }
   });

@@ -2,7 +2,13 @@ import { Metadata, status } from '@grpc/grpc-js';
 import type { ServerErrorResponse } from '@grpc/grpc-js';
 import { Any } from 'google-protobuf/google/protobuf/any_pb';
 import { Empty as ProtobufEmpty } from 'google-protobuf/google/protobuf/empty_pb';
-import { StreamDeleted, StreamIdentifier, WrongExpectedVersion } from '@eventstore/db-client/generated/shared_pb';
+import {
+  MaximumAppendSizeExceeded,
+  StreamDeleted,
+  StreamIdentifier,
+  Timeout,
+  WrongExpectedVersion,
+} from '@eventstore/db-client/generated/shared_pb';
 import { Status } from '@eventstore/db-client/generated/status_pb';
 import type { Code } from '@eventstore/db-client/generated/code_pb';
 
@@ -59,6 +65,14 @@ export function requiredMetadataMissingError(property: string): ServerErrorRespo
   });
 }
 
+/** `RpcExceptions.MaxAppendSizeExceeded`: INVALID_ARGUMENT, `maximum-append-size`. */
+export function maxAppendSizeExceededError(maxAppendSize: number): ServerErrorResponse {
+  return exception(status.INVALID_ARGUMENT, `Maximum Append Size of ${maxAppendSize} Exceeded.`, {
+    exception: 'maximum-append-size-exceeded',
+    'maximum-append-size': String(maxAppendSize),
+  });
+}
+
 /** A malformed request (the real server throws `RpcExceptions.InvalidArgument` or `InvalidOperationException`). */
 export function invalidArgumentError(details: string): ServerErrorResponse {
   return exception(status.INVALID_ARGUMENT, details, {});
@@ -106,6 +120,23 @@ export function batchStreamDeletedStatus(streamName: string): Status {
   const details = new StreamDeleted();
   details.setStreamIdentifier(identifier);
   return packedStatus(status.NOT_FOUND, 'StreamDeleted', details.serializeBinary(), 'event_store.client.StreamDeleted');
+}
+
+/** `Google.Rpc.Status.MaximumAppendSizeExceeded` of `BatchAppend`: INVALID_ARGUMENT with a packed `MaximumAppendSizeExceeded`. */
+export function batchMaximumAppendSizeExceededStatus(maxAppendSize: number): Status {
+  const details = new MaximumAppendSizeExceeded();
+  details.setMaxappendsize(maxAppendSize);
+  return packedStatus(status.INVALID_ARGUMENT, 'MaximumAppendSizeExceeded', details.serializeBinary(), 'event_store.client.MaximumAppendSizeExceeded');
+}
+
+/** `Google.Rpc.Status.Timeout` of `BatchAppend`: DEADLINE_EXCEEDED with a packed `Timeout` (the request's deadline passed). */
+export function batchTimeoutStatus(): Status {
+  return packedStatus(status.DEADLINE_EXCEEDED, 'Timeout', new Timeout().serializeBinary(), 'event_store.client.Timeout');
+}
+
+/** What a call whose deadline passed ends with. */
+export function deadlineExceededError(): ServerErrorResponse {
+  return exception(status.DEADLINE_EXCEEDED, 'Deadline Exceeded', {});
 }
 
 /** `Google.Rpc.Status.BadRequest` of `BatchAppend`. */

@@ -9,4 +9,6 @@ export interface ServerContext {
   /** Long-lived calls of the current incarnation, ended on stop. */
   readonly openCalls: OpenCalls;
   readonly faults: FaultInjector;
+  /** Largest append accepted, in `Event.SizeOnDisk` bytes (see `append-size.ts`). */
+  readonly maxAppendSize: number;
 }

@@ -2,7 +2,9 @@ import { status } from '@grpc/grpc-js';
 import { EventStoreDBClient } from '@eventstore/db-client';
 import type { EsdbTestServer } from '../../../../test/support/esdb-server';
 import { startEsdbTestServer } from '../../../../test/support/esdb-server';
+import { scaled } from '../../../../test/support/time-scale';
 import { EventStoreError } from '../port/errors/event-store-error';
+import { EventTooLargeError } from '../port/errors/event-too-large.error';
 import { StoreFailureError } from '../port/errors/store-failure.error';
 import { StoreUnavailableError, StoreUnavailableReason } from '../port/errors/store-unavailable.error';
 import { StreamDeletedError } from '../port/errors/stream-deleted.error';
@@ -10,6 +12,7 @@ import { categoryFilter } from '../port/event-filter';
 import { ExpectedRevision } from '../port/expected-revision';
 import type { EventSubscription } from '../port/subscription';
 import { streamName } from '../stream-name';
+import { MAX_APPEND_SIZE } from '../validation/limits';
 import { anEvent, puller, readAllAfter, rejectionOf, someEvents, uniqueCategory, uniqueStream } from '../testing/contract-helpers';
 import type { EventStoreDbReconnectOptions } from './eventstoredb-options';
 import { EventStoreDbEventStore, STORE_IDENTITY_STREAM } from './eventstoredb-event-store';
@@ -211,6 +214,38 @@ describe('EventStoreDbEventStore against the protocol-level server: outages and 
     await store.append(stream, someEvents(2), { expectedRevision: ExpectedRevision.NO_STREAM });
     await store.deleteStream(stream, { expectedRevision: ExpectedRevision.STREAM_EXISTS });
     expect((await store.readStream(stream)).streamExists).toBe(false);
+  });
+
+  it("an event the server finds too large (its own count: 2 bytes a type character) fails at once with EventTooLargeError, unwritten", async () => {
+    const store = connect();
+    const stream = uniqueStream();
+    const type = 'T'.repeat(200);
+    // Under the port's 1 MiB by its own measure (UTF-8 of type + data + metadata), over the
+    // server's by 200 bytes: only the server's MaximumAppendSizeExceeded can refuse it.
+    const data = { s: 'x'.repeat(MAX_APPEND_SIZE - type.length - 100) };
+    const started = Date.now();
+    const failure = await rejectionOf(store.append(stream, [anEvent(type, data)], { expectedRevision: ExpectedRevision.NO_STREAM }));
+    expectPortError(failure);
+    expect(failure).toBeInstanceOf(EventTooLargeError);
+    expect(failure).toMatchObject({ limit: MAX_APPEND_SIZE, eventIndex: undefined });
+    expect(Date.now() - started).toBeLessThan(scaled(5_000));
+    expect((await store.readStream(stream)).streamExists).toBe(false);
+    await store.append(stream, [anEvent()], { expectedRevision: ExpectedRevision.NO_STREAM });
+  });
+
+  it('an append the server is too slow to answer within the client deadline fails with a retryable StoreUnavailableError (busy), unwritten', async () => {
+    const store = EventStoreDbEventStore.connect({ connectionString: `${server.connectionString}&defaultDeadline=300` });
+    stores.push(store);
+    const stream = uniqueStream();
+    await store.append(uniqueStream(), [anEvent()], { expectedRevision: ExpectedRevision.NO_STREAM });
+    server.delayNextAppends(1, 60_000);
+    const failure = await rejectionOf(store.append(stream, [anEvent()], { expectedRevision: ExpectedRevision.NO_STREAM }));
+    server.clearFaults();
+    expectPortError(failure);
+    expect(failure).toBeInstanceOf(StoreUnavailableError);
+    expect(failure).toMatchObject({ reason: StoreUnavailableReason.BUSY, retryable: true });
+    expect((await store.readStream(stream)).streamExists).toBe(false);
+    await store.append(stream, [anEvent()], { expectedRevision: ExpectedRevision.NO_STREAM });
   });
 });
 
