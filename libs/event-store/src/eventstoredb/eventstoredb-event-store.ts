@@ -322,6 +322,15 @@ export class EventStoreDbEventStore implements EventStore {
           return;
         } catch (error) {
           const translated = translateEventStoreDbError(error, { operation, streamName, expected });
+          // EventStoreDB refuses to soft-delete a stream that was never written (no event, no
+          // metadata) whatever the expected revision; the port, like the embedded stores, has
+          // nothing to delete there and succeeds when `any` or `no_stream` was expected.
+          const nothingToDelete =
+            !tombstone &&
+            (expected === Expected.ANY || expected === Expected.NO_STREAM) &&
+            translated instanceof WrongExpectedRevisionError &&
+            translated.actual === Expected.NO_STREAM;
+          if (nothingToDelete) return;
           const moved = expected === Expected.STREAM_EXISTS && translated instanceof WrongExpectedRevisionError && translated.actual !== Expected.NO_STREAM;
           if (!moved || attempt >= STREAM_EXISTS_DELETE_ATTEMPTS) throw translated;
         }

@@ -708,6 +708,16 @@ export function describeEventStoreContract(name: string, factory: EventStoreCont
         expect(read.events.map((e) => [e.type, e.revision])).toEqual([['Again', 3n]]);
         expect(read.currentRevision).toBe(3n);
       });
+
+      it('soft-deleting a stream never written, expecting any or no_stream, succeeds and changes nothing', async () => {
+        const stream = uniqueStream();
+        await store.deleteStream(stream);
+        await store.deleteStream(stream, { expectedRevision: ExpectedRevision.NO_STREAM });
+        expect(await rejectionOf(store.deleteStream(stream, { expectedRevision: 0n }))).toMatchObject({ expected: 0n, actual: 'no_stream' });
+        expect(await store.readStream(stream)).toEqual({ streamExists: false, currentRevision: 'no_stream', events: [] });
+        const created = await store.append(stream, [anEvent()], { expectedRevision: ExpectedRevision.NO_STREAM });
+        expect(created.nextExpectedRevision).toBe(0n);
+      });
     });
 
     describe('store identity', () => {
