@@ -1,16 +1,20 @@
 import {
+  binaryEvent,
+  DISPATCH_TO_SINGLE,
   END,
   EventStoreDBClient,
   jsonEvent,
   PersistentSubscriptionDoesNotExistError,
   PersistentSubscriptionDroppedError,
   PersistentSubscriptionExistsError,
+  PersistentSubscriptionFailedError,
   PersistentSubscriptionMaximumSubscribersReachedError,
   PINNED,
   START,
   persistentSubscriptionToAllSettingsFromDefaults,
   persistentSubscriptionToStreamSettingsFromDefaults,
   streamNameFilter,
+  UnavailableError,
 } from '@eventstore/db-client';
 import type {
   PersistentSubscriptionBase,
@@ -235,6 +239,7 @@ describe('EventStoreDB test server: persistent subscriptions', () => {
     await waitFor(() => first.received.length === 12, 5_000, '12 deliveries');
     await server.restart();
     await waitFor(() => first.errors.length === 1, 5_000, 'the UNAVAILABLE of the stop');
+    expect(first.errors[0]).toBeInstanceOf(UnavailableError);
     const second = join(client.subscribeToPersistentSubscriptionToStream(stream, 'g'));
     await client.appendToStream(stream, ticks(1, 'AfterRestart'));
     await waitFor(() => second.received.length === 1, 5_000, 'the event after the restart');
@@ -324,6 +329,81 @@ describe('EventStoreDB test server: persistent subscriptions', () => {
     const again = join(client.subscribeToPersistentSubscriptionToStream(stream, 'g'));
     await waitFor(() => again.received.length === 2, 5_000, 'a fresh start');
     await again.subscription.unsubscribe();
+  });
+
+  it('dispatch to single: every event to the first member while it has room', async () => {
+    const stream = uniqueStream('single');
+    await client.createPersistentSubscriptionToStream(stream, 'g', fromStart({ consumerStrategyName: DISPATCH_TO_SINGLE }));
+    const first = join(client.subscribeToPersistentSubscriptionToStream(stream, 'g', { bufferSize: 20 }));
+    await waitFor(() => first.confirmed, 5_000, 'first confirmation');
+    const second = join(client.subscribeToPersistentSubscriptionToStream(stream, 'g', { bufferSize: 20 }));
+    await waitFor(() => second.confirmed, 5_000, 'second confirmation');
+    await client.appendToStream(stream, ticks(10));
+    await waitFor(() => first.received.length === 10, 5_000, '10 deliveries');
+    expect(second.received).toEqual([]);
+    await Promise.all([first, second].map((member) => member.subscription.unsubscribe()));
+  });
+
+  it('resolveLinkTos: a link is delivered as its target with the link, and acked by the link id', async () => {
+    const target = uniqueStream('target');
+    const links = uniqueStream('links');
+    await client.appendToStream(target, ticks(2));
+    await client.appendToStream(links, [binaryEvent({ type: '$>', data: Buffer.from(`1@${target}`) })]);
+    await client.createPersistentSubscriptionToStream(links, 'g', fromStart({ resolveLinkTos: true }));
+    const member = join(client.subscribeToPersistentSubscriptionToStream(links, 'g'));
+    await waitFor(() => member.received.length === 1, 5_000, 'the link');
+    expect(member.received[0]?.event).toMatchObject({ streamId: target, revision: 1n });
+    expect(member.received[0]?.link).toMatchObject({ streamId: links, revision: 0n, type: '$>' });
+    await eventually(async () => {
+      const info = await client.getPersistentSubscriptionToStreamInfo(links, 'g');
+      expect(info.stats.totalInFlightMessages).toBe(0);
+    });
+    await member.subscription.unsubscribe();
+  });
+
+  it('keeps one checkpoint event ($maxCount 1 on the checkpoint stream)', async () => {
+    const stream = uniqueStream('onecheckpoint');
+    await client.appendToStream(stream, ticks(5));
+    await client.createPersistentSubscriptionToStream(stream, 'g', fromStart({ checkPointLowerBound: 1, checkPointUpperBound: 1 }));
+    const member = join(client.subscribeToPersistentSubscriptionToStream(stream, 'g'));
+    await waitFor(() => member.received.length === 5, 5_000, '5 deliveries');
+    await eventually(async () => {
+      const checkpoints = await collect(client.readStream(`$persistentsubscription-${stream}::g-checkpoint`));
+      expect(checkpoints.map((event) => event.event?.data)).toEqual(['4']);
+    });
+    await member.subscription.unsubscribe();
+  });
+
+  it('refuses settings the server refuses (readBatchSize not below historyBufferSize) with PersistentSubscriptionFailedError', async () => {
+    const stream = uniqueStream('badsettings');
+    await expect(
+      client.createPersistentSubscriptionToStream(stream, 'g', fromStart({ readBatchSize: 500, historyBufferSize: 500 })),
+    ).rejects.toBeInstanceOf(PersistentSubscriptionFailedError);
+    await expect(client.getPersistentSubscriptionToStreamInfo(stream, 'g')).rejects.toBeInstanceOf(PersistentSubscriptionDoesNotExistError);
+  });
+
+  it('a $all group resumes after its position checkpoint when the server restarts; members see UnavailableError', async () => {
+    const prefix = uniqueStream('allrestart');
+    await client.createPersistentSubscriptionToAll(
+      'resume',
+      persistentSubscriptionToAllSettingsFromDefaults({ startFrom: START, checkPointLowerBound: 1, checkPointUpperBound: 1 }),
+      { filter: streamNameFilter({ prefixes: [prefix] }) },
+    );
+    const first = join(client.subscribeToPersistentSubscriptionToAll('resume'));
+    await client.appendToStream(`${prefix}-a`, ticks(3));
+    await waitFor(() => first.received.length === 3, 5_000, '3 deliveries');
+    await eventually(async () => {
+      const info = await client.getPersistentSubscriptionToAllInfo('resume');
+      expect(info.stats.lastCheckpointedEventPosition?.commit).toBe(first.received[2]?.event?.position?.commit);
+    });
+    await server.restart();
+    await waitFor(() => first.errors.length === 1, 5_000, 'the end of the member');
+    expect(first.errors[0]).toBeInstanceOf(UnavailableError);
+    const second = join(client.subscribeToPersistentSubscriptionToAll('resume'));
+    await client.appendToStream(`${prefix}-b`, ticks(1, 'AfterRestart'));
+    await waitFor(() => second.received.length === 1, 5_000, 'the event after the restart');
+    expect(second.received.map((event) => event.event?.type)).toEqual(['AfterRestart']);
+    await second.subscription.unsubscribe();
   });
 
   it('$all groups: filter, info in positions, delete', async () => {
