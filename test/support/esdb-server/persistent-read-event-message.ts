@@ -1,9 +1,8 @@
 import { ReadResp } from '@eventstore/db-client/generated/persistent_pb';
 
 import type { RecordedEvent } from './recorded-event';
-import { toStreamIdentifier } from './read-event-message';
+import { fillRecordedEvent } from './read-event-message';
 import type { UuidFormat } from './uuid';
-import { toGrpcUuid } from './uuid';
 
 /**
  * Builds the `persistent_subscriptions.ReadResp` carrying one delivery, as the server's
@@ -37,17 +36,5 @@ export function toConfirmationResponse(subscriptionId: string): ReadResp {
 }
 
 function toRecordedEvent(record: RecordedEvent, uuidFormat: UuidFormat): ReadResp.ReadEvent.RecordedEvent {
-  const recorded = new ReadResp.ReadEvent.RecordedEvent();
-  recorded.setId(toGrpcUuid(record.id, uuidFormat));
-  recorded.setStreamIdentifier(toStreamIdentifier(record.streamName));
-  recorded.setStreamRevision(record.revision.toString(10));
-  recorded.setPreparePosition(record.position.toString(10));
-  recorded.setCommitPosition(record.position.toString(10));
-  const metadata = recorded.getMetadataMap();
-  metadata.set('type', record.type);
-  metadata.set('created', record.created.toString(10));
-  metadata.set('content-type', record.contentType === 'application/json' ? 'application/json' : 'application/octet-stream');
-  recorded.setCustomMetadata(record.customMetadata);
-  recorded.setData(record.data);
-  return recorded;
+  return fillRecordedEvent(new ReadResp.ReadEvent.RecordedEvent(), record, uuidFormat);
 }

@@ -207,10 +207,8 @@ export class PersistentSubscriptionGroup {
    */
   replayParked(stopAt: bigint | undefined): void {
     const stream = parkedStreamOf(this.config.source, this.config.groupName);
-    const outcome = this.log.readStream(stream, { direction: 'forwards', from: 'start', maxCount: BigInt(Number.MAX_SAFE_INTEGER) });
-    if (outcome.kind !== 'events') return;
     let end: bigint | undefined;
-    for (const link of outcome.events) {
+    for (const link of this.parkedLinks()) {
       if (stopAt !== undefined && link.revision >= stopAt) break;
       const resolved = this.log.resolve(link);
       this.retries.push({ id: link.id, event: resolved.event, link, original: link, retryCount: 0, ordinal: undefined });
@@ -329,34 +327,33 @@ export class PersistentSubscriptionGroup {
     return BigInt(match?.[1] ?? text);
   }
 
+  /** Retries first, then the buffer, then the source, while some member has room. */
   private pushAvailable(): void {
     if (this.members.length === 0) return;
-    for (let i = 0; i < this.retries.length; ) {
-      const message = this.retries[i] as GroupMessage;
-      const choice = this.strategy.choose(this.members, message.original.streamName);
-      if (choice.kind === 'no-capacity') return;
-      if (choice.kind === 'skipped') {
-        i += 1;
-        continue;
-      }
-      this.retries.splice(i, 1);
-      this.send(message, choice.member);
-    }
+    if (!this.dispatch(this.retries, () => undefined)) return;
+    const limit = Math.max(1, this.config.settings.historyBufferSize);
+    this.dispatch(this.buffer, () => (this.buffer.length >= limit ? undefined : this.readNext()));
+  }
+
+  /**
+   * Offers the messages of `queue` in order, then those `more` reads into it; a message the
+   * strategy skips stays in place. `false` once no member has a free slot.
+   */
+  private dispatch(queue: GroupMessage[], more: () => GroupMessage | undefined): boolean {
     for (let i = 0; ; ) {
-      if (i >= this.buffer.length) {
-        if (this.buffer.length >= Math.max(1, this.config.settings.historyBufferSize)) return;
-        const next = this.readNext();
-        if (next === undefined) return;
-        this.buffer.push(next);
+      if (i >= queue.length) {
+        const next = more();
+        if (next === undefined) return true;
+        queue.push(next);
       }
-      const message = this.buffer[i] as GroupMessage;
+      const message = queue[i] as GroupMessage;
       const choice = this.strategy.choose(this.members, message.original.streamName);
-      if (choice.kind === 'no-capacity') return;
+      if (choice.kind === 'no-capacity') return false;
       if (choice.kind === 'skipped') {
         i += 1;
         continue;
       }
-      this.buffer.splice(i, 1);
+      queue.splice(i, 1);
       this.send(message, choice.member);
     }
   }
@@ -482,12 +479,17 @@ export class PersistentSubscriptionGroup {
     return this.cursor >= end && this.buffer.length === 0;
   }
 
-  private parkedCount(): number {
+  /** The parked links not yet replayed (the parked stream past its `$tb`). */
+  private parkedLinks(): readonly RecordedEvent[] {
     const outcome = this.log.readStream(parkedStreamOf(this.config.source, this.config.groupName), {
       direction: 'forwards',
       from: 'start',
       maxCount: BigInt(Number.MAX_SAFE_INTEGER),
     });
-    return outcome.kind === 'events' ? outcome.events.length : 0;
+    return outcome.kind === 'events' ? outcome.events : [];
+  }
+
+  private parkedCount(): number {
+    return this.parkedLinks().length;
   }
 }

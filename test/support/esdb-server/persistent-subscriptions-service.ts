@@ -9,7 +9,7 @@ import {
   ReplayParkedResp,
   UpdateResp,
 } from '@eventstore/db-client/generated/persistent_pb';
-import type { CreateReq, ReadResp } from '@eventstore/db-client/generated/persistent_pb';
+import type { CreateReq, ReadResp, UpdateReq as UpdateRequest } from '@eventstore/db-client/generated/persistent_pb';
 import { Empty } from '@eventstore/db-client/generated/shared_pb';
 import type { StreamIdentifier } from '@eventstore/db-client/generated/shared_pb';
 
@@ -62,8 +62,7 @@ export function createPersistentSubscriptionsService(context: PersistentSubscrip
         callback(invalidArgumentError(source?.invalid ?? 'CreateReq.options needs a stream or all option'));
         return;
       }
-      const start = source.kind === 'stream' ? streamStart(options?.getStream(), options?.getSettings()) : allStart(options?.getAll());
-      const settings = settingsFromProto(options?.getSettings(), start);
+      const settings = decodeSettings(options, source);
       if (refused(settings, source, groupName, callback)) return;
       if (!subscriptions.create(source, groupName, settings)) {
         callback(persistentSubscriptionExistsError(sourceName(source), groupName));
@@ -82,13 +81,9 @@ export function createPersistentSubscriptionsService(context: PersistentSubscrip
         callback(invalidArgumentError('UpdateReq.options needs a stream or all option'));
         return;
       }
-      const start = source.kind === 'stream' ? streamStart(options?.getStream(), options?.getSettings()) : allStart(options?.getAll());
-      const settings = settingsFromProto(options?.getSettings(), start);
+      const settings = decodeSettings(options, source);
       if (refused(settings, source, groupName, callback)) return;
-      // An update keeps the group's filter: `UpdateReq.AllOptions` has none.
-      const existing = subscriptions.group(source, groupName);
-      const kept: GroupSource = existing?.config.source ?? source;
-      if (!subscriptions.update(kept, groupName, settings)) {
+      if (!subscriptions.update(source, groupName, settings)) {
         callback(persistentSubscriptionDoesNotExistError(sourceName(source), groupName));
         return;
       }
@@ -111,14 +106,8 @@ export function createPersistentSubscriptionsService(context: PersistentSubscrip
     },
 
     getInfo: (call, callback) => {
-      const options = call.request.getOptions();
-      const groupName = options?.getGroupName() ?? '';
-      const source = options?.hasAll() ? allSource() : streamSource(options?.getStreamIdentifier());
-      const group = source === undefined ? undefined : subscriptions.group(source, groupName);
-      if (source === undefined || group === undefined) {
-        callback(persistentSubscriptionDoesNotExistError(source === undefined ? '' : sourceName(source), groupName));
-        return;
-      }
+      const group = findGroup(subscriptions, call.request.getOptions(), callback);
+      if (group === undefined) return;
       const response = new GetInfoResp();
       response.setSubscriptionInfo(group.info());
       callback(null, response);
@@ -150,13 +139,8 @@ export function createPersistentSubscriptionsService(context: PersistentSubscrip
 
     replayParked: (call, callback) => {
       const options = call.request.getOptions();
-      const groupName = options?.getGroupName() ?? '';
-      const source = options?.hasAll() ? allSource() : streamSource(options?.getStreamIdentifier());
-      const group = source === undefined ? undefined : subscriptions.group(source, groupName);
-      if (source === undefined || group === undefined) {
-        callback(persistentSubscriptionDoesNotExistError(source === undefined ? '' : sourceName(source), groupName));
-        return;
-      }
+      const group = findGroup(subscriptions, options, callback);
+      if (group === undefined) return;
       group.replayParked(options?.hasStopAt() === true ? BigInt(options.getStopAt()) : undefined);
       callback(null, new ReplayParkedResp());
     },
@@ -252,6 +236,32 @@ function createSource(options: CreateReq.Options | undefined): GroupSource | Inv
     return isInvalidFilter(filter) ? { invalid: filter.invalid } : { kind: 'all', filter };
   }
   return streamSource(options.getStream()?.getStreamIdentifier() ?? options.getStreamIdentifier());
+}
+
+/** The settings of a Create or Update, with the start point its source takes. */
+function decodeSettings(options: CreateReq.Options | UpdateRequest.Options | undefined, source: GroupSource): GroupSettings | InvalidSettings {
+  const start = source.kind === 'stream' ? streamStart(options?.getStream(), options?.getSettings()) : allStart(options?.getAll());
+  return settingsFromProto(options?.getSettings(), start);
+}
+
+/** The options of GetInfo and ReplayParked name a group by stream (or `$all`) and name. */
+interface GroupLocator {
+  getGroupName(): string;
+  hasAll(): boolean;
+  getStreamIdentifier(): StreamIdentifier | undefined;
+}
+
+/** The group a request names, or `undefined` once the call was answered `persistent-subscription-does-not-exist`. */
+function findGroup(
+  subscriptions: PersistentSubscriptions,
+  options: GroupLocator | undefined,
+  callback: sendUnaryData<never>,
+): PersistentSubscriptionGroup | undefined {
+  const groupName = options?.getGroupName() ?? '';
+  const source = options?.hasAll() === true ? allSource() : streamSource(options?.getStreamIdentifier());
+  const group = source === undefined ? undefined : subscriptions.group(source, groupName);
+  if (group === undefined) callback(persistentSubscriptionDoesNotExistError(source === undefined ? '' : sourceName(source), groupName));
+  return group;
 }
 
 function refused(

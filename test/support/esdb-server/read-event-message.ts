@@ -1,4 +1,5 @@
 import { StreamIdentifier } from '@eventstore/db-client/generated/shared_pb';
+import type { UUID } from '@eventstore/db-client/generated/shared_pb';
 import { ReadResp } from '@eventstore/db-client/generated/streams_pb';
 
 import type { ResolvedRecord } from './event-log';
@@ -37,17 +38,37 @@ export function toReadEventResponse(record: RecordedEvent, uuidFormat: UuidForma
 }
 
 function toRecordedEvent(record: RecordedEvent, uuidFormat: UuidFormat): ReadResp.ReadEvent.RecordedEvent {
-  const recorded = new ReadResp.ReadEvent.RecordedEvent();
-  recorded.setId(toGrpcUuid(record.id, uuidFormat));
-  recorded.setStreamIdentifier(toStreamIdentifier(record.streamName));
-  recorded.setStreamRevision(record.revision.toString(10));
-  recorded.setPreparePosition(record.position.toString(10));
-  recorded.setCommitPosition(record.position.toString(10));
-  const metadata = recorded.getMetadataMap();
+  return fillRecordedEvent(new ReadResp.ReadEvent.RecordedEvent(), record, uuidFormat);
+}
+
+/** The `RecordedEvent` message shared in shape by `streams.ReadResp` and `persistent_subscriptions.ReadResp`. */
+export interface RecordedEventMessage {
+  setId(value?: UUID): unknown;
+  setStreamIdentifier(value?: StreamIdentifier): unknown;
+  setStreamRevision(value: string): unknown;
+  setPreparePosition(value: string): unknown;
+  setCommitPosition(value: string): unknown;
+  getMetadataMap(): { set(key: string, value: string): unknown };
+  setCustomMetadata(value: Uint8Array): unknown;
+  setData(value: Uint8Array): unknown;
+}
+
+/**
+ * Fills a `RecordedEvent` message as `ConvertToRecordedEvent` does: `metadata` holds `type`,
+ * `created` (ticks since the Unix epoch) and `content-type`; the id follows the caller's UUID
+ * option; commit and prepare positions are the record's position.
+ */
+export function fillRecordedEvent<T extends RecordedEventMessage>(message: T, record: RecordedEvent, uuidFormat: UuidFormat): T {
+  message.setId(toGrpcUuid(record.id, uuidFormat));
+  message.setStreamIdentifier(toStreamIdentifier(record.streamName));
+  message.setStreamRevision(record.revision.toString(10));
+  message.setPreparePosition(record.position.toString(10));
+  message.setCommitPosition(record.position.toString(10));
+  const metadata = message.getMetadataMap();
   metadata.set('type', record.type);
   metadata.set('created', record.created.toString(10));
   metadata.set('content-type', record.contentType === 'application/json' ? 'application/json' : 'application/octet-stream');
-  recorded.setCustomMetadata(record.customMetadata);
-  recorded.setData(record.data);
-  return recorded;
+  message.setCustomMetadata(record.customMetadata);
+  message.setData(record.data);
+  return message;
 }
