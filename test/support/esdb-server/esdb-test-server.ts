@@ -65,7 +65,10 @@ export interface EsdbTestServer {
   readonly port: number;
   /** Whether the gRPC server is currently accepting calls. */
   readonly isRunning: boolean;
-  /** Number of long-lived calls (subscriptions, finite reads, batch-append streams) currently open. */
+  /**
+   * Number of calls the server would have to end on stop: subscriptions, persistent subscription
+   * members, batch-append streams, and appends held by {@link delayNextAppends}.
+   */
   readonly openCallCount: number;
   /**
    * Ends every open call with UNAVAILABLE ("Server is shutting down"), then shuts the gRPC
