@@ -160,11 +160,13 @@ describe('the packages, packed and installed into a fresh project', () => {
         });
         const body = (await response.json()) as { runId: string; run: { status: string } };
         expect({ status: response.status, run: body.run.status }).toEqual({ status: 200, run: 'COMPLETED' });
-        // The steps read model follows the store a few milliseconds behind: read until both tool steps are there.
+        // The steps read model follows the store a few milliseconds behind: the run is found at once, its steps may come a moment later.
         const deadline = Date.now() + COMMAND_TIMEOUT_MS;
         let toolSteps: (string | null)[][] = [];
         while (toolSteps.length < 2 && Date.now() < deadline) {
-          const steps = (await (await fetch(`${served.baseUrl}/runs/${body.runId}/steps`)).json()) as { steps: { toolName: string | null; effect: string | null }[] };
+          const answer = await fetch(`${served.baseUrl}/runs/${body.runId}/steps`);
+          const steps = (await answer.json()) as { steps: { toolName: string | null; effect: string | null }[] };
+          expect({ status: answer.status, steps: Array.isArray(steps.steps) }).toEqual({ status: 200, steps: true });
           toolSteps = steps.steps.filter((step) => step.toolName !== null).map((step) => [step.toolName, step.effect]);
           if (toolSteps.length < 2) await new Promise((resolve) => setTimeout(resolve, 100));
         }

@@ -6,7 +6,7 @@ import type { RunStatus } from '@agent-ledger/domain';
 import { assertRunId, RunNotFoundError } from '@agent-ledger/domain';
 import type { RunStepsAnswer } from '@agent-ledger/client';
 import type { RunPage, RunStatusRow } from '@agent-ledger/projections';
-import { ProjectionQueries } from '@agent-ledger/projections';
+import { ProjectionQueries, ProjectionRunnerPool } from '@agent-ledger/projections';
 import type { DecideRunApprovalResult, SubmitRunInputResult } from '@agent-ledger/runtime';
 import { CancelRun, DecideRunApproval, RequeueDeadLetteredRun, StartRun, SubmitRunInput } from '@agent-ledger/runtime';
 import type { ApiCaller } from '../auth/api-caller';
@@ -19,6 +19,13 @@ import { listEntitledRuns } from './entitled-runs';
 import type { CancelRunAnswer, RequeueRunAccepted, RunResumeAnswer, StartRunAccepted, StartRunInteractive } from './run-answers';
 import { CancelRunDto, DecideApprovalDto, ListRunsQueryDto, RequeueRunDto, StartRunDto, SubmitInputDto } from './run-dtos';
 import { runViewOf } from './run-view';
+
+/**
+ * How long a read of one run waits, when the read models do not have it, for
+ * them to apply what the store holds: a run whose start was acknowledged is
+ * never answered 404 because its `RunRequested` was not projected yet.
+ */
+export const RUN_READ_MISS_WAIT_MS = 2_000;
 
 /** The requeue's own 503. */
 const REQUEUE_UNAVAILABLE =
@@ -53,6 +60,7 @@ export class RunsController {
   constructor(
     private readonly commands: CommandBus,
     private readonly queries: ProjectionQueries,
+    private readonly runners: ProjectionRunnerPool,
   ) {}
 
   /** Starts a run: 202 with its id when queued, 200 with the settled run when interactive. */
@@ -100,9 +108,9 @@ export class RunsController {
   @ApiOkResponse({ description: 'the run-status row' })
   @ApiBadRequestResponse({ description: 'not a run id (`INVALID_FIELD`)' })
   @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)' })
-  get(@Param('runId') runId: string): RunStatusRow {
+  async get(@Param('runId') runId: string): Promise<RunStatusRow> {
     assertRunId(runId);
-    const row = this.queries.getRun(runId);
+    const row = await this.readRun(() => this.queries.getRun(runId));
     if (row === null) throw new RunNotFoundError(runId);
     return row;
   }
@@ -115,11 +123,27 @@ export class RunsController {
   @ApiOkResponse({ description: "the run's steps (steps read model)" })
   @ApiBadRequestResponse({ description: 'not a run id (`INVALID_FIELD`)' })
   @ApiNotFoundResponse({ description: 'no such run, or one the key may not read (`RUN_NOT_FOUND`)' })
-  steps(@Param('runId') runId: string): RunStepsAnswer {
+  async steps(@Param('runId') runId: string): Promise<RunStepsAnswer> {
     assertRunId(runId);
-    const steps = this.queries.getSteps(runId);
-    if (steps.length === 0 && this.queries.getRun(runId) === null) throw new RunNotFoundError(runId);
-    return { runId, steps };
+    const found = await this.readRun(() => {
+      const steps = this.queries.getSteps(runId);
+      return steps.length === 0 && this.queries.getRun(runId) === null ? null : steps;
+    });
+    if (found === null) throw new RunNotFoundError(runId);
+    return { runId, steps: found };
+  }
+
+  /**
+   * Reads one run from the read models; on a miss, waits for them to apply
+   * what the store holds now (at most {@link RUN_READ_MISS_WAIT_MS}) and reads
+   * again, so that a run started a moment ago is found. Misses of runs that
+   * do not exist pay one read of the store's head.
+   */
+  private async readRun<T>(read: () => T | null): Promise<T | null> {
+    const first = read();
+    if (first !== null) return first;
+    await this.runners.settled(RUN_READ_MISS_WAIT_MS);
+    return read();
   }
 
   /**

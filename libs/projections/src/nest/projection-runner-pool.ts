@@ -59,6 +59,33 @@ export class ProjectionRunnerPool implements OnApplicationBootstrap, OnModuleDes
     for (const runner of this.runners) await runner.catchUp();
   }
 
+  /**
+   * Waits, at most `timeoutMs`, until every runner that follows has applied
+   * what its store holds now: for a read that missed a row the caller may
+   * just have written (a run started a moment ago). Runners that do not
+   * follow are not waited for (another process feeds the read models).
+   * A runner's failure is not thrown here: the runner logs it (`onError`)
+   * and retries; the read answers from what is there.
+   * @returns whether every following runner caught up in time
+   */
+  async settled(timeoutMs: number): Promise<boolean> {
+    const following = this.runners.filter((runner) => runner.stats().running);
+    if (following.length === 0) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    const caughtUp = Promise.all(following.map((runner) => runner.catchUp())).then(
+      () => true,
+      () => false,
+    );
+    try {
+      return await Promise.race([caughtUp, timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Each runner's counters, by source name. */
   stats(): Record<string, ProjectionRunnerStats> {
     return Object.fromEntries(this.runners.map((r) => [r.source.name, r.stats()]));
