@@ -50,7 +50,9 @@ export interface EventCausation {
 
 /** A W3C trace context as stored in an event's metadata; the domain neither reads nor checks it. */
 export interface EventTraceContext {
+  /** The W3C `traceparent` of the span the append was made in. */
   readonly traceparent: string;
+  /** The W3C `tracestate` that went with it, if any. */
   readonly tracestate?: string;
 }
 

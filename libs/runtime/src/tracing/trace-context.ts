@@ -83,12 +83,6 @@ export function tracingEnabled(): boolean {
 /** The instrumentation scope of the runtime's and the HTTP API's spans. */
 export const TRACER_NAME = 'agent-ledger';
 
-/** Ends `span` with `error` recorded on it (an exception event and an error status). */
-export function endSpanWithError(span: Span, error: unknown): void {
-  recordSpanError(span, error);
-  span.end();
-}
-
 /** Records `error` on `span` (an exception event and an error status), without ending it. */
 export function recordSpanError(span: Span, error: unknown): void {
   span.recordException(error instanceof Error ? error : String(error));
