@@ -126,7 +126,8 @@ async function bootstrap(): Promise<void> {
     Logger.log(`${signal}: shutting down`, 'Bootstrap');
     await app.close();
     await stores.close();
-    await tracing?.shutdown();
+    // The pending spans are sent; a collector that cannot take them does not hold up the stop.
+    await tracing?.shutdown().catch((error: unknown) => Logger.warn(`the pending spans could not be exported: ${error instanceof Error ? error.message : String(error)}`, 'Traces'));
     process.exit(0);
   };
   process.once('SIGTERM', (signal) => void shutdown(signal));

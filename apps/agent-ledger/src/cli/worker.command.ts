@@ -66,7 +66,7 @@ export async function worker(config: ServiceConfig, options: WorkerCommandOption
     }
   } finally {
     await stores.close();
-    await tracing?.shutdown();
+    await tracing?.shutdown().catch((error: unknown) => output.err(`agent-ledger: the pending spans could not be exported: ${error instanceof Error ? error.message : String(error)}`));
   }
   output.out('agent-ledger worker stopped');
   return ExitCode.OK;

@@ -9,7 +9,7 @@ import { eventually, startRuntime, stateOf } from '@agent-ledger/runtime/testing
 import type { HttpTestApp } from '../http/testing/http-test-app';
 import { startHttpTestApp } from '../http/testing/http-test-app';
 import type { Tracing } from './tracing';
-import { registerTracing, startTracing } from './tracing';
+import { registerTracing, startTracing, tracesEndpoint } from './tracing';
 
 /*
  * Traces, recorded by the SDK's in-memory exporter: one trace per run, from
@@ -145,7 +145,7 @@ describe('traces with an SDK registered', () => {
     });
   });
 
-  describe('through the bus', () => {
+  describe.each(['sqlite', 'eventstoredb'] as const)('through the bus, on %s', (store) => {
     let rt: RuntimeHarness;
     let other: RuntimeHarness | undefined;
     afterEach(async () => {
@@ -170,7 +170,7 @@ describe('traces with an SDK registered', () => {
       }, 10_000, `run ${runId} to settle`);
 
     it('a run resumed after an approval stays in its trace: both segments are children of the span that started it', async () => {
-      rt = await startRuntime({ store: 'sqlite', agents: AGENTS, execution: { workers: { concurrency: 1 } } });
+      rt = await startRuntime({ store, agents: AGENTS, execution: { workers: { concurrency: 1 } } });
       const { runId, caller } = await enqueueInSpan(rt, 'careful');
       await eventually(async () => (stateOf(await rt.runEvents(runId)).status === 'WAITING_FOR_APPROVAL' ? true : undefined), 10_000, 'the approval request');
       // The decision comes from outside any span: the run's trace is still the one it started in.
@@ -197,7 +197,7 @@ describe('traces with an SDK registered', () => {
     });
 
     it('a run started by one runtime instance is continued by another on the same store, in the same trace', async () => {
-      rt = await startRuntime({ store: 'sqlite', agents: AGENTS, execution: { workers: { concurrency: 0 } } });
+      rt = await startRuntime({ store, agents: AGENTS, execution: { workers: { concurrency: 0 } } });
       other = await startRuntime({ agents: AGENTS, sharedWith: rt, execution: { workers: { concurrency: 1 } } });
       const { runId, caller } = await enqueueInSpan(rt, 'trusted');
       await settled(other, runId);
@@ -210,7 +210,7 @@ describe('traces with an SDK registered', () => {
     });
 
     it('a failed tool call records its error on its span; the run goes on', async () => {
-      rt = await startRuntime({ store: 'sqlite', agents: AGENTS, execution: { workers: { concurrency: 1 } } });
+      rt = await startRuntime({ store, agents: AGENTS, execution: { workers: { concurrency: 1 } } });
       rt.behaviour.failWith = new Error('the disk is full');
       const { runId } = await enqueueInSpan(rt, 'trusted');
       await settled(rt, runId);
@@ -243,4 +243,16 @@ describe('traces without an SDK', () => {
     expect(storedTraceparents(events).every((t) => t === undefined)).toBe(true);
     expect(exporter.getFinishedSpans()).toEqual([]);
   });
+});
+
+// The export itself (the exporter loads Node's http with a dynamic import, which Jest's sandbox refuses) is tested on the built
+// service: test/e2e/traces.e2e-spec.ts.
+describe('OTLP export', () => {
+  it('takes the traces endpoint as it is, or the base endpoint with /v1/traces; none without either', () => {
+    expect(tracesEndpoint({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/custom', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://other:4318' })).toBe('http://c:4318/custom');
+    expect(tracesEndpoint({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318/' })).toBe('http://c:4318/v1/traces');
+    expect(tracesEndpoint({ OTEL_EXPORTER_OTLP_ENDPOINT: '  ' })).toBeNull();
+    expect(tracesEndpoint({})).toBeNull();
+  });
+
 });

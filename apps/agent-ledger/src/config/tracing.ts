@@ -42,16 +42,25 @@ export function registerTracing(spanProcessors: readonly SpanProcessor[], servic
 }
 
 /**
- * Starts exporting traces over OTLP/HTTP when an endpoint is configured
- * (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, or `OTEL_EXPORTER_OTLP_ENDPOINT` with
- * `/v1/traces` appended; the exporter reads these and the other standard
- * `OTEL_EXPORTER_OTLP_*` variables itself), under `OTEL_SERVICE_NAME`
+ * Starts exporting traces over OTLP/HTTP when an endpoint is configured in
+ * `env`: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as it is, or else
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` with `/v1/traces` appended (the exporter
+ * reads its other standard `OTEL_EXPORTER_OTLP_*` settings, headers and
+ * timeout, from the process's environment), under `OTEL_SERVICE_NAME`
  * (`agent-ledger` by default). Without an endpoint nothing is registered and
  * every span is a no-op: null.
  */
 export function startTracing(env: NodeJS.ProcessEnv = process.env): Tracing | null {
-  const endpoint = (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? '').trim() || (env.OTEL_EXPORTER_OTLP_ENDPOINT ?? '').trim();
-  if (endpoint === '') return null;
+  const url = tracesEndpoint(env);
+  if (url === null) return null;
   const serviceName = (env.OTEL_SERVICE_NAME ?? '').trim() || DEFAULT_SERVICE_NAME;
-  return registerTracing([new BatchSpanProcessor(new OTLPTraceExporter())], serviceName);
+  return registerTracing([new BatchSpanProcessor(new OTLPTraceExporter({ url }))], serviceName);
+}
+
+/** The traces endpoint `env` configures, or null for none. */
+export function tracesEndpoint(env: NodeJS.ProcessEnv): string | null {
+  const traces = (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? '').trim();
+  if (traces !== '') return traces;
+  const base = (env.OTEL_EXPORTER_OTLP_ENDPOINT ?? '').trim();
+  return base === '' ? null : `${base.replace(/\/+$/, '')}/v1/traces`;
 }
