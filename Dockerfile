@@ -22,12 +22,15 @@ COPY . .
 RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
 RUN npm run build
 # The runtime's files, in /out: the production dependencies (the workspace's
-# packages linked as npm linked them), each package's package.json and dist/,
+# packages linked as npm linked them; a package's own node_modules where npm
+# nested one there, as it does @opentelemetry/context-async-hooks under
+# apps/agent-ledger), each package's package.json and dist/,
 # the console's build and the example agents. No sources, no dev dependencies.
 RUN npm prune --omit=dev --no-audit --no-fund \
  && mkdir -p /out \
  && cp -a package.json node_modules config /out/ \
- && for dir in libs/* apps/agent-ledger; do mkdir -p "/out/$dir" && cp -a "$dir/package.json" "$dir/dist" "/out/$dir/"; done \
+ && for dir in libs/* apps/agent-ledger; do mkdir -p "/out/$dir" && cp -a "$dir/package.json" "$dir/dist" "/out/$dir/" \
+      && if [ -d "$dir/node_modules" ]; then cp -a "$dir/node_modules" "/out/$dir/"; fi; done \
  && cp -a libs/http/console /out/libs/http/console \
  && find /out/libs /out/apps \( -name '*.map' -o -name '*.tsbuildinfo' \) -delete
 

@@ -13,6 +13,7 @@ const RUNTIME_SRC = join(__dirname, '..', '..', 'libs', 'runtime', 'src');
 const LAYERS: Readonly<Record<string, number>> = {
   clock: 0,
   metrics: 0,
+  tracing: 0,
   tools: 1,
   // The model providers and the agents' configuration check each other's shapes: one layer.
   models: 2,

@@ -15,6 +15,7 @@ import { createServiceApp } from './service-app';
 import { listenFailureMessage } from './config/listen-failure';
 import { prepareServiceFolders } from './config/service-folders';
 import { checkStoreIdentities } from './config/store-identity-check';
+import { startTracing } from './config/tracing';
 
 /** Reads the configuration, or ends the process with a message naming the bad setting (exit code 3, as the CLI answers a bad configuration). */
 function configurationOrExit(): ServiceConfig {
@@ -115,6 +116,8 @@ async function bootstrap(): Promise<void> {
   // The plugins and the agents are checked before any folder or store is created: a refusal leaves nothing behind.
   const { agents, plugins } = await definitionsOrExit(config);
   for (const line of prepareServiceFolders(config)) Logger.log(line, 'Bootstrap');
+  // Traces are exported over OTLP when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set; otherwise every span is a no-op.
+  const tracing = startTracing();
   const stores = openStores(config);
   await storesCheckedOrExit(config, stores);
   const app = await appOrExit(() => createServiceApp({ config, stores, agents, plugins }), stores);
@@ -123,6 +126,8 @@ async function bootstrap(): Promise<void> {
     Logger.log(`${signal}: shutting down`, 'Bootstrap');
     await app.close();
     await stores.close();
+    // The pending spans are sent; a collector that cannot take them does not hold up the stop.
+    await tracing?.shutdown().catch((error: unknown) => Logger.warn(`the pending spans could not be exported: ${error instanceof Error ? error.message : String(error)}`, 'Traces'));
     process.exit(0);
   };
   process.once('SIGTERM', (signal) => void shutdown(signal));

@@ -4,10 +4,13 @@ import { refuseUnreadableBodies } from './bodies/refuse-unreadable-bodies';
 import type { HttpApiOptions } from './http-api-options';
 import { HTTP_API_OPTIONS } from './http-api-options';
 import { buildOpenApiDocument, OpenApiDocumentHolder } from './openapi/openapi-document';
+import { traceRequests } from './tracing/trace-requests';
 
 /**
  * Readies an application that imports the HTTP API (`AgentLedgerHttpModule`,
- * or the service's `AppModule`), before it listens. Bodies, before any route:
+ * or the service's `AppModule`), before it listens. First, a server span a
+ * request, continuing the caller's W3C `traceparent` (a no-op without an
+ * OpenTelemetry SDK). Bodies, before any route:
  * a non-empty body that is not `application/json` is refused (415); a JSON
  * body is parsed up to `httpBodyLimitBytes` (413 over it), an empty one is
  * absent. Create the application with `bodyParser: false` so that no other
@@ -16,6 +19,7 @@ import { buildOpenApiDocument, OpenApiDocumentHolder } from './openapi/openapi-d
  */
 export function setUpAgentLedgerHttp(app: NestExpressApplication): void {
   const options = app.get<HttpApiOptions>(HTTP_API_OPTIONS);
+  app.use(traceRequests());
   app.use(refuseUnreadableBodies({ discardLimitBytes: options.httpBodyLimitBytes }));
   const absentBodies = new AbsentJsonBodies();
   app.useBodyParser('json', { limit: options.httpBodyLimitBytes, verify: absentBodies.verify });

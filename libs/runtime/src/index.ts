@@ -105,3 +105,5 @@ export * from './plugins/plugin-api';
 export * from './plugins/plugin.error';
 export * from './plugins/plugin-module';
 export * from './plugins/plugin-loader';
+export { continueTrace, parseTraceContext, tracingEnabled, TRACER_NAME } from './tracing/trace-context';
+export * from './tracing/span-attributes';

@@ -4,6 +4,7 @@ import type { CliOutput } from './cli-output';
 import { ExitCode } from './cli-output';
 import { UsageError } from './service-client';
 import { aborted } from './stop-signal';
+import { startTracing } from '../config/tracing';
 import { startCrashTestMode } from '../config/crash-test/crash-test-mode';
 import { openStores } from '../config/open-stores';
 import { prepareServiceFolders } from '../config/service-folders';
@@ -42,6 +43,8 @@ export async function worker(config: ServiceConfig, options: WorkerCommandOption
   const { agents, plugins } = await loadServiceDefinitions(config);
   for (const line of prepareServiceFolders(config)) output.out(line);
   const stores = openStores(config);
+  // Traces are exported over OTLP when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set; otherwise every span is a no-op.
+  const tracing = startTracing();
   try {
     const refusal = await checkStoreIdentities(config, stores, { readModels: false, saga: !options.noSaga, processors: true, log: (message) => output.err(message) });
     if (refusal !== null) {
@@ -63,6 +66,7 @@ export async function worker(config: ServiceConfig, options: WorkerCommandOption
     }
   } finally {
     await stores.close();
+    await tracing?.shutdown().catch((error: unknown) => output.err(`agent-ledger: the pending spans could not be exported: ${error instanceof Error ? error.message : String(error)}`));
   }
   output.out('agent-ledger worker stopped');
   return ExitCode.OK;

@@ -40,6 +40,20 @@ export interface EventCausation {
   readonly correlationId?: string;
   /** The command or event that directly caused the append. */
   readonly causationId?: string;
+  /**
+   * The W3C trace context (`traceparent`, `tracestate`) the append was made
+   * in, so that a reader in another process continues the run's trace. Opaque
+   * here: the runtime writes and validates it.
+   */
+  readonly traceContext?: EventTraceContext;
+}
+
+/** A W3C trace context as stored in an event's metadata; the domain neither reads nor checks it. */
+export interface EventTraceContext {
+  /** The W3C `traceparent` of the span the append was made in. */
+  readonly traceparent: string;
+  /** The W3C `tracestate` that went with it, if any. */
+  readonly tracestate?: string;
 }
 
 /** The metadata a writer stores with an event. */
@@ -48,6 +62,8 @@ export type EncodedEventMetadata = {
   readonly schemaVersion: number;
   readonly $correlationId?: string;
   readonly $causationId?: string;
+  readonly traceparent?: string;
+  readonly tracestate?: string;
 };
 
 /** An event as a writer stores it: its type, its payload, and its metadata. */
@@ -89,6 +105,8 @@ export function encodeEvent(event: DomainEvent, causation: EventCausation = {}):
       schemaVersion: currentSchemaVersion(event.type),
       ...(causation.correlationId === undefined ? {} : { $correlationId: causation.correlationId }),
       ...(causation.causationId === undefined ? {} : { $causationId: causation.causationId }),
+      ...(causation.traceContext === undefined ? {} : { traceparent: causation.traceContext.traceparent }),
+      ...(causation.traceContext?.tracestate === undefined ? {} : { tracestate: causation.traceContext.tracestate }),
     },
   };
 }

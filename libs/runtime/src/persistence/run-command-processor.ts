@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { SpanContext } from '@opentelemetry/api';
 import type { RunCommand, RunDecider, RunDecision, RunEvent, RunState } from '@agent-ledger/domain';
 import { isRunEventType } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
@@ -10,6 +11,7 @@ import { RUN_DECIDER } from './run-decider.token';
 import { runStreamName } from './run-streams';
 import type { StreamSnapshot } from './stream-snapshot';
 import { RuntimeMetrics } from '../metrics/runtime-metrics';
+import { activeTraceContext, storedTraceContext, tracingEnabled } from '../tracing/trace-context';
 
 /** A run's state as of a stream revision. */
 export type RunSnapshot = StreamSnapshot<RunState>;
@@ -31,7 +33,7 @@ const MAX_CONFLICT_RETRIES = 8;
 export class RunCommandProcessor {
   private readonly handler: DeciderCommandHandler<RunCommand, RunState, RunEvent, RunDecision>;
 
-  constructor(@Inject(RUN_EVENT_STORE) store: EventStore, @Inject(RUN_DECIDER) decider: RunDecider, metrics: RuntimeMetrics) {
+  constructor(@Inject(RUN_EVENT_STORE) private readonly store: EventStore, @Inject(RUN_DECIDER) decider: RunDecider, metrics: RuntimeMetrics) {
     this.handler = new DeciderCommandHandler({
       name: RunCommandProcessor.name,
       store,
@@ -49,7 +51,21 @@ export class RunCommandProcessor {
   }
 
   /**
-   * Decides `command` and appends what it decides.
+   * The span context of the run's trace: the one its first event was
+   * appended in (the request or command that started it), read from that
+   * event's metadata. Undefined when no tracer provider is registered (nothing
+   * is read then), or the run started outside any trace (or before traces
+   * were recorded).
+   */
+  async runTraceContext(runId: string): Promise<SpanContext | undefined> {
+    if (!tracingEnabled()) return undefined;
+    const read = await this.store.readStream(runStreamName(runId), { fromRevision: 0n, maxCount: 1 });
+    return storedTraceContext(read.events[0]?.metadata);
+  }
+
+  /**
+   * Decides `command` and appends what it decides. The events carry the
+   * causation's trace context, or the active span's when it names none.
    *
    * @param known a snapshot the caller already holds (a segment's own last
    *   write); it is trusted until the store says the stream moved on.
@@ -59,7 +75,11 @@ export class RunCommandProcessor {
   process(command: RunCommand, known?: RunSnapshot, causation: CausationContext = {}): Promise<RunCommandOutcome> {
     return this.handler.handle(runStreamName(command.data.runId), command, {
       known,
-      causation: { correlationId: causation.correlationId ?? command.data.runId, causationId: causation.causationId },
+      causation: {
+        correlationId: causation.correlationId ?? command.data.runId,
+        causationId: causation.causationId,
+        traceContext: causation.traceContext ?? activeTraceContext(),
+      },
     });
   }
 }

@@ -1,4 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Span, SpanContext } from '@opentelemetry/api';
+import { context, SpanKind, trace } from '@opentelemetry/api';
 import type {
   ApprovalCallRequest,
   DecisionStatement,
@@ -31,6 +33,8 @@ import { RunCommandProcessor } from '../persistence/run-command-processor';
 import { RuntimeMetrics } from '../metrics/runtime-metrics';
 import type { ToolCatalog } from './tool-catalog';
 import { TOOL_CATALOG } from './tool-catalog';
+import { SpanAttribute } from '../tracing/span-attributes';
+import { contextWithParent, recordSpanError, recordSpanFailure, traceContextOfSpan, TRACER_NAME } from '../tracing/trace-context';
 
 /** How a segment ended. */
 export type SegmentOutcome =
@@ -109,23 +113,48 @@ export class SegmentRunner {
   /** Runs the segment that holds `lease`, from the snapshot its claim returned. */
   async run(claimed: RunSnapshot, lease: SegmentLease): Promise<SegmentOutcome> {
     this.metrics.increment('segmentsStarted');
-    const segment = new Segment(this, claimed, lease);
+    const runId = claimed.state.runId ?? '';
+    // The segment continues the run's trace, whichever process started the run: its span's parent is the run's first event's context.
+    const span = trace.getTracer(TRACER_NAME).startSpan(
+      'segment',
+      {
+        kind: SpanKind.INTERNAL,
+        attributes: { [SpanAttribute.RUN_ID]: runId, [SpanAttribute.AGENT]: claimed.state.agent ?? '', [SpanAttribute.ATTEMPT]: lease.attempt, [SpanAttribute.SEGMENT_OWNER]: lease.owner },
+      },
+      contextWithParent(await this.runTraceContext(runId)),
+    );
+    const segment = new Segment(this, claimed, lease, span);
     // A cancel recorded while a call is in flight fires the call's signal; the boundary then settles the run.
-    const stopListening = this.index.onCancelRequested(claimed.state.runId ?? '', () => segment.abort(new RunCancelledSignal()));
+    const stopListening = this.index.onCancelRequested(runId, () => segment.abort(new RunCancelledSignal()));
+    let outcome: SegmentOutcome | undefined;
     try {
-      return await segment.execute();
+      outcome = await context.with(trace.setSpan(context.active(), span), () => segment.execute());
+      return outcome;
     } catch (error) {
-      if (error instanceof SegmentStop) return error.outcome;
-      return segment.failUnexpectedly(error);
+      outcome = error instanceof SegmentStop ? error.outcome : await segment.failUnexpectedly(error);
+      return outcome;
     } finally {
       stopListening();
       segment.abort();
+      if (outcome !== undefined) span.setAttribute(SpanAttribute.SEGMENT_OUTCOME, outcome.kind);
+      if (outcome?.kind === 'abandoned') recordSpanError(span, outcome.error);
+      span.end();
       this.metrics.increment('segmentsStopped');
     }
   }
 
-  /** @internal */ dispatch(command: RunCommand, known: RunSnapshot): Promise<RunCommandOutcome> {
-    return this.processor.process(command, known);
+  /** The run's trace to continue; a store that cannot say is logged and the segment gets a trace of its own. */
+  private async runTraceContext(runId: string): Promise<SpanContext | undefined> {
+    try {
+      return await this.processor.runTraceContext(runId);
+    } catch (error) {
+      this.logger.warn(`The trace context of run ${runId} could not be read; its segment starts a trace of its own: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    }
+  }
+
+  /** @internal */ dispatch(command: RunCommand, known: RunSnapshot, span: Span): Promise<RunCommandOutcome> {
+    return this.processor.process(command, known, { traceContext: traceContextOfSpan(span.spanContext()) });
   }
 
   /** @internal */ recordAudit(entry: AuditEntry): Promise<boolean> {
@@ -148,14 +177,38 @@ class Segment {
   /** Set once a write's audit failed: the run must end AUDIT_PERSISTENCE_FAILED, whatever happens next. */
   private failClosed: { failure: FailureInfo; reason: TerminationReason } | null = null;
   private readonly runId: string;
+  /** The span the segment's appends are made in: the segment's, or the model or tool call's in progress. */
+  private span: Span;
 
   constructor(
     private readonly runner: SegmentRunner,
     claimed: RunSnapshot,
     private readonly lease: SegmentLease,
+    private readonly segmentSpan: Span,
   ) {
     this.snapshot = claimed;
     this.runId = claimed.state.runId ?? '';
+    this.span = segmentSpan;
+  }
+
+  /**
+   * Runs `body` in a child span of the segment's (`name`, with `attributes`):
+   * the appends made meanwhile carry its context; it ends when `body` does,
+   * with a thrown error recorded (a segment's stop is not an error).
+   */
+  private async inSpan<T>(name: string, attributes: Record<string, string | number | boolean>, body: (span: Span) => Promise<T>): Promise<T> {
+    const parent = trace.setSpan(context.active(), this.segmentSpan);
+    const span = trace.getTracer(TRACER_NAME).startSpan(name, { kind: SpanKind.INTERNAL, attributes: { [SpanAttribute.RUN_ID]: this.runId, ...attributes } }, parent);
+    this.span = span;
+    try {
+      return await context.with(trace.setSpan(parent, span), () => body(span));
+    } catch (error) {
+      if (!(error instanceof SegmentStop)) recordSpanError(span, error);
+      throw error;
+    } finally {
+      this.span = this.segmentSpan;
+      span.end();
+    }
   }
 
   private get state(): RunState {
@@ -225,24 +278,27 @@ class Segment {
       return done.response;
     }
 
-    await this.send({ type: 'StartStep', data: { runId: this.runId, ...this.lease, round }, metadata: this.now() });
-    let response: ModelResponse;
-    try {
-      this.runner.context.metrics.increment('modelCalls');
-      response = await agent.provider.respond({
-        runId: this.runId,
-        agent: agent.definition.name,
-        round,
-        messages: buildConversation(agent.definition, this.state, round),
-        tools: this.runner.context.tools.describe(agent.definition.tools),
-        signal: this.controller.signal,
-      });
-    } catch (error) {
-      return this.fail(describeFailure(error), 'PROVIDER_FAILED', retryAfterOf(error));
-    }
-    await this.send({ type: 'RecordModelResponse', data: { runId: this.runId, ...this.lease, round, response }, metadata: this.now() });
-    await this.audit(stepId);
-    return response;
+    return this.inSpan('model call', { [SpanAttribute.AGENT]: agent.definition.name, [SpanAttribute.ROUND]: round, [SpanAttribute.STEP_ID]: stepId, [SpanAttribute.ATTEMPT]: this.lease.attempt }, async (span) => {
+      await this.send({ type: 'StartStep', data: { runId: this.runId, ...this.lease, round }, metadata: this.now() });
+      let response: ModelResponse;
+      try {
+        this.runner.context.metrics.increment('modelCalls');
+        response = await agent.provider.respond({
+          runId: this.runId,
+          agent: agent.definition.name,
+          round,
+          messages: buildConversation(agent.definition, this.state, round),
+          tools: this.runner.context.tools.describe(agent.definition.tools),
+          signal: this.controller.signal,
+        });
+      } catch (error) {
+        recordSpanError(span, error);
+        return this.fail(describeFailure(error), 'PROVIDER_FAILED', retryAfterOf(error));
+      }
+      await this.send({ type: 'RecordModelResponse', data: { runId: this.runId, ...this.lease, round, response }, metadata: this.now() });
+      await this.audit(stepId, span);
+      return response;
+    });
   }
 
   /**
@@ -292,6 +348,18 @@ class Segment {
     // Reached without an approval only for a write the agent pre-approves (a person's was asked for before this round's calls):
     // the pre-approval goes with the fence, in one append.
     const preApproved = !refused && isWrite(effect) && !this.state.approvals.has(stepId);
+    const attributes = { [SpanAttribute.TOOL_NAME]: call.toolName, [SpanAttribute.TOOL_EFFECT]: effect, [SpanAttribute.ROUND]: round, [SpanAttribute.STEP_ID]: stepId, [SpanAttribute.ATTEMPT]: this.lease.attempt };
+    await this.inSpan('tool call', attributes, (span) => this.executeToolCall(agent, { round, callIndex, call, stepId, effect, refused, preApproved }, span));
+  }
+
+  /** The fenced, executed, recorded and audited call of {@link toolCall}, in its span. */
+  private async executeToolCall(
+    agent: CatalogAgent,
+    { round, callIndex, call, stepId, effect, refused, preApproved }: { round: number; callIndex: number; call: ToolCallRequest; stepId: string; effect: ToolEffect; refused: boolean; preApproved: boolean },
+    span: Span,
+  ): Promise<void> {
+    const { tools } = this.runner.context;
+    const registered = tools.get(call.toolName);
     const at = { runId: this.runId, stepId, effect };
     if (isWrite(effect)) await crashPoint(CrashPoint.BEFORE_WRITE_FENCE, at);
     await this.send({
@@ -312,6 +380,7 @@ class Segment {
       metadata: this.now(),
     });
     const step = this.state.steps.get(stepId) as StepRecord;
+    span.setAttribute(SpanAttribute.IDEMPOTENCY_KEY, step.idempotencyKey ?? '');
     if (isWrite(effect)) {
       await crashPoint(CrashPoint.AFTER_WRITE_FENCE, at);
       // A segment that stalled past its fence's lease may have lost the run to the reaper: it must not write.
@@ -320,7 +389,7 @@ class Segment {
 
     let outcome: { outcome: 'succeeded'; result: JsonValue } | { outcome: 'failed'; error: FailureInfo };
     const check = tools.validateArguments(call.toolName, call.arguments);
-    if (refused) {
+    if (refused || registered === undefined) {
       outcome = { outcome: 'failed', error: { failureClass: 'clientError', code: 'TOOL_NOT_OFFERED', message: `Tool "${call.toolName}" is not offered to agent "${agent.definition.name}"` } };
     } else if (!check.ok) {
       outcome = { outcome: 'failed', error: { failureClass: 'clientError', code: 'INVALID_ARGUMENTS', message: check.errors.join('; ') } };
@@ -350,21 +419,24 @@ class Segment {
         limited?.dispose();
       }
     }
+    span.setAttribute(SpanAttribute.TOOL_OUTCOME, outcome.outcome);
+    if (outcome.outcome === 'failed') recordSpanFailure(span, outcome.error.code ?? outcome.error.failureClass, outcome.error.message);
     await crashPoint(CrashPoint.AFTER_TOOL_RETURNED, at);
     await this.send({ type: 'RecordToolExecution', data: { runId: this.runId, ...this.lease, round, callIndex, ...outcome }, metadata: this.now() });
     await crashPoint(CrashPoint.BEFORE_AUDIT, at);
-    await this.audit(stepId);
+    await this.audit(stepId, span);
   }
 
   /**
    * Records the step's audit. A write whose audit did not persist fails the
    * run closed; any other step's audit failure is logged and counted.
    */
-  private async audit(stepId: string): Promise<void> {
+  private async audit(stepId: string, span?: Span): Promise<void> {
     const step = this.state.steps.get(stepId);
     // A denied call never executed: its audit record is the decision (ApprovalDecisionRecorded).
     if (step === undefined || step.status !== 'completed' || step.denied === true) return;
     const persisted = await this.runner.recordAudit(stepAuditEntry(this.runId, step, this.lease.attempt));
+    span?.setAttribute(SpanAttribute.AUDIT_OUTCOME, persisted ? 'stored' : 'failed');
     if (persisted) return;
     const { metrics, logger } = this.runner.context;
     if (step.effect !== null && isWrite(step.effect) && step.toolName !== null) {
@@ -399,7 +471,7 @@ class Segment {
    * noticed at this boundary, say). A refused command is a bug here: it is thrown.
    */
   private async send(command: RunCommand): Promise<void> {
-    const outcome = await this.runner.dispatch(command, this.snapshot);
+    const outcome = await this.runner.dispatch(command, this.snapshot, this.span);
     const { decision } = outcome;
     if (decision.kind === 'leaseLost') this.stopLeaseLost();
     if (decision.kind === 'rejected') throw decision.error;
