@@ -21,6 +21,7 @@ import {
 } from '@eventstore/db-client';
 import type { EventData, RecordedEvent } from '../port/event';
 import type { AppendOptions, AppendResult, DeleteStreamOptions, EventStore } from '../port/event-store';
+import type { ConsumerGroupEnsured, ConsumerGroupMembership, ConsumerGroups, ConsumerGroupSettings } from '../port/consumer-groups';
 import { InvalidOptionError } from '../port/errors/invalid-option.error';
 import { StoreClosedError } from '../port/errors/store-closed.error';
 import { StoreFailureError } from '../port/errors/store-failure.error';
@@ -53,6 +54,7 @@ import { resolveEventStoreDbOptions } from './eventstoredb-options';
 import { fromClientPosition, toClientPosition } from './eventstoredb-position';
 import type { ClientCatchUpSubscription, EventStoreDbSubscriptionSource } from './eventstoredb-subscription';
 import { EventStoreDbSubscription } from './eventstoredb-subscription';
+import { checkGroupName, checkGroupSettings, ensureEventStoreDbConsumerGroup, EventStoreDbMembership } from './eventstoredb-consumer-group';
 import type { EventStoreDbErrorContext } from './translate-eventstoredb-error';
 import { translateEventStoreDbError } from './translate-eventstoredb-error';
 
@@ -84,15 +86,18 @@ const STREAM_EXISTS_DELETE_ATTEMPTS = 5;
  *   ({@link EventStoreDbSubscription}).
  * - EventStoreDB's own records (system streams, `$`-types, tombstone markers,
  *   metadata events) are hidden from `$all`.
+ * - Consumer groups ({@link ConsumerGroups}) are EventStoreDB's persistent
+ *   subscriptions to `$all`.
  *
  * @remarks Differences from the embedded store are listed in
  * docs/event-store.md ("EventStoreDB adapter").
  */
-export class EventStoreDbEventStore implements EventStore {
+export class EventStoreDbEventStore implements EventStore, ConsumerGroups {
   private closed = false;
   private closing: Promise<void> | undefined;
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly subscriptions = new Set<EventStoreDbSubscription<unknown>>();
+  private readonly memberships = new Set<EventStoreDbMembership>();
   private identity: Promise<StoreIdentity> | undefined;
 
   private constructor(
@@ -210,6 +215,30 @@ export class EventStoreDbEventStore implements EventStore {
     return this.track(() => this.readStreamChecked(streamName, direction, from, maxCount));
   }
 
+  ensureConsumerGroup(groupName: string, settings: ConsumerGroupSettings): Promise<ConsumerGroupEnsured> {
+    try {
+      const name = checkGroupName(groupName);
+      const checked = checkGroupSettings(settings);
+      this.assertOpen();
+      return this.track(() => ensureEventStoreDbConsumerGroup(this.client, name, checked));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  joinConsumerGroup(groupName: string, options: { readonly bufferSize: number }): ConsumerGroupMembership {
+    const name = checkGroupName(groupName);
+    const bufferSize = positiveInteger(options.bufferSize, 'bufferSize', DEFAULT_BATCH_SIZE);
+    this.assertOpen();
+    const membership = new EventStoreDbMembership(
+      () => this.client.subscribeToPersistentSubscriptionToAll(name, { bufferSize }),
+      name,
+      (closed) => this.memberships.delete(closed),
+    );
+    this.memberships.add(membership);
+    return membership;
+  }
+
   readAll(options?: ReadAllOptions): AsyncIterable<RecordedEvent> {
     return { [Symbol.asyncIterator]: () => this.readAllPages(options) };
   }
@@ -282,6 +311,7 @@ export class EventStoreDbEventStore implements EventStore {
       await Promise.allSettled([...this.inFlight]);
       const open = [...this.subscriptions];
       this.subscriptions.clear();
+      await Promise.all([...this.memberships].map((membership) => membership.close()));
       await Promise.all(open.map((subscription) => subscription.suspend()));
       await this.client.dispose();
       // Last, with nothing awaited after it: a waiting `next()` rejects as `close()` resolves.

@@ -10,3 +10,4 @@ export * from './store-unavailable.error';
 export * from './store-full.error';
 export * from './store-closed.error';
 export * from './store-failure.error';
+export * from './consumer-group-mismatch.error';
