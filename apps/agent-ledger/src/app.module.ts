@@ -2,7 +2,7 @@ import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import type { RunPolicyOptions } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
-import type { AgentDefinition, LoadedPlugins, ToolsModuleOptions } from '@agent-ledger/runtime';
+import type { AgentDefinition, LoadedPlugins, ToolsModuleOptions, WorkerOptions } from '@agent-ledger/runtime';
 import { NO_PLUGINS } from '@agent-ledger/runtime';
 import { testLedgerImports } from './config/crash-test/test-ledger.tools';
 import { auditGapSagaPath, processorsPath, readModelsPath, sagaMismatchPolicyOf } from './config/read-models';
@@ -16,6 +16,11 @@ export function runPolicyOf(config: Pick<ServiceConfig, 'leaseSeconds' | 'backof
   if (config.backoffBaseSeconds !== undefined) options.backoffBaseSeconds = config.backoffBaseSeconds;
   if (config.backoffCapSeconds !== undefined) options.backoffCapSeconds = config.backoffCapSeconds;
   return Object.keys(options).length === 0 ? undefined : options;
+}
+
+/** The workers' options of a process of the service: how many, and the consumer group on EventStoreDB. */
+export function workerOptionsOf(config: Pick<ServiceConfig, 'consumerGroup'>, concurrency: number): WorkerOptions {
+  return config.consumerGroup === null ? { concurrency } : { concurrency, consumerGroup: config.consumerGroup };
 }
 
 /**
@@ -58,7 +63,7 @@ export class AppModule {
             tools: serviceToolsOf(config, plugins),
             models: { providers: plugins.modelProviders },
             policy: runPolicyOf(config),
-            workers: { concurrency: config.workerConcurrency },
+            workers: workerOptionsOf(config, config.workerConcurrency),
             reaper: { intervalMs: config.reaperIntervalMs },
             auditGapSaga: { databasePath: auditGapSagaPath(config), gracePeriodMs: config.auditGapGraceMs, onStoreMismatch: sagaMismatchPolicyOf(config) },
             processors: { databasePath: processorsPath(config), onStoreMismatch: sagaMismatchPolicyOf(config) },

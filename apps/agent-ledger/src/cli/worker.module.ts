@@ -3,7 +3,7 @@ import { Module } from '@nestjs/common';
 import type { AgentDefinition, LoadedPlugins } from '@agent-ledger/runtime';
 import { NO_PLUGINS } from '@agent-ledger/runtime';
 import { AgentLedgerModule } from '@agent-ledger/module';
-import { runPolicyOf, serviceToolsOf } from '../app.module';
+import { runPolicyOf, serviceToolsOf, workerOptionsOf } from '../app.module';
 import type { ServiceConfig } from '../config/service-config';
 import { testLedgerImports } from '../config/crash-test/test-ledger.tools';
 import type { OpenStores } from '../config/open-stores';
@@ -40,7 +40,7 @@ export class WorkerModule {
           tools: serviceToolsOf(config, plugins),
           models: { providers: plugins.modelProviders },
           policy: runPolicyOf(config),
-          workers: { concurrency },
+          workers: workerOptionsOf(config, concurrency),
           reaper: { intervalMs: config.reaperIntervalMs },
           auditGapSaga: saga
             ? { databasePath: auditGapSagaPath(config), gracePeriodMs: config.auditGapGraceMs, onStoreMismatch: sagaMismatchPolicyOf(config) }

@@ -26,6 +26,7 @@ describe('readServiceConfig', () => {
       dataDir: '/srv/app/data',
       eventStorePath: '/srv/app/data/agent-ledger.sqlite',
       eventStoreConnectionString: null,
+      consumerGroup: null,
       storeBusyTimeoutMs: 5000,
       readModelsOnStoreMismatch: 'refuse',
       auditStorePath: null,
@@ -72,10 +73,15 @@ describe('readServiceConfig', () => {
         CONSOLE_DIR: 'web/console',
         STORE_BUSY_TIMEOUT_MS: '250',
         READ_MODELS_ON_STORE_MISMATCH: 'rebuild',
+        EVENTSTORE_CONSUMER_GROUP: 'team-a.workers',
+        EVENTSTORE_CONSUMER_GROUP_MESSAGE_TIMEOUT_MS: '5000',
+        EVENTSTORE_CONSUMER_GROUP_MAX_RETRY_COUNT: '3',
+        EVENTSTORE_CONSUMER_GROUP_SWEEP_AFTER_MS: '1000',
       },
       '/srv/app',
     );
     expect(config).toMatchObject({
+      consumerGroup: { name: 'team-a.workers', messageTimeoutMs: 5000, maxRetryCount: 3, sweepAfterMs: 1000 },
       port: 8080,
       dataDir: '/var/lib/al',
       eventStoreConnectionString: 'esdb://eventstore:2113?tls=false',
@@ -135,6 +141,17 @@ describe('readServiceConfig', () => {
 
   it('refuses the embedded store path together with EventStoreDB', () => {
     expect(() => readServiceConfig({ EVENT_STORE_PATH: 'x.sqlite', EVENTSTORE_CONNECTION_STRING: 'esdb://h:2113' })).toThrow(expect.objectContaining({ field: 'EVENT_STORE_PATH' }) as Error);
+  });
+
+  it('gives the consumer group its defaults on EventStoreDB, none with `none`, and refuses its settings on the embedded store or out of range', () => {
+    const esdb = { EVENTSTORE_CONNECTION_STRING: 'esdb://h:2113' };
+    expect(readServiceConfig(esdb).consumerGroup).toEqual({ name: 'agent-ledger-workers', messageTimeoutMs: 30_000, maxRetryCount: 10, sweepAfterMs: 30_000 });
+    expect(readServiceConfig({ ...esdb, EVENTSTORE_CONSUMER_GROUP: 'none' }).consumerGroup).toBe(false);
+    expect(() => readServiceConfig({ EVENTSTORE_CONSUMER_GROUP: 'workers' })).toThrow(expect.objectContaining({ field: 'EVENTSTORE_CONSUMER_GROUP', message: expect.stringContaining('needs EVENTSTORE_CONNECTION_STRING') }) as Error);
+    expect(() => readServiceConfig({ EVENTSTORE_CONSUMER_GROUP_SWEEP_AFTER_MS: '10' })).toThrow(expect.objectContaining({ field: 'EVENTSTORE_CONSUMER_GROUP_SWEEP_AFTER_MS' }) as Error);
+    expect(() => readServiceConfig({ ...esdb, EVENTSTORE_CONSUMER_GROUP: 'has space' })).toThrow(expect.objectContaining({ field: 'EVENTSTORE_CONSUMER_GROUP' }) as Error);
+    expect(() => readServiceConfig({ ...esdb, EVENTSTORE_CONSUMER_GROUP_MESSAGE_TIMEOUT_MS: '999' })).toThrow(expect.objectContaining({ field: 'EVENTSTORE_CONSUMER_GROUP_MESSAGE_TIMEOUT_MS' }) as Error);
+    expect(() => readServiceConfig({ ...esdb, EVENTSTORE_CONSUMER_GROUP_MAX_RETRY_COUNT: '-1' })).toThrow(expect.objectContaining({ field: 'EVENTSTORE_CONSUMER_GROUP_MAX_RETRY_COUNT' }) as Error);
   });
 });
 

@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { InvalidFieldError } from '@agent-ledger/domain';
+import type { ResolvedConsumerGroupOptions } from '@agent-ledger/runtime';
+import { DEFAULT_CONSUMER_GROUP } from '@agent-ledger/runtime';
 import type { ApiKeyEntry, AuthMode, AuthSettings, HttpApiOptions } from '@agent-ledger/http';
 import { AUTH_MODES, builtConsoleDir, parseApiKeyEntries } from '@agent-ledger/http';
 import type { StoreMismatchPolicy } from '@agent-ledger/projections';
@@ -28,6 +30,16 @@ export interface ServiceConfig extends HttpApiOptions {
   readonly eventStorePath: string | null;
   /** `EVENTSTORE_CONNECTION_STRING`: use EventStoreDB instead of the embedded store. */
   readonly eventStoreConnectionString: string | null;
+  /**
+   * On EventStoreDB, the consumer group that offers each runnable run to one
+   * worker process: `EVENTSTORE_CONSUMER_GROUP` (its name, or `none` for every
+   * worker process racing for every due run),
+   * `EVENTSTORE_CONSUMER_GROUP_MESSAGE_TIMEOUT_MS`,
+   * `EVENTSTORE_CONSUMER_GROUP_MAX_RETRY_COUNT`,
+   * `EVENTSTORE_CONSUMER_GROUP_SWEEP_AFTER_MS`. Null on the embedded store.
+   * @default { name: 'agent-ledger-workers', messageTimeoutMs: 30000, maxRetryCount: 10, sweepAfterMs: 30000 }
+   */
+  readonly consumerGroup: ResolvedConsumerGroupOptions | false | null;
   /**
    * `STORE_BUSY_TIMEOUT_MS`: how long an append to an embedded store (the run
    * store's file, the audit store's file) waits for another process's write
@@ -189,12 +201,14 @@ export function resolveServiceConfig(environment: Env, file: ConfigFile | null, 
     throw new InvalidFieldError(found.field, `${found.where} must keep BACKOFF_CAP_SECONDS (${backoffCapSeconds ?? 600}) at least BACKOFF_BASE_SECONDS (${backoffBaseSeconds ?? 30})`.trim());
   }
   const host = str('HOST') ?? '127.0.0.1';
+  const consumerGroup = consumerGroupOf(eventStoreConnectionString !== null, find, str, int);
   return {
     port: int('PORT', 0, 65_535, 3000),
     host,
     dataDir,
     eventStorePath: eventStoreConnectionString !== null ? null : (eventStorePath ?? join(dataDir, 'agent-ledger.sqlite')),
     eventStoreConnectionString,
+    consumerGroup,
     storeBusyTimeoutMs: int('STORE_BUSY_TIMEOUT_MS', 0, 60_000, 5_000),
     readModelsOnStoreMismatch: mismatchPolicyOf(find('READ_MODELS_ON_STORE_MISMATCH')),
     auditStorePath: path('AUDIT_STORE_PATH') ?? null,
@@ -214,6 +228,33 @@ export function resolveServiceConfig(environment: Env, file: ConfigFile | null, 
     plugins: pluginsOf(find('AGENT_LEDGER_PLUGINS')),
     configFile: file?.path ?? null,
     ...readCrashTestConfig(env, cwd),
+  };
+}
+
+/** The settings of the workers' consumer group, each checked; null without EventStoreDB (and then none may be set). */
+function consumerGroupOf(
+  onEventStoreDb: boolean,
+  find: (name: SettingName) => Found | undefined,
+  str: (name: SettingName) => string | undefined,
+  int: (name: SettingName, min: number, max: number, fallback: number) => number,
+): ResolvedConsumerGroupOptions | false | null {
+  const names = ['EVENTSTORE_CONSUMER_GROUP', 'EVENTSTORE_CONSUMER_GROUP_MESSAGE_TIMEOUT_MS', 'EVENTSTORE_CONSUMER_GROUP_MAX_RETRY_COUNT', 'EVENTSTORE_CONSUMER_GROUP_SWEEP_AFTER_MS'] as const;
+  if (!onEventStoreDb) {
+    const stray = names.map(find).find((found) => found !== undefined);
+    if (stray !== undefined) throw new InvalidFieldError(stray.field, `${stray.where} needs EVENTSTORE_CONNECTION_STRING: the embedded store has no consumer groups (its workers share the queue of the file)`.trim());
+    return null;
+  }
+  const name = str('EVENTSTORE_CONSUMER_GROUP') ?? DEFAULT_CONSUMER_GROUP.name;
+  if (name === 'none') return false;
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name)) {
+    const found = find('EVENTSTORE_CONSUMER_GROUP') as Found;
+    throw new InvalidFieldError(found.field, `${found.where} must be 1 to 100 letters, digits, ".", "_" or "-", starting with a letter or digit, or none (got "${name}")`.trim());
+  }
+  return {
+    name,
+    messageTimeoutMs: int('EVENTSTORE_CONSUMER_GROUP_MESSAGE_TIMEOUT_MS', 1_000, 3_600_000, DEFAULT_CONSUMER_GROUP.messageTimeoutMs),
+    maxRetryCount: int('EVENTSTORE_CONSUMER_GROUP_MAX_RETRY_COUNT', 0, 1_000, DEFAULT_CONSUMER_GROUP.maxRetryCount),
+    sweepAfterMs: int('EVENTSTORE_CONSUMER_GROUP_SWEEP_AFTER_MS', 0, 86_400_000, DEFAULT_CONSUMER_GROUP.sweepAfterMs),
   };
 }
 

@@ -1,6 +1,8 @@
-import type { EventStoreDBClient, Filter, PersistentSubscriptionToAll, PersistentSubscriptionToAllResolvedEvent } from '@eventstore/db-client';
+import type { EventStoreDBClient, Filter, Position, PersistentSubscriptionToAll, PersistentSubscriptionToAllResolvedEvent } from '@eventstore/db-client';
 import {
+  BACKWARDS,
   END,
+  START,
   PARK,
   PersistentSubscriptionDoesNotExistError,
   PersistentSubscriptionExistsError,
@@ -49,9 +51,17 @@ function exactTypes(eventTypes: readonly string[]): Filter {
   return eventTypeFilter({ regex: `^(${escaped.join('|')})$` });
 }
 
+/** The position of the last record of `$all`, or undefined on an empty database. */
+async function headPosition(client: EventStoreDBClient): Promise<Position | undefined> {
+  let head: Position | undefined;
+  for await (const resolved of client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1 })) head = resolved.event?.position ?? head;
+  return head;
+}
+
 /**
- * Creates the group on `$all` (round robin, from the end, links not
- * resolved), or checks the settings of the one that exists.
+ * Creates the group on `$all` (round robin, from the position of the last
+ * record when it is created, links not resolved), or checks the settings of
+ * the one that exists.
  * @throws ConsumerGroupMismatchError, or the translated driver error
  */
 export async function ensureEventStoreDbConsumerGroup(client: EventStoreDBClient, groupName: string, settings: ConsumerGroupSettings): Promise<ConsumerGroupEnsured> {
@@ -77,7 +87,8 @@ export async function ensureEventStoreDbConsumerGroup(client: EventStoreDBClient
     await client.createPersistentSubscriptionToAll(
       groupName,
       persistentSubscriptionToAllSettingsFromDefaults({
-        startFrom: END,
+        // The head as a position, not END: a group reloaded before its first checkpoint (a server restart) starts there, not at the then end.
+        startFrom: (await headPosition(client)) ?? START,
         resolveLinkTos: false,
         messageTimeout: settings.messageTimeoutMs,
         maxRetryCount: settings.maxRetryCount,

@@ -46,7 +46,8 @@ export interface ConsumerGroupMembership extends AsyncIterable<OfferedEvent> {
  */
 export interface ConsumerGroups {
   /**
-   * Creates the group, starting at the end of `$all`, or checks that the one
+   * Creates the group, starting at the last record of `$all` (that record
+   * included), or checks that the one
    * that exists has `settings` (the event types cannot be read back from
    * EventStoreDB, so they are not compared).
    * @throws ConsumerGroupMismatchError when the group exists with other settings (nothing changed)

@@ -58,6 +58,8 @@ export class EventProcessors implements OnModuleInit, OnModuleDestroy, OnApplica
     this.preparations.push(step);
   }
 
+  private destroyed = false;
+
   /** Checks the database against the stores before any part of the application starts (see {@link open}). */
   async onModuleInit(): Promise<void> {
     await this.open();
@@ -102,6 +104,8 @@ export class EventProcessors implements OnModuleInit, OnModuleDestroy, OnApplica
   start(): Promise<void> {
     this.starting ??= (async () => {
       await this.open();
+      // The module may be destroyed while this start waited (a start refused by another provider): start nothing then.
+      if (this.destroyed) return;
       for (const runner of this.runners.values()) await runner.start();
     })().catch((error: unknown) => {
       this.starting = null;
@@ -122,6 +126,8 @@ export class EventProcessors implements OnModuleInit, OnModuleDestroy, OnApplica
 
   /** Stops every runner after its batch in progress. */
   async onModuleDestroy(): Promise<void> {
+    this.destroyed = true;
+    await this.starting?.catch(() => undefined); // a failed start was logged by its caller
     await Promise.all([...this.runners.values()].map((runner) => runner.stop()));
     this.starting = null;
   }

@@ -8,7 +8,43 @@ export interface WorkerOptions {
   readonly concurrency?: number;
   /** How often an idle worker looks for due runs even without a notification (backoffs end by the clock). @default 250 */
   readonly pollIntervalMs?: number;
+  /**
+   * On a run store that serves consumer groups (EventStoreDB), the group that
+   * hands each runnable run to one worker process; `false` makes every
+   * process's workers race for every due run, as on the embedded store.
+   * @default the defaults of {@link ConsumerGroupOptions}
+   */
+  readonly consumerGroup?: ConsumerGroupOptions | false;
 }
+
+/** The consumer group the workers of every process join on a store that serves them. */
+export interface ConsumerGroupOptions {
+  /** The group's name: every worker process of one deployment uses the same. @default 'agent-ledger-workers' */
+  readonly name?: string;
+  /** How long a process has to claim (or put aside) an offered run before the store offers it to another. @default 30000 */
+  readonly messageTimeoutMs?: number;
+  /** How many times an offer is made again (timeouts, store failures) before the store parks it. @default 10 */
+  readonly maxRetryCount?: number;
+  /**
+   * How long a due run may wait unclaimed before this process's workers claim
+   * it from their own queue index, offered or not: the fallback for a timer
+   * held by a process that died, a parked offer, and runs queued before the
+   * group existed.
+   * @default 30000
+   */
+  readonly sweepAfterMs?: number;
+}
+
+/** {@link ConsumerGroupOptions} with every default applied. */
+export type ResolvedConsumerGroupOptions = Required<ConsumerGroupOptions>;
+
+/** The defaults of {@link ConsumerGroupOptions}. */
+export const DEFAULT_CONSUMER_GROUP: ResolvedConsumerGroupOptions = Object.freeze({
+  name: 'agent-ledger-workers',
+  messageTimeoutMs: 30_000,
+  maxRetryCount: 10,
+  sweepAfterMs: 30_000,
+});
 
 /** How this process reaps expired leases. */
 export interface ReaperOptions {
