@@ -27,6 +27,7 @@ import { claimConflictFigures, formatClaimConflicts } from './claim-conflicts';
 import { EsdbCluster } from './esdb-cluster';
 import type { FlakyModelServer } from './flaky-model-server';
 import { startFlakyModelServer } from './flaky-model-server';
+import { scaled } from '../../support/time-scale';
 
 /** What a scenario does. */
 export interface EsdbScenarioSpec {
@@ -156,7 +157,7 @@ export async function runEsdbScenario(spec: EsdbScenarioSpec, options: { readonl
     // The workload: four lanes of submissions; the chaos: random SIGKILLs of a worker meanwhile.
     let answered = 0;
     const share = () => answered / submitted.length;
-    const submitDeadline = Date.now() + 300_000;
+    const submitDeadline = Date.now() + scaled(300_000);
     // While a worker is being added, the lanes wait for it to be up, so that it joins while most runs are still to come.
     let joining: Promise<void> = Promise.resolve();
     const lanes = [0, 1, 2, 3].map((lane) =>
