@@ -131,9 +131,9 @@ describe('EventStoreDB test server: reads', () => {
     // The server waits for 'drain' (or 'cancelled') on the call: count the 'cancelled' listeners each wait finds.
     let mostCancelledListeners = 0;
     const realOnce = EventEmitter.prototype.once;
-    const once = jest.spyOn(EventEmitter.prototype, 'once').mockImplementation(function (this: EventEmitter, event: string | symbol, listener: (...args: unknown[]) => void) {
+    const once = jest.spyOn(EventEmitter.prototype, 'once').mockImplementation(function (this: EventEmitter, event: unknown, listener: (...args: unknown[]) => void) {
       if (event === 'cancelled') mostCancelledListeners = Math.max(mostCancelledListeners, this.listenerCount('cancelled') + 1);
-      return realOnce.call(this, event, listener);
+      return realOnce.call(this, event as string | symbol, listener);
     });
     try {
       const read = await collect(client.readStream(stream));
