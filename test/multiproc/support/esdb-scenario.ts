@@ -63,6 +63,8 @@ export interface EsdbScenarioReport {
   readonly flakyRefusals: number;
   /** Workers added and removed (SIGTERM, for good) during the workload. */
   readonly scaling: { readonly added: readonly string[]; readonly removed: readonly string[] };
+  /** Worker slots ever in the cluster: the most worker processes alive at once (a slot runs one incarnation at a time). */
+  readonly workerSlots: number;
   /** Won claims (`RunClaimed`) by the process that made them (worker slot, all its incarnations). */
   readonly claimsByProcess: Readonly<Record<string, number>>;
   readonly violations: readonly Violation[];
@@ -244,6 +246,7 @@ export async function runEsdbScenario(spec: EsdbScenarioSpec, options: { readonl
     operator: operatorFigures,
     flakyRefusals: model?.refused() ?? 0,
     scaling,
+    workerSlots: cluster?.workers.length ?? 0,
     claimsByProcess: history === null ? {} : claimsByProcess(history, exits),
     violations,
     harnessErrors,
