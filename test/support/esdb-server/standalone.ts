@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import type { StandaloneStats } from './standalone-protocol';
 import { READY_LINE_PREFIX, STOPPED_LINE_PREFIX, parseStandaloneArguments } from './standalone-protocol';
 import { startEsdbTestServer } from './esdb-test-server';
+import { EsdbTestServerError } from './esdb-test-server-error';
 
 async function main(): Promise<void> {
   const options = parseStandaloneArguments(process.argv.slice(2));
@@ -53,6 +54,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`esdb-test-server: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  // A bad argument or a port in use: its message says it all; anything else with its stack.
+  const text = error instanceof EsdbTestServerError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`esdb-test-server: ${text}\n`);
   process.exit(2);
 });
