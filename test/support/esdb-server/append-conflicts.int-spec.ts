@@ -77,6 +77,10 @@ describe('EventStoreDB test server as a process of its own (standalone.ts)', () 
     server = undefined;
   }, scaled(90_000));
 
+  it('ends with exit code 2 and the message on a bad argument, before it is ready', async () => {
+    await expect(startEsdbTestServerProcess({ args: ['--bogus'] })).rejects.toThrow(/ended \(code 2, signal null\) before it was ready:\nesdb-test-server: unknown argument --bogus; known: --port <n>, --host <address>$/);
+  }, scaled(60_000));
+
   it('refuses an unknown argument or a bad port, naming it', () => {
     expect(() => parseStandaloneArguments(['--verbose'])).toThrow(/unknown argument --verbose/);
     expect(() => parseStandaloneArguments(['--port', '70000'])).toThrow(/--port must be an integer/);

@@ -9,6 +9,8 @@ const root = join(__dirname, '..', '..', '..');
 
 /** Options of {@link startEsdbTestServerProcess}. */
 export interface EsdbTestServerProcessOptions {
+  /** Arguments of `standalone.ts` (`--port`, `--host`). @default none */
+  readonly args?: readonly string[];
   /** Each line the process prints (stdout and stderr), e.g. to a log file. */
   readonly onLine?: (line: string) => void;
   /** How long it may take to print its ready line (scaled with `scaled()`). @default 60000 */
@@ -30,7 +32,7 @@ export interface EsdbTestServerProcess extends StandaloneReady {
  * silent past the start timeout.
  */
 export async function startEsdbTestServerProcess(options: EsdbTestServerProcessOptions = {}): Promise<EsdbTestServerProcess> {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', join('test', 'support', 'esdb-server', 'standalone.ts')], {
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', join('test', 'support', 'esdb-server', 'standalone.ts'), ...(options.args ?? [])], {
     cwd: root,
     env: { ...process.env, TS_NODE_TRANSPILE_ONLY: '1', TS_NODE_PROJECT: 'tsconfig.json' },
     stdio: ['ignore', 'pipe', 'pipe'],
