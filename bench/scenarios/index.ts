@@ -1,6 +1,7 @@
 import type { BenchScenario } from '../support/bench-scenario';
 import { auditVerdictScenario } from './audit-verdict';
 import { cpuScenario } from './cpu';
+import { esdbWorkersScenario } from './esdb-workers';
 import { httpScenario } from './http';
 import { rebuildScenario } from './rebuild';
 import { sagaScenario } from './saga';
@@ -10,7 +11,7 @@ import { storeScenario } from './store';
 import { sustainedScenario } from './sustained';
 
 /** Every scenario of `npm run bench`, in the order they run. */
-export const SCENARIOS: readonly BenchScenario[] = [stepsScenario, cpuScenario, storeScenario, rebuildScenario, startupScenario, auditVerdictScenario, sagaScenario, httpScenario, sustainedScenario];
+export const SCENARIOS: readonly BenchScenario[] = [stepsScenario, cpuScenario, storeScenario, rebuildScenario, startupScenario, auditVerdictScenario, sagaScenario, httpScenario, sustainedScenario, esdbWorkersScenario];
 
 /** Target ratios of issue 9, drawn on the chart (ratio name → minimum). */
 export const TARGET_RATIOS: Readonly<Record<string, number>> = {

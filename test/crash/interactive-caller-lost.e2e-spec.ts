@@ -53,7 +53,7 @@ describe('an interactive run whose caller died (e2e, real processes)', () => {
       try {
         for (const p of processes) p.start(null);
         // One lease (4 s) after the request, the reaper (every 500 ms) may fail it; polled with a deadline of fifteen leases.
-        const files = { runStorePath, auditStorePath: null, ledgerPath: join(dir, 'ledger.jsonl') };
+        const files = { runStore: runStorePath, auditStorePath: null, ledgerPath: join(dir, 'ledger.jsonl') };
         const deadline = Date.now() + scaled(60_000);
         let history = await readHistory(files);
         while (!(history.runs.get(runId) ?? []).some((e) => TERMINAL.has(e.type)) && Date.now() < deadline) {

@@ -1,11 +1,12 @@
 /**
  * What the crash checks read: the events of the stores (read directly with
- * the product's SQLite store class, as they are on disk) and the execution
- * ledger the test tools wrote outside the product.
+ * the product's store classes: the SQLite file as it is on disk, or
+ * EventStoreDB through its adapter) and the execution ledger the test tools
+ * wrote outside the product.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import type { Position, RecordedEvent } from '@agent-ledger/event-store';
-import { SqliteEventStore } from '@agent-ledger/event-store';
+import type { EventStore, Position, RecordedEvent } from '@agent-ledger/event-store';
+import { createEventStore, SqliteEventStore } from '@agent-ledger/event-store';
 import type { LedgerLine } from '../../../apps/agent-ledger/src/config/crash-test/test-ledger.tools';
 
 /** One event as the checks use it. */
@@ -22,7 +23,7 @@ export interface History {
   readonly runs: ReadonlyMap<string, readonly HistoryEvent[]>;
   /** `audit-<runId>` streams, by run id, in revision order. */
   readonly audits: ReadonlyMap<string, readonly HistoryEvent[]>;
-  /** The position of the last `run`/`audit` event of each store (null when empty), by store file. */
+  /** The position of the last `run`/`audit` event of each store (null when empty), by store ({@link StoreFiles.runStore}, {@link StoreFiles.auditStorePath}). */
   readonly heads: Readonly<Record<string, Position | null>>;
   readonly ledger: readonly LedgerLine[];
   /** Ledger lines that could not be read (a violation of the harness's own premise). */
@@ -31,7 +32,8 @@ export interface History {
 
 /** The files a scenario's processes write. */
 export interface StoreFiles {
-  readonly runStorePath: string;
+  /** The run store: the embedded store's file, or an EventStoreDB connection string (`esdb://...`). */
+  readonly runStore: string;
   /** The audit store's file, when the audit streams are kept apart. */
   readonly auditStorePath: string | null;
   readonly ledgerPath: string;
@@ -42,10 +44,10 @@ export async function readHistory(files: StoreFiles): Promise<History> {
   const runs = new Map<string, HistoryEvent[]>();
   const audits = new Map<string, HistoryEvent[]>();
   const heads: Record<string, Position | null> = {};
-  for (const path of [files.runStorePath, ...(files.auditStorePath === null ? [] : [files.auditStorePath])]) {
+  for (const path of [files.runStore, ...(files.auditStorePath === null ? [] : [files.auditStorePath])]) {
     heads[path] = null;
-    if (!existsSync(path)) continue;
-    const store = SqliteEventStore.open({ path });
+    if (!isEventStoreDb(path) && !existsSync(path)) continue;
+    const store = openStoreAt(path);
     try {
       for await (const event of store.readAll()) {
         const into = event.streamName.startsWith('run-') ? runs : event.streamName.startsWith('audit-') ? audits : null;
@@ -63,6 +65,16 @@ export async function readHistory(files: StoreFiles): Promise<History> {
   for (const list of [...runs.values(), ...audits.values()]) list.sort((a, b) => a.revision - b.revision);
   const { ledger, unreadable } = readLedger(files.ledgerPath);
   return { runs, audits, heads, ledger, unreadableLedgerLines: unreadable };
+}
+
+/** Whether a store location ({@link StoreFiles.runStore}) names EventStoreDB rather than a file. */
+export function isEventStoreDb(location: string): boolean {
+  return /^esdb(\+discover)?:\/\//.test(location);
+}
+
+/** Opens the store at a location: EventStoreDB for a connection string (as the service does), else the embedded file. */
+export function openStoreAt(location: string): EventStore {
+  return isEventStoreDb(location) ? createEventStore({ env: { EVENTSTORE_CONNECTION_STRING: location } }) : SqliteEventStore.open({ path: location });
 }
 
 /** The execution ledger's lines. */

@@ -154,4 +154,29 @@ describe('the crash checks', () => {
     expect(compareWithHistory(h, new Map([[R, row]]), new Map([[R, steps.slice(1)]]), review)).toHaveLength(1);
     expect(compareWithHistory(h, new Map([[R, row]]), new Map([[R, steps]]), { totals: { ...totals, writesAudited: 0 } } as unknown as AuditReviewReport)).toHaveLength(1);
   });
+
+  it('8: a call a person denied (never started) must show as completed, denied, audited by the decision', () => {
+    const events = stream(
+      ['RunRequested', { mode: 'queued' }],
+      ['RunClaimed', { owner: owner1, attempt: 1 }],
+      ['StepStarted', { stepId: step('r0/llm'), kind: 'llm', owner: owner1, attempt: 1 }],
+      ['ModelResponded', { stepId: step('r0/llm') }],
+      ['ApprovalRequested', { owner: owner1, attempt: 1 }],
+      ['ApprovalDenied', { stepIds: [step('r0/t0')] }],
+      ['RunFailed', { reason: 'APPROVAL_DENIED', deadLettered: false }],
+    );
+    const audits = [audit(step('r0/llm'), null), { type: 'ApprovalDecisionRecorded', revision: 1, position: '1:1', data: { runId: R, decision: 'denied', calls: [{ stepId: step('r0/t0') }] } }];
+    const h = history(events, [], audits);
+    const row = { runId: R, status: 'FAILED', reason: 'APPROVAL_DENIED', attempts: 1, streamRevision: 6, deadLettered: false } as unknown as RunStatusRow;
+    const steps: StepRow[] = [
+      { stepId: step('r0/llm'), status: 'completed', starts: 1, outcome: 'responded', auditState: 'recorded' },
+      { stepId: step('r0/t0'), status: 'completed', starts: 0, outcome: 'denied', auditState: 'recorded' },
+    ] as unknown as StepRow[];
+    const totals = { writes: 0, writesExecuted: 0, writesAudited: 0, writesWithoutAudit: 0, gapsDetected: 0, runsFailedClosed: 0, runsFailedAuditMissing: 0, runsWriteInterrupted: 0, interruptedWrites: 0 };
+    const review = { totals } as unknown as AuditReviewReport;
+    expect(compareWithHistory(h, new Map([[R, row]]), new Map([[R, steps]]), review)).toEqual([]);
+    expect(compareWithHistory(h, new Map([[R, row]]), new Map([[R, steps.slice(0, 1)]]), review)).toEqual([expect.objectContaining({ invariant: 8, message: expect.stringContaining(`the denied call ${step('r0/t0')} as null`) as string })]);
+    const pending = steps.map((s) => (s.stepId === step('r0/t0') ? { ...s, auditState: 'pending' } : s)) as StepRow[];
+    expect(compareWithHistory(h, new Map([[R, row]]), new Map([[R, pending]]), review)).toHaveLength(1);
+  });
 });

@@ -156,6 +156,11 @@ export class ManagedProcess {
     return this.child !== null;
   }
 
+  /** The pid of the running incarnation, or null. */
+  pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
   /** The crash points of the running incarnation. */
   arming(): Arming | null {
     return this.child === null ? null : this.armedNow;

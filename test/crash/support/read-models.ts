@@ -13,6 +13,7 @@ import { ProjectionRunner, ProjectionStore } from '@agent-ledger/projections';
 import type { ProjectionsAnswer } from '../../../libs/http/src/projections/read-models.controller';
 import type { RunStepsAnswer } from '../../../libs/http/src/runs/runs.controller';
 import type { History, HistoryEvent, StoreFiles } from './history';
+import { openStoreAt } from './history';
 import type { Violation } from './invariants';
 import { runCli } from './processes';
 import { scaled } from '../../support/time-scale';
@@ -38,7 +39,7 @@ export async function compareReadModelsOverHttp(baseUrl: () => Promise<string>, 
   let lastProblem = '';
   for (let attempt = 0; attempt < 10; attempt += 1) {
     const history = await read();
-    const headOf = (source: string) => history.heads[source === 'audit' && files.auditStorePath !== null ? files.auditStorePath : files.runStorePath] ?? null;
+    const headOf = (source: string) => history.heads[source === 'audit' && files.auditStorePath !== null ? files.auditStorePath : files.runStore] ?? null;
     const base = await baseUrl();
     const deadline = Date.now() + scaled(30_000);
     let caughtUp = false;
@@ -115,7 +116,21 @@ export function compareWithHistory(history: History, rows: ReadonlyMap<string, R
       }
       if (e.type === 'StepStarted' || e.type === 'ModelResponded' || e.type === 'ToolExecuted') started.set(stepId, facts);
     }
+    // Calls a person denied (`ApprovalDenied`) that never started: completed, outcome denied, the decision's audit record as theirs.
+    const deniedAudited = new Set(
+      audits
+        .filter((a) => a.type === 'ApprovalDecisionRecorded' && a.data['decision'] === 'denied')
+        .flatMap((a) => ((a.data['calls'] as Array<{ stepId?: unknown }> | undefined) ?? []).map((call) => String(call.stepId))),
+    );
+    const denied = new Set(events.filter((e) => e.type === 'ApprovalDenied').flatMap((e) => ((e.data['stepIds'] as unknown[] | undefined) ?? []).map(String)));
+    for (const stepId of started.keys()) denied.delete(stepId);
     const stepRows = new Map((steps.get(runId) ?? []).map((s) => [s.stepId, s]));
+    for (const stepId of denied) {
+      const stepRow = stepRows.get(stepId);
+      const expectedStep = { status: 'completed', starts: 0, outcome: 'denied', audited: audited.has(stepId) || deniedAudited.has(stepId) };
+      const actualStep = stepRow === undefined ? null : { status: stepRow.status, starts: stepRow.starts, outcome: stepRow.outcome, audited: stepRow.auditState === 'recorded' };
+      if (JSON.stringify(actualStep) !== JSON.stringify(expectedStep)) add(runId, `GET /runs/${runId}/steps shows the denied call ${stepId} as ${JSON.stringify(actualStep)}, the store says ${JSON.stringify(expectedStep)}`);
+    }
     for (const [stepId, facts] of started) {
       const stepRow = stepRows.get(stepId);
       const expectedStep = { status: facts.outcome === null ? 'started' : 'completed', starts: facts.starts, outcome: facts.denied ? 'denied' : facts.outcome, audited: audited.has(stepId) };
@@ -133,7 +148,7 @@ export function compareWithHistory(history: History, rows: ReadonlyMap<string, R
       }
     }
     for (const stepRow of stepRows.values()) {
-      if (stepRow.status !== null && !started.has(stepRow.stepId)) add(runId, `GET /runs/${runId}/steps shows step ${stepRow.stepId} (${stepRow.status}), which the store never started`);
+      if (stepRow.status !== null && !started.has(stepRow.stepId) && !denied.has(stepRow.stepId)) add(runId, `GET /runs/${runId}/steps shows step ${stepRow.stepId} (${stepRow.status}), which the store never started`);
     }
     totals.gapsDetected += new Set(events.filter((e) => e.type === 'AuditGapDetected').map((e) => String(e.data['stepId']))).size;
     if (terminal?.type === 'RunFailed') {
@@ -161,7 +176,7 @@ export async function compareRebuild(files: StoreFiles & { readonly dataDir: str
   let live: Record<string, unknown[]>;
   const projections = ProjectionStore.open({ path });
   try {
-    const runStore = SqliteEventStore.open({ path: files.runStorePath });
+    const runStore = openStoreAt(files.runStore);
     stores.push(runStore);
     const sources: ProjectionSource[] = [{ name: 'runs', store: runStore }];
     if (files.auditStorePath !== null) {

@@ -69,11 +69,12 @@ export function formatRun(history: History, runId: string): string {
 }
 
 /** The report printed when a scenario breaks an invariant: seed, point, violations, and the events of each run concerned. */
-export function formatViolations(report: Pick<ScenarioReport, 'name' | 'label' | 'seed' | 'point' | 'violations' | 'harnessErrors' | 'exits' | 'dir'>, history: History | null): string {
-  const out = [
-    `CRASH SCENARIO ${report.label} FAILED: seed ${report.seed}, point ${report.point ?? '(random SIGKILLs)'}`,
-    `reproduce: CRASH_ONLY=${report.name} CRASH_SEED=${report.seed} CI=true npx jest test/crash/crash-scenarios   (logs, stores and ledger kept in ${report.dir})`,
-  ];
+export function formatViolations(
+  report: Pick<ScenarioReport, 'name' | 'label' | 'seed' | 'point' | 'violations' | 'harnessErrors' | 'exits' | 'dir'>,
+  history: History | null,
+  reproduce = `CRASH_ONLY=${report.name} CRASH_SEED=${report.seed} CI=true npx jest test/crash/crash-scenarios`,
+): string {
+  const out = [`CRASH SCENARIO ${report.label} FAILED: seed ${report.seed}, point ${report.point ?? '(random SIGKILLs)'}`, `reproduce: ${reproduce}   (logs, stores and ledger kept in ${report.dir})`];
   for (const error of report.harnessErrors) out.push(`harness: ${error}`);
   for (const v of report.violations) out.push(`invariant ${v.invariant}${v.runId === null ? '' : ` (run ${v.runId})`}: ${v.message}`);
   out.push('crashes:');

@@ -13,13 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CrashPoint } from '@agent-ledger/crash-points';
 import { CRASH_POINTS } from '@agent-ledger/crash-points';
+import { checkSettledScenario, waitUntilSettled } from './checks';
 import type { History, StoreFiles } from './history';
-import { readHistory } from './history';
 import type { Violation } from './invariants';
-import { checkInvariants } from './invariants';
 import type { Arming, ProcessExit } from './processes';
-import { ManagedProcess, runCli } from './processes';
-import { compareReadModelsOverHttp, compareRebuild } from './read-models';
+import { ManagedProcess } from './processes';
 import type { ScenarioReport } from './report';
 import { formatViolations } from './report';
 import { Rng } from './rng';
@@ -93,7 +91,7 @@ export async function runScenario(spec: ScenarioSpec, options: { readonly keepDi
   writeFileSync(agentsPath, crashAgentsYaml());
   const files: StoreFiles & { dataDir: string } = {
     dataDir,
-    runStorePath: join(dataDir, 'agent-ledger.sqlite'),
+    runStore: join(dataDir, 'agent-ledger.sqlite'),
     auditStorePath: spec.separateAuditStore ? join(dataDir, 'audit.sqlite') : null,
     ledgerPath: join(dir, 'ledger.jsonl'),
   };
@@ -220,34 +218,26 @@ export async function runScenario(spec: ScenarioSpec, options: { readonly keepDi
     await chaos;
     for (const p of processes) if (p.arming() !== null) await p.stop();
     await waitFor(() => pending.size === 0 && processes.every((p) => p.isUp()), 'every process to be up again', 120_000);
-    const settleStarted = Date.now();
-    const expected = new Set(submitted.map((r) => r.runId));
-    let unsettled: string[] = [...expected];
-    while (Date.now() - settleStarted < scaled(spec.settleTimeoutMs)) {
-      const now = await readHistory(files);
-      // An interactive run whose caller died before claiming it is settled too: the reaper fails it a lease after its request.
-      unsettled = [...expected].filter((id) => !(now.runs.get(id) ?? []).some((e) => e.type === 'RunCompleted' || e.type === 'RunFailed' || e.type === 'RunCancelled'));
-      if (unsettled.length === 0) break;
-      await sleep(1000);
-    }
-    settleMs = Date.now() - settleStarted;
+    settleMs = (await waitUntilSettled(files, submitted.map((r) => r.runId), spec.settleTimeoutMs)).settleMs;
     stopOperator.abort();
     await operator;
     if (processes.some((p) => !p.isUp())) harnessErrors.push(`a process died during the settle phase: ${processes.filter((p) => !p.isUp()).map((p) => p.name).join(', ')}`);
 
     // The checks: invariants 1-7 from the stores and the ledger, 8 from the read models.
-    history = await readHistory(files);
-    const checked = checkInvariants(history, submitted);
+    const checked = await checkSettledScenario({
+      files,
+      submitted,
+      baseUrl: access.baseUrl,
+      env,
+      stopProcesses: async () => {
+        phase = 'stopping';
+        for (const p of processes) await p.stop();
+        await Promise.all([...pending]);
+      },
+    });
+    history = checked.history;
     figures = checked.figures;
     violations.push(...checked.violations);
-    violations.push(...(await compareReadModelsOverHttp(access.baseUrl, () => readHistory(files), files)));
-    phase = 'stopping';
-    for (const p of processes) await p.stop();
-    await Promise.all([...pending]);
-    const rebuild = await compareRebuild(files, env);
-    violations.push(...rebuild.violations);
-    const verify = await runCli(['audit', 'verify'], env);
-    if (verify.code !== 0) violations.push({ invariant: 3, runId: null, message: `audit verify exited ${verify.code} (a broken audit chain): ${verify.output.slice(-1500)}` });
   } catch (error) {
     harnessErrors.push(error instanceof Error ? (error.stack ?? error.message) : String(error));
   } finally {

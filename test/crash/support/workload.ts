@@ -68,11 +68,11 @@ export function crashAgentsYaml(): string {
 const QUEUED_AGENTS = ['mixer', 'batcher', 'reader', 'mixer', 'approver', 'batcher'];
 const INTERACTIVE_AGENTS = ['mixer', 'batcher', 'reader', 'approver'];
 
-/** The runs of a scenario, in the order they are submitted. */
-export function planRuns(name: string, rng: Rng, queued: number, interactive: number): SubmittedRun[] {
+/** The runs of a scenario, in the order they are submitted; the queued ones cycle through `queuedAgents`. */
+export function planRuns(name: string, rng: Rng, queued: number, interactive: number, queuedAgents: readonly string[] = QUEUED_AGENTS): SubmittedRun[] {
   const prefix = name.replace(/[^A-Za-z0-9]/g, '').slice(0, 24);
   const runs: SubmittedRun[] = [];
-  for (let i = 0; i < queued; i += 1) runs.push({ runId: `${prefix}-q${i}`, agent: QUEUED_AGENTS[i % QUEUED_AGENTS.length] as string, mode: 'queued' });
+  for (let i = 0; i < queued; i += 1) runs.push({ runId: `${prefix}-q${i}`, agent: queuedAgents[i % queuedAgents.length] as string, mode: 'queued' });
   for (let i = 0; i < interactive; i += 1) runs.push({ runId: `${prefix}-i${i}`, agent: INTERACTIVE_AGENTS[i % INTERACTIVE_AGENTS.length] as string, mode: 'interactive' });
   return rng.shuffle(runs);
 }
@@ -116,13 +116,17 @@ export async function submitRun(service: ServiceAccess, run: SubmittedRun, deadl
   throw new Error(`POST /runs for ${run.runId} got no answer before the deadline (last: ${last})`);
 }
 
+/** What the operator answers to a run's pending approval. */
+export type OperatorDecision = 'approve' | 'deny';
+
 /**
- * The operator: approves every pending approval, every `intervalMs`, until
- * `stop` fires. Errors (the service restarting, a decision someone else
- * made first) are ignored: the next pass tries again. Returns the number of
- * approvals it decided.
+ * The operator: decides every pending approval (approves it, unless `decide`
+ * says otherwise for its run), every `intervalMs`, until `stop` fires.
+ * Errors (the service restarting, a decision someone else made first) are
+ * ignored: the next pass tries again. Returns the number of approvals it
+ * decided.
  */
-export async function approveWhatWaits(service: ServiceAccess, stop: AbortSignal, intervalMs = 300): Promise<number> {
+export async function approveWhatWaits(service: ServiceAccess, stop: AbortSignal, intervalMs = 300, decide: (runId: string) => OperatorDecision = () => 'approve'): Promise<number> {
   let decided = 0;
   const stopped = new Promise<never>((_, reject) => stop.addEventListener('abort', () => reject(new Error('stopped')), { once: true }));
   stopped.catch(() => undefined);
@@ -136,7 +140,7 @@ export async function approveWhatWaits(service: ServiceAccess, stop: AbortSignal
           const decision = await fetch(`${base}/runs/${encodeURIComponent(approval.runId)}/approval`, {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ decision: 'approve', reason: 'crash test operator', round: approval.round }),
+            body: JSON.stringify({ decision: decide(approval.runId), reason: 'crash test operator', round: approval.round }),
             signal: AbortSignal.timeout(10_000),
           });
           if (decision.status === 200) decided += 1;

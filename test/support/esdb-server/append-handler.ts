@@ -108,6 +108,7 @@ export function createAppendHandler(
         fail(streamDeletedError(streamName));
         return;
       }
+      if (outcome.kind === 'wrong-expected-version') context.conflicts.record(streamName, events);
       callback(null, toAppendResp(outcome, expected));
     };
   };

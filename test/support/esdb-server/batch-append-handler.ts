@@ -149,6 +149,7 @@ export function createBatchAppendHandler(context: ServerContext): (call: Call) =
           fail(request, write.streamName, batchStreamDeletedStatus(write.streamName));
           return;
         case 'wrong-expected-version':
+          context.conflicts.record(write.streamName, write.events);
           fail(request, write.streamName, batchWrongExpectedVersionStatus(write.expected, outcome.currentRevision));
           return;
         case 'success':

@@ -5,6 +5,8 @@ import { PersistentSubscriptionsService } from '@eventstore/db-client/generated/
 import { ServerFeaturesService } from '@eventstore/db-client/generated/serverfeatures_grpc_pb';
 import { StreamsService } from '@eventstore/db-client/generated/streams_grpc_pb';
 
+import { AppendConflicts } from './append-conflicts';
+import type { AppendConflictStats } from './append-conflicts';
 import { DEFAULT_MAX_APPEND_SIZE } from './append-size';
 import { EsdbTestServerError } from './esdb-test-server-error';
 import { EventLog } from './event-log';
@@ -96,6 +98,12 @@ export interface EsdbTestServer {
   delayNextAppends(count: number, delayMs: number): void;
   /** Drops every pending append fault and delay. */
   clearFaults(): void;
+  /**
+   * The appends refused with a wrong expected revision since the server was created (restarts
+   * included), per stream and per proposed event type: e.g. the claims (`RunClaimed`) that lost
+   * a race, per run stream.
+   */
+  appendConflicts(): AppendConflictStats;
 }
 
 /**
@@ -141,6 +149,7 @@ class EsdbTestServerImpl implements EsdbTestServer {
   private server: Server | undefined;
   private openCalls = new OpenCalls();
   private readonly faults = new FaultInjector();
+  private readonly conflicts = new AppendConflicts();
   private readonly instanceId = globalThis.crypto.randomUUID();
   private transition: Promise<void> = Promise.resolve();
 
@@ -194,6 +203,10 @@ class EsdbTestServerImpl implements EsdbTestServer {
     this.faults.clear();
   }
 
+  appendConflicts(): AppendConflictStats {
+    return this.conflicts.snapshot();
+  }
+
   /** Runs lifecycle transitions one after the other, so overlapping stop/start calls cannot interleave. */
   private serialize(step: () => Promise<void>): Promise<void> {
     const next = this.transition.then(step, step);
@@ -205,7 +218,7 @@ class EsdbTestServerImpl implements EsdbTestServer {
     if (this.server !== undefined) return;
     const server = new Server();
     this.openCalls = new OpenCalls();
-    const context = { log: this.log, openCalls: this.openCalls, faults: this.faults, maxAppendSize: this.maxAppendSize };
+    const context = { log: this.log, openCalls: this.openCalls, faults: this.faults, conflicts: this.conflicts, maxAppendSize: this.maxAppendSize };
     server.addService(StreamsService, createStreamsService(context));
     server.addService(PersistentSubscriptionsService, createPersistentSubscriptionsService({ subscriptions: this.subscriptions, openCalls: this.openCalls }));
     server.addService(ServerFeaturesService, createServerFeaturesService());

@@ -124,9 +124,15 @@ async function writeAllThenEnd(call: Call, responses: readonly ReadResp[]): Prom
   for (const response of responses) {
     if (call.cancelled || call.writableFinished) return;
     if (!call.write(response)) {
+      // Whichever comes first; the other listener is removed, or a long read would pile them up.
       await new Promise<void>((resolve) => {
-        call.once('drain', resolve);
-        call.once('cancelled', resolve);
+        const done = () => {
+          call.off('drain', done);
+          call.off('cancelled', done);
+          resolve();
+        };
+        call.once('drain', done);
+        call.once('cancelled', done);
       });
     }
   }

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { credentials } from '@grpc/grpc-js';
 import type { ClientReadableStream } from '@grpc/grpc-js';
 import { BACKWARDS, binaryEvent, END, EventStoreDBClient, FORWARDS, jsonEvent, START, StreamNotFoundError } from '@eventstore/db-client';
@@ -119,6 +120,29 @@ describe('EventStoreDB test server: reads', () => {
     expect(beforeMiddle.map((e) => `${e.event?.streamId}@${e.event?.revision}`)).toEqual([`${a}@1`, `${a}@0`]);
     const last = await collect(client.readAll({ fromPosition: END, direction: BACKWARDS, maxCount: 1 }));
     expect(last.map((e) => `${e.event?.streamId}@${e.event?.revision}`)).toEqual([`${a}@2`]);
+  });
+
+  it('serves a read larger than the transport window in full, waiting for the client without piling up listeners', async () => {
+    const stream = uniqueStream('large');
+    const padding = 'x'.repeat(4_000);
+    for (let batch = 0; batch < 6; batch += 1) {
+      await client.appendToStream(stream, Array.from({ length: 200 }, (_, n) => jsonEvent({ type: 'Large', data: { n: batch * 200 + n, padding } })));
+    }
+    // The server waits for 'drain' (or 'cancelled') on the call: count the 'cancelled' listeners each wait finds.
+    let mostCancelledListeners = 0;
+    const realOnce = EventEmitter.prototype.once;
+    const once = jest.spyOn(EventEmitter.prototype, 'once').mockImplementation(function (this: EventEmitter, event: unknown, listener: (...args: unknown[]) => void) {
+      if (event === 'cancelled') mostCancelledListeners = Math.max(mostCancelledListeners, this.listenerCount('cancelled') + 1);
+      return realOnce.call(this, event as string | symbol, listener);
+    });
+    try {
+      const read = await collect(client.readStream(stream));
+      expect(read.map((e) => (e.event?.data as { n: number }).n)).toEqual(Array.from({ length: 1_200 }, (_, n) => n));
+    } finally {
+      once.mockRestore();
+    }
+    expect(mostCancelledListeners).toBeGreaterThan(0); // the read did wait for the client
+    expect(mostCancelledListeners).toBeLessThan(4);
   });
 });
 

@@ -1,3 +1,4 @@
+import type { AppendConflicts } from './append-conflicts';
 import type { EventLog } from './event-log';
 import type { FaultInjector } from './fault-injector';
 import type { OpenCalls } from './open-calls';
@@ -9,6 +10,8 @@ export interface ServerContext {
   /** Long-lived calls of the current incarnation, ended on stop. */
   readonly openCalls: OpenCalls;
   readonly faults: FaultInjector;
+  /** Appends refused with a wrong expected revision, counted for the tests (shared across restarts). */
+  readonly conflicts: AppendConflicts;
   /** Largest append accepted, in `Event.SizeOnDisk` bytes (see `append-size.ts`). */
   readonly maxAppendSize: number;
 }
