@@ -27,6 +27,14 @@ import type { HistoryEvent } from '../../test/crash/support/history';
 
 /** Worker processes of each configuration. */
 export const ESDB_WORKER_COUNTS = [1, 2, 4] as const;
+/**
+ * How the runs reach the workers: the consumer group (the product's default
+ * on EventStoreDB) hands each runnable run to one worker process; `racing`
+ * (`EVENTSTORE_CONSUMER_GROUP=none`) lets every worker race for every due run.
+ */
+export const ESDB_DISTRIBUTIONS = { 'consumer group': {}, racing: { EVENTSTORE_CONSUMER_GROUP: 'none' } } as const;
+type Distribution = keyof typeof ESDB_DISTRIBUTIONS;
+const DISTRIBUTIONS = Object.keys(ESDB_DISTRIBUTIONS) as Distribution[];
 /** Segments each worker process executes at once (`--concurrency`). */
 export const ESDB_WORKER_CONCURRENCY = 2;
 /** Tool steps per run of the bench agent (each a `clock.now`, READ_ONLY), one per round of the model. */
@@ -81,8 +89,8 @@ function cpuNow(cluster: EsdbCluster): Record<(typeof CPU_PARTS)[number], number
 }
 
 /** Runs `runs` runs on a cluster of `workers` worker processes and measures them. */
-async function measure(context: BenchContext, round: number, workers: number, runs: number): Promise<Sample> {
-  const dir = context.tempDir(`r${round}-w${workers}`);
+async function measure(context: BenchContext, round: number, distribution: Distribution, workers: number, runs: number): Promise<Sample> {
+  const dir = context.tempDir(`r${round}-${distribution === 'racing' ? 'race' : 'group'}-w${workers}`);
   const agentsPath = join(dir, 'agents.yaml');
   writeFileSync(agentsPath, agentsYaml());
   const exits: string[] = [];
@@ -91,6 +99,7 @@ async function measure(context: BenchContext, round: number, workers: number, ru
     agentsPath,
     workers,
     workerConcurrency: ESDB_WORKER_CONCURRENCY,
+    env: ESDB_DISTRIBUTIONS[distribution],
     onExit: (exit) => exits.push(`${exit.process}#${exit.incarnation} ${exit.cause} (code ${exit.code}, signal ${exit.signal}): ${exit.tail.slice(-500)}`),
   });
   const client = EventStoreDBClient.connectionString(cluster.esdb.connectionString);
@@ -123,7 +132,7 @@ async function measure(context: BenchContext, round: number, workers: number, ru
         if (terminal === runs) allSettled();
       }
     });
-    const tag = `b${round}w${workers}`;
+    const tag = `b${round}${distribution === 'racing' ? 'r' : 'g'}w${workers}`;
     const runIds = Array.from({ length: runs }, (_, i) => `${tag}-${i}`);
     const cpuAtStart = cpuNow(cluster);
     const startedAt = Date.now();
@@ -154,7 +163,7 @@ async function measure(context: BenchContext, round: number, workers: number, ru
     const conflicts = claimConflictFigures((await cluster.esdb.stats()).appendConflicts, runIds, { runs: events });
     const failedRuns = [...events.values()].filter((list) => list.some((e) => e.type === 'RunFailed' || e.type === 'RunCancelled')).length;
     context.log(
-      `round ${round}, ${workers} worker(s): ${runs} runs in ${seconds.toFixed(1)} s, ${(steps / seconds).toFixed(1)} steps/s, ` +
+      `round ${round}, ${distribution}, ${workers} worker(s): ${runs} runs in ${seconds.toFixed(1)} s, ${(steps / seconds).toFixed(1)} steps/s, ` +
         `${conflicts.meanPerRun.toFixed(2)} claim conflicts per run (${conflicts.perClaim.toFixed(2)} per won claim)`,
     );
     return {
@@ -180,36 +189,43 @@ async function measure(context: BenchContext, round: number, workers: number, ru
 /** The scenario. */
 export const esdbWorkersScenario: BenchScenario = {
   name: 'esdb-workers',
-  title: 'Worker processes on EventStoreDB (protocol-level test server as a process): steps/s and claim conflicts per run, 1, 2 and 4 workers',
+  title: 'Worker processes on EventStoreDB (protocol-level test server as a process): steps/s and claim conflicts per run, 1, 2 and 4 workers, fed by the consumer group or racing',
   async run(context: BenchContext): Promise<ScenarioResult> {
     const runs = context.quick ? SIZES.quick.runs : SIZES.full.runs;
-    const samples = new Map<number, Sample[]>(ESDB_WORKER_COUNTS.map((n) => [n, []]));
+    const key = (distribution: Distribution, workers: number) => `${distribution}/${workers}`;
+    const samples = new Map<string, Sample[]>(DISTRIBUTIONS.flatMap((d) => ESDB_WORKER_COUNTS.map((n) => [key(d, n), []] as [string, Sample[]])));
     for (let round = 1; round <= context.rounds; round += 1) {
-      for (const workers of ESDB_WORKER_COUNTS) samples.get(workers)?.push(await measure(context, round, workers, runs));
-    }
-    const measurements: Measurement[] = [];
-    const series = (workers: number, pick: (s: Sample) => number) => (samples.get(workers) ?? []).map(pick);
-    for (const workers of ESDB_WORKER_COUNTS) {
-      const variant = { workers, concurrency: ESDB_WORKER_CONCURRENCY, runs };
-      measurements.push(
-        { subject: 'product', variant, metric: 'tool steps/s', unit: 'steps/s', better: 'higher', samples: series(workers, (s) => s.stepsPerSecond) },
-        { subject: 'product', variant, metric: 'claim conflicts per run', unit: 'conflicts', better: 'lower', samples: series(workers, (s) => s.conflictsPerRun) },
-        { subject: 'product', variant, metric: 'claim conflicts per won claim', unit: 'conflicts', better: 'lower', samples: series(workers, (s) => s.conflictsPerClaim) },
-        { subject: 'product', variant, metric: 'time to settle every run', unit: 's', better: 'lower', samples: series(workers, (s) => s.seconds) },
-      );
-      for (const part of CPU_PARTS) {
-        const cpu = (samples.get(workers) ?? []).map((s) => s.cpuPerStep[part]);
-        if (cpu.every((ms): ms is number => ms !== null)) measurements.push({ subject: 'product', variant, metric: `CPU per tool step: ${part}`, unit: 'ms', better: 'lower', samples: cpu });
+      for (const distribution of DISTRIBUTIONS) {
+        for (const workers of ESDB_WORKER_COUNTS) samples.get(key(distribution, workers))?.push(await measure(context, round, distribution, workers, runs));
       }
     }
-    const one = series(1, (s) => s.stepsPerSecond);
-    const ratios: Ratio[] = ESDB_WORKER_COUNTS.filter((n) => n > 1).map((workers) => ({
-      name: `${workers} workers / 1 worker steps/s`,
-      variant: { workers },
-      samples: ratioSamples(series(workers, (s) => s.stepsPerSecond), one),
-    }));
+    const measurements: Measurement[] = [];
+    const series = (distribution: Distribution, workers: number, pick: (s: Sample) => number) => (samples.get(key(distribution, workers)) ?? []).map(pick);
+    for (const distribution of DISTRIBUTIONS) {
+      for (const workers of ESDB_WORKER_COUNTS) {
+        const variant = { distribution, workers, concurrency: ESDB_WORKER_CONCURRENCY, runs };
+        const of = (pick: (s: Sample) => number) => series(distribution, workers, pick);
+        measurements.push(
+          { subject: 'product', variant, metric: 'tool steps/s', unit: 'steps/s', better: 'higher', samples: of((s) => s.stepsPerSecond) },
+          { subject: 'product', variant, metric: 'claim conflicts per run', unit: 'conflicts', better: 'lower', samples: of((s) => s.conflictsPerRun) },
+          { subject: 'product', variant, metric: 'claim conflicts per won claim', unit: 'conflicts', better: 'lower', samples: of((s) => s.conflictsPerClaim) },
+          { subject: 'product', variant, metric: 'time to settle every run', unit: 's', better: 'lower', samples: of((s) => s.seconds) },
+        );
+        for (const part of CPU_PARTS) {
+          const cpu = (samples.get(key(distribution, workers)) ?? []).map((s) => s.cpuPerStep[part]);
+          if (cpu.every((ms): ms is number => ms !== null)) measurements.push({ subject: 'product', variant, metric: `CPU per tool step: ${part}`, unit: 'ms', better: 'lower', samples: cpu });
+        }
+      }
+    }
+    const ratios: Ratio[] = DISTRIBUTIONS.flatMap((distribution) =>
+      ESDB_WORKER_COUNTS.filter((n) => n > 1).map((workers) => ({
+        name: `${distribution}: ${workers} workers / 1 worker steps/s`,
+        variant: { distribution, workers },
+        samples: ratioSamples(series(distribution, workers, (s) => s.stepsPerSecond), series(distribution, 1, (s) => s.stepsPerSecond)),
+      })),
+    );
     const failed = [...samples.values()].flat().reduce((sum, s) => sum + s.failedRuns, 0);
-    const claimsPerRun = ESDB_WORKER_COUNTS.map((n) => `${n}: ${median(series(n, (s) => s.claimsPerRun)).toFixed(2)}`).join(', ');
+    const claimsPerRun = DISTRIBUTIONS.flatMap((d) => ESDB_WORKER_COUNTS.map((n) => `${d} ${n}: ${median(series(d, n, (s) => s.claimsPerRun)).toFixed(2)}`)).join(', ');
     return {
       measurements,
       ratios,

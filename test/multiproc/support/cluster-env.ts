@@ -4,12 +4,12 @@
  * checks), in one place: switch a setting here and both use it.
  */
 /**
- * How work reaches the workers. Empty: every worker follows `$all` with its
- * checkpointed queue index and races the others to claim a due run (the
- * claim is an append with the expected revision; one wins). To hand each
- * runnable run to one worker through an EventStoreDB consumer group instead,
- * put its setting here, e.g. `{ EVENTSTORE_CONSUMER_GROUP: 'agent-ledger-workers' }`,
- * or set `MULTIPROC_ENV` to a JSON object for one run of the tests or the bench.
+ * How work reaches the workers. Empty: the product's default on EventStoreDB,
+ * the consumer group `agent-ledger-workers` offers each runnable run to one
+ * worker process. `{ EVENTSTORE_CONSUMER_GROUP: 'none' }`: every worker
+ * races the others to claim each due run from its checkpointed queue index
+ * (the claim is an append with the expected revision; one wins). Or set
+ * `MULTIPROC_ENV` to a JSON object for one run of the tests or the bench.
  */
 export const WORK_DISTRIBUTION_ENV: Readonly<Record<string, string>> = {};
 
