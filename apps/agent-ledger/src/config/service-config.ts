@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { InvalidFieldError } from '@agent-ledger/domain';
+import { isConsumerGroupName } from '@agent-ledger/event-store';
 import type { ResolvedConsumerGroupOptions } from '@agent-ledger/runtime';
 import { DEFAULT_CONSUMER_GROUP } from '@agent-ledger/runtime';
 import type { ApiKeyEntry, AuthMode, AuthSettings, HttpApiOptions } from '@agent-ledger/http';
@@ -246,7 +247,7 @@ function consumerGroupOf(
   }
   const name = str('EVENTSTORE_CONSUMER_GROUP') ?? DEFAULT_CONSUMER_GROUP.name;
   if (name === 'none') return false;
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name)) {
+  if (!isConsumerGroupName(name)) {
     const found = find('EVENTSTORE_CONSUMER_GROUP') as Found;
     throw new InvalidFieldError(found.field, `${found.where} must be 1 to 100 letters, digits, ".", "_" or "-", starting with a letter or digit, or none (got "${name}")`.trim());
   }

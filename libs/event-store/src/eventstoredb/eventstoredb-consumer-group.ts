@@ -12,18 +12,18 @@ import {
   persistentSubscriptionToAllSettingsFromDefaults,
 } from '@eventstore/db-client';
 import type { ConsumerGroupEnsured, ConsumerGroupMembership, ConsumerGroupSettings, OfferedEvent } from '../port/consumer-groups';
+import { isConsumerGroupName } from '../port/consumer-groups';
 import { ConsumerGroupMismatchError } from '../port/errors/consumer-group-mismatch.error';
 import { InvalidOptionError } from '../port/errors/invalid-option.error';
 import { StoreClosedError } from '../port/errors/store-closed.error';
 import { toRecordedEvent } from './eventstoredb-event-mapping';
 import { translateEventStoreDbError } from './translate-eventstoredb-error';
 
-const GROUP_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 const EVENT_TYPE = /^[A-Za-z][A-Za-z0-9._-]*$/;
 
 /** @throws InvalidOptionError */
 export function checkGroupName(groupName: unknown): string {
-  if (typeof groupName !== 'string' || !GROUP_NAME.test(groupName)) {
+  if (!isConsumerGroupName(groupName)) {
     throw new InvalidOptionError('consumerGroup.name', `expected 1 to 100 letters, digits, ".", "_" or "-", starting with a letter or digit, got ${JSON.stringify(groupName)}`);
   }
   return groupName;

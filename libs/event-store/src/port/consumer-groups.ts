@@ -67,3 +67,8 @@ export function hasConsumerGroups<T extends object>(store: T): store is T & Cons
   const candidate = store as Partial<ConsumerGroups>;
   return typeof candidate.ensureConsumerGroup === 'function' && typeof candidate.joinConsumerGroup === 'function';
 }
+
+/** What a consumer group's name may be: 1 to 100 letters, digits, `.`, `_` or `-`, starting with a letter or digit. */
+export function isConsumerGroupName(name: unknown): name is string {
+  return typeof name === 'string' && /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name);
+}

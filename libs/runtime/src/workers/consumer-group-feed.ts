@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { InvalidFieldError, RUN_STATUS_ENTERED_BY } from '@agent-ledger/domain';
 import type { ConsumerGroupMembership, ConsumerGroups, EventStore, OfferedEvent } from '@agent-ledger/event-store';
-import { abortableDelay } from '@agent-ledger/event-store';
+import { abortableDelay, isConsumerGroupName } from '@agent-ledger/event-store';
 import type { RuntimeMetrics } from '../metrics/runtime-metrics';
 import type { RunOffers } from './run-offers';
 import type { ConsumerGroupOptions, ResolvedConsumerGroupOptions } from './runtime-options';
@@ -28,7 +28,7 @@ export function resolveConsumerGroupOptions(options: ConsumerGroupOptions = {}):
     return value;
   };
   const name = options.name ?? DEFAULT_CONSUMER_GROUP.name;
-  if (typeof name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name)) {
+  if (!isConsumerGroupName(name)) {
     throw new InvalidFieldError('workers.consumerGroup.name', `expected 1 to 100 letters, digits, ".", "_" or "-", starting with a letter or digit, got ${JSON.stringify(name)}`);
   }
   return {
