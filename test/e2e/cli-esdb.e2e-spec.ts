@@ -4,6 +4,7 @@
  * stores themselves (audit review, audit verify, projections rebuild) on the
  * same EventStoreDB.
  */
+import { EventStoreDBClient } from '@eventstore/db-client';
 import { startEsdbTestServer } from '../support/esdb-server';
 import type { EsdbTestServer } from '../support/esdb-server';
 import type { CliResult } from './support/cli-process';
@@ -67,5 +68,18 @@ describe('agent-ledger CLI with the service on EventStoreDB (e2e)', () => {
     const rebuilt = await runCliProcess(['projections', 'rebuild', 'runStatus'], env);
     expectExit(rebuilt, 0);
     expect(rebuilt.stdout.trim().split('\n').at(-1)).toMatch(/^Rebuilt runStatus: \d+ events/);
+  });
+
+  it('the service created the workers\' consumer group; a worker configured otherwise refuses to start (exit 3), naming the setting', async () => {
+    const client = EventStoreDBClient.connectionString(esdb.connectionString);
+    try {
+      const info = await client.getPersistentSubscriptionToAllInfo('agent-ledger-workers');
+      expect(info.settings).toMatchObject({ messageTimeout: 30_000, maxRetryCount: 10 });
+    } finally {
+      await client.dispose();
+    }
+    const refused = await runCliProcess(['worker', '--concurrency', '1'], { ...env, EVENTSTORE_CONSUMER_GROUP_MAX_RETRY_COUNT: '3' });
+    expectExit(refused, 3);
+    expect(refused.stderr).toContain('the consumer group "agent-ledger-workers" exists with maxRetryCount 10, but this process is configured with 3');
   });
 });

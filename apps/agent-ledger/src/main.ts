@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigurationError, InvalidFieldError } from '@agent-ledger/domain';
+import { ConsumerGroupMismatchError } from '@agent-ledger/event-store';
 import { consoleUrlLine } from './config/console-url';
 import { startCrashTestMode } from './config/crash-test/crash-test-mode';
 import type { OpenStores } from './config/open-stores';
@@ -66,13 +67,14 @@ async function listenOrExit(app: NestExpressApplication, config: ServiceConfig, 
  * Builds the application, or closes the stores and ends the process (exit
  * code 3) when the runtime refuses its configuration as it is built: a model
  * provider whose settings are refused (a plugin's factory, an `openai` key
- * variable that is not set), a tool that fails its registration.
+ * variable that is not set), a tool that fails its registration, the
+ * workers' consumer group on EventStoreDB with other settings.
  */
 async function appOrExit<T>(build: () => Promise<T>, stores: OpenStores): Promise<T> {
   try {
     return await build();
   } catch (error) {
-    if (!(error instanceof ConfigurationError) && !(error instanceof InvalidFieldError)) throw error;
+    if (!(error instanceof ConfigurationError) && !(error instanceof InvalidFieldError) && !(error instanceof ConsumerGroupMismatchError)) throw error;
     await stores.close();
     process.stderr.write(`agent-ledger: invalid configuration: ${error.message}\n`);
     process.exit(3);
