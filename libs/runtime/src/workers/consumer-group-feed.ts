@@ -123,6 +123,11 @@ export class ConsumerGroupFeed {
       await this.settle(offered, 'ack');
       return;
     }
+    if (offered.event.type === 'RunRequested' && offered.event.data.mode === 'interactive') {
+      // Its caller claims it (or the reaper fails it when the caller died): no worker may.
+      await this.settle(offered, 'ack');
+      return;
+    }
     this.metrics.increment('runOffers');
     this.offers.add({ runId, settle: (settlement) => this.settle(offered, settlement) });
   }

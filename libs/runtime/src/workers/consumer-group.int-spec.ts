@@ -84,6 +84,16 @@ describe('the workers of several processes on EventStoreDB, fed by a consumer gr
     expect(rt.metrics.get('runOffers')).toBe(0);
   });
 
+  it('does not offer an interactive run to the workers: its caller claims it', async () => {
+    const rt = await start({ store: 'eventstoredb', agents: AGENTS, execution: { workers: { concurrency: 1, consumerGroup: { name: `workers-${randomUUID()}` } } } });
+    const done = await rt.runs.runInteractive({ agent: 'putter', input: 'now' });
+    expect((await rt.runEvents(done.runId)).at(-1)?.type).toBe('RunCompleted');
+    const queued = await rt.runs.enqueue({ agent: 'putter', input: 'later' });
+    await eventually(async () => ((await rt.runEvents(queued)).at(-1)?.type === 'RunCompleted' ? true : undefined), scaled(10_000), 'the queued run');
+    // Offers are taken in order: once the queued run completed, the interactive run's request was seen and set aside.
+    expect([rt.metrics.get('runOffers'), rt.metrics.get('claimsLost')]).toEqual([1, 0]);
+  });
+
   it('refuses to start when the group exists with other settings, naming the setting', async () => {
     const group = `workers-${randomUUID()}`;
     const first = await start({ store: 'eventstoredb', agents: AGENTS, execution: { workers: { concurrency: 0, consumerGroup: { name: group } } } });
