@@ -83,10 +83,12 @@ export class ConsumerGroupFeed {
   /** Leaves the group; the offers not taken yet are offered again to another member. */
   async stop(): Promise<void> {
     this.stopping.abort();
+    // Handed back while the membership is open; one that arrives meanwhile goes back with the membership's close.
+    for (const offer of this.offers.drain()) await offer.settle?.('retry');
     await this.membership?.close();
     await this.loop;
     this.loop = null;
-    for (const offer of this.offers.drain()) await offer.settle?.('retry');
+    this.offers.drain();
   }
 
   private async follow(): Promise<void> {
