@@ -1,11 +1,11 @@
 import { Pool } from 'pg';
 import type { ClientConfig, PoolClient } from 'pg';
 import type { StreamView } from '../core/append-decision';
-import { decideAppend, decideDelete } from '../core/append-decision';
+import { assertDeleteAllowed, decideAppend } from '../core/append-decision';
 import { ChangeNotifier } from '../core/change-notifier';
 import { abortableDelay } from '../core/pull-batches';
-import { PullSubscription } from '../core/pull-subscription';
-import { readAllBySequence, sequenceOf } from '../core/sequence-reads';
+import { allSubscriptionPage, streamSubscriptionPage, subscribeToAllBySequence, subscribeToStreamBySequence } from '../core/sequence-subscriptions';
+import { readAllBySequence } from '../core/sequence-reads';
 import type { StoredEventRow } from '../core/stored-event-row';
 import { toRecordedEvent } from '../core/stored-event-row';
 import type { StreamState } from '../core/stream-reads';
@@ -26,10 +26,9 @@ import { Direction } from '../port/read-options';
 import type { StoreIdentity } from '../port/store-identity';
 import type { EventSubscription, SubscribeToAllOptions, SubscribeToStreamOptions } from '../port/subscription';
 import { assertValidStreamName } from '../stream-name';
-import { DEFAULT_BATCH_SIZE } from '../validation/limits';
 import type { PreparedAppend } from '../validation/validate-append';
 import { prepareAppend } from '../validation/validate-append';
-import { deleteExpectedRevision, eventFilter, optionalPosition, optionalRevision, positiveInteger } from '../validation/validate-options';
+import { positiveInteger, prepareDelete } from '../validation/validate-options';
 import { PostgresChangeListener } from './postgres-change-listener';
 import type { PostgresEventStoreOptions } from './postgres-options';
 import { DEFAULT_POSTGRES_SCHEMA } from './postgres-options';
@@ -179,43 +178,34 @@ export class PostgresEventStore implements EventStore {
   subscribeToStream(streamName: string, options: SubscribeToStreamOptions = {}): EventSubscription {
     assertValidStreamName(streamName);
     this.assertOpen();
-    const after = optionalRevision(options.afterRevision, 'afterRevision');
-    const batchSize = positiveInteger(options.batchSize, 'batchSize', DEFAULT_BATCH_SIZE);
-    const source = {
+    return subscribeToStreamBySequence(options, {
       notifier: this.notifier,
       isClosed: () => this.fullyClosed,
       readPage: (cursor: number, limit: number) =>
-        this.bridged(() => this.read(`subscribe to ${streamName}`, async (client) => {
-          const result = await client.query<RawEventRow>(
-            `SELECT ${EVENT_COLUMNS} FROM ${this.schema}.events WHERE stream_name = $1 AND revision > $2
-               AND revision >= coalesce((SELECT truncate_before FROM ${this.schema}.streams WHERE stream_name = $1), 0)
-             ORDER BY revision ASC LIMIT $3`,
-            [streamName, cursor, limit],
-          );
-          const rows = result.rows.map(toRow);
-          const last = rows[rows.length - 1];
-          return { events: rows.map(toRecordedEvent), next: last ? last.revision : cursor, exhausted: rows.length < limit };
-        })),
-    };
-    return new PullSubscription(source, after === undefined ? -1 : Number(after), batchSize, options.signal);
+        this.bridged(() =>
+          this.read(`subscribe to ${streamName}`, async (client) => {
+            const result = await client.query<RawEventRow>(
+              `SELECT ${EVENT_COLUMNS} FROM ${this.schema}.events WHERE stream_name = $1 AND revision > $2
+                 AND revision >= coalesce((SELECT truncate_before FROM ${this.schema}.streams WHERE stream_name = $1), 0)
+               ORDER BY revision ASC LIMIT $3`,
+              [streamName, cursor, limit],
+            );
+            return streamSubscriptionPage(result.rows.map(toRow), cursor, limit);
+          }),
+        ),
+    });
   }
 
   subscribeToAll(options: SubscribeToAllOptions = {}): EventSubscription {
     this.assertOpen();
-    const after = optionalPosition(options.after, 'after');
-    const batchSize = positiveInteger(options.batchSize, 'batchSize', DEFAULT_BATCH_SIZE);
-    const filter = eventFilter(options.filter);
-    const source = {
-      notifier: this.notifier,
-      isClosed: () => this.fullyClosed,
-      readPage: async (cursor: number, limit: number) => {
-        const rows = await this.bridged(() => this.pageOfAll(cursor, Direction.FORWARDS, limit));
-        const last = rows[rows.length - 1];
-        const matching = filter ? rows.filter((r) => filter.matches(r.stream_name, r.event_type)) : rows;
-        return { events: matching.map(toRecordedEvent), next: last ? last.position : cursor, exhausted: rows.length < limit };
-      },
-    };
-    return new PullSubscription(source, after === undefined ? 0 : sequenceOf(after), batchSize, options.signal);
+    return subscribeToAllBySequence(options, (filter) => ({
+        notifier: this.notifier,
+        isClosed: () => this.fullyClosed,
+        readPage: async (cursor: number, limit: number) => {
+          const rows = await this.bridged(() => this.pageOfAll(cursor, Direction.FORWARDS, limit));
+          return allSubscriptionPage(rows, cursor, limit, filter);
+        },
+    }));
   }
 
   deleteStream(streamName: string, options: DeleteStreamOptions = {}): Promise<void> {
@@ -263,29 +253,26 @@ export class PostgresEventStore implements EventStore {
   private delete(streamName: string, options: DeleteStreamOptions, tombstone: boolean): Promise<void> {
     let expected: ExpectedRevision;
     try {
-      assertValidStreamName(streamName);
-      expected = deleteExpectedRevision(options.expectedRevision);
+      expected = prepareDelete(streamName, options);
       this.assertOpen();
     } catch (error) {
       return Promise.reject(error);
     }
     return this.write(`${tombstone ? 'tombstone' : 'delete'} ${streamName}`, async (client) => {
-        await this.lockHead(client);
-        const state = await this.streamState(client, streamName);
-        const decision = decideDelete(await this.view(client, streamName, state, [], expected), expected);
-        if (decision.kind === 'deleted') throw new StreamDeletedError(streamName);
-        if (decision.kind === 'conflict') throw new WrongExpectedRevisionError(streamName, expected, decision.actual);
-        const last = state?.lastRevision ?? -1;
-        await client.query(
-          tombstone
-            ? `INSERT INTO ${this.schema}.streams (stream_name, last_revision, tombstoned) VALUES ($1, $2, true)
-               ON CONFLICT (stream_name) DO UPDATE SET tombstoned = true`
-            : `INSERT INTO ${this.schema}.streams (stream_name, last_revision, truncate_before) VALUES ($1, $2, $3)
-               ON CONFLICT (stream_name) DO UPDATE SET truncate_before = excluded.truncate_before`,
-          tombstone ? [streamName, last] : [streamName, last, last + 1],
-        );
-        return undefined;
-      });
+      await this.lockHead(client);
+      const state = await this.streamState(client, streamName);
+      assertDeleteAllowed(streamName, await this.view(client, streamName, state, [], expected), expected);
+      const last = state?.lastRevision ?? -1;
+      await client.query(
+        tombstone
+          ? `INSERT INTO ${this.schema}.streams (stream_name, last_revision, tombstoned) VALUES ($1, $2, true)
+             ON CONFLICT (stream_name) DO UPDATE SET tombstoned = true`
+          : `INSERT INTO ${this.schema}.streams (stream_name, last_revision, truncate_before) VALUES ($1, $2, $3)
+             ON CONFLICT (stream_name) DO UPDATE SET truncate_before = excluded.truncate_before`,
+        tombstone ? [streamName, last] : [streamName, last, last + 1],
+      );
+      return undefined;
+    });
   }
 
   private async appendInTransaction(client: PoolClient, append: PreparedAppend): Promise<AppendResult> {
