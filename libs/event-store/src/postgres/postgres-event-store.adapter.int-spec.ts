@@ -122,6 +122,44 @@ describe('PostgresEventStore on a private PostgreSQL cluster', () => {
     scaled(90_000),
   );
 
+  it(
+    'a restart while appends are in flight: each append is acknowledged or fails with StoreUnavailableError, every acknowledged event is there afterwards',
+    async () => {
+      const store = connect('inflight', { poolSize: 8 });
+      await store.storeIdentity();
+      const streams = Array.from({ length: 8 }, () => uniqueStream());
+      const acknowledged: string[] = [];
+      const refused: unknown[] = [];
+      let stop = false;
+      const writers = streams.map(async (stream) => {
+        while (!stop) {
+          const event = anEvent('InFlight');
+          try {
+            await store.append(stream, [event], { expectedRevision: ExpectedRevision.ANY });
+            acknowledged.push(event.id);
+          } catch (error) {
+            refused.push(error);
+            if (!(error instanceof StoreUnavailableError)) return;
+            await new Promise((resolve) => setImmediate(resolve));
+          }
+        }
+      });
+      await eventually(() => acknowledged.length >= 50, 20_000);
+      await server.restart();
+      const afterRestart = acknowledged.length;
+      await eventually(() => acknowledged.length >= afterRestart + 50, 20_000);
+      stop = true;
+      await Promise.all(writers);
+
+      expect(refused.length).toBeGreaterThan(0); // the restart did cut appends
+      for (const error of refused) expect(error).toBeInstanceOf(StoreUnavailableError);
+      const stored = new Set<string>();
+      for (const stream of streams) for (const e of (await store.readStream(stream)).events) stored.add(e.id);
+      for (const id of acknowledged) expect(stored.has(id)).toBe(true);
+    },
+    scaled(90_000),
+  );
+
   it('keeps its tables in the schema named by the option: two schemas in one database are two stores', async () => {
     const a = connect('tenant_a');
     const b = connect('tenant_b');

@@ -14,6 +14,7 @@ import type { EventData, RecordedEvent } from '../port/event';
 import type { AppendOptions, AppendResult, DeleteStreamOptions, EventStore } from '../port/event-store';
 import { ExpectedRevision as Expected } from '../port/expected-revision';
 import type { ExpectedRevision } from '../port/expected-revision';
+import { EventStoreError } from '../port/errors/event-store-error';
 import { InvalidOptionError } from '../port/errors/invalid-option.error';
 import { StoreClosedError } from '../port/errors/store-closed.error';
 import { StoreUnavailableError, StoreUnavailableReason } from '../port/errors/store-unavailable.error';
@@ -355,40 +356,47 @@ export class PostgresEventStore implements EventStore {
   }
 
   private async onClient<T>(label: string, work: (client: PoolClient) => Promise<T>): Promise<T> {
-    let client: PoolClient | undefined;
-    let broken: Error | undefined;
     try {
       await this.ensureReady();
-      client = await this.pool.connect();
-      return await work(client);
+      return await this.useConnection(work);
     } catch (error) {
-      const translated = translatePostgresError(error, label);
-      if (translated.code === 'STORE_UNAVAILABLE' || translated.code === 'STORE_FAILURE') broken = error as Error;
-      throw translated;
-    } finally {
-      // A connection that failed is destroyed rather than returned to the pool half-way through a transaction.
-      client?.release(broken);
+      throw translatePostgresError(error, label);
     }
   }
 
+  /**
+   * Runs `work` on a pooled connection. While it is checked out, the pool
+   * does not listen to the connection's errors: a connection cut (server
+   * restart) would be an unhandled 'error' event. It is recorded here (the
+   * query in flight rejects with it too), and a connection that failed is
+   * destroyed rather than returned to the pool half-way through a transaction.
+   */
+  private async useConnection<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    const onError = (error: Error): void => void (broken ??= error);
+    client.on('error', onError);
+    try {
+      return await work(client);
+    } catch (error) {
+      // The port's own refusals (a conflict, a deleted stream) leave the connection sound; a driver error may not.
+      if (!(error instanceof EventStoreError)) broken ??= error instanceof Error ? error : new Error(String(error));
+      throw error;
+    } finally {
+      client.removeListener('error', onError);
+      client.release(broken);
+    }
+  }
+
+
   private ensureReady(): Promise<void> {
-    this.ready ??= (async () => {
-      const client = await this.pool.connect();
-      let failed: Error | undefined;
-      try {
-        await migrate(client, this.schema, this.now);
-      } catch (error) {
-        failed = error as Error;
-        throw error;
-      } finally {
-        client.release(failed);
-      }
-    })().catch((error: unknown) => {
+    this.ready ??= this.useConnection((client) => migrate(client, this.schema, this.now)).catch((error: unknown) => {
       this.ready = undefined; // the next call tries again
       throw translatePostgresError(error, `create or check the schema ${this.schema}`);
     });
     return this.ready;
   }
+
 
   /**
    * A subscription's page read, retried while the connection is lost (a
