@@ -17,6 +17,7 @@ import type { ExpectedRevision } from '../port/expected-revision';
 import { EventStoreError } from '../port/errors/event-store-error';
 import { InvalidOptionError } from '../port/errors/invalid-option.error';
 import { StoreClosedError } from '../port/errors/store-closed.error';
+import { StoreFailureError } from '../port/errors/store-failure.error';
 import { StoreUnavailableError, StoreUnavailableReason } from '../port/errors/store-unavailable.error';
 import { StreamDeletedError } from '../port/errors/stream-deleted.error';
 import { WrongExpectedRevisionError } from '../port/errors/wrong-expected-revision.error';
@@ -154,7 +155,7 @@ export class PostgresEventStore implements EventStore {
 
   async readStream(streamName: string, options?: ReadStreamOptions): Promise<ReadStreamResult> {
     assertValidStreamName(streamName);
-    return this.read(`read ${streamName}`, async (client) => {
+    return this.withClient(`read ${streamName}`, async (client) => {
       // One snapshot for the state and the rows.
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       try {
@@ -184,7 +185,7 @@ export class PostgresEventStore implements EventStore {
       isClosed: () => this.fullyClosed,
       readPage: (cursor: number, limit: number) =>
         this.bridged(() =>
-          this.read(`subscribe to ${streamName}`, async (client) => {
+          this.withClient(`subscribe to ${streamName}`, async (client) => {
             const result = await client.query<RawEventRow>(
               `SELECT ${EVENT_COLUMNS} FROM ${this.schema}.events WHERE stream_name = $1 AND revision > $2
                  AND revision >= coalesce((SELECT truncate_before FROM ${this.schema}.streams WHERE stream_name = $1), 0)
@@ -218,11 +219,12 @@ export class PostgresEventStore implements EventStore {
   }
 
   async storeIdentity(): Promise<StoreIdentity> {
+    this.assertOpen();
     if (this.identity) return { ...this.identity };
-    const identity = await this.read('read the store identity', async (client) => {
+    const identity = await this.withClient('read the store identity', async (client) => {
       const result = await client.query<{ id: string; created_at: string }>(`SELECT id::text AS id, created_at FROM ${this.schema}.store_identity`);
       const row = result.rows[0];
-      if (!row) throw translatePostgresError(new Error(`${this.schema}.store_identity is empty`), 'read the store identity');
+      if (!row) throw new StoreFailureError('no-identity', `${this.schema}.store_identity is empty (the row is written with the schema: was it deleted?)`);
       return { id: row.id.toLowerCase(), createdAt: new Date(Number(row.created_at)) };
     });
     this.identity = identity;
@@ -341,10 +343,6 @@ export class PostgresEventStore implements EventStore {
     });
   }
 
-  private read<T>(label: string, work: (client: PoolClient) => Promise<T>): Promise<T> {
-    return this.withClient(label, work);
-  }
-
   /** Every call on a connection is tracked: close() waits for them before ending the pool (pg-pool drops a connect pending at its end). */
   private withClient<T>(label: string, work: (client: PoolClient) => Promise<T>): Promise<T> {
     try {
@@ -435,7 +433,7 @@ export class PostgresEventStore implements EventStore {
   // --- reads --------------------------------------------------------------
 
   private async pageOfAll(cursor: number, direction: Direction, limit: number): Promise<StoredEventRow[]> {
-    return this.read('read $all', async (client) => {
+    return this.withClient('read $all', async (client) => {
       const forwards = direction === Direction.FORWARDS;
       const result = await client.query<RawEventRow>(
         `SELECT ${EVENT_COLUMNS} FROM ${this.schema}.events WHERE position ${forwards ? '>' : '<'} $1 ORDER BY position ${forwards ? 'ASC' : 'DESC'} LIMIT $2`,
