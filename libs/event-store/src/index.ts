@@ -27,3 +27,4 @@ export * from './create-event-store';
 export * from './event-id';
 export { abortableDelay, pullBatches, yieldToEventLoop } from './core/pull-batches';
 export * from './processing';
+export * from './postgres';

@@ -1,5 +1,7 @@
 import type { CurrentRevision, ExpectedRevision } from '../port/expected-revision';
 import { ExpectedRevision as Expected } from '../port/expected-revision';
+import { StreamDeletedError } from '../port/errors/stream-deleted.error';
+import { WrongExpectedRevisionError } from '../port/errors/wrong-expected-revision.error';
 
 /**
  * What an adapter knows about a stream when it checks an append, read inside
@@ -86,4 +88,15 @@ export function decideDelete(
     (expected === Expected.NO_STREAM && actual === Expected.NO_STREAM) ||
     (typeof expected === 'bigint' && actual === expected);
   return ok ? { kind: 'ok' } : { kind: 'conflict', actual };
+}
+
+/**
+ * Checks a delete with {@link decideDelete} and throws the port's error when
+ * it is refused.
+ * @throws StreamDeletedError the stream is tombstoned; WrongExpectedRevisionError the expected revision does not hold.
+ */
+export function assertDeleteAllowed(streamName: string, view: StreamView, expected: ExpectedRevision): void {
+  const decision = decideDelete(view, expected);
+  if (decision.kind === 'deleted') throw new StreamDeletedError(streamName);
+  if (decision.kind === 'conflict') throw new WrongExpectedRevisionError(streamName, expected, decision.actual);
 }

@@ -17,11 +17,15 @@ export function sequenceOf(position: Position): number {
  * Reads rows strictly after `cursor` in `direction` (forwards: position >
  * cursor ascending; backwards: position < cursor descending), at most `limit`.
  */
-export type SequencePageReader = (cursor: number, direction: Direction, limit: number) => readonly StoredEventRow[];
+export type SequencePageReader = (
+  cursor: number,
+  direction: Direction,
+  limit: number,
+) => readonly StoredEventRow[] | Promise<readonly StoredEventRow[]>;
 
 /**
  * `readAll` for stores whose positions are a global sequence (embedded,
- * in-memory): pulls pages of at most {@link DEFAULT_BATCH_SIZE} rows as the
+ * in-memory, PostgreSQL): pulls pages of at most {@link DEFAULT_BATCH_SIZE} rows as the
  * caller iterates. Options are checked when iteration starts.
  */
 export async function* readAllBySequence(
@@ -45,7 +49,7 @@ export async function* readAllBySequence(
   let yielded = 0;
   for (;;) {
     assertOpen();
-    const rows = readPage(cursor, direction, DEFAULT_BATCH_SIZE);
+    const rows = await readPage(cursor, direction, DEFAULT_BATCH_SIZE);
     for (const row of rows) {
       cursor = row.position;
       if (filter && !filter.matches(row.stream_name, row.event_type)) continue;

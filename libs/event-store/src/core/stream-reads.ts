@@ -6,7 +6,7 @@ import { direction as checkDirection, fromRevision as checkFromRevision, positiv
 import type { StoredEventRow } from './stored-event-row';
 import { toRecordedEvent } from './stored-event-row';
 
-/** The state of a stream in a sequence-based store (embedded, in-memory). */
+/** The state of a stream in a sequence-based store (embedded, in-memory, PostgreSQL). */
 export interface StreamState {
   readonly tombstoned: boolean;
   /** Revisions below this one are soft-deleted. */
@@ -21,19 +21,23 @@ export interface StreamState {
  */
 export type StreamRowReader = (from: number, to: number, direction: Direction, limit: number) => readonly StoredEventRow[];
 
-/** `readStream` for sequence-based stores, given the stream's state and a row reader. */
-export function readStreamRows(
-  streamName: string,
-  state: StreamState | undefined,
-  options: ReadStreamOptions | undefined,
-  readRows: StreamRowReader,
-): ReadStreamResult {
+/** What {@link planStreamRead} decided: an answer without rows, or the range of rows to read. */
+export type StreamReadPlan =
+  | { readonly kind: 'done'; readonly result: ReadStreamResult }
+  | { readonly kind: 'rows'; readonly from: number; readonly to: number; readonly direction: Direction; readonly limit: number; readonly currentRevision: bigint };
+
+/**
+ * Checks a `readStream`'s options and decides, from the stream's state, which
+ * revisions to read (for stores that read the rows asynchronously).
+ * @throws InvalidOptionError, StreamDeletedError
+ */
+export function planStreamRead(streamName: string, state: StreamState | undefined, options: ReadStreamOptions | undefined): StreamReadPlan {
   const direction = checkDirection(options?.direction);
   const from = checkFromRevision(options?.fromRevision);
   const maxCount = positiveInteger(options?.maxCount, 'maxCount', Number.MAX_SAFE_INTEGER);
   if (state?.tombstoned) throw new StreamDeletedError(streamName);
   if (!state || state.lastRevision < state.firstVisibleRevision) {
-    return { streamExists: false, currentRevision: ExpectedRevision.NO_STREAM, events: [] };
+    return { kind: 'done', result: { streamExists: false, currentRevision: ExpectedRevision.NO_STREAM, events: [] } };
   }
   const first = state.firstVisibleRevision;
   const last = state.lastRevision;
@@ -47,6 +51,19 @@ export function readStreamRows(
     lo = first;
     hi = from === undefined || from === ReadFrom.END ? last : from === ReadFrom.START ? first : Math.min(last, at(from));
   }
-  const rows = lo <= hi ? readRows(lo, hi, direction, maxCount) : [];
-  return { streamExists: true, currentRevision: BigInt(last), events: rows.map(toRecordedEvent) };
+  if (lo > hi) return { kind: 'done', result: { streamExists: true, currentRevision: BigInt(last), events: [] } };
+  return { kind: 'rows', from: lo, to: hi, direction, limit: maxCount, currentRevision: BigInt(last) };
+}
+
+/** `readStream` for sequence-based stores, given the stream's state and a row reader. */
+export function readStreamRows(
+  streamName: string,
+  state: StreamState | undefined,
+  options: ReadStreamOptions | undefined,
+  readRows: StreamRowReader,
+): ReadStreamResult {
+  const plan = planStreamRead(streamName, state, options);
+  if (plan.kind === 'done') return plan.result;
+  const rows = readRows(plan.from, plan.to, plan.direction, plan.limit);
+  return { streamExists: true, currentRevision: plan.currentRevision, events: rows.map(toRecordedEvent) };
 }

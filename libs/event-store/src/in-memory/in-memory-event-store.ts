@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { StreamView } from '../core/append-decision';
-import { decideAppend, decideDelete } from '../core/append-decision';
+import { assertDeleteAllowed, decideAppend } from '../core/append-decision';
 import { ChangeNotifier } from '../core/change-notifier';
-import { PullSubscription } from '../core/pull-subscription';
-import { readAllBySequence, sequenceOf } from '../core/sequence-reads';
+import { allSubscriptionPage, streamSubscriptionPage, subscribeToAllBySequence, subscribeToStreamBySequence } from '../core/sequence-subscriptions';
+import { readAllBySequence } from '../core/sequence-reads';
 import type { StoredEventRow } from '../core/stored-event-row';
-import { toRecordedEvent as toRecorded } from '../core/stored-event-row';
 import type { StreamState } from '../core/stream-reads';
 import { readStreamRows } from '../core/stream-reads';
 import type { EventData, RecordedEvent } from '../port/event';
@@ -19,9 +18,8 @@ import type { ReadAllOptions, ReadStreamOptions, ReadStreamResult } from '../por
 import { Direction } from '../port/read-options';
 import type { EventSubscription, SubscribeToAllOptions, SubscribeToStreamOptions } from '../port/subscription';
 import { assertValidStreamName } from '../stream-name';
-import { DEFAULT_BATCH_SIZE } from '../validation/limits';
 import { prepareAppend } from '../validation/validate-append';
-import { deleteExpectedRevision, eventFilter, optionalPosition, optionalRevision, positiveInteger } from '../validation/validate-options';
+import { prepareDelete } from '../validation/validate-options';
 
 interface MemoryStream extends StreamState {
   tombstoned: boolean;
@@ -129,39 +127,27 @@ export class InMemoryEventStore implements EventStore {
   subscribeToStream(streamName: string, options: SubscribeToStreamOptions = {}): EventSubscription {
     assertValidStreamName(streamName);
     this.assertOpen();
-    const after = optionalRevision(options.afterRevision, 'afterRevision');
-    const batchSize = positiveInteger(options.batchSize, 'batchSize', DEFAULT_BATCH_SIZE);
-    const source = {
+    return subscribeToStreamBySequence(options, {
       notifier: this.notifier,
       isClosed: () => this.closed,
       readPage: (cursor: number, limit: number) => {
         const stream = this.streams.get(streamName);
         if (!stream) return { events: [], next: cursor, exhausted: true };
         const from = Math.max(cursor + 1, stream.firstVisibleRevision);
-        const rows = stream.rows.slice(from, from + limit);
-        const last = rows[rows.length - 1];
-        return { events: rows.map(toRecorded), next: last ? last.revision : cursor, exhausted: rows.length < limit };
+        return streamSubscriptionPage(stream.rows.slice(from, from + limit), cursor, limit);
       },
-    };
-    return new PullSubscription(source, after === undefined ? -1 : Number(after), batchSize, options.signal);
+    });
   }
 
   subscribeToAll(options: SubscribeToAllOptions = {}): EventSubscription {
     this.assertOpen();
-    const after = optionalPosition(options.after, 'after');
-    const batchSize = positiveInteger(options.batchSize, 'batchSize', DEFAULT_BATCH_SIZE);
-    const filter = eventFilter(options.filter);
-    const source = {
-      notifier: this.notifier,
-      isClosed: () => this.closed,
-      readPage: (cursor: number, limit: number) => {
-        const rows = this.pageOfLog(cursor, Direction.FORWARDS, limit);
-        const last = rows[rows.length - 1];
-        const matching = filter ? rows.filter((r) => filter.matches(r.stream_name, r.event_type)) : rows;
-        return { events: matching.map(toRecorded), next: last ? last.position : cursor, exhausted: rows.length < limit };
-      },
-    };
-    return new PullSubscription(source, after === undefined ? 0 : sequenceOf(after), batchSize, options.signal);
+    return subscribeToAllBySequence(options, (filter) => ({
+        notifier: this.notifier,
+        isClosed: () => this.closed,
+        readPage: (cursor: number, limit: number) => {
+          return allSubscriptionPage(this.pageOfLog(cursor, Direction.FORWARDS, limit), cursor, limit, filter);
+        },
+    }));
   }
 
   async deleteStream(streamName: string, options: DeleteStreamOptions = {}): Promise<void> {
@@ -179,14 +165,11 @@ export class InMemoryEventStore implements EventStore {
   }
 
   private async delete(streamName: string, options: DeleteStreamOptions, tombstone: boolean): Promise<void> {
-    assertValidStreamName(streamName);
-    const expected = deleteExpectedRevision(options.expectedRevision);
+    const expected = prepareDelete(streamName, options);
     this.assertOpen();
     await Promise.resolve();
     const stream = this.streams.get(streamName);
-    const decision = decideDelete(this.view(stream), expected);
-    if (decision.kind === 'deleted') throw new StreamDeletedError(streamName);
-    if (decision.kind === 'conflict') throw new WrongExpectedRevisionError(streamName, expected, decision.actual);
+    assertDeleteAllowed(streamName, this.view(stream), expected);
     const target = stream ?? { tombstoned: false, firstVisibleRevision: 0, lastRevision: -1, rows: [] };
     if (tombstone) target.tombstoned = true;
     else target.firstVisibleRevision = target.lastRevision + 1;

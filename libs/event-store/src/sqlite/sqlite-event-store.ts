@@ -2,10 +2,10 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { StreamView } from '../core/append-decision';
-import { decideAppend, decideDelete } from '../core/append-decision';
+import { assertDeleteAllowed, decideAppend } from '../core/append-decision';
 import { ChangeNotifier } from '../core/change-notifier';
-import { PullSubscription } from '../core/pull-subscription';
-import { readAllBySequence, sequenceOf } from '../core/sequence-reads';
+import { allSubscriptionPage, streamSubscriptionPage, subscribeToAllBySequence, subscribeToStreamBySequence } from '../core/sequence-subscriptions';
+import { readAllBySequence } from '../core/sequence-reads';
 import type { StoredEventRow } from '../core/stored-event-row';
 import { toRecordedEvent } from '../core/stored-event-row';
 import type { StreamState } from '../core/stream-reads';
@@ -26,10 +26,9 @@ import type { ReadAllOptions, ReadStreamOptions, ReadStreamResult } from '../por
 import { Direction } from '../port/read-options';
 import type { EventSubscription, SubscribeToAllOptions, SubscribeToStreamOptions } from '../port/subscription';
 import { assertValidStreamName } from '../stream-name';
-import { DEFAULT_BATCH_SIZE } from '../validation/limits';
 import type { PreparedAppend } from '../validation/validate-append';
 import { prepareAppend } from '../validation/validate-append';
-import { deleteExpectedRevision, eventFilter, optionalPosition, optionalRevision, positiveInteger } from '../validation/validate-options';
+import { positiveInteger, prepareDelete } from '../validation/validate-options';
 import { DataVersionPoller } from './data-version-poller';
 import { migrate } from './sqlite-schema';
 import type { SqliteEventStoreOptions } from './sqlite-options';
@@ -249,45 +248,36 @@ export class SqliteEventStore implements EventStore {
   subscribeToStream(streamName: string, options: SubscribeToStreamOptions = {}): EventSubscription {
     assertValidStreamName(streamName);
     this.assertOpen();
-    const after = optionalRevision(options.afterRevision, 'afterRevision');
-    const batchSize = positiveInteger(options.batchSize, 'batchSize', DEFAULT_BATCH_SIZE);
-    const source = {
+    return subscribeToStreamBySequence(options, {
       notifier: this.notifier,
       isClosed: () => this.closed,
       readPage: (cursor: number, limit: number) =>
         this.guard(`subscribe to ${streamName}`, () => {
           const rows = this.statements.streamSubscriptionPage.all(streamName, cursor, streamName, limit) as StoredEventRow[];
-          const last = rows[rows.length - 1];
-          return { events: rows.map(toRecordedEvent), next: last ? last.revision : cursor, exhausted: rows.length < limit };
+          return streamSubscriptionPage(rows, cursor, limit);
         }),
-    };
-    return new PullSubscription(source, after === undefined ? -1 : Number(after), batchSize, options.signal);
+    });
   }
 
   subscribeToAll(options: SubscribeToAllOptions = {}): EventSubscription {
     this.assertOpen();
-    const after = optionalPosition(options.after, 'after');
-    const batchSize = positiveInteger(options.batchSize, 'batchSize', DEFAULT_BATCH_SIZE);
-    const filter = eventFilter(options.filter);
-    const inSql = filter === undefined ? null : sqlPrefixFilter(filter.filter);
-    const filteredPage = inSql === null ? null : this.filteredPageReader(inSql);
-    const source = {
-      notifier: this.notifier,
-      isClosed: () => this.closed,
-      readPage: (cursor: number, limit: number) =>
-        this.guard('subscribe to $all', () => {
-          if (filteredPage !== null) {
-            // SQLite skips what the filter drops: a sparse subscription does not build every event of the log.
-            const page = filteredPage(cursor, limit);
-            return { events: page.rows.map(toRecordedEvent), next: page.next, exhausted: page.exhausted };
-          }
-          const rows = this.pageOfAll(cursor, Direction.FORWARDS, limit);
-          const last = rows[rows.length - 1];
-          const matching = filter ? rows.filter((r) => filter.matches(r.stream_name, r.event_type)) : rows;
-          return { events: matching.map(toRecordedEvent), next: last ? last.position : cursor, exhausted: rows.length < limit };
-        }),
-    };
-    return new PullSubscription(source, after === undefined ? 0 : sequenceOf(after), batchSize, options.signal);
+    return subscribeToAllBySequence(options, (filter) => {
+      const inSql = filter === undefined ? null : sqlPrefixFilter(filter.filter);
+      const filteredPage = inSql === null ? null : this.filteredPageReader(inSql);
+      return {
+        notifier: this.notifier,
+        isClosed: () => this.closed,
+        readPage: (cursor: number, limit: number) =>
+          this.guard('subscribe to $all', () => {
+            if (filteredPage !== null) {
+              // SQLite skips what the filter drops: a sparse subscription does not build every event of the log.
+              const page = filteredPage(cursor, limit);
+              return { events: page.rows.map(toRecordedEvent), next: page.next, exhausted: page.exhausted };
+            }
+            return allSubscriptionPage(this.pageOfAll(cursor, Direction.FORWARDS, limit), cursor, limit, filter);
+          }),
+      };
+    });
   }
 
   /**
@@ -331,17 +321,14 @@ export class SqliteEventStore implements EventStore {
   private delete(streamName: string, options: DeleteStreamOptions, tombstone: boolean): Promise<void> {
     let expected: ExpectedRevision;
     try {
-      assertValidStreamName(streamName);
-      expected = deleteExpectedRevision(options.expectedRevision);
+      expected = prepareDelete(streamName, options);
       this.assertOpen();
     } catch (error) {
       return Promise.reject(error);
     }
     return this.enqueue(`${tombstone ? 'tombstone' : 'delete'} ${streamName}`, () => {
       const state = this.streamState(streamName);
-      const decision = decideDelete(this.view(streamName, state), expected);
-      if (decision.kind === 'deleted') throw new StreamDeletedError(streamName);
-      if (decision.kind === 'conflict') throw new WrongExpectedRevisionError(streamName, expected, decision.actual);
+      assertDeleteAllowed(streamName, this.view(streamName, state), expected);
       const last = state?.lastRevision ?? -1;
       this.operationWrote = true;
       if (tombstone) this.statements.tombstone.run({ stream: streamName, last });

@@ -6,6 +6,7 @@ import { Direction, ReadFrom } from '../port/read-options';
 import type { ExpectedRevision } from '../port/expected-revision';
 import { ExpectedRevision as Expected } from '../port/expected-revision';
 import { assertExpectedRevision } from './validate-append';
+import { assertValidStreamName } from '../stream-name';
 
 /** Checks an optional positive integer option. */
 export function positiveInteger(value: unknown, option: string, fallback: number): number {
@@ -75,6 +76,15 @@ export function eventFilter(value: unknown): CheckedFilter | undefined {
       ? (stream: string) => prefixes.some((p) => stream.startsWith(p))
       : (_stream: string, type: string) => prefixes.some((p) => type.startsWith(p));
   return { filter: value as EventFilter, matches };
+}
+
+/**
+ * Checks a delete's stream name and options; returns its expected revision.
+ * @throws InvalidStreamNameError, InvalidOptionError
+ */
+export function prepareDelete(streamName: string, options: { readonly expectedRevision?: ExpectedRevision }): ExpectedRevision {
+  assertValidStreamName(streamName);
+  return deleteExpectedRevision(options.expectedRevision);
 }
 
 /** Checks a delete's expected revision (default `any`). */

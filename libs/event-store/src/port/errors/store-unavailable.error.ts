@@ -11,6 +11,13 @@ export const StoreUnavailableReason = {
   CANNOT_OPEN: 'cannotOpen',
   /** An I/O error occurred while reading or writing. */
   IO_ERROR: 'ioError',
+  /**
+   * The connection to a server was refused or lost (the server restarted, the
+   * network cut). Retryable: an append whose connection was lost during its
+   * commit may have been written; repeating it with the same event ids is
+   * idempotent.
+   */
+  CONNECTION_LOST: 'connectionLost',
 } as const;
 
 /** Union of the values of {@link StoreUnavailableReason}. */
@@ -18,7 +25,9 @@ export type StoreUnavailableReason = (typeof StoreUnavailableReason)[keyof typeo
 
 /**
  * The store cannot serve the call right now. For an append, nothing was
- * written (the transaction was rolled back or never began).
+ * written (the transaction was rolled back or never began), except with
+ * reason `connectionLost`, when the connection may have been lost after the
+ * server committed: repeat the append with the same ids (idempotent).
  */
 export class StoreUnavailableError extends EventStoreError {
   override readonly code = EventStoreErrorCode.STORE_UNAVAILABLE;
@@ -31,6 +40,6 @@ export class StoreUnavailableError extends EventStoreError {
     options?: EventStoreErrorOptions,
   ) {
     super(`Event store unavailable (${reason}): ${message}`, options);
-    this.retryable = reason === StoreUnavailableReason.BUSY;
+    this.retryable = reason === StoreUnavailableReason.BUSY || reason === StoreUnavailableReason.CONNECTION_LOST;
   }
 }

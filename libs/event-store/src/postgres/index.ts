@@ -1,0 +1,3 @@
+export { PostgresEventStore } from './postgres-event-store';
+export * from './postgres-options';
+export { POSTGRES_SCHEMA_VERSION } from './postgres-schema';

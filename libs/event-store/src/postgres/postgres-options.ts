@@ -1,0 +1,66 @@
+/**
+ * TLS settings passed through to node-postgres as they are (`ssl` of its
+ * client configuration): `true` for TLS with the system's trusted
+ * certificates, or an object of Node's `tls.connect` options.
+ */
+export interface PostgresTlsOptions {
+  /** Reject a server certificate that the CAs do not vouch for. @default true */
+  readonly rejectUnauthorized?: boolean;
+  /** PEM CA certificates to trust instead of the system's. */
+  readonly ca?: string | readonly string[];
+  /** PEM client certificate (client-certificate authentication). */
+  readonly cert?: string;
+  /** PEM private key of the client certificate. */
+  readonly key?: string;
+  /** The server name checked against the certificate (SNI). */
+  readonly servername?: string;
+}
+
+/** Options of `PostgresEventStore.connect` / `PostgresEventStore.open`. */
+export interface PostgresEventStoreOptions {
+  /** A libpq-style connection string, e.g. `postgresql://user:password@host:5432/database`. Required. */
+  readonly connectionString: string;
+  /**
+   * The schema holding the store's tables, created on start if missing. A
+   * lower-case SQL identifier (`[a-z_][a-z0-9_]*`, at most 63 characters):
+   * several stores may share one database under different schemas.
+   * @default 'agent_ledger'
+   */
+  readonly schema?: string;
+  /**
+   * Most connections of the pool (appends, reads, subscription pages). One
+   * more connection per store listens for notifications.
+   * @default 10
+   */
+  readonly poolSize?: number;
+  /** TLS, passed through to node-postgres; omitted: as the connection string says (`sslmode`). */
+  readonly tls?: boolean | PostgresTlsOptions;
+  /**
+   * How long to wait for a connection (new or from the pool) before the call
+   * fails with `StoreUnavailableError` (`connectionLost`), in ms.
+   * @default 5000
+   */
+  readonly connectionTimeoutMs?: number;
+  /**
+   * Live subscriptions are woken by LISTEN/NOTIFY; while one waits, they also
+   * re-read at this interval, in case a notification was lost with the
+   * listening connection. In ms.
+   * @default 1000
+   */
+  readonly fallbackPollIntervalMs?: number;
+  /**
+   * How long a subscription keeps retrying its reads after losing the
+   * connection (a server restart) before ending with `StoreUnavailableError`,
+   * in ms. Other calls fail at once (`StoreUnavailableError`, `connectionLost`, retryable).
+   * @default 30000
+   */
+  readonly reconnectTimeoutMs?: number;
+  /**
+   * The clock stamping `created`.
+   * @default Date.now
+   */
+  readonly now?: () => number;
+}
+
+/** The schema used when `schema` is not given. */
+export const DEFAULT_POSTGRES_SCHEMA = 'agent_ledger';
