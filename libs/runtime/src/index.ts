@@ -66,7 +66,7 @@ export * from './bus/run-service';
 export * from './persistence/run-streams';
 export * from './metrics/runtime-metrics';
 export type { WorkerOptions, ReaperOptions, ExecutionOptions, ConsumerGroupOptions, ResolvedConsumerGroupOptions } from './workers/runtime-options';
-export { DEFAULT_CONSUMER_GROUP } from './workers/runtime-options';
+export { CONSUMER_GROUP_LIMITS, DEFAULT_CONSUMER_GROUP } from './workers/runtime-options';
 export { OFFERED_EVENT_TYPES, resolveConsumerGroupOptions } from './workers/consumer-group-feed';
 export type { SegmentOutcome } from './segment/segment-runner';
 export * from './segment/tool-catalog';

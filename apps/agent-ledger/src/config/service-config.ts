@@ -3,7 +3,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { InvalidFieldError } from '@agent-ledger/domain';
 import { isConsumerGroupName } from '@agent-ledger/event-store';
 import type { ResolvedConsumerGroupOptions } from '@agent-ledger/runtime';
-import { DEFAULT_CONSUMER_GROUP } from '@agent-ledger/runtime';
+import { CONSUMER_GROUP_LIMITS, DEFAULT_CONSUMER_GROUP } from '@agent-ledger/runtime';
 import type { ApiKeyEntry, AuthMode, AuthSettings, HttpApiOptions } from '@agent-ledger/http';
 import { AUTH_MODES, builtConsoleDir, parseApiKeyEntries } from '@agent-ledger/http';
 import type { StoreMismatchPolicy } from '@agent-ledger/projections';
@@ -247,15 +247,17 @@ function consumerGroupOf(
   }
   const name = str('EVENTSTORE_CONSUMER_GROUP') ?? DEFAULT_CONSUMER_GROUP.name;
   if (name === 'none') return false;
+  const bounded = (setting: SettingName, option: keyof typeof CONSUMER_GROUP_LIMITS): number =>
+    int(setting, CONSUMER_GROUP_LIMITS[option].min, CONSUMER_GROUP_LIMITS[option].max, DEFAULT_CONSUMER_GROUP[option]);
   if (!isConsumerGroupName(name)) {
     const found = find('EVENTSTORE_CONSUMER_GROUP') as Found;
     throw new InvalidFieldError(found.field, `${found.where} must be 1 to 100 letters, digits, ".", "_" or "-", starting with a letter or digit, or none (got "${name}")`.trim());
   }
   return {
     name,
-    messageTimeoutMs: int('EVENTSTORE_CONSUMER_GROUP_MESSAGE_TIMEOUT_MS', 1_000, 3_600_000, DEFAULT_CONSUMER_GROUP.messageTimeoutMs),
-    maxRetryCount: int('EVENTSTORE_CONSUMER_GROUP_MAX_RETRY_COUNT', 0, 1_000, DEFAULT_CONSUMER_GROUP.maxRetryCount),
-    sweepAfterMs: int('EVENTSTORE_CONSUMER_GROUP_SWEEP_AFTER_MS', 0, 86_400_000, DEFAULT_CONSUMER_GROUP.sweepAfterMs),
+    messageTimeoutMs: bounded('EVENTSTORE_CONSUMER_GROUP_MESSAGE_TIMEOUT_MS', 'messageTimeoutMs'),
+    maxRetryCount: bounded('EVENTSTORE_CONSUMER_GROUP_MAX_RETRY_COUNT', 'maxRetryCount'),
+    sweepAfterMs: bounded('EVENTSTORE_CONSUMER_GROUP_SWEEP_AFTER_MS', 'sweepAfterMs'),
   };
 }
 

@@ -5,7 +5,7 @@ import { abortableDelay, isConsumerGroupName } from '@agent-ledger/event-store';
 import type { RuntimeMetrics } from '../metrics/runtime-metrics';
 import type { RunOffers } from './run-offers';
 import type { ConsumerGroupOptions, ResolvedConsumerGroupOptions } from './runtime-options';
-import { DEFAULT_CONSUMER_GROUP } from './runtime-options';
+import { CONSUMER_GROUP_LIMITS, DEFAULT_CONSUMER_GROUP } from './runtime-options';
 
 /** The run events after which a run is queued again: the group offers these, and only these. */
 export const OFFERED_EVENT_TYPES: readonly string[] = Object.entries(RUN_STATUS_ENTERED_BY)
@@ -21,7 +21,9 @@ const MAX_REJOIN_DELAY_MS = 5_000;
  * @throws InvalidFieldError naming the option
  */
 export function resolveConsumerGroupOptions(options: ConsumerGroupOptions = {}): ResolvedConsumerGroupOptions {
-  const integer = (field: keyof ConsumerGroupOptions, value: unknown, min: number, max: number): number => {
+  const integer = (field: keyof typeof CONSUMER_GROUP_LIMITS): number => {
+    const value: unknown = options[field] ?? DEFAULT_CONSUMER_GROUP[field];
+    const { min, max } = CONSUMER_GROUP_LIMITS[field];
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
       throw new InvalidFieldError(`workers.consumerGroup.${field}`, `expected an integer from ${min} to ${max}, got ${String(value)}`);
     }
@@ -33,9 +35,9 @@ export function resolveConsumerGroupOptions(options: ConsumerGroupOptions = {}):
   }
   return {
     name,
-    messageTimeoutMs: integer('messageTimeoutMs', options.messageTimeoutMs ?? DEFAULT_CONSUMER_GROUP.messageTimeoutMs, 1_000, 3_600_000),
-    maxRetryCount: integer('maxRetryCount', options.maxRetryCount ?? DEFAULT_CONSUMER_GROUP.maxRetryCount, 0, 1_000),
-    sweepAfterMs: integer('sweepAfterMs', options.sweepAfterMs ?? DEFAULT_CONSUMER_GROUP.sweepAfterMs, 0, 86_400_000),
+    messageTimeoutMs: integer('messageTimeoutMs'),
+    maxRetryCount: integer('maxRetryCount'),
+    sweepAfterMs: integer('sweepAfterMs'),
   };
 }
 

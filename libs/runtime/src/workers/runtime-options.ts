@@ -35,6 +35,13 @@ export interface ConsumerGroupOptions {
   readonly sweepAfterMs?: number;
 }
 
+/** The range of each numeric {@link ConsumerGroupOptions} setting, inclusive. */
+export const CONSUMER_GROUP_LIMITS = Object.freeze({
+  messageTimeoutMs: Object.freeze({ min: 1_000, max: 3_600_000 }),
+  maxRetryCount: Object.freeze({ min: 0, max: 1_000 }),
+  sweepAfterMs: Object.freeze({ min: 0, max: 86_400_000 }),
+});
+
 /** {@link ConsumerGroupOptions} with every default applied. */
 export type ResolvedConsumerGroupOptions = Required<ConsumerGroupOptions>;
 
