@@ -15,8 +15,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateApiKey, hashApiKey } from '@agent-ledger/http';
+import { Client } from 'pg';
 import type { EsdbTestServer } from '../support/esdb-server';
 import { startEsdbTestServer } from '../support/esdb-server';
+import type { PostgresTestServer } from '../support/postgres';
+import { startPostgresTestServer } from '../support/postgres';
 import { containerEnvironment, interpolatedCompose, portMapping, readDockerfile, readEnvExample, REPO_ROOT, volumeMounts } from '../support/container/container-setup';
 import { execForm, healthcheckOf, lastOf } from '../support/container/dockerfile';
 import { scaled } from '../support/time-scale';
@@ -67,18 +70,18 @@ async function containerOf(service: string, rewrite: (env: Map<string, string>) 
   const dataDir = mkdtempSync(join(tmpdir(), 'agent-ledger-container-'));
   const [volume] = volumeMounts(compose, service);
   for (const [name, value] of env) if (volume !== undefined && value.startsWith(volume.target)) env.set(name, dataDir + value.slice(volume.target.length));
-  const containerPort = portMapping(compose.services[service]?.ports?.[0] ?? '').containerPort;
-  expect(env.get('PORT')).toBe(containerPort);
+  const published = compose.services[service]?.ports?.[0];
+  if (published !== undefined) expect(env.get('PORT')).toBe(portMapping(published).containerPort);
   const port = await freePort();
   env.set('PORT', String(port));
   rewrite(env);
   return { env: { PATH: process.env.PATH, ...Object.fromEntries(env) }, port, dataDir, key };
 }
 
-/** The Dockerfile's CMD, run from the repository root (the image's WORKDIR holds the same files). */
-function startCmd(container: Container): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  expect(cmd[0]).toBe('node');
-  const child = spawn(process.execPath, cmd.slice(1), { cwd: REPO_ROOT, env: container.env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** The Dockerfile's CMD (or a compose service's `command`), run from the repository root (the image's WORKDIR holds the same files). */
+function startCmd(container: Container, command: readonly string[] = cmd): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  expect(command[0]).toBe('node');
+  const child = spawn(process.execPath, command.slice(1), { cwd: REPO_ROOT, env: container.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -103,6 +106,7 @@ describe('the container start command with the compose environment (e2e)', () =>
   let started: ReturnType<typeof startCmd> | undefined;
   let container: Container | undefined;
   let esdb: EsdbTestServer | undefined;
+  let postgres: PostgresTestServer | undefined;
 
   afterEach(async () => {
     if (started !== undefined && started.child.exitCode === null) started.child.kill('SIGKILL');
@@ -111,6 +115,8 @@ describe('the container start command with the compose environment (e2e)', () =>
     container = undefined;
     await esdb?.stop();
     esdb = undefined;
+    await postgres?.stop();
+    postgres = undefined;
   });
 
   async function checkContainer(service: string, c: Container): Promise<void> {
@@ -129,6 +135,7 @@ describe('the container start command with the compose environment (e2e)', () =>
     // The data is in the volume's folder.
     expect(existsSync(join(c.dataDir, 'read-models.sqlite'))).toBe(true);
     if (service === 'agent-ledger') expect(existsSync(join(c.dataDir, 'agent-ledger.sqlite'))).toBe(true);
+    else expect(existsSync(join(c.dataDir, 'agent-ledger.sqlite'))).toBe(false);
     started.child.kill('SIGTERM');
     expect({ code: await started.exited, said: output().includes('SIGTERM: shutting down') }).toEqual({ code: 0, said: true });
   }
@@ -152,8 +159,59 @@ describe('the container start command with the compose environment (e2e)', () =>
         env.set('EVENTSTORE_CONNECTION_STRING', connection.replace('eventstore:2113', address));
       });
       await checkContainer('agent-ledger-esdb', c);
-      expect(existsSync(join(c.dataDir, 'agent-ledger.sqlite'))).toBe(false);
     },
     scaled(120_000),
+  );
+
+  it(
+    'agent-ledger-pg and agent-ledger-pg-worker: the same on PostgreSQL (a private cluster with the postgres service\'s user and database in its place); the worker starts on it and stops on SIGTERM with exit 0',
+    async () => {
+      postgres = await startPostgresTestServer();
+      const dotenv = new Map([...readEnvExample(), ['API_KEYS', '[]']]);
+      const database = interpolatedCompose(dotenv).services.postgres?.environment ?? {};
+      // What the postgres image's entrypoint does with these variables on its first start.
+      const admin = new Client({ connectionString: postgres.connectionString });
+      await admin.connect();
+      try {
+        await admin.query(`CREATE ROLE ${String(database.POSTGRES_USER)} LOGIN PASSWORD '${String(database.POSTGRES_PASSWORD)}'`);
+        await admin.query(`CREATE DATABASE ${String(database.POSTGRES_DB)} OWNER ${String(database.POSTGRES_USER)}`);
+      } finally {
+        await admin.end();
+      }
+      const address = `127.0.0.1:${postgres.port}`;
+      const toCluster = (env: Map<string, string>): void => {
+        const connection = env.get('POSTGRES_CONNECTION_STRING') ?? '';
+        expect(connection).toMatch(/^postgresql:\/\/[^@]+@postgres:5432\//);
+        env.set('POSTGRES_CONNECTION_STRING', connection.replace('@postgres:5432/', `@${address}/`));
+      };
+      const c = await containerOf('agent-ledger-pg', toCluster);
+      await checkContainer('agent-ledger-pg', c);
+      // The store's schema is in the compose file's database, made by the service at start.
+      const check = new Client({ connectionString: c.env.POSTGRES_CONNECTION_STRING });
+      await check.connect();
+      try {
+        expect((await check.query('SELECT count(*)::int AS n FROM agent_ledger.store_identity')).rows[0]).toEqual({ n: 1 });
+      } finally {
+        await check.end();
+      }
+      rmSync(c.dataDir, { recursive: true, force: true });
+
+      const workerCommand = interpolatedCompose(dotenv).services['agent-ledger-pg-worker']?.command as string[];
+      const w = await containerOf('agent-ledger-pg-worker', toCluster);
+      container = w;
+      const worker = startCmd(w, workerCommand);
+      started = worker;
+      const deadline = Date.now() + scaled(60_000);
+      while (!worker.output().includes('agent-ledger worker started')) {
+        if (worker.child.exitCode !== null) throw new Error(`the worker exited with ${worker.child.exitCode}:\n${worker.output()}`);
+        if (Date.now() > deadline) throw new Error(`the worker did not say it started:\n${worker.output()}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(worker.output()).toMatch(/agent-ledger worker started: .*PostgreSQL/);
+      expect(existsSync(join(w.dataDir, 'processors.sqlite'))).toBe(true);
+      worker.child.kill('SIGTERM');
+      expect(await worker.exited).toBe(0);
+    },
+    scaled(180_000),
   );
 });

@@ -149,11 +149,12 @@ describe('Dockerfile', () => {
 describe('docker-compose.yml', () => {
   const known = new Set<string>([...SERVICE_ENVIRONMENT_VARIABLES, ...providerKeyVariables()]);
 
-  it('has the service on its embedded store by default and, in the production profile, EventStoreDB and the service on it', () => {
-    expect(serviceNames.sort()).toEqual(['agent-ledger', 'agent-ledger-esdb']);
+  it('has the service on its embedded store by default; in the production profile, EventStoreDB and the service on it; in the postgres profile, PostgreSQL, the service and workers on it', () => {
+    expect(serviceNames.sort()).toEqual(['agent-ledger', 'agent-ledger-esdb', 'agent-ledger-pg', 'agent-ledger-pg-worker']);
     expect(raw.services['agent-ledger']?.profiles).toBeUndefined();
     expect(raw.services['agent-ledger-esdb']?.profiles).toEqual(['production']);
     expect(raw.services.eventstore?.profiles).toEqual(['production']);
+    for (const name of ['agent-ledger-pg', 'agent-ledger-pg-worker', 'postgres']) expect({ name, profiles: raw.services[name]?.profiles }).toEqual({ name, profiles: ['postgres'] });
   });
 
   it('refuses to start, naming API_KEYS, while .env still leaves it empty (as .env.example does)', () => {
@@ -181,7 +182,7 @@ describe('docker-compose.yml', () => {
     expect(readFileSync(join(REPO_ROOT, '.gitignore'), 'utf8').split('\n')).toContain('.env');
   });
 
-  describe.each(['agent-ledger', 'agent-ledger-esdb'])('service %s', (name) => {
+  describe.each(['agent-ledger', 'agent-ledger-esdb', 'agent-ledger-pg'])('service %s', (name) => {
     const service = compose.services[name] ?? {};
     const rawService = raw.services[name] ?? {};
     const env = containerEnvironment(compose, name, dockerfile);
@@ -253,6 +254,66 @@ describe('docker-compose.yml', () => {
     expect(volume('agent-ledger')).not.toEqual(volume('agent-ledger-esdb'));
     const hostPort = (service: string) => portMapping(compose.services[service]?.ports?.[0] ?? '').hostPort;
     expect(hostPort('agent-ledger')).not.toBe(hostPort('agent-ledger-esdb'));
+  });
+
+  describe('service agent-ledger-pg-worker', () => {
+    const worker = compose.services['agent-ledger-pg-worker'] ?? {};
+    const env = containerEnvironment(compose, 'agent-ledger-pg-worker', dockerfile);
+
+    it('runs the built CLI\'s worker verb with node (no npm, no install), on the same image, without the image\'s HTTP health check, without ports', () => {
+      expect(worker.build).toBe('.');
+      expect(worker.image).toBe(compose.services['agent-ledger-pg']?.image);
+      const command = worker.command as string[];
+      expect(command.slice(0, 3)).toEqual(['node', 'apps/agent-ledger/dist/cli/main.js', 'worker']);
+      expect(command.filter((arg) => /\b(npm|npx|yarn|pnpm)\b/.test(arg))).toEqual([]);
+      expect(existsSync(join(REPO_ROOT, 'apps/agent-ledger/src/cli/main.ts'))).toBe(true);
+      expect(worker.entrypoint).toBeUndefined();
+      expect(worker.ports ?? []).toEqual([]);
+      expect((worker.healthcheck as { disable?: boolean } | undefined)?.disable).toBe(true);
+      expect(worker.restart).toMatch(/^(unless-stopped|always|on-failure)/);
+    });
+
+    it('gets the configuration of agent-ledger-pg (the same database and schema), with only variables the service knows', () => {
+      const known = new Set<string>([...SERVICE_ENVIRONMENT_VARIABLES, ...providerKeyVariables()]);
+      expect(Object.keys(worker.environment ?? {}).filter((variable) => !known.has(variable))).toEqual([]);
+      expect(worker.environment).toEqual(compose.services['agent-ledger-pg']?.environment);
+      const config = readServiceConfig(Object.fromEntries(env), workdir);
+      expect(config.postgres?.connectionString).toBe(readServiceConfig(Object.fromEntries(containerEnvironment(compose, 'agent-ledger-pg', dockerfile)), workdir).postgres?.connectionString);
+    });
+
+    it('keeps its data in a named volume at the image VOLUME, not the one of agent-ledger-pg', () => {
+      const mounts = volumeMounts(compose, 'agent-ledger-pg-worker');
+      expect(mounts.filter((mount) => !mount.named)).toEqual([]);
+      expect(mounts.map((mount) => mount.target)).toEqual([execForm(lastOf(image, 'VOLUME')?.args ?? '[]', 'VOLUME')[0]]);
+      expect(mounts.map((mount) => mount.source)).not.toEqual(volumeMounts(compose, 'agent-ledger-pg').map((mount) => mount.source));
+    });
+  });
+
+  it('runs agent-ledger-pg and its workers on the postgres service: its host, port, user, password and database, once it is healthy', () => {
+    const config = readServiceConfig(Object.fromEntries(containerEnvironment(compose, 'agent-ledger-pg', dockerfile)), workdir);
+    expect(config.eventStorePath).toBeNull();
+    expect(config.eventStoreConnectionString).toBeNull();
+    const url = new URL(config.postgres?.connectionString ?? '');
+    const postgres = compose.services.postgres ?? {};
+    expect(url.protocol).toBe('postgresql:');
+    expect(url.hostname).toBe('postgres');
+    expect(url.port).toBe('5432'); // the image's port, reached on the compose network
+    expect(decodeURIComponent(url.username)).toBe(postgres.environment?.POSTGRES_USER);
+    expect(decodeURIComponent(url.password)).toBe(postgres.environment?.POSTGRES_PASSWORD);
+    expect(url.pathname).toBe(`/${postgres.environment?.POSTGRES_DB}`);
+    for (const name of ['agent-ledger-pg', 'agent-ledger-pg-worker']) expect(compose.services[name]?.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
+  });
+
+  it('runs PostgreSQL of a pinned major version, on disk in a named volume, with a health check, its port not published', () => {
+    const postgres = compose.services.postgres ?? {};
+    expect(postgres.image).toMatch(/^postgres:\d+/);
+    expect(postgres.ports ?? []).toEqual([]);
+    const mounts = volumeMounts(compose, 'postgres');
+    expect(mounts.every((mount) => mount.named)).toBe(true);
+    expect(mounts.map((mount) => mount.target)).toEqual(['/var/lib/postgresql/data']);
+    expect(postgres.healthcheck?.test.join(' ')).toContain('pg_isready');
+    expect(postgres.restart).toBeDefined();
+    expect(Object.keys(postgres.environment ?? {}).sort()).toEqual(['POSTGRES_DB', 'POSTGRES_PASSWORD', 'POSTGRES_USER']);
   });
 
   it('runs a single EventStoreDB node of a pinned version, on disk in named volumes, with a health check', () => {
