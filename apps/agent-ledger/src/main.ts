@@ -135,7 +135,7 @@ async function bootstrap(): Promise<void> {
   process.once('SIGTERM', (signal) => void shutdown(signal));
   process.once('SIGINT', (signal) => void shutdown(signal));
   await listenOrExit(app, config, stores);
-  const backend = config.eventStoreConnectionString === null ? `embedded store ${config.eventStorePath}` : 'EventStoreDB';
+  const backend = config.postgres !== null ? `PostgreSQL schema ${config.postgres.schema}` : config.eventStoreConnectionString === null ? `embedded store ${config.eventStorePath}` : 'EventStoreDB';
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port; // PORT=0 picks a free port

@@ -8,7 +8,7 @@ import { ServiceFailureError } from './service-client';
  * run store of the configuration does not exist: run from another folder
  * than the service's, `./data` names a folder the service never wrote, and
  * opening it would create an empty store and report on nothing ("no
- * finding"). EventStoreDB (no file) is not checked.
+ * finding"). EventStoreDB and PostgreSQL (no file) are not checked.
  *
  * @throws {@link ServiceFailureError} (exit 3) naming the file, the folder it was resolved from and the settings to use
  */

@@ -74,7 +74,8 @@ interactive start, no limit unless given).`;
 const STORES_HELP = `
 It opens the stores of the service's configuration: the environment's settings
 (AGENT_LEDGER_DATA_DIR, default ./data of the current folder; EVENT_STORE_PATH,
-AUDIT_STORE_PATH, EVENTSTORE_CONNECTION_STRING, AGENT_LEDGER_CONFIG). Run it where
+AUDIT_STORE_PATH, EVENTSTORE_CONNECTION_STRING, POSTGRES_CONNECTION_STRING and the
+other POSTGRES_* settings, AGENT_LEDGER_CONFIG). Run it where
 the service runs, or with its settings: a run store that does not exist is
 refused (exit 3) and nothing is created.`;
 

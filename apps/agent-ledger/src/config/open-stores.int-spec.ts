@@ -1,8 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { ExpectedRevision } from '@agent-ledger/event-store';
+import { ExpectedRevision, PostgresEventStore } from '@agent-ledger/event-store';
+import type { PostgresTestServer } from '../../../../test/support/postgres';
+import { startPostgresTestServer } from '../../../../test/support/postgres';
 import { openStores } from './open-stores';
 import { readServiceConfig } from './service-config';
 
@@ -46,3 +48,48 @@ describe('openStores (embedded files)', () => {
     }
   });
 });
+
+describe('openStores (PostgreSQL)', () => {
+  let pg: PostgresTestServer;
+  let dir: string;
+
+  beforeAll(async () => {
+    pg = await startPostgresTestServer();
+    dir = mkdtempSync(join(tmpdir(), 'agent-ledger-open-stores-pg-'));
+  });
+
+  afterAll(async () => {
+    await pg?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('opens the run store in the POSTGRES_SCHEMA of POSTGRES_CONNECTION_STRING, the audit streams in it too unless AUDIT_STORE_PATH names a file; no embedded run store is made', async () => {
+    const config = readServiceConfig({ AGENT_LEDGER_DATA_DIR: dir, POSTGRES_CONNECTION_STRING: pg.connectionString, POSTGRES_SCHEMA: 'open_stores', POSTGRES_POOL_SIZE: '2' }, dir);
+    const stores = openStores(config);
+    try {
+      expect(stores.runStore).toBeInstanceOf(PostgresEventStore);
+      expect((stores.runStore as PostgresEventStore).schema).toBe('open_stores');
+      expect(stores.auditStore).toBe(stores.runStore);
+      await stores.runStore.append('probe-1', [{ id: '9a2b8f1e-6c1d-4f0a-8e55-0d3f2c1b4a11', type: 'Probe', data: {} }], { expectedRevision: ExpectedRevision.NO_STREAM });
+    } finally {
+      await stores.close();
+    }
+    const direct = await PostgresEventStore.open({ connectionString: pg.connectionString, schema: 'open_stores' });
+    try {
+      expect((await direct.readStream('probe-1')).events.map((event) => event.type)).toEqual(['Probe']);
+    } finally {
+      await direct.close();
+    }
+    expect(existsSync(join(dir, 'agent-ledger.sqlite'))).toBe(false);
+
+    const withAudit = openStores(readServiceConfig({ AGENT_LEDGER_DATA_DIR: dir, POSTGRES_CONNECTION_STRING: pg.connectionString, AUDIT_STORE_PATH: join(dir, 'audit.sqlite') }, dir));
+    try {
+      expect(withAudit.runStore).toBeInstanceOf(PostgresEventStore);
+      expect(withAudit.auditStore).not.toBe(withAudit.runStore);
+      expect(existsSync(join(dir, 'audit.sqlite'))).toBe(true);
+    } finally {
+      await withAudit.close();
+    }
+  });
+});
+

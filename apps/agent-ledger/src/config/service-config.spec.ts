@@ -26,6 +26,7 @@ describe('readServiceConfig', () => {
       dataDir: '/srv/app/data',
       eventStorePath: '/srv/app/data/agent-ledger.sqlite',
       eventStoreConnectionString: null,
+      postgres: null,
       consumerGroup: null,
       storeBusyTimeoutMs: 5000,
       readModelsOnStoreMismatch: 'refuse',
@@ -284,3 +285,118 @@ auth:
     expect(() => readServiceConfig({ AGENT_LEDGER_CONFIG: file })).toThrow(expect.objectContaining({ field: 'AGENT_LEDGER_CONFIG' }) as Error);
   });
 });
+
+describe('readServiceConfig: PostgreSQL', () => {
+  const PG = 'postgresql://ledger:s3cret@db:5432/al?sslmode=verify-full';
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'agent-ledger-pg-config-'));
+    writeFileSync(join(dir, 'ca.pem'), 'CA PEM');
+    writeFileSync(join(dir, 'client.pem'), 'CERT PEM');
+    writeFileSync(join(dir, 'client.key'), 'KEY PEM');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('selects PostgreSQL with POSTGRES_CONNECTION_STRING, with the defaults: schema agent_ledger, 10 connections, TLS as the connection string says; nothing else changes', () => {
+    const config = readServiceConfig({ POSTGRES_CONNECTION_STRING: ` ${PG} ` }, '/srv/app');
+    expect(config.postgres).toEqual({ connectionString: PG, schema: 'agent_ledger', poolSize: 10, tls: null });
+    expect(config.eventStorePath).toBeNull();
+    expect(config.eventStoreConnectionString).toBeNull();
+    // No consumer group: the worker processes race for due runs, fenced by the claim, as on the embedded store.
+    expect(config.consumerGroup).toBeNull();
+    // The read models, the processors' database, the saga's ledger and the workspace stay in the data folder.
+    const embedded = readServiceConfig({}, '/srv/app');
+    expect({ ...config, postgres: null, eventStorePath: embedded.eventStorePath }).toEqual(embedded);
+    expect(readServiceConfig({ POSTGRES_CONNECTION_STRING: PG, AUDIT_STORE_PATH: 'audit.sqlite' }, '/srv/app').auditStorePath).toBe('/srv/app/audit.sqlite');
+  });
+
+  it('treats a blank POSTGRES_CONNECTION_STRING as not set', () => {
+    expect(readServiceConfig({ POSTGRES_CONNECTION_STRING: '  ' }, '/srv/app').postgres).toBeNull();
+  });
+
+  it('reads every PostgreSQL setting from the environment, the TLS files read at start-up (relative to the working directory)', () => {
+    const config = readServiceConfig(
+      {
+        POSTGRES_CONNECTION_STRING: PG,
+        POSTGRES_SCHEMA: 'tenant_a',
+        POSTGRES_POOL_SIZE: '25',
+        POSTGRES_TLS_CA_FILE: 'ca.pem',
+        POSTGRES_TLS_CERT_FILE: join(dir, 'client.pem'),
+        POSTGRES_TLS_KEY_FILE: 'client.key',
+        POSTGRES_TLS_REJECT_UNAUTHORIZED: 'false',
+      },
+      dir,
+    );
+    expect(config.postgres).toEqual({ connectionString: PG, schema: 'tenant_a', poolSize: 25, tls: { rejectUnauthorized: false, ca: 'CA PEM', cert: 'CERT PEM', key: 'KEY PEM' } });
+  });
+
+  it('makes TLS an object when any TLS setting is set, verifying the server by default', () => {
+    expect(readServiceConfig({ POSTGRES_CONNECTION_STRING: PG, POSTGRES_TLS_CA_FILE: join(dir, 'ca.pem') }).postgres?.tls).toEqual({ rejectUnauthorized: true, ca: 'CA PEM' });
+    expect(readServiceConfig({ POSTGRES_CONNECTION_STRING: PG, POSTGRES_TLS_REJECT_UNAUTHORIZED: 'true' }).postgres?.tls).toEqual({ rejectUnauthorized: true });
+  });
+
+  it('reads the settings from the file\'s store section, paths relative to the file, the environment winning', () => {
+    writeFileSync(
+      join(dir, 'agent-ledger.yaml'),
+      `store:
+  postgresConnectionString: ${PG}
+  postgresSchema: from_file
+  postgresPoolSize: 3
+  postgresTlsCaFile: ca.pem
+  postgresTlsCertFile: client.pem
+  postgresTlsKeyFile: client.key
+  postgresTlsRejectUnauthorized: false
+`,
+    );
+    const env = { AGENT_LEDGER_CONFIG: join(dir, 'agent-ledger.yaml') };
+    expect(readServiceConfig(env, '/elsewhere').postgres).toEqual({
+      connectionString: PG,
+      schema: 'from_file',
+      poolSize: 3,
+      tls: { rejectUnauthorized: false, ca: 'CA PEM', cert: 'CERT PEM', key: 'KEY PEM' },
+    });
+    expect(readServiceConfig({ ...env, POSTGRES_SCHEMA: 'from_env' }, '/elsewhere').postgres?.schema).toBe('from_env');
+  });
+
+  it.each<[string, Record<string, string>, string]>([
+    ['with EventStoreDB', { POSTGRES_CONNECTION_STRING: PG, EVENTSTORE_CONNECTION_STRING: 'esdb://h:2113' }, 'POSTGRES_CONNECTION_STRING'],
+    ['with the embedded file', { POSTGRES_CONNECTION_STRING: PG, EVENT_STORE_PATH: 'x.sqlite' }, 'EVENT_STORE_PATH'],
+    ['a schema that is not a lower-case SQL identifier', { POSTGRES_CONNECTION_STRING: PG, POSTGRES_SCHEMA: 'Tenant-A' }, 'POSTGRES_SCHEMA'],
+    ['a schema of 64 characters', { POSTGRES_CONNECTION_STRING: PG, POSTGRES_SCHEMA: 'a'.repeat(64) }, 'POSTGRES_SCHEMA'],
+    ['a pool of 0', { POSTGRES_CONNECTION_STRING: PG, POSTGRES_POOL_SIZE: '0' }, 'POSTGRES_POOL_SIZE'],
+    ['a pool of 1001', { POSTGRES_CONNECTION_STRING: PG, POSTGRES_POOL_SIZE: '1001' }, 'POSTGRES_POOL_SIZE'],
+    ['a pool that is not a number', { POSTGRES_CONNECTION_STRING: PG, POSTGRES_POOL_SIZE: 'many' }, 'POSTGRES_POOL_SIZE'],
+    ['a missing CA file', { POSTGRES_CONNECTION_STRING: PG, POSTGRES_TLS_CA_FILE: '/nonexistent/ca.pem' }, 'POSTGRES_TLS_CA_FILE'],
+    ['a missing certificate file', { POSTGRES_CONNECTION_STRING: PG, POSTGRES_TLS_CERT_FILE: '/nonexistent/c.pem', POSTGRES_TLS_KEY_FILE: '/nonexistent/c.key' }, 'POSTGRES_TLS_CERT_FILE'],
+    ['a certificate without its key', { POSTGRES_CONNECTION_STRING: PG, POSTGRES_TLS_CERT_FILE: '/etc/hostname' }, 'POSTGRES_TLS_CERT_FILE'],
+    ['a key without its certificate', { POSTGRES_CONNECTION_STRING: PG, POSTGRES_TLS_KEY_FILE: '/etc/hostname' }, 'POSTGRES_TLS_KEY_FILE'],
+    ['a reject-unauthorized that is not true or false', { POSTGRES_CONNECTION_STRING: PG, POSTGRES_TLS_REJECT_UNAUTHORIZED: 'no' }, 'POSTGRES_TLS_REJECT_UNAUTHORIZED'],
+    ['the consumer group (no consumer groups on PostgreSQL)', { POSTGRES_CONNECTION_STRING: PG, EVENTSTORE_CONSUMER_GROUP: 'workers' }, 'EVENTSTORE_CONSUMER_GROUP'],
+    ['a consumer group setting', { POSTGRES_CONNECTION_STRING: PG, EVENTSTORE_CONSUMER_GROUP_MAX_RETRY_COUNT: '3' }, 'EVENTSTORE_CONSUMER_GROUP_MAX_RETRY_COUNT'],
+    ...(['POSTGRES_SCHEMA', 'POSTGRES_POOL_SIZE', 'POSTGRES_TLS_CA_FILE', 'POSTGRES_TLS_CERT_FILE', 'POSTGRES_TLS_KEY_FILE', 'POSTGRES_TLS_REJECT_UNAUTHORIZED'] as const).map(
+      (name): [string, Record<string, string>, string] => [`${name} without POSTGRES_CONNECTION_STRING`, { [name]: name === 'POSTGRES_POOL_SIZE' ? '5' : 'x' }, name],
+    ),
+  ])('refuses %s, naming the field', (_what, env, field) => {
+    expect(() => readServiceConfig(env, dir)).toThrow(expect.objectContaining({ field }) as Error);
+  });
+
+  it('says why: both stores named, the unreadable file named, the stray setting pointed at POSTGRES_CONNECTION_STRING, the consumer group at EventStoreDB', () => {
+    expect(() => readServiceConfig({ POSTGRES_CONNECTION_STRING: PG, EVENTSTORE_CONNECTION_STRING: 'esdb://h:2113' })).toThrow(/must not be set with EVENTSTORE_CONNECTION_STRING/);
+    expect(() => readServiceConfig({ POSTGRES_CONNECTION_STRING: PG, EVENT_STORE_PATH: 'x.sqlite' })).toThrow(/must not be set with POSTGRES_CONNECTION_STRING/);
+    expect(() => readServiceConfig({ POSTGRES_CONNECTION_STRING: PG, POSTGRES_TLS_CA_FILE: '/nonexistent/ca.pem' })).toThrow(/\/nonexistent\/ca\.pem \(ENOENT\)/);
+    expect(() => readServiceConfig({ POSTGRES_SCHEMA: 'tenant_a' })).toThrow(/needs POSTGRES_CONNECTION_STRING/);
+    expect(() => readServiceConfig({ POSTGRES_CONNECTION_STRING: PG, EVENTSTORE_CONSUMER_GROUP: 'workers' })).toThrow(
+      /needs EVENTSTORE_CONNECTION_STRING: the PostgreSQL store \(POSTGRES_CONNECTION_STRING\) has no consumer groups/,
+    );
+  });
+
+  it('refuses a bad setting in the file, naming its dotted key and the file', () => {
+    writeFileSync(join(dir, 'bad.yaml'), `store: { postgresConnectionString: "${PG}", postgresTlsRejectUnauthorized: maybe }\n`);
+    expect(() => readServiceConfig({ AGENT_LEDGER_CONFIG: join(dir, 'bad.yaml') })).toThrow(
+      expect.objectContaining({ field: 'store.postgresTlsRejectUnauthorized', message: expect.stringContaining(join(dir, 'bad.yaml')) as string }) as Error,
+    );
+    writeFileSync(join(dir, 'stray.yaml'), 'store: { postgresSchema: tenant_a }\n');
+    expect(() => readServiceConfig({ AGENT_LEDGER_CONFIG: join(dir, 'stray.yaml') })).toThrow(expect.objectContaining({ field: 'store.postgresSchema' }) as Error);
+  });
+});
+

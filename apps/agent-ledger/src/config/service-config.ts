@@ -1,7 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { InvalidFieldError } from '@agent-ledger/domain';
-import { isConsumerGroupName } from '@agent-ledger/event-store';
+import type { PostgresTlsOptions } from '@agent-ledger/event-store';
+import { DEFAULT_POSTGRES_SCHEMA, isConsumerGroupName, isPostgresSchemaName } from '@agent-ledger/event-store';
 import type { ResolvedConsumerGroupOptions } from '@agent-ledger/runtime';
 import { CONSUMER_GROUP_LIMITS, DEFAULT_CONSUMER_GROUP } from '@agent-ledger/runtime';
 import type { ApiKeyEntry, AuthMode, AuthSettings, HttpApiOptions } from '@agent-ledger/http';
@@ -27,10 +28,19 @@ export interface ServiceConfig extends HttpApiOptions {
   readonly host: string;
   /** `AGENT_LEDGER_DATA_DIR`: where the embedded stores and the tools' workspace live. @default ./data */
   readonly dataDir: string;
-  /** `EVENT_STORE_PATH`: the embedded store's file; null when EventStoreDB is used. @default <dataDir>/agent-ledger.sqlite */
+  /** `EVENT_STORE_PATH`: the embedded store's file; null when EventStoreDB or PostgreSQL is used. @default <dataDir>/agent-ledger.sqlite */
   readonly eventStorePath: string | null;
   /** `EVENTSTORE_CONNECTION_STRING`: use EventStoreDB instead of the embedded store. */
   readonly eventStoreConnectionString: string | null;
+  /**
+   * `POSTGRES_CONNECTION_STRING` and its settings: use PostgreSQL instead of
+   * the embedded store. Null when it is not set (and then no `POSTGRES_*`
+   * setting may be). The read models, the processors' database, the
+   * audit-gap saga's ledger and `AUDIT_STORE_PATH` stay embedded files in
+   * `AGENT_LEDGER_DATA_DIR`, one set per process.
+   * @default null
+   */
+  readonly postgres: PostgresSettings | null;
   /**
    * On EventStoreDB, the consumer group that offers each runnable run to one
    * worker process: `EVENTSTORE_CONSUMER_GROUP` (its name, or `none` for every
@@ -124,6 +134,23 @@ export interface ServiceConfig extends HttpApiOptions {
   readonly testLedgerPath: string | null;
 }
 
+/** The PostgreSQL store's settings ({@link ServiceConfig.postgres}). */
+export interface PostgresSettings {
+  /** `POSTGRES_CONNECTION_STRING`, e.g. `postgresql://agent_ledger@db:5432/agent_ledger?sslmode=verify-full`. */
+  readonly connectionString: string;
+  /** `POSTGRES_SCHEMA`: the schema of the store's tables, a lower-case SQL identifier. @default agent_ledger */
+  readonly schema: string;
+  /** `POSTGRES_POOL_SIZE`: the most connections of this process's pool (one more listens for notifications). @default 10 */
+  readonly poolSize: number;
+  /**
+   * TLS from the files named by `POSTGRES_TLS_CA_FILE`, `POSTGRES_TLS_CERT_FILE`
+   * and `POSTGRES_TLS_KEY_FILE` (read at start-up, PEM) and
+   * `POSTGRES_TLS_REJECT_UNAUTHORIZED` (`true` or `false`, default `true`);
+   * null when none of them is set: then TLS is as the connection string says (`sslmode`).
+   */
+  readonly tls: PostgresTlsOptions | null;
+}
+
 type Env = Readonly<Record<string, string | undefined>>;
 type SettingName = (typeof CONFIG_FILE_KEYS)[ConfigFileKey];
 
@@ -158,8 +185,9 @@ export function readServiceConfig(env: Env = process.env, cwd = process.cwd()): 
 }
 
 /**
- * {@link readServiceConfig} on a configuration file already read (pure). It
- * reads only the variables of `SERVICE_ENVIRONMENT_VARIABLES`.
+ * {@link readServiceConfig} on a configuration file already read. It reads
+ * only the variables of `SERVICE_ENVIRONMENT_VARIABLES`, and no file but the
+ * PostgreSQL TLS files (`POSTGRES_TLS_*_FILE`) they name.
  */
 export function resolveServiceConfig(environment: Env, file: ConfigFile | null, cwd: string): ServiceConfig {
   const env: ServiceEnvironment = serviceEnvironmentOf(environment);
@@ -195,6 +223,15 @@ export function resolveServiceConfig(environment: Env, file: ConfigFile | null, 
     const found = find('EVENT_STORE_PATH') as Found;
     throw new InvalidFieldError(found.field, `${found.where} must not be set with EVENTSTORE_CONNECTION_STRING (one store: the embedded file or EventStoreDB)`.trim());
   }
+  const postgres = postgresOf(find, str, int, path);
+  if (postgres !== null && eventStoreConnectionString !== null) {
+    const found = find('POSTGRES_CONNECTION_STRING') as Found;
+    throw new InvalidFieldError(found.field, `${found.where} must not be set with EVENTSTORE_CONNECTION_STRING (one store: PostgreSQL or EventStoreDB)`.trim());
+  }
+  if (postgres !== null && eventStorePath !== undefined) {
+    const found = find('EVENT_STORE_PATH') as Found;
+    throw new InvalidFieldError(found.field, `${found.where} must not be set with POSTGRES_CONNECTION_STRING (one store: the embedded file or PostgreSQL)`.trim());
+  }
   const backoffBaseSeconds = optionalInt('BACKOFF_BASE_SECONDS', 1, 86_400);
   const backoffCapSeconds = optionalInt('BACKOFF_CAP_SECONDS', 1, 604_800);
   if ((backoffCapSeconds ?? 600) < (backoffBaseSeconds ?? 30)) {
@@ -202,13 +239,14 @@ export function resolveServiceConfig(environment: Env, file: ConfigFile | null, 
     throw new InvalidFieldError(found.field, `${found.where} must keep BACKOFF_CAP_SECONDS (${backoffCapSeconds ?? 600}) at least BACKOFF_BASE_SECONDS (${backoffBaseSeconds ?? 30})`.trim());
   }
   const host = str('HOST') ?? '127.0.0.1';
-  const consumerGroup = consumerGroupOf(eventStoreConnectionString !== null, find, str, int);
+  const consumerGroup = consumerGroupOf(eventStoreConnectionString !== null ? 'eventstoredb' : postgres !== null ? 'postgres' : 'sqlite', find, str, int);
   return {
     port: int('PORT', 0, 65_535, 3000),
     host,
     dataDir,
-    eventStorePath: eventStoreConnectionString !== null ? null : (eventStorePath ?? join(dataDir, 'agent-ledger.sqlite')),
+    eventStorePath: eventStoreConnectionString !== null || postgres !== null ? null : (eventStorePath ?? join(dataDir, 'agent-ledger.sqlite')),
     eventStoreConnectionString,
+    postgres,
     consumerGroup,
     storeBusyTimeoutMs: int('STORE_BUSY_TIMEOUT_MS', 0, 60_000, 5_000),
     readModelsOnStoreMismatch: mismatchPolicyOf(find('READ_MODELS_ON_STORE_MISMATCH')),
@@ -234,15 +272,21 @@ export function resolveServiceConfig(environment: Env, file: ConfigFile | null, 
 
 /** The settings of the workers' consumer group, each checked; null without EventStoreDB (and then none may be set). */
 function consumerGroupOf(
-  onEventStoreDb: boolean,
+  store: 'eventstoredb' | 'postgres' | 'sqlite',
   find: (name: SettingName) => Found | undefined,
   str: (name: SettingName) => string | undefined,
   int: (name: SettingName, min: number, max: number, fallback: number) => number,
 ): ResolvedConsumerGroupOptions | false | null {
   const names = ['EVENTSTORE_CONSUMER_GROUP', 'EVENTSTORE_CONSUMER_GROUP_MESSAGE_TIMEOUT_MS', 'EVENTSTORE_CONSUMER_GROUP_MAX_RETRY_COUNT', 'EVENTSTORE_CONSUMER_GROUP_SWEEP_AFTER_MS'] as const;
-  if (!onEventStoreDb) {
+  if (store !== 'eventstoredb') {
     const stray = names.map(find).find((found) => found !== undefined);
-    if (stray !== undefined) throw new InvalidFieldError(stray.field, `${stray.where} needs EVENTSTORE_CONNECTION_STRING: the embedded store has no consumer groups (its workers share the queue of the file)`.trim());
+    if (stray !== undefined) {
+      const why =
+        store === 'postgres'
+          ? 'the PostgreSQL store (POSTGRES_CONNECTION_STRING) has no consumer groups: its worker processes race for each due run, the claim fencing them, as on the embedded store'
+          : 'the embedded store has no consumer groups (its workers share the queue of the file)';
+      throw new InvalidFieldError(stray.field, `${stray.where} needs EVENTSTORE_CONNECTION_STRING: ${why}`.trim());
+    }
     return null;
   }
   const name = str('EVENTSTORE_CONSUMER_GROUP') ?? DEFAULT_CONSUMER_GROUP.name;
@@ -259,6 +303,62 @@ function consumerGroupOf(
     maxRetryCount: bounded('EVENTSTORE_CONSUMER_GROUP_MAX_RETRY_COUNT', 'maxRetryCount'),
     sweepAfterMs: bounded('EVENTSTORE_CONSUMER_GROUP_SWEEP_AFTER_MS', 'sweepAfterMs'),
   };
+}
+
+/** The settings of the PostgreSQL store, each checked, the TLS files read; null without `POSTGRES_CONNECTION_STRING` (and then no other `POSTGRES_*` may be set). */
+function postgresOf(
+  find: (name: SettingName) => Found | undefined,
+  str: (name: SettingName) => string | undefined,
+  int: (name: SettingName, min: number, max: number, fallback: number) => number,
+  path: (name: SettingName) => string | undefined,
+): PostgresSettings | null {
+  const connectionString = str('POSTGRES_CONNECTION_STRING');
+  const tlsNames = ['POSTGRES_TLS_CA_FILE', 'POSTGRES_TLS_CERT_FILE', 'POSTGRES_TLS_KEY_FILE', 'POSTGRES_TLS_REJECT_UNAUTHORIZED'] as const;
+  if (connectionString === undefined) {
+    const stray = (['POSTGRES_SCHEMA', 'POSTGRES_POOL_SIZE', ...tlsNames] as const).map(find).find((found) => found !== undefined);
+    if (stray !== undefined) throw new InvalidFieldError(stray.field, `${stray.where} needs POSTGRES_CONNECTION_STRING: it is a setting of the PostgreSQL store, which is used only when POSTGRES_CONNECTION_STRING is set`.trim());
+    return null;
+  }
+  const schema = str('POSTGRES_SCHEMA') ?? DEFAULT_POSTGRES_SCHEMA;
+  if (!isPostgresSchemaName(schema)) {
+    const found = find('POSTGRES_SCHEMA') as Found;
+    throw new InvalidFieldError(found.field, `${found.where} must be a lower-case SQL identifier ([a-z_][a-z0-9_]*, at most 63 characters), got "${schema}"`.trim());
+  }
+  const poolSize = int('POSTGRES_POOL_SIZE', 1, 1000, 10);
+  const tls = tlsNames.some((name) => find(name) !== undefined) ? tlsOf(find, path) : null;
+  return { connectionString, schema, poolSize, tls };
+}
+
+/** The TLS options of the PostgreSQL store, from its settings (at least one is set). */
+function tlsOf(find: (name: SettingName) => Found | undefined, path: (name: SettingName) => string | undefined): PostgresTlsOptions {
+  const pem = (name: 'POSTGRES_TLS_CA_FILE' | 'POSTGRES_TLS_CERT_FILE' | 'POSTGRES_TLS_KEY_FILE'): string | undefined => {
+    const file = path(name);
+    if (file === undefined) return undefined;
+    const found = find(name) as Found;
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new InvalidFieldError(found.field, `${found.where} names a file that cannot be read: ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`.trim());
+    }
+  };
+  const ca = pem('POSTGRES_TLS_CA_FILE');
+  const cert = pem('POSTGRES_TLS_CERT_FILE');
+  const key = pem('POSTGRES_TLS_KEY_FILE');
+  if ((cert === undefined) !== (key === undefined)) {
+    const given = find(cert === undefined ? 'POSTGRES_TLS_KEY_FILE' : 'POSTGRES_TLS_CERT_FILE') as Found;
+    const missing = cert === undefined ? 'POSTGRES_TLS_CERT_FILE' : 'POSTGRES_TLS_KEY_FILE';
+    throw new InvalidFieldError(given.field, `${given.where} needs ${missing} too: a client certificate and its key go together`.trim());
+  }
+  const reject = find('POSTGRES_TLS_REJECT_UNAUTHORIZED');
+  let rejectUnauthorized = true;
+  if (reject !== undefined) {
+    const value = typeof reject.value === 'boolean' ? String(reject.value) : typeof reject.value === 'string' ? reject.value.trim() : undefined;
+    if (value !== 'true' && value !== 'false') {
+      throw new InvalidFieldError(reject.field, `${reject.where} must be true or false (got ${JSON.stringify(reject.value)})`.trim());
+    }
+    rejectUnauthorized = value === 'true';
+  }
+  return { rejectUnauthorized, ...(ca === undefined ? {} : { ca }), ...(cert === undefined ? {} : { cert }), ...(key === undefined ? {} : { key }) };
 }
 
 /** Whether an address is this machine only: `127.0.0.0/8`, `::1`, `localhost`. */

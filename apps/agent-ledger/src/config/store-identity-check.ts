@@ -136,20 +136,39 @@ function recorded(id: string | null): string {
   return id === null ? 'the file recorded no store identity (an older version) and its checkpoints do not fit this store' : `the file recorded store ${id}`;
 }
 
-/** Where a store of the service is, for messages: its file, or EventStoreDB's address without credentials. */
-export function storeOf(config: Pick<ServiceConfig, 'eventStorePath' | 'eventStoreConnectionString' | 'auditStorePath'>, role: 'runs' | 'audit'): string {
+/** Where a store of the service is, for messages: its file, EventStoreDB's address without credentials, or PostgreSQL's without password, and its schema. */
+export function storeOf(config: Pick<ServiceConfig, 'eventStorePath' | 'eventStoreConnectionString' | 'postgres' | 'auditStorePath'>, role: 'runs' | 'audit'): string {
   if (role === 'audit' && config.auditStorePath !== null) return `the audit store ${config.auditStorePath} (AUDIT_STORE_PATH)`;
   const prefix = role === 'audit' ? 'the audit store (the run store)' : 'the run store';
   if (config.eventStorePath !== null) return `${prefix} ${config.eventStorePath} (EVENT_STORE_PATH)`;
+  if (config.postgres !== null) {
+    return `${prefix} PostgreSQL at ${withoutPassword(config.postgres.connectionString)} schema ${config.postgres.schema} (POSTGRES_CONNECTION_STRING)`;
+  }
   return `${prefix} EventStoreDB at ${withoutCredentials(config.eventStoreConnectionString ?? '')} (EVENTSTORE_CONNECTION_STRING)`;
 }
 
 function settingsOf(config: ServiceConfig, roles: ReadonlyArray<'runs' | 'audit'>): string {
-  const names = new Set(roles.map((role) => (role === 'audit' && config.auditStorePath !== null ? 'AUDIT_STORE_PATH' : config.eventStorePath !== null ? 'EVENT_STORE_PATH' : 'EVENTSTORE_CONNECTION_STRING')));
+  const runStoreSettings = config.eventStorePath !== null ? 'EVENT_STORE_PATH' : config.postgres !== null ? 'POSTGRES_CONNECTION_STRING (and POSTGRES_SCHEMA)' : 'EVENTSTORE_CONNECTION_STRING';
+  const names = new Set(roles.map((role) => (role === 'audit' && config.auditStorePath !== null ? 'AUDIT_STORE_PATH' : runStoreSettings)));
   return [...names].join(' and ');
 }
 
 /** A connection string without its `user:password@`. */
 export function withoutCredentials(connectionString: string): string {
   return connectionString.replace(/^([a-z+]+:\/\/)[^@/]*@/i, '$1');
+}
+
+/**
+ * A PostgreSQL connection string without its password: the URL form's
+ * `user:password@` becomes `user@` and a `password` parameter is dropped; in
+ * the key-value form (`host=db password=secret`) the `password=` pair is dropped.
+ */
+export function withoutPassword(connectionString: string): string {
+  if (/^[a-z]+:\/\//i.test(connectionString)) {
+    return connectionString
+      .replace(/^([a-z]+:\/\/[^@/?#:]*):[^@/?#]*@/i, '$1@')
+      .replace(/([?&])password=[^&#]*(&?)/gi, (_match, before: string, after: string) => (after === '' ? '' : before))
+      .replace(/\?$/, '');
+  }
+  return connectionString.replace(/\s*\bpassword\s*=\s*('(?:[^'\\]|\\.)*'|\S*)/gi, '').trim();
 }

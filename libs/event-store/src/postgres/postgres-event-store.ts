@@ -33,11 +33,10 @@ import { prepareAppend } from '../validation/validate-append';
 import { positiveInteger, prepareDelete } from '../validation/validate-options';
 import { PostgresChangeListener } from './postgres-change-listener';
 import type { PostgresEventStoreOptions } from './postgres-options';
-import { DEFAULT_POSTGRES_SCHEMA } from './postgres-options';
+import { DEFAULT_POSTGRES_SCHEMA, isPostgresSchemaName } from './postgres-options';
 import { migrate } from './postgres-schema';
 import { translatePostgresError } from './translate-postgres-error';
 
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 /** Event columns in the order of {@link StoredEventRow}; bigints come back as text and are converted by {@link toRow}. */
 const EVENT_COLUMNS = 'position, stream_name, revision, event_id::text AS event_id, event_type, data, metadata, created_at';
 
@@ -88,7 +87,7 @@ export class PostgresEventStore implements EventStore {
       throw new InvalidOptionError('connectionString', 'expected a PostgreSQL connection string, e.g. postgresql://user@host:5432/database');
     }
     const schema = options.schema ?? DEFAULT_POSTGRES_SCHEMA;
-    if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) {
+    if (!isPostgresSchemaName(schema)) {
       throw new InvalidOptionError('schema', `expected a lower-case SQL identifier ([a-z_][a-z0-9_]*, at most 63 characters), got ${JSON.stringify(schema)}`);
     }
     const poolSize = positiveInteger(options.poolSize, 'poolSize', 10);

@@ -64,3 +64,12 @@ export interface PostgresEventStoreOptions {
 
 /** The schema used when `schema` is not given. */
 export const DEFAULT_POSTGRES_SCHEMA = 'agent_ledger';
+
+/**
+ * Whether `name` may be the store's schema: a lower-case SQL identifier
+ * (`[a-z_][a-z0-9_]*`, at most 63 characters), which the adapter writes
+ * into its statements unquoted.
+ */
+export function isPostgresSchemaName(name: unknown): name is string {
+  return typeof name === 'string' && /^[a-z_][a-z0-9_]{0,62}$/.test(name);
+}
