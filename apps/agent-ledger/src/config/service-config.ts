@@ -47,7 +47,9 @@ export interface ServiceConfig extends HttpApiOptions {
    * worker process racing for every due run),
    * `EVENTSTORE_CONSUMER_GROUP_MESSAGE_TIMEOUT_MS`,
    * `EVENTSTORE_CONSUMER_GROUP_MAX_RETRY_COUNT`,
-   * `EVENTSTORE_CONSUMER_GROUP_SWEEP_AFTER_MS`. Null on the embedded store.
+   * `EVENTSTORE_CONSUMER_GROUP_SWEEP_AFTER_MS`. Null on the embedded store
+   * and on PostgreSQL (no consumer groups there: the worker processes race for
+   * each due run, the claim fencing them; these settings are then refused).
    * @default { name: 'agent-ledger-workers', messageTimeoutMs: 30000, maxRetryCount: 10, sweepAfterMs: 30000 }
    */
   readonly consumerGroup: ResolvedConsumerGroupOptions | false | null;
