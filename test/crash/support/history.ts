@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { EventStore, Position, RecordedEvent } from '@agent-ledger/event-store';
-import { createEventStore, SqliteEventStore } from '@agent-ledger/event-store';
+import { createEventStore, PostgresEventStore, SqliteEventStore } from '@agent-ledger/event-store';
 import type { LedgerLine } from '../../../apps/agent-ledger/src/config/crash-test/test-ledger.tools';
 
 /** One event as the checks use it. */
@@ -32,7 +32,10 @@ export interface History {
 
 /** The files a scenario's processes write. */
 export interface StoreFiles {
-  /** The run store: the embedded store's file, or an EventStoreDB connection string (`esdb://...`). */
+  /**
+   * The run store: the embedded store's file, an EventStoreDB connection
+   * string (`esdb://...`), or a PostgreSQL location (`postgresql://...#schema=<schema>`, {@link postgresLocation}).
+   */
   readonly runStore: string;
   /** The audit store's file, when the audit streams are kept apart. */
   readonly auditStorePath: string | null;
@@ -46,7 +49,7 @@ export async function readHistory(files: StoreFiles): Promise<History> {
   const heads: Record<string, Position | null> = {};
   for (const path of [files.runStore, ...(files.auditStorePath === null ? [] : [files.auditStorePath])]) {
     heads[path] = null;
-    if (!isEventStoreDb(path) && !existsSync(path)) continue;
+    if (!isServerStore(path) && !existsSync(path)) continue;
     const store = openStoreAt(path);
     try {
       for await (const event of store.readAll()) {
@@ -72,8 +75,31 @@ export function isEventStoreDb(location: string): boolean {
   return /^esdb(\+discover)?:\/\//.test(location);
 }
 
-/** Opens the store at a location: EventStoreDB for a connection string (as the service does), else the embedded file. */
+/** Whether a store location names PostgreSQL ({@link postgresLocation}). */
+export function isPostgres(location: string): boolean {
+  return /^postgres(ql)?:\/\//.test(location);
+}
+
+/** Whether a store location names a server (EventStoreDB, PostgreSQL) rather than a file. */
+export function isServerStore(location: string): boolean {
+  return isEventStoreDb(location) || isPostgres(location);
+}
+
+/** The location of a PostgreSQL store: its connection string and, after `#schema=`, its schema (the harness's notation, not the driver's). */
+export function postgresLocation(connectionString: string, schema: string): string {
+  return `${connectionString}#schema=${schema}`;
+}
+
+/** The connection string and the schema of a {@link postgresLocation}. */
+export function parsePostgresLocation(location: string): { readonly connectionString: string; readonly schema: string } {
+  const match = /^(.*)#schema=([a-z0-9_]+)$/.exec(location);
+  if (match === null) throw new Error(`not a PostgreSQL store location (<connection string>#schema=<schema>): ${location}`);
+  return { connectionString: match[1] as string, schema: match[2] as string };
+}
+
+/** Opens the store at a location: EventStoreDB or PostgreSQL for a connection string (as the service does), else the embedded file. */
 export function openStoreAt(location: string): EventStore {
+  if (isPostgres(location)) return PostgresEventStore.connect({ ...parsePostgresLocation(location), poolSize: 2 });
   return isEventStoreDb(location) ? createEventStore({ env: { EVENTSTORE_CONNECTION_STRING: location } }) : SqliteEventStore.open({ path: location });
 }
 

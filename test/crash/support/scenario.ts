@@ -15,6 +15,7 @@ import type { CrashPoint } from '@agent-ledger/crash-points';
 import { CRASH_POINTS } from '@agent-ledger/crash-points';
 import { checkSettledScenario, waitUntilSettled } from './checks';
 import type { History, StoreFiles } from './history';
+import { postgresLocation } from './history';
 import type { Violation } from './invariants';
 import type { Arming, ProcessExit } from './processes';
 import { ManagedProcess } from './processes';
@@ -81,17 +82,36 @@ export interface ScenarioOutcome {
   readonly failure: string;
 }
 
+/** Where a scenario's processes keep their events, and what is kept of its folder. */
+export interface ScenarioOptions {
+  readonly keepDir?: boolean;
+  /**
+   * Run the processes on PostgreSQL (`POSTGRES_CONNECTION_STRING`) instead of
+   * the embedded store, in a schema of the scenario's own on this server. Each
+   * process then has a data folder of its own (read models, processors'
+   * database), as on separate machines, and only the service runs the
+   * audit-gap saga (the workers run with `--no-saga`).
+   */
+  readonly postgres?: { readonly connectionString: string };
+}
+
+/** The PostgreSQL schema of a scenario: its template and seed (a lower-case SQL identifier). */
+export function scenarioSchema(spec: Pick<ScenarioSpec, 'name' | 'seed'>): string {
+  return `crash_${spec.name.toLowerCase().replace(/[^a-z0-9]/g, '_').slice(0, 40)}_${spec.seed}`;
+}
+
 /** Runs one scenario to its end; never throws (a harness problem is reported as such). */
-export async function runScenario(spec: ScenarioSpec, options: { readonly keepDir?: boolean } = {}): Promise<ScenarioOutcome> {
+export async function runScenario(spec: ScenarioSpec, options: ScenarioOptions = {}): Promise<ScenarioOutcome> {
   const startedAt = Date.now();
   const dir = mkdtempSync(join(tmpdir(), `agent-ledger-crashtest-${spec.name.replace(/[^A-Za-z0-9]/g, '')}-`));
   const dataDir = join(dir, 'data');
   mkdirSync(dataDir, { recursive: true });
   const agentsPath = join(dir, 'agents.yaml');
   writeFileSync(agentsPath, crashAgentsYaml());
+  const postgres = options.postgres === undefined ? null : { connectionString: options.postgres.connectionString, schema: scenarioSchema(spec) };
   const files: StoreFiles & { dataDir: string } = {
     dataDir,
-    runStore: join(dataDir, 'agent-ledger.sqlite'),
+    runStore: postgres === null ? join(dataDir, 'agent-ledger.sqlite') : postgresLocation(postgres.connectionString, postgres.schema),
     auditStorePath: spec.separateAuditStore ? join(dataDir, 'audit.sqlite') : null,
     ledgerPath: join(dir, 'ledger.jsonl'),
   };
@@ -106,6 +126,8 @@ export async function runScenario(spec: ScenarioSpec, options: { readonly keepDi
     AUDIT_GAP_GRACE_MS: String(spec.auditGapGraceMs),
     PORT: '0',
     ...(files.auditStorePath === null ? {} : { AUDIT_STORE_PATH: files.auditStorePath }),
+    // A small pool: several scenarios' processes share one server (max_connections 200).
+    ...(postgres === null ? {} : { POSTGRES_CONNECTION_STRING: postgres.connectionString, POSTGRES_SCHEMA: postgres.schema, POSTGRES_POOL_SIZE: '4' }),
   };
   const log = createWriteStream(join(dir, 'processes.log'));
   const rng = new Rng(spec.seed);
@@ -153,7 +175,13 @@ export async function runScenario(spec: ScenarioSpec, options: { readonly keepDi
   };
   const processes: ManagedProcess[] = [new ManagedProcess('serve', 'serve', env, log, startedAt, onExit)];
   for (let i = 1; i <= spec.workers; i += 1) {
-    processes.push(new ManagedProcess(`worker-${i}`, 'worker', env, log, startedAt, onExit, ['--concurrency', '2', ...(i > 1 ? ['--no-saga'] : [])]));
+    if (postgres === null) {
+      processes.push(new ManagedProcess(`worker-${i}`, 'worker', env, log, startedAt, onExit, ['--concurrency', '2', ...(i > 1 ? ['--no-saga'] : [])]));
+    } else {
+      const workerDir = join(dir, `data-worker-${i}`);
+      mkdirSync(workerDir, { recursive: true });
+      processes.push(new ManagedProcess(`worker-${i}`, 'worker', { ...env, AGENT_LEDGER_DATA_DIR: workerDir }, log, startedAt, onExit, ['--concurrency', '2', '--no-saga']));
+    }
   }
   const serve = processes[0] as ManagedProcess;
   const waitFor = async <T>(probe: () => T | null | false, what: string, timeoutMs: number): Promise<T> => {

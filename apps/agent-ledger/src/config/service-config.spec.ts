@@ -287,7 +287,7 @@ auth:
 });
 
 describe('readServiceConfig: PostgreSQL', () => {
-  const PG = 'postgresql://ledger:s3cret@db:5432/al?sslmode=verify-full';
+  const PG = 'postgresql://ledger:s3cret@db:5432/al';
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'agent-ledger-pg-config-'));
@@ -328,6 +328,10 @@ describe('readServiceConfig: PostgreSQL', () => {
       dir,
     );
     expect(config.postgres).toEqual({ connectionString: PG, schema: 'tenant_a', poolSize: 25, tls: { rejectUnauthorized: false, ca: 'CA PEM', cert: 'CERT PEM', key: 'KEY PEM' } });
+  });
+
+  it('leaves TLS to the connection string (sslmode) when no TLS setting is set', () => {
+    expect(readServiceConfig({ POSTGRES_CONNECTION_STRING: `${PG}?sslmode=verify-full` }).postgres).toMatchObject({ connectionString: `${PG}?sslmode=verify-full`, tls: null });
   });
 
   it('makes TLS an object when any TLS setting is set, verifying the server by default', () => {
@@ -371,6 +375,8 @@ describe('readServiceConfig: PostgreSQL', () => {
     ['a certificate without its key', { POSTGRES_CONNECTION_STRING: PG, POSTGRES_TLS_CERT_FILE: '/etc/hostname' }, 'POSTGRES_TLS_CERT_FILE'],
     ['a key without its certificate', { POSTGRES_CONNECTION_STRING: PG, POSTGRES_TLS_KEY_FILE: '/etc/hostname' }, 'POSTGRES_TLS_KEY_FILE'],
     ['a reject-unauthorized that is not true or false', { POSTGRES_CONNECTION_STRING: PG, POSTGRES_TLS_REJECT_UNAUTHORIZED: 'no' }, 'POSTGRES_TLS_REJECT_UNAUTHORIZED'],
+    ['a TLS setting with sslmode in the connection string (it would replace the setting)', { POSTGRES_CONNECTION_STRING: `${PG}?sslmode=disable`, POSTGRES_TLS_CA_FILE: '/etc/hostname' }, 'POSTGRES_TLS_CA_FILE'],
+    ['a TLS setting with sslrootcert in the connection string', { POSTGRES_CONNECTION_STRING: `${PG}?application_name=al&sslrootcert=/ca.pem`, POSTGRES_TLS_REJECT_UNAUTHORIZED: 'true' }, 'POSTGRES_TLS_REJECT_UNAUTHORIZED'],
     ['the consumer group (no consumer groups on PostgreSQL)', { POSTGRES_CONNECTION_STRING: PG, EVENTSTORE_CONSUMER_GROUP: 'workers' }, 'EVENTSTORE_CONSUMER_GROUP'],
     ['a consumer group setting', { POSTGRES_CONNECTION_STRING: PG, EVENTSTORE_CONSUMER_GROUP_MAX_RETRY_COUNT: '3' }, 'EVENTSTORE_CONSUMER_GROUP_MAX_RETRY_COUNT'],
     ...(['POSTGRES_SCHEMA', 'POSTGRES_POOL_SIZE', 'POSTGRES_TLS_CA_FILE', 'POSTGRES_TLS_CERT_FILE', 'POSTGRES_TLS_KEY_FILE', 'POSTGRES_TLS_REJECT_UNAUTHORIZED'] as const).map(

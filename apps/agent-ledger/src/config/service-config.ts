@@ -47,7 +47,9 @@ export interface ServiceConfig extends HttpApiOptions {
    * worker process racing for every due run),
    * `EVENTSTORE_CONSUMER_GROUP_MESSAGE_TIMEOUT_MS`,
    * `EVENTSTORE_CONSUMER_GROUP_MAX_RETRY_COUNT`,
-   * `EVENTSTORE_CONSUMER_GROUP_SWEEP_AFTER_MS`. Null on the embedded store.
+   * `EVENTSTORE_CONSUMER_GROUP_SWEEP_AFTER_MS`. Null on the embedded store
+   * and on PostgreSQL (no consumer groups there: the worker processes race for
+   * each due run, the claim fencing them; these settings are then refused).
    * @default { name: 'agent-ledger-workers', messageTimeoutMs: 30000, maxRetryCount: 10, sweepAfterMs: 30000 }
    */
   readonly consumerGroup: ResolvedConsumerGroupOptions | false | null;
@@ -146,7 +148,10 @@ export interface PostgresSettings {
    * TLS from the files named by `POSTGRES_TLS_CA_FILE`, `POSTGRES_TLS_CERT_FILE`
    * and `POSTGRES_TLS_KEY_FILE` (read at start-up, PEM) and
    * `POSTGRES_TLS_REJECT_UNAUTHORIZED` (`true` or `false`, default `true`);
-   * null when none of them is set: then TLS is as the connection string says (`sslmode`).
+   * null when none of them is set: then TLS is as the connection string says
+   * (`sslmode`). They are refused with a connection string that has TLS
+   * parameters (`sslmode`, `sslrootcert`...), which node-postgres would let
+   * replace them.
    */
   readonly tls: PostgresTlsOptions | null;
 }
@@ -325,7 +330,16 @@ function postgresOf(
     throw new InvalidFieldError(found.field, `${found.where} must be a lower-case SQL identifier ([a-z_][a-z0-9_]*, at most 63 characters), got "${schema}"`.trim());
   }
   const poolSize = int('POSTGRES_POOL_SIZE', 1, 1000, 10);
-  const tls = tlsNames.some((name) => find(name) !== undefined) ? tlsOf(find, path) : null;
+  const tlsSetting = tlsNames.map(find).find((found) => found !== undefined);
+  const tlsParameter = /[?&](sslmode|ssl|sslcert|sslkey|sslrootcert)=/i.exec(connectionString)?.[1];
+  if (tlsSetting !== undefined && tlsParameter !== undefined) {
+    // node-postgres lets the connection string's TLS parameters replace the `ssl` option: the files would be ignored, or TLS turned off by sslmode=disable.
+    throw new InvalidFieldError(
+      tlsSetting.field,
+      `${tlsSetting.where} must not be set when POSTGRES_CONNECTION_STRING has a TLS parameter (${tlsParameter}=): the connection string's would replace these settings. Configure TLS in one place: the POSTGRES_TLS_* settings, or the connection string's parameters`.trim(),
+    );
+  }
+  const tls = tlsSetting === undefined ? null : tlsOf(find, path);
   return { connectionString, schema, poolSize, tls };
 }
 
