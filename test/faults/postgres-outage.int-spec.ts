@@ -8,6 +8,7 @@ import type { PostgresTestServer } from '../support/postgres';
 import { startPostgresTestServer } from '../support/postgres';
 import { scaled } from '../support/time-scale';
 import type { PostgresStores } from './support/postgres-faults';
+import { FreezableProxy } from './support/freezable-proxy';
 import { AUDIT_STORE_APP, cutConnections, named, RUN_STORE_APP, sql, startPostgresStores, WriteLockHolder } from './support/postgres-faults';
 import type { CapturedLogs, LiveProjections, RunOutcome } from './support/runtime';
 import {
@@ -55,7 +56,7 @@ interface Attempted {
 }
 
 /** The fault a test injects while the appenders run. */
-type AdapterFault = 'connections cut' | 'server restart' | 'server down for a while';
+type AdapterFault = 'connections cut' | 'server restart' | 'server down for a while' | 'network frozen (a partition, no reset)';
 
 /**
  * Appenders on their own streams, 1 to 3 events an append, half of them at
@@ -117,17 +118,24 @@ function collect(subscription: EventSubscription): { received: RecordedEvent[]; 
 
 describe('PostgreSQL adapter: appends in flight when the connections are cut or the server goes away', () => {
   const opened: PostgresEventStore[] = [];
+  let proxy: FreezableProxy | undefined;
   afterEach(async () => {
+    proxy?.thaw();
     await server.startServer();
     for (const store of opened.splice(0)) await store.close();
+    await proxy?.close();
+    proxy = undefined;
   });
 
-  it.each<AdapterFault>(['connections cut', 'server restart', 'server down for a while'])(
+  it.each<AdapterFault>(['connections cut', 'server restart', 'server down for a while', 'network frozen (a partition, no reset)'])(
     '%s: each append is acknowledged or refused with StoreUnavailableError(connectionLost); repeated with the same ids it lands once; nothing acknowledged is lost or doubled; a live $all subscription gets every position once, in order',
     async (fault) => {
       const schema = `adapter_${fault.replace(/\W+/g, '_')}`;
-      const connectionTimeoutMs = 5_000;
-      const store = await PostgresEventStore.open({ connectionString: named(server, RUN_STORE_APP), schema, poolSize: 8, connectionTimeoutMs, reconnectTimeoutMs: scaled(30_000) });
+      const frozen = fault.startsWith('network frozen');
+      const connectionTimeoutMs = frozen ? 1_000 : 5_000;
+      proxy = frozen ? await FreezableProxy.start(server.port) : undefined;
+      const connectionString = named(server, RUN_STORE_APP).replace(`:${server.port}/`, `:${proxy?.port ?? server.port}/`);
+      const store = await PostgresEventStore.open({ connectionString, schema, poolSize: 8, connectionTimeoutMs, queryTimeoutMs: 1_000, reconnectTimeoutMs: scaled(30_000) });
       opened.push(store);
       const live = collect(store.subscribeToAll());
       const appenders = startAppenders(store, 16);
@@ -147,6 +155,16 @@ describe('PostgreSQL adapter: appends in flight when the connections are cut or 
         figures.serverProcessesCut = cut;
       } else if (fault === 'server restart') {
         await server.restart();
+      } else if (proxy !== undefined) {
+        const refusalsOf = (stream: string) => appenders.attempts.filter((a) => a.stream === stream).reduce((n, a) => n + a.refusals.length, 0);
+        const streams = [...new Set(appenders.attempts.map((a) => a.stream))];
+        const before = new Map(streams.map((stream) => [stream, refusalsOf(stream)]));
+        proxy.freeze();
+        // No answer: every appender's call fails while the network stays frozen, a call on a pooled connection after
+        // queryTimeoutMs (without it, for ever), a call waiting for a connection after connectionTimeoutMs.
+        await eventually(() => (streams.every((stream) => refusalsOf(stream) > (before.get(stream) ?? 0)) ? true : undefined), 60_000, 'every appender refused while the network is frozen');
+        figures.frozenMs = Date.now() - faultStarted;
+        proxy.thaw();
       } else {
         await server.stopServer();
         const refusedBefore = appenders.refused();
