@@ -53,6 +53,8 @@ interface Attempted {
   position?: number;
   /** The errors of the attempts that were refused before it was acknowledged. */
   readonly refusals: unknown[];
+  /** Found stored after a refusal, before it was repeated: the refused attempt had committed (an ambiguous outcome). */
+  committedThoughRefused?: boolean;
 }
 
 /** The fault a test injects while the appenders run. */
@@ -87,6 +89,11 @@ function startAppenders(store: PostgresEventStore, count: number): { attempts: A
           if (!(error instanceof StoreUnavailableError)) return;
           // A back-off while the server is down, not a synchronisation: the next attempt's outcome is checked either way.
           await new Promise((resolve) => setTimeout(resolve, 10));
+          try {
+            if ((await store.readStream(stream)).events.some((e) => e.id === events[0]!.id)) attempt.committedThoughRefused = true;
+          } catch (readError) {
+            if (!(readError instanceof StoreUnavailableError)) throw readError; // still unreachable: the repetition tells
+          }
         }
       }
     }
@@ -226,10 +233,43 @@ describe('PostgreSQL adapter: appends in flight when the connections are cut or 
         events,
         refusals: refusals.length,
         appendsRefusedAtLeastOnce: appenders.attempts.filter((a) => a.refusals.length > 0).length,
+        committedThoughRefused: appenders.attempts.filter((a) => a.committedThoughRefused === true).length,
         subscriptionDelivered: live.received.length,
       });
     },
   );
+
+  it('an append whose COMMIT reached the server but whose answer never came back: refused with StoreUnavailableError(connectionLost) after queryTimeoutMs, yet written; repeated with the same ids it is idempotent, at its first position', async () => {
+    proxy = await FreezableProxy.start(server.port);
+    const connectionString = server.connectionString.replace(`:${server.port}/`, `:${proxy.port}/`);
+    const store = await PostgresEventStore.open({ connectionString, schema: 'adapter_lost_commit_answer', poolSize: 2, connectionTimeoutMs: 1_000, queryTimeoutMs: 1_000 });
+    opened.push(store);
+    const stream = `faultcommit-${randomUUID().slice(0, 8)}`;
+    await store.append(stream, [{ id: randomUUID(), type: 'First', data: {} }], { expectedRevision: ExpectedRevision.NO_STREAM });
+    const events = [0, 1].map((n) => ({ id: randomUUID(), type: 'Ambiguous', data: { n } }));
+
+    proxy.freezeAfter('COMMIT');
+    const refused = await store.append(stream, events, { expectedRevision: 0n }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(StoreUnavailableError);
+    expect(refused).toMatchObject({ reason: StoreUnavailableReason.CONNECTION_LOST, retryable: true });
+    proxy.thaw();
+
+    // It was committed all the same.
+    const stored = await store.readStream(stream);
+    expect(stored.events.map((e) => e.id)).toEqual([stored.events[0]!.id, ...events.map((e) => e.id)]);
+    const position = stored.events.at(-1)!.position;
+    // Repeated as it was (same ids, same expected revision), and with `any`: acknowledged at the first position, nothing added.
+    for (const expectedRevision of [0n, ExpectedRevision.ANY] as const) {
+      const repeated = await store.append(stream, events, { expectedRevision });
+      expect([repeated.nextExpectedRevision, repeated.position]).toEqual([2n, position]);
+    }
+    const all: RecordedEvent[] = [];
+    for await (const event of store.readAll()) all.push(event);
+    expect(all.map((e) => e.type)).toEqual(['First', 'Ambiguous', 'Ambiguous']);
+  });
 });
 
 // --- the runtime ----------------------------------------------------------------------------

@@ -12,28 +12,42 @@ export class FreezableProxy {
   private frozen = false;
   private readonly held: Array<() => void> = [];
   private readonly sockets = new Set<Socket>();
+  private readonly server: Server;
+  private listeningOn = 0;
+  private freezeAfterText: Buffer | undefined;
 
-  private constructor(
-    private readonly server: Server,
-    /** The loopback port the proxy listens on. */
-    readonly port: number,
-  ) {}
+  private constructor(private readonly targetPort: number) {
+    this.server = createServer((client) => this.accept(client));
+  }
 
   /** Starts a proxy on a free loopback port, forwarding to `127.0.0.1:targetPort`. */
   static async start(targetPort: number): Promise<FreezableProxy> {
-    let proxy: FreezableProxy | undefined;
-    const server = createServer((client) => proxy?.accept(client, targetPort));
+    const proxy = new FreezableProxy(targetPort);
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', resolve);
+      proxy.server.once('error', reject);
+      proxy.server.listen(0, '127.0.0.1', resolve);
     });
-    proxy = new FreezableProxy(server, (server.address() as { port: number }).port);
+    proxy.listeningOn = (proxy.server.address() as { port: number }).port;
     return proxy;
+  }
+
+  /** The loopback port the proxy listens on. */
+  get port(): number {
+    return this.listeningOn;
   }
 
   /** Stops forwarding (data and ends are held). */
   freeze(): void {
     this.frozen = true;
+  }
+
+  /**
+   * Freezes the network just after the next client message that contains
+   * `text` has passed to the server: the server gets it (a `COMMIT`, say),
+   * its answer is held.
+   */
+  freezeAfter(text: string): void {
+    this.freezeAfterText = Buffer.from(text);
   }
 
   /** Delivers what was held, in order, and forwards again. */
@@ -49,23 +63,29 @@ export class FreezableProxy {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  private accept(client: Socket, targetPort: number): void {
-    const upstream = connect(targetPort, '127.0.0.1');
+  private accept(client: Socket): void {
+    const upstream = connect(this.targetPort, '127.0.0.1');
     for (const socket of [client, upstream]) {
       this.sockets.add(socket);
       socket.on('error', () => undefined); // the other side's close follows
       socket.on('close', () => this.sockets.delete(socket));
     }
-    this.forward(client, upstream);
-    this.forward(upstream, client);
+    this.forward(client, upstream, true);
+    this.forward(upstream, client, false);
   }
 
-  private forward(from: Socket, to: Socket): void {
+  private forward(from: Socket, to: Socket, fromClient: boolean): void {
     const pass = (action: () => void): void => {
       if (this.frozen) this.held.push(action);
       else action();
     };
-    from.on('data', (data: Buffer) => pass(() => !to.destroyed && to.write(data)));
+    from.on('data', (data: Buffer) => {
+      pass(() => !to.destroyed && to.write(data));
+      if (fromClient && !this.frozen && this.freezeAfterText !== undefined && data.includes(this.freezeAfterText)) {
+        this.freezeAfterText = undefined;
+        this.frozen = true;
+      }
+    });
     // end(), not destroy(): what was written before the end still reaches the other side.
     from.on('close', () => pass(() => !to.destroyed && to.end()));
   }
