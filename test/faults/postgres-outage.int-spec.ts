@@ -141,7 +141,7 @@ describe('PostgreSQL adapter: appends in flight when the connections are cut or 
       const frozen = fault.startsWith('network frozen');
       const connectionTimeoutMs = frozen ? 1_000 : 5_000;
       proxy = frozen ? await FreezableProxy.start(server.port) : undefined;
-      const connectionString = named(server, RUN_STORE_APP).replace(`:${server.port}/`, `:${proxy?.port ?? server.port}/`);
+      const connectionString = named(server, RUN_STORE_APP, proxy?.port);
       const store = await PostgresEventStore.open({ connectionString, schema, poolSize: 8, connectionTimeoutMs, queryTimeoutMs: 1_000, reconnectTimeoutMs: scaled(30_000) });
       opened.push(store);
       const live = collect(store.subscribeToAll());
@@ -284,22 +284,27 @@ describe('the runtime on PostgreSQL: connections cut and the server restarted wh
   let lock: WriteLockHolder | undefined;
 
   /** Fresh schemas for each test: drops the previous test's. */
-  async function start(layout: 'one store' | 'two schemas', options: { workers: number; reconnectTimeoutMs?: number }): Promise<RuntimeHarness> {
+  async function start(layout: 'one store' | 'two schemas', options: { workers: number; reconnectTimeoutMs?: number; queryTimeoutMs?: number; port?: number }): Promise<RuntimeHarness> {
     await sql(server, 'DROP SCHEMA IF EXISTS agent_ledger CASCADE; DROP SCHEMA IF EXISTS agent_ledger_audit CASCADE');
-    stores = await startPostgresStores(server, layout, { reconnectTimeoutMs: options.reconnectTimeoutMs, poolSize: 8 });
+    stores = await startPostgresStores(server, layout, { ...options, poolSize: 8 });
     rt = await startRuntimeOn(stores.fixture, { agents: FAULT_AGENTS, execution: { workers: { concurrency: options.workers } } });
     logs = captureLogs();
     projections = await startProjections(rt.runStore, rt.auditStore);
     return rt;
   }
 
+  let runtimeProxy: FreezableProxy | undefined;
+
   afterEach(async () => {
     await lock?.release().catch(() => undefined);
     lock = undefined;
+    runtimeProxy?.thaw();
     await server.startServer();
     await projections?.close();
     await rt?.close();
     await stores?.close();
+    await runtimeProxy?.close();
+    runtimeProxy = undefined;
     logs?.restore();
     projections = undefined;
     rt = undefined;
@@ -462,6 +467,46 @@ describe('the runtime on PostgreSQL: connections cut and the server restarted wh
       abandonedSegments: 3,
       reaped: settled.reaped,
       outcomes: tally(await Promise.all(all.map((id) => outcomeOf(rt, id)))),
+      sourceEvents: comparison.sourceEvents,
+      eventsRead: comparison.eventsRead,
+    });
+  });
+
+  it('the network frozen (no answer, no reset) while three segments are in their tools, one store: every segment ends while it is still frozen (nothing waits for ever); after the thaw every run ends by the failure rules, no write repeated, nothing lost', async () => {
+    runtimeProxy = await FreezableProxy.start(server.port);
+    const rt = await start('one store', { workers: 0, queryTimeoutMs: 1_000, port: runtimeProxy.port });
+    const parked = await parkRunsInToolCalls(rt);
+    await projections!.caughtUp();
+    const frozenAt = Date.now();
+    runtimeProxy.freeze();
+    // Without a bound on each statement, these segments (and close()) would wait for ever.
+    await parked.release();
+    const segmentsEndedMs = Date.now() - frozenAt;
+    await expect(rt.runs.get('parked-reader')).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', reason: 'connectionLost' });
+    runtimeProxy.thaw();
+    const reconnectMs = await waitUntilStoreAnswers(rt.runStore);
+    const all = ['parked-reader', 'parked-putter', 'parked-appender'];
+    const settled = await settleEverything(rt, { byHand: true });
+
+    // A statement held by the partition reaches the server at the thaw: a result may have been stored after its segment gave up.
+    const outcomes = await Promise.all(all.map((id) => outcomeOf(rt, id)));
+    expect(outcomes.find((o) => o.runId === 'parked-reader')).toMatchObject({ status: 'COMPLETED' });
+    expect(outcomes.find((o) => o.runId === 'parked-putter')).toMatchObject({ status: 'COMPLETED' });
+    expect(['WRITE_INTERRUPTED', 'COMPLETED', 'AUDIT_PERSISTENCE_FAILED']).toContain(outcomes.find((o) => o.runId === 'parked-appender')?.reason);
+    expect(rt.behaviour.count('test.append')).toBe(1);
+    expect(new Set(rt.behaviour.executions.filter((e) => e.tool === 'test.put').map((e) => e.idempotencyKey))).toEqual(new Set(['agent-ledger:parked-putter/r0/t1']));
+    await expectFailClosedDecisionsAccountedFor(rt, logs!, outcomes);
+    await expectRunInvariants(rt, all);
+    expect(rt.index.counts()).toEqual({ queued: 0, running: 0, waiting: 0 });
+    await projections!.caughtUp(30_000);
+    const comparison = await projections!.compareWithRebuild();
+    expectSameAsRebuild(comparison);
+    reportFigures('PostgreSQL, network frozen under three segments, one store', {
+      segmentsEndedMs,
+      reconnectMs,
+      reaped: settled.reaped,
+      outcomes: tally(outcomes),
+      putExecutions: rt.behaviour.count('test.put'),
       sourceEvents: comparison.sourceEvents,
       eventsRead: comparison.eventsRead,
     });

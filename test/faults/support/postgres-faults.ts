@@ -14,8 +14,8 @@ export const AUDIT_STORE_APP = 'agent-ledger-audit';
  * A connection string naming its connections: the test tells the stores'
  * server processes apart in `pg_stat_activity` by `application_name`.
  */
-export function named(server: PostgresTestServer, applicationName: string): string {
-  return `${server.connectionString}?application_name=${encodeURIComponent(applicationName)}`;
+export function named(server: PostgresTestServer, applicationName: string, port = server.port): string {
+  return `${server.connectionString.replace(`:${server.port}/`, `:${port}/`)}?application_name=${encodeURIComponent(applicationName)}`;
 }
 
 /** Runs one statement on a fresh admin connection (not one of the stores'). */
@@ -111,20 +111,27 @@ export interface PostgresStores {
  *   a file of their own; the audit can then fail alone.
  *
  * Each store's connections carry an `application_name` ({@link RUN_STORE_APP},
- * {@link AUDIT_STORE_APP}), so a test can cut one store's connections only.
+ * {@link AUDIT_STORE_APP}), so a test can cut one store's connections only;
+ * `port` routes them through a proxy.
  * The schemas are created before this returns.
  */
 export async function startPostgresStores(
   server: PostgresTestServer,
   layout: 'one store' | 'two schemas',
-  options: { readonly reconnectTimeoutMs?: number; readonly poolSize?: number } = {},
+  options: { readonly reconnectTimeoutMs?: number; readonly poolSize?: number; readonly queryTimeoutMs?: number; readonly port?: number } = {},
 ): Promise<PostgresStores> {
-  const common = { reconnectTimeoutMs: options.reconnectTimeoutMs, poolSize: options.poolSize, connectionTimeoutMs: 2_000, fallbackPollIntervalMs: 200 };
-  const runStore = await PostgresEventStore.open({ connectionString: named(server, RUN_STORE_APP), schema: 'agent_ledger', ...common });
+  const common = {
+    reconnectTimeoutMs: options.reconnectTimeoutMs,
+    poolSize: options.poolSize,
+    queryTimeoutMs: options.queryTimeoutMs,
+    connectionTimeoutMs: 2_000,
+    fallbackPollIntervalMs: 200,
+  };
+  const runStore = await PostgresEventStore.open({ connectionString: named(server, RUN_STORE_APP, options.port), schema: 'agent_ledger', ...common });
   const auditStore =
     layout === 'one store'
       ? runStore
-      : await PostgresEventStore.open({ connectionString: named(server, AUDIT_STORE_APP), schema: 'agent_ledger_audit', ...common });
+      : await PostgresEventStore.open({ connectionString: named(server, AUDIT_STORE_APP, options.port), schema: 'agent_ledger_audit', ...common });
   const stores: EventStore[] = layout === 'one store' ? [runStore] : [runStore, auditStore];
   const fixture: StoreFixture = {
     kind: 'postgres',
