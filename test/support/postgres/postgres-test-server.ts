@@ -20,7 +20,7 @@ export interface PostgresTestServer {
   readonly directory: string;
   /** Stops the server (fast shutdown: open connections are cut), keeping the data. */
   stopServer(): Promise<void>;
-  /** Starts the stopped server again on the same port and data. */
+  /** Starts the stopped server again on the same port and data (nothing to do when it runs). */
   startServer(): Promise<void>;
   /** Stops then starts the server: every open connection is cut. */
   restart(): Promise<void>;
@@ -101,6 +101,7 @@ export async function startPostgresTestServer(): Promise<PostgresTestServer> {
   ].join(' ');
   let running = false;
   const startServer = async (): Promise<void> => {
+    if (running) return;
     await as('pg_ctl', ['start', '-w', '-t', '60', '-D', data, '-l', join(directory, 'server.log'), '-o', settings]);
     running = true;
   };

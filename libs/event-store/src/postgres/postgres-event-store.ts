@@ -92,6 +92,7 @@ export class PostgresEventStore implements EventStore {
     }
     const poolSize = positiveInteger(options.poolSize, 'poolSize', 10);
     const connectionTimeoutMs = positiveInteger(options.connectionTimeoutMs, 'connectionTimeoutMs', 5_000);
+    const queryTimeoutMs = positiveInteger(options.queryTimeoutMs, 'queryTimeoutMs', 30_000);
     const fallbackMs = positiveInteger(options.fallbackPollIntervalMs, 'fallbackPollIntervalMs', 1_000);
     this.reconnectTimeoutMs = positiveInteger(options.reconnectTimeoutMs, 'reconnectTimeoutMs', 30_000);
     const tls = options.tls;
@@ -104,6 +105,8 @@ export class PostgresEventStore implements EventStore {
     const config: ClientConfig = {
       connectionString: options.connectionString,
       connectionTimeoutMillis: connectionTimeoutMs,
+      // A connection neither answered nor reset (a partition) would leave a call, and close(), waiting for ever.
+      query_timeout: queryTimeoutMs,
       // Every acknowledged append is on the server's disk (and on synchronous standbys, if configured), whatever the server's default.
       options: '-c synchronous_commit=on',
       ...(tls === undefined ? {} : { ssl: typeof tls === 'boolean' ? tls : { ...tls, ca: Array.isArray(tls.ca) ? [...tls.ca] : (tls.ca as string | undefined) } }),

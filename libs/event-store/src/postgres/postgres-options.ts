@@ -42,6 +42,17 @@ export interface PostgresEventStoreOptions {
    */
   readonly connectionTimeoutMs?: number;
   /**
+   * How long one statement may wait for the server's answer before the call
+   * fails with `StoreUnavailableError` (`connectionLost`, retryable; its
+   * connection is dropped), in ms. It bounds a call on a connection that is
+   * neither answered nor reset (a network partition, a frozen server), which
+   * would otherwise wait for ever. An append that times out may have been
+   * written (as when the connection is lost during its commit): repeating it
+   * with the same event ids is idempotent.
+   * @default 30000
+   */
+  readonly queryTimeoutMs?: number;
+  /**
    * Live subscriptions are woken by LISTEN/NOTIFY; while one waits, they also
    * re-read at this interval, in case a notification was lost with the
    * listening connection. In ms.

@@ -13,6 +13,7 @@ describe('translatePostgresError', () => {
     ['a reset connection', pgError('read ECONNRESET', 'ECONNRESET')],
     ['a connection cut by the server', pgError('Connection terminated unexpectedly')],
     ['a pool connection timeout', pgError('timeout exceeded when trying to connect')],
+    ['no answer within query_timeout (a partition)', pgError('Query read timeout')],
     ['an administrator shutdown (57P01)', pgError('terminating connection due to administrator command', '57P01')],
     ['the server starting up (57P03)', pgError('the database system is starting up', '57P03')],
     ['a connection exception (08006)', pgError('connection failure', '08006')],

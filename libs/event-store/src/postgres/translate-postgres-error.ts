@@ -12,7 +12,7 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'
  *
  * | Error | Port error |
  * | --- | --- |
- * | socket errors (`ECONNREFUSED`, `ECONNRESET`...), SQLSTATE class 08 (connection), `57P01`-`57P03` (shutdown, cannot connect now), "Connection terminated", a connection timeout | `StoreUnavailableError` (`connectionLost`, retryable) |
+ * | socket errors (`ECONNREFUSED`, `ECONNRESET`...), SQLSTATE class 08 (connection), `57P01`-`57P03` (shutdown, cannot connect now), "Connection terminated", a connection timeout, a query timeout (no answer) | `StoreUnavailableError` (`connectionLost`, retryable) |
  * | `40001` serialization failure, `40P01` deadlock, `55P03` lock not available, `57014` statement timeout | `StoreUnavailableError` (`busy`, retryable) |
  * | `25006` read-only transaction | `StoreUnavailableError` (`readOnly`) |
  * | `28xxx` authentication, `3D000` no such database | `StoreUnavailableError` (`cannotOpen`) |
@@ -27,7 +27,7 @@ export function translatePostgresError(error: unknown, context: string): EventSt
   const text = error instanceof Error ? error.message : '';
   if (
     (code !== undefined && (SOCKET_CODES.has(code) || code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03')) ||
-    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(text)
+    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|not queryable/i.test(text)
   ) {
     return new StoreUnavailableError(StoreUnavailableReason.CONNECTION_LOST, message, options);
   }

@@ -3,14 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { EventStore } from '@agent-ledger/event-store';
-import { EventStoreDbEventStore, SqliteEventStore } from '@agent-ledger/event-store';
+import { EventStoreDbEventStore, PostgresEventStore, SqliteEventStore } from '@agent-ledger/event-store';
 import type { EsdbTestServer } from '../../../../test/support/esdb-server';
 import { startEsdbTestServer } from '../../../../test/support/esdb-server';
+import { startPostgresTestServer } from '../../../../test/support/postgres';
 
 /** The stores a test runs the engine on. */
-export type StoreKind = 'sqlite' | 'eventstoredb';
+export type StoreKind = 'sqlite' | 'eventstoredb' | 'postgres';
 
-/** Real stores for one test: files in a temp folder, or protocol-level EventStoreDB servers. */
+/** Real stores for one test: files in a temp folder, protocol-level EventStoreDB servers, or a private PostgreSQL cluster. */
 export interface StoreFixture {
   readonly kind: StoreKind;
   /** Opens the run and audit stores (a second call opens second connections: another "process"). */
@@ -22,7 +23,8 @@ export interface StoreFixture {
 
 /**
  * Starts the stores of a test. The audit streams live in a store of their
- * own (a second SQLite file, a second server), so the audit can fail alone.
+ * own (a second SQLite file, a second server, a second schema), so the
+ * audit can fail alone.
  */
 export async function startStores(kind: StoreKind, options: { readonly dir?: string } = {}): Promise<StoreFixture> {
   const opened: EventStore[] = [];
@@ -58,6 +60,23 @@ export async function startStores(kind: StoreKind, options: { readonly dir?: str
         for (const connection of locks) if (connection.open) connection.close();
         await closeAll();
         if (options.dir === undefined) rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  if (kind === 'postgres') {
+    const server = await startPostgresTestServer();
+    return {
+      kind,
+      open: () => ({
+        runStore: track(PostgresEventStore.connect({ connectionString: server.connectionString, schema: 'agent_ledger' })),
+        auditStore: track(PostgresEventStore.connect({ connectionString: server.connectionString, schema: 'agent_ledger_audit' })),
+      }),
+      breakAuditStore() {
+        throw new Error('breakAuditStore is not available on PostgreSQL (it is synchronous): see test/faults/postgres-outage.int-spec.ts for audit faults');
+      },
+      async close() {
+        await closeAll();
+        await server.stop();
       },
     };
   }
