@@ -104,6 +104,8 @@ export class PostgresEventStore implements EventStore {
   private batchRunning = false;
   private flushScheduled = false;
   private readonly counters = { transactions: 0, operations: 0, largestBatch: 0 };
+  /** The log head after this store's last commit that woke its subscriptions itself. */
+  private notifiedUpTo = 0;
 
   private constructor(options: PostgresEventStoreOptions) {
     if (typeof options !== 'object' || options === null) throw new InvalidOptionError('options', 'expected { connectionString }');
@@ -141,7 +143,7 @@ export class PostgresEventStore implements EventStore {
     // An idle pooled connection that dies (server restart) is dropped by the pool; the next call gets a new one or a translated error.
     this.pool.on('error', () => undefined);
     this.notifier = new ChangeNotifier((waiting) => this.listener.waiting(waiting));
-    this.listener = new PostgresChangeListener(config, this.channel, () => this.notifier.notify(), fallbackMs);
+    this.listener = new PostgresChangeListener(config, this.channel, (head) => this.changed(head), fallbackMs);
   }
 
   /**
@@ -354,8 +356,7 @@ export class PostgresEventStore implements EventStore {
       if (outcome.ok) job.resolve(outcome.value);
       else job.reject(outcome.error);
     });
-    // Subscriptions of this process need not wait for the notification's round trip.
-    if (plan.events.length > 0) this.notifier.notify();
+    if (plan.events.length > 0) this.changed(undefined, plan.lastPosition);
   }
 
   /**
@@ -366,16 +367,17 @@ export class PostgresEventStore implements EventStore {
    */
   private async batchInTransaction(client: PoolClient, operations: readonly WriteOperation[]): Promise<BatchPlan> {
     const s = this.schema;
-    // Its own statement, before the reads: in READ COMMITTED each statement reads a snapshot taken when it starts, so
-    // the reads below see every batch committed before this one got the lock.
-    const begun = (await client.query(`BEGIN; SELECT last_position FROM ${s}.log_head WHERE singleton = 1 FOR UPDATE`)) as unknown as Array<QueryResult<{ last_position: string }>>;
+    // The lock is a statement of its own, before the read of the streams: in READ COMMITTED each statement reads a
+    // snapshot taken when it starts, so the read sees every batch committed before this one got the lock. One round
+    // trip for the three (a simple query: the stream names are literals, escaped by the driver).
+    const names = operations.map((operation) => client.escapeLiteral(streamOf(operation)));
+    const begun = (await client.query(
+      `BEGIN; SELECT last_position FROM ${s}.log_head WHERE singleton = 1 FOR UPDATE;
+       SELECT stream_name, last_revision, truncate_before, tombstoned FROM ${s}.streams WHERE stream_name = ANY(ARRAY[${names.join(', ')}]::text[])`,
+    )) as unknown as [QueryResult, QueryResult<{ last_position: string }>, QueryResult<{ stream_name: string; last_revision: string; truncate_before: string; tombstoned: boolean }>];
     try {
-      const lastPosition = Number(begun[1]?.rows[0]?.last_position);
-      const names = operations.map(streamOf);
-      const stateRows = await client.query<{ stream_name: string; last_revision: string; truncate_before: string; tombstoned: boolean }>(
-        `SELECT stream_name, last_revision, truncate_before, tombstoned FROM ${s}.streams WHERE stream_name = ANY($1::text[])`,
-        [names],
-      );
+      const lastPosition = Number(begun[1].rows[0]?.last_position);
+      const stateRows = begun[2];
       const states = new Map<string, StreamState>();
       for (const row of stateRows.rows) {
         states.set(row.stream_name, { lastRevision: Number(row.last_revision), firstVisibleRevision: Number(row.truncate_before), tombstoned: row.tombstoned });
@@ -550,6 +552,17 @@ export class PostgresEventStore implements EventStore {
         delay = Math.min(delay * 2, 1_000);
       }
     }
+  }
+
+  /**
+   * Wakes the subscriptions: at once after this store's own commit (no need
+   * to wait for the notification's round trip), then not again for that
+   * commit's notification; for any other notification or wake-up.
+   */
+  private changed(notifiedHead: number | undefined, committedHead?: number): void {
+    if (committedHead !== undefined) this.notifiedUpTo = Math.max(this.notifiedUpTo, committedHead);
+    else if (notifiedHead !== undefined && Number.isFinite(notifiedHead) && notifiedHead <= this.notifiedUpTo) return;
+    this.notifier.notify();
   }
 
   private track<T>(promise: Promise<T>): Promise<T> {
