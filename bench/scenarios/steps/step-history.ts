@@ -30,8 +30,8 @@ export interface StepHistory {
 
 /** The rows the analysis reads, whatever the store. */
 interface HistoryQueries {
-  settledSince(after: number): Promise<{ n: number; last: number | null }>;
-  maxPosition(): Promise<number>;
+  /** Runs settled after position `after`, the last such position, and the log's head when read (one snapshot). */
+  settledSince(after: number): Promise<{ n: number; last: number | null; head: number }>;
   outcomes(): Promise<Array<{ type: string; n: number }>>;
   count(type: string | null): Promise<number>;
   audits(): Promise<Array<{ stream: string; data: string; at: number }>>;
@@ -45,8 +45,11 @@ export function sqliteStepHistory(path: string): StepHistory {
   const settledSince = db.prepare(`SELECT count(*) AS n, max(position) AS last FROM events WHERE position > ? AND event_type IN ${TERMINAL}`);
   const maxPosition = db.prepare('SELECT max(position) AS last FROM events');
   return stepHistory({
-    settledSince: async (after) => settledSince.get(after) as { n: number; last: number | null },
-    maxPosition: async () => (maxPosition.get() as { last: number | null }).last ?? 0,
+    settledSince: async (after) => {
+      // Two statements: the head first (a position committed after it cannot be counted as seen).
+      const head = (maxPosition.get() as { last: number | null }).last ?? 0;
+      return { ...(settledSince.get(after) as { n: number; last: number | null }), head };
+    },
     outcomes: async () => db.prepare(`SELECT event_type AS type, count(*) AS n FROM events WHERE event_type IN ${TERMINAL} GROUP BY event_type`).all() as Array<{ type: string; n: number }>,
     count: async (type) =>
       (type === null ? (db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }) : (db.prepare('SELECT count(*) AS n FROM events WHERE event_type = ?').get(type) as { n: number })).n,
@@ -66,10 +69,13 @@ export async function postgresStepHistory(connectionString: string, schema: stri
   const s = schema;
   return stepHistory({
     settledSince: async (after) => {
-      const [row] = await rows<{ n: number; last: string | null }>(`SELECT count(*)::int AS n, max(position) AS last FROM ${s}.events WHERE position > $1 AND event_type IN ${TERMINAL}`, [after]);
-      return { n: row?.n ?? 0, last: row?.last === null || row?.last === undefined ? null : Number(row.last) };
+      // One statement, one snapshot: the head and the runs settled up to it.
+      const [row] = await rows<{ n: number; last: string | null; head: string }>(
+        `SELECT count(*)::int AS n, max(position) AS last, (SELECT last_position FROM ${s}.log_head) AS head FROM ${s}.events WHERE position > $1 AND event_type IN ${TERMINAL}`,
+        [after],
+      );
+      return { n: row?.n ?? 0, last: row?.last === null || row?.last === undefined ? null : Number(row.last), head: Number(row?.head ?? 0) };
     },
-    maxPosition: async () => Number((await rows<{ last: string | null }>(`SELECT last_position AS last FROM ${s}.log_head`))[0]?.last ?? 0),
     outcomes: async () => rows<{ type: string; n: number }>(`SELECT event_type AS type, count(*)::int AS n FROM ${s}.events WHERE event_type IN ${TERMINAL} GROUP BY event_type`),
     count: async (type) =>
       (type === null
@@ -89,10 +95,9 @@ function stepHistory(q: HistoryQueries): StepHistory {
   return {
     settledRuns: async () => {
       // Only positions committed before this read: a later, lower position cannot appear (positions commit in order).
-      const upTo = await q.maxPosition();
       const row = await q.settledSince(seenUpTo);
       settled += row.n;
-      seenUpTo = Math.max(upTo, row.last ?? 0);
+      seenUpTo = Math.max(row.head, row.last ?? 0);
       return settled;
     },
     analyse: async (totalRuns, stepsPerRun) => {

@@ -186,20 +186,16 @@ export class PostgresEventStore implements EventStore {
   async readStream(streamName: string, options?: ReadStreamOptions): Promise<ReadStreamResult> {
     assertValidStreamName(streamName);
     return this.withClient(`read ${streamName}`, async (client) => {
-      // One snapshot for the state and the rows.
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      try {
-        const plan = planStreamRead(streamName, await this.streamState(client, streamName), options);
-        if (plan.kind === 'done') return plan.result;
-        const order = plan.direction === Direction.FORWARDS ? 'ASC' : 'DESC';
-        const rows = await client.query<RawEventRow>(
-          `SELECT ${EVENT_COLUMNS} FROM ${this.schema}.events WHERE stream_name = $1 AND revision BETWEEN $2 AND $3 ORDER BY revision ${order} LIMIT $4`,
-          [streamName, plan.from, plan.to, plan.limit],
-        );
-        return { streamExists: true, currentRevision: plan.currentRevision, events: rows.rows.map((r) => toRecordedEvent(toRow(r))) };
-      } finally {
-        await client.query('COMMIT');
-      }
+      // No transaction needed: the rows up to the stream's last revision read first were committed with it (or before),
+      // and event rows are never updated nor deleted, so the second read gives the rows the first one's moment had.
+      const plan = planStreamRead(streamName, await this.streamState(client, streamName), options);
+      if (plan.kind === 'done') return plan.result;
+      const order = plan.direction === Direction.FORWARDS ? 'ASC' : 'DESC';
+      const rows = await client.query<RawEventRow>(
+        `SELECT ${EVENT_COLUMNS} FROM ${this.schema}.events WHERE stream_name = $1 AND revision BETWEEN $2 AND $3 ORDER BY revision ${order} LIMIT $4`,
+        [streamName, plan.from, plan.to, plan.limit],
+      );
+      return { streamExists: true, currentRevision: plan.currentRevision, events: rows.rows.map((r) => toRecordedEvent(toRow(r))) };
     });
   }
 
