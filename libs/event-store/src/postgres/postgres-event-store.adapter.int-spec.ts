@@ -195,6 +195,31 @@ describe('PostgresEventStore on a private PostgreSQL cluster', () => {
       }
     });
 
+    it('stores writing to the same streams at once: each batch decides on the state the previous one committed (every append with any lands, revisions dense)', async () => {
+      const stores = [connect('batch_shared'), connect('batch_shared'), connect('batch_shared')];
+      await Promise.all(stores.map((store) => store.storeIdentity()));
+      const streams = Array.from({ length: 4 }, () => uniqueStream());
+      const appendsEach = 15;
+      const settled = await Promise.allSettled(
+        stores.flatMap((store) =>
+          Array.from({ length: 8 }, async (_, a) => {
+            for (let i = 0; i < appendsEach; i++) {
+              await store.append(streams[(a + i) % streams.length]!, [anEvent('Shared')], { expectedRevision: ExpectedRevision.ANY });
+            }
+          }),
+        ),
+      );
+      // A batch that read a stream's state before the previous batch committed would reuse a revision: a unique violation.
+      expect(settled.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+      let total = 0;
+      for (const stream of streams) {
+        const revisions = (await stores[0]!.readStream(stream)).events.map((e) => e.revision);
+        expect(revisions).toEqual(revisions.map((_, i) => BigInt(i)));
+        total += revisions.length;
+      }
+      expect(total).toBe(3 * 8 * appendsEach);
+    });
+
     it('a refused append (conflict, tombstoned stream) fails alone: the others of its transaction commit', async () => {
       const store = connect('batch_refused');
       const existing = uniqueStream();
