@@ -2,7 +2,8 @@
  * The product as the step-throughput benchmark runs it: `AgentLedgerModule`
  * in a Nest application context, on an embedded store on disk, with no-op
  * tools of each effect and scripted agents, the way a host embeds it
- * (docs/library.md). The same module runs in a second process for the
+ * (docs/library.md); or on a PostgreSQL store (the read models, the queue
+ * and the saga keep their SQLite files in the data folder either way). The same module runs in a second process for the
  * two-process variant (`worker-process.ts`).
  */
 import 'reflect-metadata';
@@ -12,8 +13,8 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { DeclaresToolEffect, JsonObject } from '@agent-ledger/domain';
 import { ToolEffect } from '@agent-ledger/domain';
-import type { Durability } from '@agent-ledger/event-store';
-import { SqliteEventStore } from '@agent-ledger/event-store';
+import type { Durability, EventStore } from '@agent-ledger/event-store';
+import { PostgresEventStore, SqliteEventStore } from '@agent-ledger/event-store';
 import type { AgentDefinition, AgentTool } from '@agent-ledger/runtime';
 import { AgentLedgerModule } from '@agent-ledger/module';
 import { Tool } from '@agent-ledger/runtime';
@@ -77,10 +78,16 @@ export function benchAgent(effect: ToolEffect, steps: number): AgentDefinition {
 @Module({ providers: [BenchReadTool, BenchPutTool, BenchAppendTool] })
 class BenchToolsModule {}
 
+/** Where the product's event store is: the embedded file in the data folder, or a PostgreSQL schema. */
+export type BenchStore = { readonly kind: 'sqlite' } | { readonly kind: 'postgres'; readonly connectionString: string; readonly schema: string };
+
 /** How one process of the benchmark runs the product. */
 export interface BenchHostOptions {
   readonly dataDir: string;
+  /** The embedded store's durability (ignored on PostgreSQL: the adapter forces synchronous_commit=on). */
   readonly durability: Durability;
+  /** @default { kind: 'sqlite' } */
+  readonly store?: BenchStore;
   readonly agents: readonly AgentDefinition[];
   /** Segments this process executes at once (0: none). */
   readonly workerConcurrency: number;
@@ -91,13 +98,17 @@ export interface BenchHostOptions {
 /** A running host: its application context and its store. */
 export interface BenchHost {
   readonly app: INestApplicationContext;
-  readonly store: SqliteEventStore;
+  readonly store: EventStore & { stats(): { readonly transactions: number } };
   close(): Promise<void>;
 }
 
 /** Starts the product in this process. */
 export async function startBenchHost(options: BenchHostOptions): Promise<BenchHost> {
-  const store = SqliteEventStore.open({ path: join(options.dataDir, 'agent-ledger.sqlite'), durability: options.durability });
+  const choice = options.store ?? { kind: 'sqlite' };
+  const store =
+    choice.kind === 'postgres'
+      ? await PostgresEventStore.open({ connectionString: choice.connectionString, schema: choice.schema, poolSize: 16 })
+      : SqliteEventStore.open({ path: join(options.dataDir, 'agent-ledger.sqlite'), durability: options.durability });
   @Module({
     imports: [
       BenchToolsModule,

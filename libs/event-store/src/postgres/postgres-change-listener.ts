@@ -9,6 +9,8 @@ import type { ClientConfig } from 'pg';
  * listening connection delays them by one interval at most, never for good.
  * A lost listening connection is reconnected (with a back-off) while the
  * store is open; each (re)connection wakes the subscriptions once.
+ * `onChange` gets the notification's payload (the log head the commit left)
+ * when it comes from a notification, nothing for the other wake-ups.
  */
 export class PostgresChangeListener {
   private client: Client | undefined;
@@ -23,7 +25,7 @@ export class PostgresChangeListener {
   constructor(
     private readonly config: ClientConfig,
     private readonly channel: string,
-    private readonly onChange: () => void,
+    private readonly onChange: (head?: number) => void,
     private readonly fallbackMs: number,
   ) {}
 
@@ -53,7 +55,7 @@ export class PostgresChangeListener {
 
   private connect(): void {
     const client = new Client(this.config);
-    client.on('notification', () => this.onChange());
+    client.on('notification', (message) => this.onChange(message.payload === undefined ? undefined : Number(message.payload)));
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client, new Error('the listening connection ended')));
     this.connecting = (async () => {

@@ -8,6 +8,8 @@ import { ExpectedRevision } from '../port/expected-revision';
 import { InvalidOptionError } from '../port/errors/invalid-option.error';
 import { StoreFailureError } from '../port/errors/store-failure.error';
 import { StoreUnavailableError, StoreUnavailableReason } from '../port/errors/store-unavailable.error';
+import { StreamDeletedError } from '../port/errors/stream-deleted.error';
+import { WrongExpectedRevisionError } from '../port/errors/wrong-expected-revision.error';
 import { anEvent, eventually, puller, rejectionOf, someEvents, uniqueStream } from '../testing/contract-helpers';
 import { PostgresEventStore } from './postgres-event-store';
 import { POSTGRES_SCHEMA_VERSION } from './postgres-schema';
@@ -27,7 +29,7 @@ afterAll(async () => {
   await server.stop();
 });
 
-function connect(schema: string, extra: { poolSize?: number; reconnectTimeoutMs?: number } = {}): PostgresEventStore {
+function connect(schema: string, extra: { poolSize?: number; reconnectTimeoutMs?: number; groupCommit?: boolean; maxBatchSize?: number } = {}): PostgresEventStore {
   const store = PostgresEventStore.connect({ connectionString: server.connectionString, schema, ...extra });
   opened.push(store);
   return store;
@@ -163,6 +165,208 @@ describe('PostgresEventStore on a private PostgreSQL cluster', () => {
     },
     scaled(90_000),
   );
+
+  describe('group commit', () => {
+    /** Distinct transaction ids among the rows of `streams` (rows written by one transaction share their xmin). */
+    async function transactionsOf(schema: string, streams: readonly string[]): Promise<number> {
+      const [row] = await sql<{ n: number }>(`SELECT count(DISTINCT xmin::text)::int AS n FROM ${schema}.events WHERE stream_name = ANY($1::text[])`, [streams]);
+      return row?.n ?? 0;
+    }
+
+    it('concurrent appends share transactions: fewer transactions than appends, every append acknowledged, positions dense and in order', async () => {
+      const store = connect('batch_many');
+      await store.storeIdentity();
+      const before = store.stats();
+      const streams = Array.from({ length: 60 }, () => uniqueStream());
+      const results = await Promise.all(streams.map((stream) => store.append(stream, someEvents(2), { expectedRevision: ExpectedRevision.NO_STREAM })));
+      const stats = store.stats();
+      expect(stats.operations - before.operations).toBe(60);
+      expect(stats.transactions - before.transactions).toBeLessThan(60);
+      expect(stats.largestBatch).toBeGreaterThan(1);
+      expect(await transactionsOf('batch_many', streams)).toBe(stats.transactions - before.transactions);
+      // Each append's two events are consecutive positions; together they fill 1..120 without a gap.
+      const positions = results.map((r) => sequenceOf(r.position)).sort((a, b) => a - b);
+      expect(positions).toEqual(Array.from({ length: 60 }, (_, i) => 2 * (i + 1)));
+      for (const [i, stream] of streams.entries()) {
+        const read = await store.readStream(stream);
+        expect(read.events.map((e) => e.revision)).toEqual([0n, 1n]);
+        expect(sequenceOf(read.events[1]!.position)).toBe(sequenceOf(results[i]!.position));
+        expect(sequenceOf(read.events[0]!.position)).toBe(sequenceOf(results[i]!.position) - 1);
+      }
+    });
+
+    it('stores writing to the same streams at once: each batch decides on the state the previous one committed (every append with any lands, revisions dense)', async () => {
+      const stores = [connect('batch_shared'), connect('batch_shared'), connect('batch_shared')];
+      await Promise.all(stores.map((store) => store.storeIdentity()));
+      const streams = Array.from({ length: 4 }, () => uniqueStream());
+      const appendsEach = 15;
+      const settled = await Promise.allSettled(
+        stores.flatMap((store) =>
+          Array.from({ length: 8 }, async (_, a) => {
+            for (let i = 0; i < appendsEach; i++) {
+              await store.append(streams[(a + i) % streams.length]!, [anEvent('Shared')], { expectedRevision: ExpectedRevision.ANY });
+            }
+          }),
+        ),
+      );
+      // A batch that read a stream's state before the previous batch committed would reuse a revision: a unique violation.
+      expect(settled.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+      let total = 0;
+      for (const stream of streams) {
+        const revisions = (await stores[0]!.readStream(stream)).events.map((e) => e.revision);
+        expect(revisions).toEqual(revisions.map((_, i) => BigInt(i)));
+        total += revisions.length;
+      }
+      expect(total).toBe(3 * 8 * appendsEach);
+    });
+
+    it('a refused append (conflict, tombstoned stream) fails alone: the others of its transaction commit', async () => {
+      const store = connect('batch_refused');
+      const existing = uniqueStream();
+      const tombstoned = uniqueStream();
+      await store.append(existing, someEvents(2), { expectedRevision: ExpectedRevision.NO_STREAM });
+      await store.append(tombstoned, someEvents(1), { expectedRevision: ExpectedRevision.NO_STREAM });
+      await store.tombstoneStream(tombstoned);
+      const others = Array.from({ length: 10 }, () => uniqueStream());
+      const settled = await Promise.allSettled([
+        store.append(existing, [anEvent()], { expectedRevision: 0n }), // the stream is at 1
+        ...others.map((stream) => store.append(stream, [anEvent()], { expectedRevision: ExpectedRevision.NO_STREAM })),
+        store.append(tombstoned, [anEvent()], { expectedRevision: ExpectedRevision.ANY }),
+      ]);
+      const conflict = settled[0];
+      const deleted = settled[settled.length - 1];
+      expect(conflict?.status === 'rejected' && conflict.reason).toBeInstanceOf(WrongExpectedRevisionError);
+      expect(conflict).toMatchObject({ reason: { actual: 1n } });
+      expect(deleted?.status === 'rejected' && deleted.reason).toBeInstanceOf(StreamDeletedError);
+      expect(settled.slice(1, -1).map((r) => r.status)).toEqual(Array(10).fill('fulfilled'));
+      expect(await transactionsOf('batch_refused', others)).toBeLessThan(10); // they did share a transaction with others
+      expect((await store.readStream(existing)).events).toHaveLength(2);
+      for (const stream of others) expect((await store.readStream(stream)).events).toHaveLength(1);
+    });
+
+    it('two appends to one stream made at once both land, in the order they were made (exact revisions and any)', async () => {
+      const store = connect('batch_same_stream');
+      const exact = uniqueStream();
+      const any = uniqueStream();
+      const [a, b, c, d] = [anEvent('A'), anEvent('B'), anEvent('C'), anEvent('D')];
+      const results = await Promise.all([
+        store.append(exact, [a], { expectedRevision: ExpectedRevision.NO_STREAM }),
+        store.append(exact, [b], { expectedRevision: 0n }),
+        store.append(any, [c], { expectedRevision: ExpectedRevision.ANY }),
+        store.append(any, [d], { expectedRevision: ExpectedRevision.ANY }),
+      ]);
+      expect(results.map((r) => r.nextExpectedRevision)).toEqual([0n, 1n, 0n, 1n]);
+      expect((await store.readStream(exact)).events.map((e) => e.type)).toEqual(['A', 'B']);
+      expect((await store.readStream(any)).events.map((e) => e.type)).toEqual(['C', 'D']);
+    });
+
+    it('a retry with the same event ids is idempotent inside a batch: same result, nothing written twice, the others commit', async () => {
+      const store = connect('batch_retry');
+      const earlier = uniqueStream();
+      const events = someEvents(3);
+      const first = await store.append(earlier, events, { expectedRevision: ExpectedRevision.NO_STREAM });
+      const sameBurst = uniqueStream();
+      const burstEvents = someEvents(2);
+      const others = Array.from({ length: 5 }, () => uniqueStream());
+      const [retry, retryAny, original, again, ...rest] = await Promise.all([
+        store.append(earlier, events, { expectedRevision: ExpectedRevision.NO_STREAM }),
+        store.append(earlier, events, { expectedRevision: ExpectedRevision.ANY }),
+        store.append(sameBurst, burstEvents, { expectedRevision: ExpectedRevision.NO_STREAM }),
+        store.append(sameBurst, burstEvents, { expectedRevision: ExpectedRevision.NO_STREAM }),
+        ...others.map((stream) => store.append(stream, [anEvent()], { expectedRevision: ExpectedRevision.NO_STREAM })),
+      ]);
+      expect(retry).toEqual(first);
+      expect(retryAny).toEqual(first);
+      expect(again).toEqual(original);
+      expect(rest).toHaveLength(5);
+      expect((await store.readStream(earlier)).events.map((e) => e.id)).toEqual(events.map((e) => e.id));
+      expect((await store.readStream(sameBurst)).events.map((e) => e.id)).toEqual(burstEvents.map((e) => e.id));
+      expect(await sql(`SELECT count(*)::int AS n FROM batch_retry.events`)).toEqual([{ n: 3 + 2 + 5 }]);
+    });
+
+    it('deletes and tombstones are batched with appends, each decided on its own', async () => {
+      const store = connect('batch_deletes');
+      const [soft, hard, wrong] = [uniqueStream(), uniqueStream(), uniqueStream()];
+      for (const stream of [soft, hard, wrong]) await store.append(stream, someEvents(2), { expectedRevision: ExpectedRevision.NO_STREAM });
+      const fresh = uniqueStream();
+      const settled = await Promise.allSettled([
+        store.deleteStream(soft, { expectedRevision: 1n }),
+        store.tombstoneStream(hard),
+        store.deleteStream(wrong, { expectedRevision: 5n }),
+        store.append(fresh, [anEvent()], { expectedRevision: ExpectedRevision.NO_STREAM }),
+      ]);
+      expect(settled.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      expect((settled[2] as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedRevisionError);
+      expect(await store.readStream(soft)).toMatchObject({ streamExists: false });
+      expect(await rejectionOf(store.readStream(hard))).toBeInstanceOf(StreamDeletedError);
+      expect((await store.readStream(wrong)).events).toHaveLength(2);
+      // A soft-deleted stream goes on at the next revision.
+      expect((await store.append(soft, [anEvent()], { expectedRevision: ExpectedRevision.NO_STREAM })).nextExpectedRevision).toBe(2n);
+    });
+
+    it('maxBatchSize bounds a transaction; without group commit each append is its own transaction', async () => {
+      const bounded = connect('batch_bounded', { maxBatchSize: 4 });
+      const single = connect('batch_single', { groupCommit: false });
+      for (const store of [bounded, single]) await store.storeIdentity();
+      const append = (store: PostgresEventStore) =>
+        Promise.all(Array.from({ length: 20 }, () => store.append(uniqueStream(), [anEvent()], { expectedRevision: ExpectedRevision.NO_STREAM })));
+      await append(bounded);
+      await append(single);
+      expect(bounded.stats()).toMatchObject({ operations: 20, largestBatch: 4 });
+      expect(bounded.stats().transactions).toBeGreaterThanOrEqual(5);
+      expect(single.stats()).toEqual({ transactions: 20, operations: 20, largestBatch: 1 });
+      const [row] = await sql<{ n: number }>(`SELECT count(DISTINCT xmin::text)::int AS n FROM batch_single.events`);
+      expect(row?.n).toBe(20);
+    });
+
+    it('close() lets the appends it found queued commit before it ends the pool', async () => {
+      const store = PostgresEventStore.connect({ connectionString: server.connectionString, schema: 'batch_close' });
+      await store.storeIdentity();
+      const streams = Array.from({ length: 30 }, () => uniqueStream());
+      const appends = streams.map((stream) => store.append(stream, [anEvent()], { expectedRevision: ExpectedRevision.NO_STREAM }));
+      await store.close();
+      expect((await Promise.allSettled(appends)).map((r) => r.status)).toEqual(Array(30).fill('fulfilled'));
+      const [row] = await sql<{ n: number }>(`SELECT count(*)::int AS n FROM batch_close.events WHERE stream_name = ANY($1::text[])`, [streams]);
+      expect(row?.n).toBe(30);
+    });
+
+    it('a driver error fails every append of its batch with the translated error, and the next batch works', async () => {
+      const store = connect('batch_failure');
+      await store.storeIdentity();
+      // A trigger that refuses one stream's events makes the batch's one write statement fail.
+      const poisoned = uniqueStream();
+      await sql(`CREATE FUNCTION batch_failure.refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.stream_name = '${poisoned}' THEN RAISE EXCEPTION 'refused by the test' USING ERRCODE = 'P0001'; END IF; RETURN NEW; END $$`);
+      await sql(`CREATE TRIGGER refuse BEFORE INSERT ON batch_failure.events FOR EACH ROW EXECUTE FUNCTION batch_failure.refuse()`);
+      const others = Array.from({ length: 5 }, () => uniqueStream());
+      const settled = await Promise.allSettled([poisoned, ...others].map((stream) => store.append(stream, [anEvent()], { expectedRevision: ExpectedRevision.NO_STREAM })));
+      const batched = settled.filter((r) => r.status === 'rejected');
+      expect(batched.length).toBeGreaterThan(1); // the poisoned append's batch companions failed with it
+      for (const r of batched) expect((r as PromiseRejectedResult).reason).toBeInstanceOf(StoreFailureError);
+      expect(await sql(`SELECT count(*)::int AS n FROM batch_failure.events`)).toEqual([{ n: settled.length - batched.length }]);
+      expect(await sql(`SELECT last_position::int AS n FROM batch_failure.log_head`)).toEqual([{ n: settled.length - batched.length }]);
+      await sql(`DROP TRIGGER refuse ON batch_failure.events`);
+      const after = await store.append(others[0]!, [anEvent()], { expectedRevision: ExpectedRevision.ANY });
+      expect(sequenceOf(after.position)).toBe(settled.length - batched.length + 1);
+    });
+
+    it('rejects bad groupCommit and maxBatchSize options, naming them', () => {
+      for (const [options, option] of [
+        [{ groupCommit: 'yes' }, 'groupCommit'],
+        [{ maxBatchSize: 0 }, 'maxBatchSize'],
+        [{ maxBatchSize: 2.5 }, 'maxBatchSize'],
+      ] as const) {
+        let error: unknown;
+        try {
+          PostgresEventStore.connect({ connectionString: server.connectionString, ...(options as object) });
+        } catch (e) {
+          error = e;
+        }
+        expect(error).toBeInstanceOf(InvalidOptionError);
+        expect(error).toMatchObject({ option });
+      }
+    });
+  });
 
   it('keeps its tables in the schema named by the option: two schemas in one database are two stores', async () => {
     const a = connect('tenant_a');

@@ -1,7 +1,5 @@
 import { Pool } from 'pg';
-import type { ClientConfig, PoolClient } from 'pg';
-import type { StreamView } from '../core/append-decision';
-import { assertDeleteAllowed, decideAppend } from '../core/append-decision';
+import type { ClientConfig, PoolClient, QueryResult } from 'pg';
 import { ChangeNotifier } from '../core/change-notifier';
 import { abortableDelay } from '../core/pull-batches';
 import { allSubscriptionPage, streamSubscriptionPage, subscribeToAllBySequence, subscribeToStreamBySequence } from '../core/sequence-subscriptions';
@@ -12,17 +10,12 @@ import type { StreamState } from '../core/stream-reads';
 import { planStreamRead } from '../core/stream-reads';
 import type { EventData, RecordedEvent } from '../port/event';
 import type { AppendOptions, AppendResult, DeleteStreamOptions, EventStore } from '../port/event-store';
-import { ExpectedRevision as Expected } from '../port/expected-revision';
 import type { ExpectedRevision } from '../port/expected-revision';
 import { EventStoreError } from '../port/errors/event-store-error';
 import { InvalidOptionError } from '../port/errors/invalid-option.error';
 import { StoreClosedError } from '../port/errors/store-closed.error';
 import { StoreFailureError } from '../port/errors/store-failure.error';
 import { StoreUnavailableError, StoreUnavailableReason } from '../port/errors/store-unavailable.error';
-import { StreamDeletedError } from '../port/errors/stream-deleted.error';
-import { WrongExpectedRevisionError } from '../port/errors/wrong-expected-revision.error';
-import type { Position } from '../port/position';
-import { positionFromParts } from '../port/position';
 import type { ReadAllOptions, ReadStreamOptions, ReadStreamResult } from '../port/read-options';
 import { Direction } from '../port/read-options';
 import type { StoreIdentity } from '../port/store-identity';
@@ -36,6 +29,8 @@ import type { PostgresEventStoreOptions } from './postgres-options';
 import { DEFAULT_POSTGRES_SCHEMA, isPostgresSchemaName } from './postgres-options';
 import { migrate } from './postgres-schema';
 import { translatePostgresError } from './translate-postgres-error';
+import type { BatchPlan, EventLookup, FoundEvent, OperationOutcome, WriteOperation } from './write-batch';
+import { lookupFor, planBatch, streamOf, takeBatch } from './write-batch';
 
 /** Event columns in the order of {@link StoredEventRow}; bigints come back as text and are converted by {@link toRow}. */
 const EVENT_COLUMNS = 'position, stream_name, revision, event_id::text AS event_id, event_type, data, metadata, created_at';
@@ -51,6 +46,24 @@ interface RawEventRow {
   created_at: string;
 }
 
+/** A queued write and its caller's promise. */
+interface WriteJob {
+  readonly label: string;
+  readonly operation: WriteOperation;
+  readonly resolve: (value: AppendResult | undefined) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** Counters of an open {@link PostgresEventStore}, for tests, benchmarks and diagnostics. */
+export interface PostgresEventStoreStats {
+  /** Write transactions (batches) run by this instance, committed or not. */
+  readonly transactions: number;
+  /** Write operations (appends, deletes) run by this instance. */
+  readonly operations: number;
+  /** Most operations grouped into one transaction so far. */
+  readonly largestBatch: number;
+}
+
 /**
  * The PostgreSQL event store, on node-postgres with a pool.
  *
@@ -58,6 +71,10 @@ interface RawEventRow {
  *   row of `log_head` (`SELECT ... FOR UPDATE`) and assigns positions from it,
  *   so writes are serialised and commit in position order; a reader that sees
  *   position p sees every position below p (docs/event-store.md, "PostgreSQL adapter").
+ * - Group commit: the writes (appends, deletes) made while this store's
+ *   previous batch runs form the next batch, one transaction (at most one
+ *   write per stream; `maxBatchSize` writes). Each write is decided on its
+ *   own, so a refused one fails alone; every promise settles after the COMMIT.
  * - Live subscriptions are woken by LISTEN/NOTIFY ({@link PostgresChangeListener}),
  *   with a slow fallback tick while they wait.
  * - The schema (option `schema`) is created or migrated before the first call.
@@ -80,6 +97,14 @@ export class PostgresEventStore implements EventStore {
   /** Set when close() has released everything; subscriptions then end with StoreClosedError. */
   private fullyClosed = false;
   private closeDone: Promise<void> | undefined;
+  private readonly groupCommit: boolean;
+  private readonly maxBatchSize: number;
+  private readonly queue: WriteJob[] = [];
+  private batchRunning = false;
+  private flushScheduled = false;
+  private readonly counters = { transactions: 0, operations: 0, largestBatch: 0 };
+  /** The log head after this store's last commit that woke its subscriptions itself. */
+  private notifiedUpTo = 0;
 
   private constructor(options: PostgresEventStoreOptions) {
     if (typeof options !== 'object' || options === null) throw new InvalidOptionError('options', 'expected { connectionString }');
@@ -95,6 +120,11 @@ export class PostgresEventStore implements EventStore {
     const queryTimeoutMs = positiveInteger(options.queryTimeoutMs, 'queryTimeoutMs', 30_000);
     const fallbackMs = positiveInteger(options.fallbackPollIntervalMs, 'fallbackPollIntervalMs', 1_000);
     this.reconnectTimeoutMs = positiveInteger(options.reconnectTimeoutMs, 'reconnectTimeoutMs', 30_000);
+    if (options.groupCommit !== undefined && typeof options.groupCommit !== 'boolean') {
+      throw new InvalidOptionError('groupCommit', `expected true or false, got ${String(options.groupCommit)}`);
+    }
+    this.groupCommit = options.groupCommit ?? true;
+    this.maxBatchSize = positiveInteger(options.maxBatchSize, 'maxBatchSize', 256);
     const tls = options.tls;
     if (tls !== undefined && typeof tls !== 'boolean' && (typeof tls !== 'object' || tls === null)) {
       throw new InvalidOptionError('tls', 'expected true, false or an object of TLS options');
@@ -115,7 +145,7 @@ export class PostgresEventStore implements EventStore {
     // An idle pooled connection that dies (server restart) is dropped by the pool; the next call gets a new one or a translated error.
     this.pool.on('error', () => undefined);
     this.notifier = new ChangeNotifier((waiting) => this.listener.waiting(waiting));
-    this.listener = new PostgresChangeListener(config, this.channel, () => this.notifier.notify(), fallbackMs);
+    this.listener = new PostgresChangeListener(config, this.channel, (head) => this.changed(head), fallbackMs);
   }
 
   /**
@@ -152,26 +182,22 @@ export class PostgresEventStore implements EventStore {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.write(`append to ${streamName}`, (client) => this.appendInTransaction(client, prepared));
+    return this.enqueue(`append to ${streamName}`, { kind: 'append', append: prepared }) as Promise<AppendResult>;
   }
 
   async readStream(streamName: string, options?: ReadStreamOptions): Promise<ReadStreamResult> {
     assertValidStreamName(streamName);
     return this.withClient(`read ${streamName}`, async (client) => {
-      // One snapshot for the state and the rows.
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      try {
-        const plan = planStreamRead(streamName, await this.streamState(client, streamName), options);
-        if (plan.kind === 'done') return plan.result;
-        const order = plan.direction === Direction.FORWARDS ? 'ASC' : 'DESC';
-        const rows = await client.query<RawEventRow>(
-          `SELECT ${EVENT_COLUMNS} FROM ${this.schema}.events WHERE stream_name = $1 AND revision BETWEEN $2 AND $3 ORDER BY revision ${order} LIMIT $4`,
-          [streamName, plan.from, plan.to, plan.limit],
-        );
-        return { streamExists: true, currentRevision: plan.currentRevision, events: rows.rows.map((r) => toRecordedEvent(toRow(r))) };
-      } finally {
-        await client.query('COMMIT');
-      }
+      // No transaction needed: the rows up to the stream's last revision read first were committed with it (or before),
+      // and event rows are never updated nor deleted, so the second read gives the rows the first one's moment had.
+      const plan = planStreamRead(streamName, await this.streamState(client, streamName), options);
+      if (plan.kind === 'done') return plan.result;
+      const order = plan.direction === Direction.FORWARDS ? 'ASC' : 'DESC';
+      const rows = await client.query<RawEventRow>(
+        `SELECT ${EVENT_COLUMNS} FROM ${this.schema}.events WHERE stream_name = $1 AND revision BETWEEN $2 AND $3 ORDER BY revision ${order} LIMIT $4`,
+        [streamName, plan.from, plan.to, plan.limit],
+      );
+      return { streamExists: true, currentRevision: plan.currentRevision, events: rows.rows.map((r) => toRecordedEvent(toRow(r))) };
     });
   }
 
@@ -233,6 +259,11 @@ export class PostgresEventStore implements EventStore {
     return { ...identity };
   }
 
+  /** Counters of this instance. */
+  stats(): PostgresEventStoreStats {
+    return { ...this.counters };
+  }
+
   close(): Promise<void> {
     this.closeDone ??= this.release();
     return this.closeDone;
@@ -256,93 +287,189 @@ export class PostgresEventStore implements EventStore {
   // --- writes -------------------------------------------------------------
 
   private delete(streamName: string, options: DeleteStreamOptions, tombstone: boolean): Promise<void> {
-    let expected: ExpectedRevision;
+    let expectedRevision: ExpectedRevision;
     try {
-      expected = prepareDelete(streamName, options);
+      expectedRevision = prepareDelete(streamName, options);
       this.assertOpen();
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.write(`${tombstone ? 'tombstone' : 'delete'} ${streamName}`, async (client) => {
-      await this.lockHead(client);
-      const state = await this.streamState(client, streamName);
-      assertDeleteAllowed(streamName, await this.view(client, streamName, state, [], expected), expected);
-      const last = state?.lastRevision ?? -1;
-      await client.query(
-        tombstone
-          ? `INSERT INTO ${this.schema}.streams (stream_name, last_revision, tombstoned) VALUES ($1, $2, true)
-             ON CONFLICT (stream_name) DO UPDATE SET tombstoned = true`
-          : `INSERT INTO ${this.schema}.streams (stream_name, last_revision, truncate_before) VALUES ($1, $2, $3)
-             ON CONFLICT (stream_name) DO UPDATE SET truncate_before = excluded.truncate_before`,
-        tombstone ? [streamName, last] : [streamName, last, last + 1],
-      );
-      return undefined;
-    });
-  }
-
-  private async appendInTransaction(client: PoolClient, append: PreparedAppend): Promise<AppendResult> {
-    const { streamName, events, expectedRevision } = append;
-    const first = await this.lockHead(client);
-    const state = await this.streamState(client, streamName);
-    const ids = events.map((e) => e.id);
-    const decision = decideAppend(await this.view(client, streamName, state, ids, expectedRevision), ids, expectedRevision);
-    switch (decision.kind) {
-      case 'deleted':
-        throw new StreamDeletedError(streamName);
-      case 'conflict':
-        throw new WrongExpectedRevisionError(streamName, expectedRevision, decision.actual);
-      case 'idempotent': {
-        const row = await client.query<{ position: string }>(`SELECT position FROM ${this.schema}.events WHERE stream_name = $1 AND revision = $2`, [
-          streamName,
-          decision.lastRevision,
-        ]);
-        return { nextExpectedRevision: BigInt(decision.lastRevision), position: toPosition(Number(row.rows[0]?.position)) };
-      }
-      case 'write': {
-        const created = this.now();
-        const n = events.length;
-        await client.query(
-          `INSERT INTO ${this.schema}.events (position, stream_name, revision, event_id, event_type, data, metadata, created_at)
-           SELECT $1::bigint + i, $2, $3::bigint + i - 1, id::uuid, type, data, metadata, $4
-           FROM unnest($5::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS e(id, type, data, metadata, i)`,
-          [first, streamName, decision.firstRevision, created, ids, events.map((e) => e.type), events.map((e) => e.dataJson), events.map((e) => e.metadataJson)],
-        );
-        const lastRevision = decision.firstRevision + n - 1;
-        await client.query(
-          `INSERT INTO ${this.schema}.streams (stream_name, last_revision) VALUES ($1, $2)
-           ON CONFLICT (stream_name) DO UPDATE SET last_revision = excluded.last_revision`,
-          [streamName, lastRevision],
-        );
-        await client.query(`UPDATE ${this.schema}.log_head SET last_position = $1 WHERE singleton = 1`, [first + n]);
-        await client.query('SELECT pg_notify($1, $2)', [this.channel, String(first + n)]);
-        return { nextExpectedRevision: BigInt(lastRevision), position: toPosition(first + n) };
-      }
-    }
+    return this.enqueue(`${tombstone ? 'tombstone' : 'delete'} ${streamName}`, { kind: 'delete', streamName, expectedRevision, tombstone }) as Promise<void>;
   }
 
   /**
-   * Locks the single row of `log_head` until the transaction ends and returns
-   * the last position assigned: every write transaction takes it first, so
-   * writes are serialised and positions become visible in increasing order.
+   * Queues a write. With group commit, one batch runs at a time per store
+   * and the writes made meanwhile wait for the next one; without, each write
+   * is a batch of its own, run at once.
    */
-  private async lockHead(client: PoolClient): Promise<number> {
-    const head = await client.query<{ last_position: string }>(`SELECT last_position FROM ${this.schema}.log_head WHERE singleton = 1 FOR UPDATE`);
-    return Number(head.rows[0]?.last_position);
-  }
-
-  /** Runs `work` in a write transaction (`work` takes the `log_head` lock first). */
-  private write<T>(label: string, work: (client: PoolClient) => Promise<T>): Promise<T> {
-    return this.withClient(label, async (client) => {
-      await client.query('BEGIN');
-      try {
-        const value = await work(client);
-        await client.query('COMMIT');
-        return value;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined); // a lost connection rolls back on the server
-        throw error;
+  private enqueue(label: string, operation: WriteOperation): Promise<AppendResult | undefined> {
+    const accepted = new Promise<AppendResult | undefined>((resolve, reject) => {
+      const job: WriteJob = { label, operation, resolve, reject };
+      if (!this.groupCommit) {
+        void this.runBatch([job]);
+        return;
+      }
+      this.queue.push(job);
+      if (!this.batchRunning && !this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.pump());
       }
     });
+    return this.track(accepted); // close() waits for it: an accepted write commits (or fails) before the pool ends
+  }
+
+  /** Runs the next batch if none is running. */
+  private pump(): void {
+    this.flushScheduled = false;
+    if (this.batchRunning || this.queue.length === 0) return;
+    const batch = takeBatch(this.queue, this.maxBatchSize, (job) => streamOf(job.operation));
+    this.batchRunning = true;
+    void this.runBatch(batch).finally(() => {
+      this.batchRunning = false;
+      this.pump();
+    });
+  }
+
+  /**
+   * Runs a batch in one transaction and settles its writes. A write refused
+   * by the rules fails alone; a driver or connection error fails every write
+   * of the batch with the translated error (nothing of it committed, or, when
+   * the connection is lost during COMMIT, unknown: `connectionLost`, and a
+   * retry with the same event ids is idempotent).
+   */
+  private async runBatch(batch: readonly WriteJob[]): Promise<void> {
+    this.counters.transactions++;
+    this.counters.operations += batch.length;
+    this.counters.largestBatch = Math.max(this.counters.largestBatch, batch.length);
+    let plan: BatchPlan;
+    try {
+      await this.ensureReady();
+      plan = await this.useConnection((client) => this.batchInTransaction(client, batch.map((job) => job.operation)));
+    } catch (error) {
+      for (const job of batch) job.reject(translatePostgresError(error, batch.length === 1 ? job.label : `${job.label} (one of a batch of ${batch.length} writes)`));
+      return;
+    }
+    batch.forEach((job, i) => {
+      const outcome = plan.outcomes[i] as OperationOutcome;
+      if (outcome.ok) job.resolve(outcome.value);
+      else job.reject(outcome.error);
+    });
+    if (plan.events.length > 0) this.changed(undefined, plan.lastPosition);
+  }
+
+  /**
+   * One batch's transaction: lock the log head; read the streams' states,
+   * then the events the decisions may need; decide in TypeScript; write every
+   * event, the streams' rows and the head in one statement, with the
+   * notification; commit.
+   */
+  private async batchInTransaction(client: PoolClient, operations: readonly WriteOperation[]): Promise<BatchPlan> {
+    const s = this.schema;
+    // The lock is a statement of its own, before the read of the streams: in READ COMMITTED each statement reads a
+    // snapshot taken when it starts, so the read sees every batch committed before this one got the lock. One round
+    // trip for the three (a simple query: the stream names are literals, escaped by the driver).
+    const names = operations.map((operation) => client.escapeLiteral(streamOf(operation)));
+    const begun = (await client.query(
+      `BEGIN; SELECT last_position FROM ${s}.log_head WHERE singleton = 1 FOR UPDATE;
+       SELECT stream_name, last_revision, truncate_before, tombstoned FROM ${s}.streams WHERE stream_name = ANY(ARRAY[${names.join(', ')}]::text[])`,
+    )) as unknown as [QueryResult, QueryResult<{ last_position: string }>, QueryResult<{ stream_name: string; last_revision: string; truncate_before: string; tombstoned: boolean }>];
+    try {
+      const lastPosition = Number(begun[1].rows[0]?.last_position);
+      const stateRows = begun[2];
+      const states = new Map<string, StreamState>();
+      for (const row of stateRows.rows) {
+        states.set(row.stream_name, { lastRevision: Number(row.last_revision), firstVisibleRevision: Number(row.truncate_before), tombstoned: row.tombstoned });
+      }
+      const found = await this.lookUp(client, operations.flatMap((operation) => lookupFor(operation, states.get(streamOf(operation))) ?? []));
+      const plan = planBatch(operations, lastPosition, states, found);
+      if (plan.streams.length > 0) await this.writePlan(client, plan);
+      await client.query('COMMIT');
+      return plan;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined); // a lost connection rolls back on the server
+      throw error;
+    }
+  }
+
+  /** The events the lookups ask for, by stream, in one query. */
+  private async lookUp(client: PoolClient, lookups: readonly EventLookup[]): Promise<Map<string, FoundEvent[]>> {
+    const found = new Map<string, FoundEvent[]>();
+    if (lookups.length === 0) return found;
+    const byId = { streams: [] as string[], ids: [] as string[], from: [] as number[] };
+    const byRevision = { streams: [] as string[], from: [] as number[], to: [] as number[] };
+    for (const lookup of lookups) {
+      if (lookup.kind === 'ids') {
+        for (const id of lookup.ids) {
+          byId.streams.push(lookup.streamName);
+          byId.ids.push(id);
+          byId.from.push(lookup.fromRevision);
+        }
+      } else {
+        byRevision.streams.push(lookup.streamName);
+        byRevision.from.push(lookup.from);
+        byRevision.to.push(lookup.to);
+      }
+    }
+    const s = this.schema;
+    const rows = await client.query<{ stream_name: string; event_id: string; revision: string; position: string }>(
+      `SELECT e.stream_name, e.event_id::text AS event_id, e.revision, e.position
+         FROM unnest($1::text[], $2::uuid[], $3::bigint[]) AS q(stream_name, event_id, first)
+         JOIN ${s}.events e ON e.stream_name = q.stream_name AND e.event_id = q.event_id AND e.revision >= q.first
+       UNION ALL
+       SELECT e.stream_name, e.event_id::text, e.revision, e.position
+         FROM unnest($4::text[], $5::bigint[], $6::bigint[]) AS q(stream_name, lo, hi)
+         JOIN ${s}.events e ON e.stream_name = q.stream_name AND e.revision BETWEEN q.lo AND q.hi`,
+      [byId.streams, byId.ids, byId.from, byRevision.streams, byRevision.from, byRevision.to],
+    );
+    for (const row of rows.rows) {
+      const list = found.get(row.stream_name) ?? [];
+      list.push({ eventId: row.event_id.toLowerCase(), revision: Number(row.revision), position: Number(row.position) });
+      found.set(row.stream_name, list);
+    }
+    return found;
+  }
+
+  /** Writes a decided batch in one statement: the events, the streams' rows, the log head, and the notification when events were written. */
+  private async writePlan(client: PoolClient, plan: BatchPlan): Promise<void> {
+    const s = this.schema;
+    const e = plan.events;
+    const st = plan.streams;
+    await client.query(
+      `WITH appended AS (
+         INSERT INTO ${s}.events (position, stream_name, revision, event_id, event_type, data, metadata, created_at)
+         SELECT position, stream_name, revision, event_id, event_type, data, metadata, $8::bigint
+         FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::uuid[], $5::text[], $6::text[], $7::text[])
+           AS e(position, stream_name, revision, event_id, event_type, data, metadata)
+         RETURNING 1
+       ), streams AS (
+         INSERT INTO ${s}.streams (stream_name, last_revision, truncate_before, tombstoned)
+         SELECT * FROM unnest($9::text[], $10::bigint[], $11::bigint[], $12::boolean[])
+         ON CONFLICT (stream_name) DO UPDATE
+           SET last_revision = excluded.last_revision, truncate_before = excluded.truncate_before, tombstoned = excluded.tombstoned
+         RETURNING 1
+       ), head AS (
+         UPDATE ${s}.log_head SET last_position = $13 WHERE singleton = 1 RETURNING 1
+       )
+       SELECT pg_notify($14, $15) WHERE $16`,
+      [
+        e.map((r) => r.position),
+        e.map((r) => r.streamName),
+        e.map((r) => r.revision),
+        e.map((r) => r.eventId),
+        e.map((r) => r.type),
+        e.map((r) => r.data),
+        e.map((r) => r.metadata),
+        this.now(),
+        st.map((r) => r.streamName),
+        st.map((r) => r.lastRevision),
+        st.map((r) => r.truncateBefore),
+        st.map((r) => r.tombstoned),
+        plan.lastPosition,
+        this.channel,
+        String(plan.lastPosition),
+        e.length > 0,
+      ],
+    );
   }
 
   /** Every call on a connection is tracked: close() waits for them before ending the pool (pg-pool drops a connect pending at its end). */
@@ -425,6 +552,17 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
+  /**
+   * Wakes the subscriptions: at once after this store's own commit (no need
+   * to wait for the notification's round trip), then not again for that
+   * commit's notification; for any other notification or wake-up.
+   */
+  private changed(notifiedHead: number | undefined, committedHead?: number): void {
+    if (committedHead !== undefined) this.notifiedUpTo = Math.max(this.notifiedUpTo, committedHead);
+    else if (notifiedHead !== undefined && Number.isFinite(notifiedHead) && notifiedHead <= this.notifiedUpTo) return;
+    this.notifier.notify();
+  }
+
   private track<T>(promise: Promise<T>): Promise<T> {
     this.inFlight.add(promise);
     const done = (): void => void this.inFlight.delete(promise);
@@ -455,44 +593,6 @@ export class PostgresEventStore implements EventStore {
     return { lastRevision: Number(row.last_revision), firstVisibleRevision: Number(row.truncate_before), tombstoned: row.tombstoned };
   }
 
-  /**
-   * The stream as `decideAppend` sees it. Its lookups are synchronous, so the
-   * ids they may ask for are read beforehand, only when the decision may need
-   * them (an append at the stream's exact revision needs none).
-   */
-  private async view(client: PoolClient, streamName: string, state: StreamState | undefined, ids: readonly string[], expected: ExpectedRevision): Promise<StreamView> {
-    const first = state?.firstVisibleRevision ?? 0;
-    const last = state?.lastRevision ?? -1;
-    const byRevision = new Map<number, string>();
-    const revisionById = new Map<string, number>();
-    if (ids.length > 0 && last >= first) {
-      if (expected === Expected.ANY || expected === Expected.STREAM_EXISTS) {
-        const found = await client.query<{ event_id: string; revision: string }>(
-          `SELECT event_id::text AS event_id, min(revision) AS revision FROM ${this.schema}.events
-           WHERE stream_name = $1 AND event_id = ANY($2::uuid[]) AND revision >= $3 GROUP BY event_id`,
-          [streamName, ids, first],
-        );
-        for (const row of found.rows) revisionById.set(row.event_id, Number(row.revision));
-      } else {
-        const expectedNumber = expected === Expected.NO_STREAM ? first - 1 : Number(expected);
-        if (last > expectedNumber) {
-          const found = await client.query<{ event_id: string; revision: string }>(
-            `SELECT event_id::text AS event_id, revision FROM ${this.schema}.events WHERE stream_name = $1 AND revision BETWEEN $2 AND $3`,
-            [streamName, Math.max(first, expectedNumber + 1), expectedNumber + ids.length],
-          );
-          for (const row of found.rows) byRevision.set(Number(row.revision), row.event_id);
-        }
-      }
-    }
-    return {
-      tombstoned: state?.tombstoned ?? false,
-      firstVisibleRevision: first,
-      lastRevision: last,
-      eventIdAt: (revision) => byRevision.get(revision),
-      revisionOfEventId: (id) => revisionById.get(id),
-    };
-  }
-
   private assertOpen(): void {
     if (this.closed) throw new StoreClosedError();
   }
@@ -509,8 +609,4 @@ function toRow(raw: RawEventRow): StoredEventRow {
     metadata: raw.metadata,
     created_at: Number(raw.created_at),
   };
-}
-
-function toPosition(sequence: number): Position {
-  return positionFromParts({ commit: BigInt(sequence), prepare: BigInt(sequence) });
 }

@@ -67,6 +67,22 @@ export interface PostgresEventStoreOptions {
    */
   readonly reconnectTimeoutMs?: number;
   /**
+   * Group commit: the writes (appends, deletes, tombstones) made while this
+   * store's previous write transaction runs wait for it, then share the next
+   * transaction (one lock of the log head, one statement writing every event,
+   * one commit and its WAL flush). Each write is still decided on its own: a
+   * refused one (a conflict, a deleted stream) fails alone. Writes to one
+   * stream go to successive transactions, in the order they were made.
+   * `false`: each write is its own transaction, run at once.
+   * @default true
+   */
+  readonly groupCommit?: boolean;
+  /**
+   * Most writes in one group-commit transaction (a positive integer).
+   * @default 256
+   */
+  readonly maxBatchSize?: number;
+  /**
    * The clock stamping `created`.
    * @default Date.now
    */
