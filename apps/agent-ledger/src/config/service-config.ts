@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { InvalidFieldError } from '@agent-ledger/domain';
 import type { PostgresTlsOptions } from '@agent-ledger/event-store';
-import { DEFAULT_POSTGRES_SCHEMA, isConsumerGroupName, isPostgresSchemaName } from '@agent-ledger/event-store';
+import { DEFAULT_POSTGRES_SCHEMA, isConsumerGroupName, isPostgresSchemaName, postgresTlsParameterOf } from '@agent-ledger/event-store';
 import type { ResolvedConsumerGroupOptions } from '@agent-ledger/runtime';
 import { CONSUMER_GROUP_LIMITS, DEFAULT_CONSUMER_GROUP } from '@agent-ledger/runtime';
 import type { ApiKeyEntry, AuthMode, AuthSettings, HttpApiOptions } from '@agent-ledger/http';
@@ -331,7 +331,7 @@ function postgresOf(
   }
   const poolSize = int('POSTGRES_POOL_SIZE', 1, 1000, 10);
   const tlsSetting = tlsNames.map(find).find((found) => found !== undefined);
-  const tlsParameter = /[?&](sslmode|ssl|sslcert|sslkey|sslrootcert)=/i.exec(connectionString)?.[1];
+  const tlsParameter = postgresTlsParameterOf(connectionString);
   if (tlsSetting !== undefined && tlsParameter !== undefined) {
     // node-postgres lets the connection string's TLS parameters replace the `ssl` option: the files would be ignored, or TLS turned off by sslmode=disable.
     throw new InvalidFieldError(

@@ -383,6 +383,17 @@ describe('PostgresEventStore on a private PostgreSQL cluster', () => {
     expect(await sql(`SELECT version FROM tenant_a.schema_version`)).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
   });
 
+  it('refuses the tls option with a connection string that has a TLS parameter (which node-postgres would let replace it), naming tls', () => {
+    for (const parameter of ['sslmode=disable', 'sslrootcert=/ca.pem', 'SSL=true']) {
+      expect(() => PostgresEventStore.connect({ connectionString: `${server.connectionString}?${parameter}`, tls: { rejectUnauthorized: true } })).toThrow(
+        expect.objectContaining({ name: InvalidOptionError.name, option: 'tls' }),
+      );
+    }
+    // Either alone is fine.
+    void PostgresEventStore.connect({ connectionString: `${server.connectionString}?sslmode=disable` }).close();
+    void PostgresEventStore.connect({ connectionString: server.connectionString, tls: false }).close();
+  });
+
   it('rejects a schema name that is not a plain lower-case identifier, naming the option, before connecting', () => {
     for (const schema of ['', 'Upper', 'a-b', 'x; DROP TABLE y', '1abc', 'a'.repeat(64)]) {
       const error = (() => {

@@ -26,7 +26,7 @@ import { prepareAppend } from '../validation/validate-append';
 import { positiveInteger, prepareDelete } from '../validation/validate-options';
 import { PostgresChangeListener } from './postgres-change-listener';
 import type { PostgresEventStoreOptions } from './postgres-options';
-import { DEFAULT_POSTGRES_SCHEMA, isPostgresSchemaName } from './postgres-options';
+import { DEFAULT_POSTGRES_SCHEMA, isPostgresSchemaName, postgresTlsParameterOf } from './postgres-options';
 import { migrate } from './postgres-schema';
 import { translatePostgresError } from './translate-postgres-error';
 import type { BatchPlan, EventLookup, FoundEvent, OperationOutcome, WriteOperation } from './write-batch';
@@ -128,6 +128,13 @@ export class PostgresEventStore implements EventStore {
     const tls = options.tls;
     if (tls !== undefined && typeof tls !== 'boolean' && (typeof tls !== 'object' || tls === null)) {
       throw new InvalidOptionError('tls', 'expected true, false or an object of TLS options');
+    }
+    const tlsParameter = postgresTlsParameterOf(options.connectionString);
+    if (tls !== undefined && tlsParameter !== undefined) {
+      throw new InvalidOptionError(
+        'tls',
+        `must not be given with a connection string that has a TLS parameter (${tlsParameter}=), which node-postgres would let replace it (sslmode=disable would turn TLS off): configure TLS in one place`,
+      );
     }
     this.schema = schema;
     this.now = options.now ?? Date.now;
@@ -386,7 +393,9 @@ export class PostgresEventStore implements EventStore {
       await client.query('COMMIT');
       return plan;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined); // a lost connection rolls back on the server
+      // After a driver error the connection is destroyed (useConnection), which ends the transaction on the server: a
+      // ROLLBACK sent on a connection that no longer answers (a partition) would only wait one more queryTimeoutMs.
+      if (error instanceof EventStoreError) await client.query('ROLLBACK');
       throw error;
     }
   }

@@ -100,3 +100,12 @@ export const DEFAULT_POSTGRES_SCHEMA = 'agent_ledger';
 export function isPostgresSchemaName(name: unknown): name is string {
   return typeof name === 'string' && /^[a-z_][a-z0-9_]{0,62}$/.test(name);
 }
+
+/**
+ * The first TLS parameter of a connection string (`sslmode`, `ssl`,
+ * `sslcert`, `sslkey`, `sslrootcert`), or undefined. node-postgres lets
+ * these replace the `tls` option, so the adapter refuses the two together.
+ */
+export function postgresTlsParameterOf(connectionString: string): string | undefined {
+  return /[?&](sslmode|ssl|sslcert|sslkey|sslrootcert)=/i.exec(connectionString)?.[1]?.toLowerCase();
+}
