@@ -1,35 +1,15 @@
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ReadinessReport } from '@agent-ledger/client';
 import { PostgresEventStore } from '@agent-ledger/event-store';
-import { entryArgs, serviceProcessEnv } from './support/entry-point';
 import { eventually, listeningPort, request, settledRun } from './support/http-service';
+import type { ServiceProcess } from './support/service-process';
+import { GREETER_AGENTS_YAML, startServiceProcess } from './support/service-process';
 import type { PostgresTestServer } from '../support/postgres';
 import { startPostgresTestServer } from '../support/postgres';
 import { scaled } from '../support/time-scale';
-
-const root = join(__dirname, '..', '..');
-
-const AGENTS = `agents:
-  - name: greeter
-    description: Says hello.
-    instructions: Say hello.
-    tools: []
-    maxIterations: 2
-    provider:
-      type: scripted
-      script:
-        - final: hello
-`;
-
-interface Started {
-  readonly child: ChildProcess;
-  readonly output: () => string;
-  readonly exited: Promise<number | null>;
-}
 
 /**
  * The service as a user starts it, on a private PostgreSQL cluster
@@ -46,20 +26,13 @@ describe('the service on PostgreSQL (e2e)', () => {
   let dataDir: string;
   const children: ChildProcess[] = [];
 
-  const start = (env: Record<string, string>): Started => {
-    const child = spawn(process.execPath, [...entryArgs('service')], {
-      cwd: root,
-      env: serviceProcessEnv({ AGENT_LEDGER_DATA_DIR: dataDir, AGENTS_CONFIG: join(dir, 'agents.yaml'), WORKER_CONCURRENCY: '1', POSTGRES_CONNECTION_STRING: connectionString, ...env }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    return { child, output: () => output, exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
+  const start = (env: Record<string, string>): ServiceProcess => {
+    const service = startServiceProcess({ AGENT_LEDGER_DATA_DIR: dataDir, AGENTS_CONFIG: join(dir, 'agents.yaml'), WORKER_CONCURRENCY: '1', POSTGRES_CONNECTION_STRING: connectionString, ...env });
+    children.push(service.child);
+    return service;
   };
-  const listening = async (service: Started): Promise<string> => `http://127.0.0.1:${await listeningPort(service.child, service.output, service.exited, 'The service')}`;
-  const stop = async (service: Started): Promise<void> => {
+  const listening = async (service: ServiceProcess): Promise<string> => `http://127.0.0.1:${await listeningPort(service.child, service.output, service.exited, 'The service')}`;
+  const stop = async (service: ServiceProcess): Promise<void> => {
     service.child.kill('SIGTERM');
     expect(await service.exited).toBe(0);
   };
@@ -86,7 +59,7 @@ describe('the service on PostgreSQL (e2e)', () => {
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'agent-ledger-pg-e2e-'));
     dataDir = join(dir, 'data');
-    writeFileSync(join(dir, 'agents.yaml'), AGENTS);
+    writeFileSync(join(dir, 'agents.yaml'), GREETER_AGENTS_YAML);
   });
 
   afterEach(() => {

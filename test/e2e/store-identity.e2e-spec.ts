@@ -1,33 +1,13 @@
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ReadinessReport } from '@agent-ledger/client';
 import { runCliProcess } from './support/cli-process';
-import { entryArgs, serviceProcessEnv } from './support/entry-point';
 import { eventually, listeningPort, request, settledRun } from './support/http-service';
+import type { ServiceProcess } from './support/service-process';
+import { GREETER_AGENTS_YAML, startServiceProcess } from './support/service-process';
 import { scaled } from '../support/time-scale';
-
-const root = join(__dirname, '..', '..');
-
-const AGENTS = `agents:
-  - name: greeter
-    description: Says hello.
-    instructions: Say hello.
-    tools: []
-    maxIterations: 2
-    provider:
-      type: scripted
-      script:
-        - final: hello
-`;
-
-interface Started {
-  readonly child: ChildProcess;
-  readonly output: () => string;
-  readonly exited: Promise<number | null>;
-}
 
 /**
  * The issue's scenario, on the service as a user starts it: one data folder
@@ -38,27 +18,20 @@ describe('the service knows which store its read models and saga ledger follow (
   let storeDir: string;
   const children: ChildProcess[] = [];
 
-  const start = (env: Record<string, string>): Started => {
-    const child = spawn(process.execPath, [...entryArgs('service')], {
-      cwd: root,
-      env: serviceProcessEnv({
+  const start = (env: Record<string, string>): ServiceProcess => {
+    const service = startServiceProcess({
         AGENT_LEDGER_DATA_DIR: dataDir,
         AGENTS_CONFIG: join(storeDir, 'agents.yaml'),
         WORKER_CONCURRENCY: '1',
         ...env,
-      }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    return { child, output: () => output, exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
+      });
+    children.push(service.child);
+    return service;
   };
 
-  const listening = async (service: Started): Promise<string> => `http://127.0.0.1:${await listeningPort(service.child, service.output, service.exited, 'The service')}`;
+  const listening = async (service: ServiceProcess): Promise<string> => `http://127.0.0.1:${await listeningPort(service.child, service.output, service.exited, 'The service')}`;
 
-  const stop = async (service: Started): Promise<void> => {
+  const stop = async (service: ServiceProcess): Promise<void> => {
     service.child.kill('SIGTERM');
     expect(await service.exited).toBe(0);
   };
@@ -87,7 +60,7 @@ describe('the service knows which store its read models and saga ledger follow (
   beforeEach(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'agent-ledger-identity-data-'));
     storeDir = mkdtempSync(join(tmpdir(), 'agent-ledger-identity-stores-'));
-    writeFileSync(join(storeDir, 'agents.yaml'), AGENTS);
+    writeFileSync(join(storeDir, 'agents.yaml'), GREETER_AGENTS_YAML);
   });
 
   afterEach(() => {
