@@ -1,22 +1,17 @@
-import { busPrincipal } from '@agent-ledger/domain';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import type { EventStore, RecordedEvent } from '@agent-ledger/event-store';
-import { eventTypeFilter } from '@agent-ledger/event-store';
 import type { RuntimeHarness } from '@agent-ledger/runtime/testing';
 import { eventually } from '@agent-ledger/runtime/testing';
 import type { CapturedLogs, EsdbStores, LiveProjections, RunOutcome } from './support/runtime';
 import {
   parkRunsInToolCalls,
-  expectFailClosedDecisionsAccountedFor,
   captureLogs,
   expectRunInvariants,
+  expectSagaCaughtUp,
   expectSameAsRebuild,
   FAULT_AGENTS,
   outcomeOf,
   reportFigures,
   runQueued,
-  SECOND,
+  settleAfterOutage,
   settleEverything,
   startEsdbStores,
   startProjections,
@@ -29,48 +24,6 @@ import { scaled } from '../support/time-scale';
 jest.setTimeout(scaled(Number(process.env.FAULT_TIMEOUT_MS ?? 180_000)));
 
 const lastType = (outcome: RunOutcome) => outcome.events.at(-1)?.type;
-
-async function lastOfType(store: EventStore, type: string): Promise<RecordedEvent | undefined> {
-  let last: RecordedEvent | undefined;
-  for await (const event of store.readAll({ filter: eventTypeFilter(type) })) last = event;
-  return last;
-}
-
-/** The saga's durable state: unmatched writes and audits, read from its own file. */
-function sagaLeftovers(rt: RuntimeHarness): { pendingWrites: number; unmatchedAudits: number } {
-  const db = new Database(join(rt.sagaDir, 'audit-gap-saga.sqlite'), { readonly: true });
-  try {
-    return {
-      pendingWrites: (db.prepare('SELECT COUNT(*) AS n FROM pending_writes').get() as { n: number }).n,
-      unmatchedAudits: (db.prepare('SELECT COUNT(*) AS n FROM audited_steps').get() as { n: number }).n,
-    };
-  } finally {
-    db.close();
-  }
-}
-
-/**
- * The saga resumed without loss or duplicate: its checkpoints reach the last
- * `ToolExecuted` of the run store and the last `AuditRecorded` of the audit
- * store; once every grace period is over, nothing is left in its ledger. A
- * write delivered again after its audit matched it would be pending again (a
- * false gap, `found` by the deadline check); an audit delivered again would
- * stay unmatched; a lost write or audit would leave its partner.
- */
-async function expectSagaCaughtUp(rt: RuntimeHarness, gaps: readonly string[]): Promise<void> {
-  const lastWrite = await lastOfType(rt.runStore, 'ToolExecuted');
-  const lastAudit = await lastOfType(rt.auditStore, 'AuditRecorded');
-  await eventually(
-    () => (rt.saga.checkpoint('writes') === lastWrite?.position && rt.saga.checkpoint('audits') === lastAudit?.position ? true : undefined),
-    20_000,
-    'the saga to reach both heads',
-  );
-  rt.clock.advance(3_600 * SECOND);
-  const check = await rt.saga.checkDeadlines();
-  expect(check.found).toEqual([]);
-  expect([...check.reported].sort()).toEqual([...gaps].sort());
-  expect(sagaLeftovers(rt)).toEqual({ pendingWrites: 0, unmatchedAudits: 0 });
-}
 
 /**
  * The store is briefly unreachable: the runtime, its queue index, its
@@ -207,40 +160,7 @@ describe('EventStoreDB briefly unreachable (protocol-level servers stopped and r
       await rt.runs.enqueue({ agent: agents[Number(runId.split('-')[1]) % agents.length] as string, input: 'retried', runId });
     }
     const all = [...requested, ...refused];
-    const settled = await settleEverything(rt);
-
-    // A failure recorded in the instant the server came back dead-letters its run: an operator requeues it.
-    const outcomes = await Promise.all(all.map((id) => outcomeOf(rt, id)));
-    const continuations: string[] = [];
-    for (const outcome of outcomes.filter((o) => o.reason === 'NOT_RETRYABLE')) {
-      expect(outcome).toMatchObject({ failureCode: 'STORE_UNAVAILABLE', deadLettered: true });
-      continuations.push((await rt.runs.requeue(outcome.runId, { requestedBy: busPrincipal('operator'), reason: 'store back' })).continuationRunId);
-    }
-    await settleEverything(rt);
-    const failClosed = outcomes.filter((o) => o.reason === 'AUDIT_PERSISTENCE_FAILED');
-    for (const outcome of outcomes) {
-      const allowed =
-        outcome.reason === 'COMPLETED' ||
-        outcome.reason === 'NOT_RETRYABLE' ||
-        // A write's audit that met the outage: fail-closed, by the rules.
-        outcome.reason === 'AUDIT_PERSISTENCE_FAILED' ||
-        (outcome.reason === 'WRITE_INTERRUPTED' && outcome.events.some((e) => e.type === 'RunFailed' && e.data.inFlightWrite?.effect === 'NON_IDEMPOTENT_WRITE'));
-      expect([outcome.runId, outcome.reason, allowed]).toEqual([outcome.runId, outcome.reason, true]);
-    }
-    await expectFailClosedDecisionsAccountedFor(rt, logs, outcomes);
-    const continued = await Promise.all(continuations.map((id) => outcomeOf(rt, id)));
-    expect(continued.every((o) => o.status === 'COMPLETED')).toBe(true);
-
-    await expectRunInvariants(rt, [...all, ...continuations]);
-    expect(rt.index.counts()).toEqual({ queued: 0, running: 0, waiting: 0 });
-    // The writes whose audit was refused are the saga's gaps, reported once each (their runs were settled already).
-    const gaps: string[] = [];
-    for (const o of failClosed) {
-      const write = [...o.events].reverse().find((e) => e.type === 'ToolExecuted' && (e.data.effect === 'IDEMPOTENT_WRITE' || e.data.effect === 'NON_IDEMPOTENT_WRITE'));
-      const stepId = write?.type === 'ToolExecuted' ? write.data.stepId : '?';
-      // An audit append refused by the client may still have been written (an ambiguous failure): then there is no gap.
-      if (!(await rt.auditEvents(o.runId)).some((e) => (e.data as { stepId?: string }).stepId === stepId)) gaps.push(stepId);
-    }
+    const { settled, outcomes, continuations, failClosed, gaps } = await settleAfterOutage(rt, logs, all);
     await expectSagaCaughtUp(rt, gaps);
     await projections.caughtUp(30_000);
     const comparison = await projections.compareWithRebuild();

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { busPrincipal } from '@agent-ledger/domain';
 import type { EventData, EventSubscription, RecordedEvent } from '@agent-ledger/event-store';
 import { ExpectedRevision, PostgresEventStore, positionToParts, StoreUnavailableError, StoreUnavailableReason } from '@agent-ledger/event-store';
 import type { RuntimeHarness } from '@agent-ledger/runtime/testing';
@@ -15,13 +14,14 @@ import {
   captureLogs,
   expectFailClosedDecisionsAccountedFor,
   expectRunInvariants,
+  expectSagaCaughtUp,
   expectSameAsRebuild,
   FAULT_AGENTS,
   outcomeOf,
   parkRunsInToolCalls,
   reportFigures,
   runQueued,
-  SECOND,
+  settleAfterOutage,
   settleEverything,
   startProjections,
   startRuntimeOn,
@@ -284,7 +284,7 @@ describe('the runtime on PostgreSQL: connections cut and the server restarted wh
   let lock: WriteLockHolder | undefined;
 
   /** Fresh schemas for each test: drops the previous test's. */
-  async function start(layout: 'one store' | 'two schemas', options: { workers: number; reconnectTimeoutMs?: number; queryTimeoutMs?: number; port?: number }): Promise<RuntimeHarness> {
+  async function start(layout: 'one store' | 'two schemas', options: { workers: number; reconnectTimeoutMs?: number; queryTimeoutMs?: number; port?: number; groupCommit?: boolean }): Promise<RuntimeHarness> {
     await sql(server, 'DROP SCHEMA IF EXISTS agent_ledger CASCADE; DROP SCHEMA IF EXISTS agent_ledger_audit CASCADE');
     stores = await startPostgresStores(server, layout, { ...options, poolSize: 8 });
     rt = await startRuntimeOn(stores.fixture, { agents: FAULT_AGENTS, execution: { workers: { concurrency: options.workers } } });
@@ -312,7 +312,9 @@ describe('the runtime on PostgreSQL: connections cut and the server restarted wh
   });
 
   it('the run store\'s connections cut while three segments append their tool results (a read, an idempotent write, a non-idempotent write): nothing half-recorded; the read and the idempotent write (same key) run again and complete, the non-idempotent write is not repeated', async () => {
-    const rt = await start('two schemas', { workers: 0 });
+    // One transaction per append, so that each of the three is on the server, behind the lock, when the connections are
+    // cut: with group commit the later ones could still wait in the store's queue, and commit after the cut.
+    const rt = await start('two schemas', { workers: 0, groupCommit: false });
     const parked = await parkRunsInToolCalls(rt);
     lock = await WriteLockHolder.take(server, 'agent_ledger');
     const segments = parked.release();
@@ -364,7 +366,7 @@ describe('the runtime on PostgreSQL: connections cut and the server restarted wh
   });
 
   it('the audit store\'s connections cut while the audits of a read, an idempotent write and a non-idempotent write are in flight: both writes fail closed (AUDIT_PERSISTENCE_FAILED, dead-lettered, executed once), the read completes; the saga reports both gaps; new runs are audited again', async () => {
-    const rt = await start('two schemas', { workers: 0 });
+    const rt = await start('two schemas', { workers: 0, groupCommit: false }); // as above: each audit on the server when cut
     const parked = await parkRunsInToolCalls(rt);
     lock = await WriteLockHolder.take(server, 'agent_ledger_audit');
     const segments = parked.release();
@@ -405,7 +407,7 @@ describe('the runtime on PostgreSQL: connections cut and the server restarted wh
       const write = outcome.events.find((e) => e.type === 'ToolExecuted' && e.data.effect !== 'READ_ONLY');
       return write?.type === 'ToolExecuted' ? write.data.stepId : '?';
     };
-    await expectSagaReports(rt, [await gapsOf('parked-putter'), await gapsOf('parked-appender')]);
+    await expectSagaCaughtUp(rt, [await gapsOf('parked-putter'), await gapsOf('parked-appender')]);
     await projections!.caughtUp();
     const comparison = await projections!.compareWithRebuild();
     expectSameAsRebuild(comparison);
@@ -456,7 +458,7 @@ describe('the runtime on PostgreSQL: connections cut and the server restarted wh
     for (const runId of [waiting, 'refused-queued', 'refused-interactive']) expect(await outcomeOf(rt, runId)).toMatchObject({ status: 'COMPLETED' });
     await expectRunInvariants(rt, all);
     expect(rt.index.counts()).toEqual({ queued: 0, running: 0, waiting: 0 });
-    await expectSagaReports(rt, []);
+    await expectSagaCaughtUp(rt, []);
     await projections!.caughtUp();
     const comparison = await projections!.compareWithRebuild();
     expectSameAsRebuild(comparison);
@@ -572,37 +574,8 @@ describe('the runtime on PostgreSQL: connections cut and the server restarted wh
       const reconnectMs = await waitUntilStoreAnswers(rt.runStore);
       for (const runId of refused) await rt.runs.enqueue({ agent: agentOf(Number(runId.split('-')[1])), input: 'retried', runId });
       const all = [...requested, ...refused];
-      const settled = await settleEverything(rt);
-
-      const outcomes = await Promise.all(all.map((id) => outcomeOf(rt, id)));
-      const continuations: string[] = [];
-      for (const outcome of outcomes.filter((o) => o.reason === 'NOT_RETRYABLE')) {
-        expect(outcome).toMatchObject({ failureCode: 'STORE_UNAVAILABLE', deadLettered: true });
-        continuations.push((await rt.runs.requeue(outcome.runId, { requestedBy: busPrincipal('operator'), reason: 'store back' })).continuationRunId);
-      }
-      await settleEverything(rt);
-      const failClosed = outcomes.filter((o) => o.reason === 'AUDIT_PERSISTENCE_FAILED');
-      for (const outcome of outcomes) {
-        const allowed =
-          outcome.reason === 'COMPLETED' ||
-          outcome.reason === 'NOT_RETRYABLE' ||
-          outcome.reason === 'AUDIT_PERSISTENCE_FAILED' ||
-          (outcome.reason === 'WRITE_INTERRUPTED' && outcome.events.some((e) => e.type === 'RunFailed' && e.data.inFlightWrite?.effect === 'NON_IDEMPOTENT_WRITE'));
-        expect([outcome.runId, outcome.reason, allowed]).toEqual([outcome.runId, outcome.reason, true]);
-      }
-      await expectFailClosedDecisionsAccountedFor(rt, logs!, outcomes);
-      for (const o of await Promise.all(continuations.map((id) => outcomeOf(rt, id)))) expect([o.runId, o.status]).toEqual([o.runId, 'COMPLETED']);
-      await expectRunInvariants(rt, [...all, ...continuations]);
-      expect(rt.index.counts()).toEqual({ queued: 0, running: 0, waiting: 0 });
-
-      const gaps: string[] = [];
-      for (const o of failClosed) {
-        const write = [...o.events].reverse().find((e) => e.type === 'ToolExecuted' && e.data.effect !== 'READ_ONLY');
-        const stepId = write?.type === 'ToolExecuted' ? write.data.stepId : '?';
-        // An audit append refused with a lost connection may still have been written (an ambiguous COMMIT): then there is no gap.
-        if (!(await rt.auditEvents(o.runId)).some((e) => (e.data as { stepId?: string }).stepId === stepId)) gaps.push(stepId);
-      }
-      await expectSagaReports(rt, gaps);
+      const { settled, outcomes, continuations, failClosed, gaps } = await settleAfterOutage(rt, logs!, all);
+      await expectSagaCaughtUp(rt, gaps);
       await projections!.caughtUp(30_000);
       const comparison = await projections!.compareWithRebuild();
       expectSameAsRebuild(comparison);
@@ -627,27 +600,3 @@ describe('the runtime on PostgreSQL: connections cut and the server restarted wh
   );
 });
 
-/**
- * The saga caught up with both stores and, once every grace period is over,
- * reports exactly `gaps` (each once) and finds nothing else: a write
- * delivered twice after its audit would be pending again, a lost audit would
- * leave its write unmatched.
- */
-async function expectSagaReports(rt: RuntimeHarness, gaps: readonly string[]): Promise<void> {
-  const last = async (store: RuntimeHarness['runStore'], type: string) => {
-    let found: RecordedEvent | undefined;
-    for await (const event of store.readAll()) if (event.type === type) found = event;
-    return found?.position;
-  };
-  const lastWrite = await last(rt.runStore, 'ToolExecuted');
-  const lastAudit = await last(rt.auditStore, 'AuditRecorded');
-  await eventually(
-    () => (rt.saga.checkpoint('writes') === lastWrite && rt.saga.checkpoint('audits') === lastAudit ? true : undefined),
-    20_000,
-    'the saga to reach both heads',
-  );
-  rt.clock.advance(3_600 * SECOND);
-  const check = await rt.saga.checkDeadlines();
-  expect(check.found).toEqual([]);
-  expect([...check.reported].sort()).toEqual([...gaps].sort());
-}

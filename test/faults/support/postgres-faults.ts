@@ -118,9 +118,10 @@ export interface PostgresStores {
 export async function startPostgresStores(
   server: PostgresTestServer,
   layout: 'one store' | 'two schemas',
-  options: { readonly reconnectTimeoutMs?: number; readonly poolSize?: number; readonly queryTimeoutMs?: number; readonly port?: number } = {},
+  options: { readonly reconnectTimeoutMs?: number; readonly poolSize?: number; readonly queryTimeoutMs?: number; readonly port?: number; readonly groupCommit?: boolean } = {},
 ): Promise<PostgresStores> {
   const common = {
+    groupCommit: options.groupCommit,
     reconnectTimeoutMs: options.reconnectTimeoutMs,
     poolSize: options.poolSize,
     queryTimeoutMs: options.queryTimeoutMs,

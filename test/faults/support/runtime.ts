@@ -1,12 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { LoggerService } from '@nestjs/common';
 import { ConsoleLogger, Logger } from '@nestjs/common';
 import type { RunEvent } from '@agent-ledger/domain';
-import { isTerminalRunEvent } from '@agent-ledger/domain';
+import { busPrincipal, isTerminalRunEvent } from '@agent-ledger/domain';
 import type { EventStore, EventStoreDbReconnectOptions, RecordedEvent } from '@agent-ledger/event-store';
-import { EventStoreDbEventStore } from '@agent-ledger/event-store';
+import { EventStoreDbEventStore, eventTypeFilter } from '@agent-ledger/event-store';
 import type { ProjectionSource } from '@agent-ledger/projections';
 import { ALL_PROJECTIONS, PROJECTED_EVENTS_FILTER, ProjectionQueries, ProjectionRunner, ProjectionStore } from '@agent-ledger/projections';
 import type { Gate, RuntimeHarness, RuntimeHarnessOptions, TestAgent } from '@agent-ledger/runtime/testing';
@@ -461,4 +462,104 @@ export async function expectFailClosedDecisionsAccountedFor(rt: RuntimeHarness, 
     expect({ runId, stepId, reason: outcome?.reason, failureUnrecorded: unrecorded.has(runId), audited }).toEqual({ runId, stepId, reason: outcome?.reason, failureUnrecorded: true, audited: true });
   }
   expect(outcomes.filter((o) => o.reason === 'AUDIT_PERSISTENCE_FAILED').every((o) => decisions.some((d) => d.runId === o.runId))).toBe(true);
+}
+
+/** What {@link settleAfterOutage} found. */
+export interface OutageSettlement {
+  /** The first settling's figures. */
+  readonly settled: { reaped: number; segments: number };
+  /** Every run's outcome after the first settling. */
+  readonly outcomes: readonly RunOutcome[];
+  /** The continuations an operator requeued (dead-lettered `STORE_UNAVAILABLE` runs), all completed. */
+  readonly continuations: readonly string[];
+  /** The runs failed closed (`AUDIT_PERSISTENCE_FAILED`). */
+  readonly failClosed: readonly RunOutcome[];
+  /** The steps of the failed-closed writes whose audit is not in the audit store: the saga's gaps to report. */
+  readonly gaps: readonly string[];
+}
+
+/**
+ * After a store outage: settles every run; requeues, as an operator, each
+ * run dead-lettered because the store was unavailable (its continuation must
+ * complete); checks that every run ended as the rules allow (completed, the
+ * store's refusal, an audit that could not be stored, a non-idempotent write
+ * interrupted), that each fail-closed decision is accounted for, the run
+ * invariants, and an empty queue. Returns the outcomes and the saga's gaps.
+ */
+export async function settleAfterOutage(rt: RuntimeHarness, logs: CapturedLogs, runIds: readonly string[]): Promise<OutageSettlement> {
+  const settled = await settleEverything(rt);
+  // A failure recorded in the instant the server came back dead-letters its run: an operator requeues it.
+  const outcomes = await Promise.all(runIds.map((id) => outcomeOf(rt, id)));
+  const continuations: string[] = [];
+  for (const outcome of outcomes.filter((o) => o.reason === 'NOT_RETRYABLE')) {
+    expect(outcome).toMatchObject({ failureCode: 'STORE_UNAVAILABLE', deadLettered: true });
+    continuations.push((await rt.runs.requeue(outcome.runId, { requestedBy: busPrincipal('operator'), reason: 'store back' })).continuationRunId);
+  }
+  await settleEverything(rt);
+  for (const outcome of outcomes) {
+    const allowed =
+      outcome.reason === 'COMPLETED' ||
+      outcome.reason === 'NOT_RETRYABLE' ||
+      // A write's audit that met the outage: fail-closed, by the rules.
+      outcome.reason === 'AUDIT_PERSISTENCE_FAILED' ||
+      (outcome.reason === 'WRITE_INTERRUPTED' && outcome.events.some((e) => e.type === 'RunFailed' && e.data.inFlightWrite?.effect === 'NON_IDEMPOTENT_WRITE'));
+    expect([outcome.runId, outcome.reason, allowed]).toEqual([outcome.runId, outcome.reason, true]);
+  }
+  await expectFailClosedDecisionsAccountedFor(rt, logs, outcomes);
+  for (const o of await Promise.all(continuations.map((id) => outcomeOf(rt, id)))) expect([o.runId, o.status]).toEqual([o.runId, 'COMPLETED']);
+  await expectRunInvariants(rt, [...runIds, ...continuations]);
+  expect(rt.index.counts()).toEqual({ queued: 0, running: 0, waiting: 0 });
+  const failClosed = outcomes.filter((o) => o.reason === 'AUDIT_PERSISTENCE_FAILED');
+  const gaps: string[] = [];
+  for (const o of failClosed) {
+    const write = [...o.events].reverse().find((e) => e.type === 'ToolExecuted' && e.data.effect !== 'READ_ONLY');
+    const stepId = write?.type === 'ToolExecuted' ? write.data.stepId : '?';
+    // An audit append refused with a lost connection may still have been written (an ambiguous commit): then there is no gap.
+    if (!(await rt.auditEvents(o.runId)).some((e) => (e.data as { stepId?: string }).stepId === stepId)) gaps.push(stepId);
+  }
+  return { settled, outcomes, continuations, failClosed, gaps };
+}
+
+/** The last event of `type` in `store`'s `$all`. */
+export async function lastOfType(store: EventStore, type: string): Promise<RecordedEvent | undefined> {
+  let last: RecordedEvent | undefined;
+  for await (const event of store.readAll({ filter: eventTypeFilter(type) })) last = event;
+  return last;
+}
+
+/** The saga's durable state: unmatched writes and audits, read from its own file. */
+export function sagaLeftovers(rt: RuntimeHarness): { pendingWrites: number; unmatchedAudits: number } {
+  const db = new Database(join(rt.sagaDir, 'audit-gap-saga.sqlite'), { readonly: true });
+  try {
+    return {
+      pendingWrites: (db.prepare('SELECT COUNT(*) AS n FROM pending_writes').get() as { n: number }).n,
+      unmatchedAudits: (db.prepare('SELECT COUNT(*) AS n FROM audited_steps').get() as { n: number }).n,
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * The saga resumed without loss or duplicate: its checkpoints reach the last
+ * `ToolExecuted` of the run store and the last `AuditRecorded` of the audit
+ * store; once every grace period is over, it reports exactly `gaps` (each
+ * once) and nothing is left in its ledger. A write delivered again after its
+ * audit matched it would be pending again (a false gap, `found` by the
+ * deadline check); an audit delivered again would stay unmatched; a lost
+ * write or audit would leave its partner.
+ */
+export async function expectSagaCaughtUp(rt: RuntimeHarness, gaps: readonly string[]): Promise<void> {
+  const lastWrite = await lastOfType(rt.runStore, 'ToolExecuted');
+  const lastAudit = await lastOfType(rt.auditStore, 'AuditRecorded');
+  await eventually(
+    () => (rt.saga.checkpoint('writes') === lastWrite?.position && rt.saga.checkpoint('audits') === lastAudit?.position ? true : undefined),
+    20_000,
+    'the saga to reach both heads',
+  );
+  rt.clock.advance(3_600 * SECOND);
+  const check = await rt.saga.checkDeadlines();
+  expect(check.found).toEqual([]);
+  expect([...check.reported].sort()).toEqual([...gaps].sort());
+  expect(sagaLeftovers(rt)).toEqual({ pendingWrites: 0, unmatchedAudits: 0 });
 }
