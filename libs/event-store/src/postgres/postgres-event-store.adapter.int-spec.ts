@@ -14,6 +14,9 @@ import { anEvent, eventually, puller, rejectionOf, someEvents, uniqueStream } fr
 import { PostgresEventStore } from './postgres-event-store';
 import { POSTGRES_SCHEMA_VERSION } from './postgres-schema';
 
+// Many concurrent appenders against a real server: generous on a loaded runner (each test waits on its own conditions).
+jest.setTimeout(scaled(60_000));
+
 let server: PostgresTestServer;
 const opened: PostgresEventStore[] = [];
 

@@ -17,6 +17,8 @@ const AGENTS: TestAgent[] = [
   { name: 'putter', script: [{ toolCalls: [call('test.read'), call('test.put')] }, { final: 'put it' }] },
   { name: 'flaky', script: [], provider: { respond: () => Promise.reject(Object.assign(new Error('HTTP 503'), { status: 503 })) } },
 ];
+jest.setTimeout(scaled(60_000));
+
 const RUNS = 24;
 const claims = (events: readonly RunEvent[]) => events.filter((event) => event.type === 'RunClaimed');
 const settled = (events: readonly RunEvent[]) => ['RunCompleted', 'RunFailed', 'RunCancelled'].includes(events.at(-1)?.type ?? '');
