@@ -17,8 +17,9 @@ const shared: Config = {
   testEnvironment: 'node',
   // A test without a timeout of its own: Jest's 5 s, scaled for load (TEST_TIME_SCALE, test/support/time-scale.ts).
   testTimeout: scaled(5_000),
-  // The service's settings from the shell that runs the suite never reach a test (test/support/clean-environment.ts).
-  setupFiles: ['<rootDir>/test/support/clean-environment.ts'],
+  // Each file in a process of its own, checked (test/support/one-file-per-process.ts); the service's settings from
+  // the shell that runs the suite never reach a test (test/support/clean-environment.ts).
+  setupFiles: ['<rootDir>/test/support/one-file-per-process.ts', '<rootDir>/test/support/clean-environment.ts'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }],
@@ -31,6 +32,11 @@ const shared: Config = {
 };
 
 const config: Config = {
+  // A fresh worker process for every test file (Jest: "0 always restarts the worker"), also with one worker, which
+  // would otherwise run every file in Jest's own process. In a shared process each file leaves an AsyncLocalStorage
+  // alive that every later promise pays for, so a file's cost grew with the number of files before it; a fresh
+  // process costs about 0.3 s a file instead. See docs/reliability.md ("One process a test file").
+  workerIdleMemoryLimit: 0,
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,test,bench}/**/*.spec.ts'] },
     {
