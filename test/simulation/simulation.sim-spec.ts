@@ -24,6 +24,16 @@ const maxActions = env.SIM_MAX_ACTIONS === undefined ? 30 : Number(env.SIM_MAX_A
 const seed = env.SIM_SEED === undefined ? (Date.now() ^ (Math.random() * 0x1_0000_0000)) | 0 : Number(env.SIM_SEED);
 const path = env.SIM_PATH;
 
+/*
+ * Bounds, so that a hang fails in minutes: a schedule costs 30 to 40 ms alone
+ * (240 ms at a load average of 40), so one that has not ended after 30 s
+ * (scaled) hung, and fails as itself, with its replay line; the whole budget
+ * gets 120 ms a schedule (scaled: 12 min for 2000), after which fast-check
+ * stops and fails, still before Jest's own timeout.
+ */
+const scheduleTimeoutMs = scaled(30_000);
+const budgetMs = scaled(Math.max(120_000, schedules * 120));
+
 describe('deterministic simulation', () => {
   it(
     `every invariant holds after every schedule (${path === undefined ? `${schedules} schedules` : `replay of path ${path}`}, seed ${seed})`,
@@ -34,6 +44,9 @@ describe('deterministic simulation', () => {
       try {
         await fc.assert(simulationProperty(maxActions, totals, { verboseLogs: env.SIM_LOGS === '1', strict: env.SIM_STRICT === '1' }), {
           numRuns: schedules,
+          timeout: scheduleTimeoutMs,
+          interruptAfterTimeLimit: budgetMs,
+          markInterruptAsFailure: true,
           seed,
           ...(path === undefined ? {} : { path }),
           verbose: 1,
@@ -47,6 +60,6 @@ describe('deterministic simulation', () => {
       process.stdout.write(`${totals.summary(Date.now() - started)}\n`);
       expect(totals.failing).toBe(0); // fast-check fails first, with the shrunk schedule; this guards the totals
     },
-    scaled(Math.max(600_000, schedules * 1000)),
+    budgetMs + scaled(60_000),
   );
 });

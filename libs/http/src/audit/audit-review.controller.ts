@@ -1,12 +1,20 @@
 import { Controller, Get, Inject, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { EventStore } from '@agent-ledger/event-store';
-import { ProjectionQueries } from '@agent-ledger/projections';
+import { ProjectionQueries, ProjectionRunnerPool } from '@agent-ledger/projections';
 import { AUDIT_EVENT_STORE, AuditStoreReviewer, RUN_EVENT_STORE, reviewRunAudit } from '@agent-ledger/runtime';
 import { AcrossRuns, RequireScope } from '../auth/auth.decorators';
 import { AuditReviewQueryDto } from '../runs/run-dtos';
 import type { AuditReviewAnswer } from './audit-review-answer';
 import { ApiStoreFaults } from '../openapi/store-faults.decorator';
+
+/**
+ * How long `GET /audit/review` waits, after reading the verdict from the
+ * stores, for this process's read models to apply what the stores hold: so
+ * that the report's figures are not older than its verdict (a write audited a
+ * moment ago is never reported without its audit).
+ */
+export const AUDIT_REVIEW_SETTLE_WAIT_MS = 2_000;
 
 /**
  * `GET /audit/review`: the audit-review read model's report (the dashboard's
@@ -18,6 +26,7 @@ import { ApiStoreFaults } from '../openapi/store-faults.decorator';
 export class AuditReviewController {
   constructor(
     private readonly queries: ProjectionQueries,
+    private readonly runners: ProjectionRunnerPool,
     private readonly reviewer: AuditStoreReviewer,
     @Inject(RUN_EVENT_STORE) private readonly runStore: EventStore,
     @Inject(AUDIT_EVENT_STORE) private readonly auditStore: EventStore,
@@ -43,7 +52,8 @@ export class AuditReviewController {
       query.runId === undefined
         ? await this.reviewer.review({ limit })
         : await reviewRunAudit({ runStore: this.runStore, auditStore: this.auditStore }, query.runId, { limit });
-    // The read model is read after the stores: its figures are at least as recent as the verdict.
+    // The read model is read once it has applied what the stores held after the verdict: its figures are at least as recent.
+    await this.runners.settled(AUDIT_REVIEW_SETTLE_WAIT_MS);
     const report = this.queries.auditReview({ runId: query.runId, limit });
     return { ...report, verdict, findings: verdict.findings };
   }

@@ -62,3 +62,35 @@ describe('GET /audit/review: the verdict from the stores', () => {
     expect(answer.body).toMatchObject({ code: 'INVALID_FIELD', field: 'limit' });
   });
 });
+
+describe('GET /audit/review right after a write was audited', () => {
+  const auditor = httpTestKey('auditor', ['audit:read', 'runs:submit']);
+  let app: HttpTestApp;
+
+  beforeAll(async () => {
+    app = await startHttpTestApp({ keys: [auditor] });
+  });
+  afterAll(() => app.close());
+
+  // The read models batch live events for up to 20 ms: without waiting for them, the review answered the moment
+  // the interactive run completed counted its write as executed and not audited (a false alarm, with the verdict
+  // from the stores saying the opposite).
+  it('counts the write as audited, in agreement with its verdict, the moment the run answered COMPLETED', async () => {
+    const totals: unknown[] = [];
+    for (let i = 0; i < 10; i++) {
+      const started = await app.call('POST', '/runs', { key: auditor, body: { agent: 'writer', input: `go ${i}`, mode: 'interactive' } });
+      expect(started.body).toMatchObject({ run: { status: 'COMPLETED' } });
+      const runId = (started.body as { runId: string }).runId;
+      const answer = await app.call('GET', `/audit/review?runId=${runId}`, { key: auditor });
+      const body = answer.body as AuditReviewAnswer;
+      totals.push({ status: answer.status, readModel: body.totals, verdict: body.verdict.totals.writesAudited });
+    }
+    expect(totals).toEqual(
+      Array.from({ length: 10 }, () => ({
+        status: 200,
+        readModel: expect.objectContaining({ writesExecuted: 1, writesAudited: 1, writesWithoutAudit: 0 }),
+        verdict: 1,
+      })),
+    );
+  });
+});
