@@ -121,12 +121,14 @@ export function describeCrashScenarios(suite: CrashSuite): void {
       if (suite.figuresFile !== null) writeFileSync(suite.figuresFile, `${JSON.stringify(figures, null, 2)}\n`);
     }, scaled(60_000));
 
+    // A test waits for its own scenario only (every earlier one has ended, so its own has started): 62 to 149 s
+    // each on a loaded machine; one that has not ended in 5 min (scaled) hangs, and fails in minutes, not hours.
     suite.scenarios.forEach((spec, index) => {
       it(`${spec.label}: every invariant holds after the crashes (seed ${spec.seed})`, async () => {
         const outcome = await (outcomes.get(index) as Promise<ScenarioOutcome>);
         if (outcome.failure !== '') throw new Error(outcome.failure);
         expect(outcome.report.violations).toEqual([]);
-      }, scaled(3_600_000));
+      }, scaled(300_000));
     });
   });
 }
