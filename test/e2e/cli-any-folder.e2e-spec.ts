@@ -147,6 +147,7 @@ describe('the built agent-ledger CLI from any folder (e2e)', () => {
     // With the service's data folder named, the same command works from here.
     const verified = await run('agent-ledger', ['audit', 'verify'], empty, { ...shell, AGENT_LEDGER_DATA_DIR: service.dataDir });
     expectExit(verified, 0);
-    expect(verified.stdout).toMatch(/^Audit chains: \d+ runs/);
+    expect(verified.stdout).toMatch(new RegExp(`^Stores read: embedded SQLite ${join(service.dataDir, 'agent-ledger.sqlite')} \\(store [0-9a-f-]{36}\\)`));
+    expect(verified.stdout).toMatch(/^Audit chains: \d+ runs/m);
   });
 });

@@ -55,7 +55,8 @@ describe('agent-ledger CLI with the service on EventStoreDB (e2e)', () => {
 
     const review = await runCliProcess(['audit', 'review', '--json'], env);
     expectExit(review, 0);
-    const report = JSON.parse(review.stdout) as { findings: boolean; review: { totals: Record<string, number> }; chains: { runs: number; breaks: unknown[] } };
+    const report = JSON.parse(review.stdout) as { stores: { runStore: { kind: string; storeId: string } }; findings: boolean; review: { totals: Record<string, number> }; chains: { runs: number; breaks: unknown[] } };
+    expect(report.stores.runStore).toMatchObject({ kind: 'eventstoredb', storeId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     expect(report.findings).toBe(false);
     expect(report.review.totals).toMatchObject({ writesExecuted: 2, writesAudited: 2, writesWithoutAudit: 0 });
     expect(report.chains.runs).toBeGreaterThanOrEqual(1);
@@ -63,7 +64,8 @@ describe('agent-ledger CLI with the service on EventStoreDB (e2e)', () => {
 
     const verified = await runCliProcess(['audit', 'verify'], env);
     expectExit(verified, 0);
-    expect(verified.stdout).toMatch(/^Audit chains: \d+ runs, \d+ records, 0 broken/);
+    expect(verified.stdout.split('\n')[0]).toBe(`Stores read: EventStoreDB ${env.EVENTSTORE_CONNECTION_STRING} (store ${report.stores.runStore.storeId}); settings from the environment and the defaults, no configuration file`);
+    expect(verified.stdout).toMatch(/^Audit chains: \d+ runs, \d+ records, 0 broken/m);
 
     const rebuilt = await runCliProcess(['projections', 'rebuild', 'runStatus'], env);
     expectExit(rebuilt, 0);

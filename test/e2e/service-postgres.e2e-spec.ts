@@ -3,7 +3,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ReadinessReport } from '@agent-ledger/client';
-import { PostgresEventStore } from '@agent-ledger/event-store';
+import { PostgresEventStore, SqliteEventStore } from '@agent-ledger/event-store';
+import { runCliProcess } from './support/cli-process';
 import { eventually, listeningPort, request, settledRun } from './support/http-service';
 import type { ServiceProcess } from './support/service-process';
 import { GREETER_AGENTS_YAML, startServiceProcess } from './support/service-process';
@@ -137,4 +138,41 @@ describe('the service on PostgreSQL (e2e)', () => {
     expect(existsSync(join(dir, 'store.sqlite'))).toBe(false);
     expect(existsSync(dataDir)).toBe(false);
   }, scaled(60_000));
+
+  it(
+    "the store verbs in the service's folder: without --config they read ./data and warn naming the file; with it, PostgreSQL, named without its password, and the run",
+    async () => {
+      // An old embedded store in ./data (what `init` and the defaults use), and beside it the service's configuration on PostgreSQL.
+      const old = SqliteEventStore.open({ path: join(dataDir, 'agent-ledger.sqlite') });
+      const oldId = (await old.storeIdentity()).id;
+      await old.close();
+      const configFile = join(dir, 'agent-ledger-pg.yaml');
+      writeFileSync(configFile, `store:\n  dataDir: ./pg-data\n  postgresConnectionString: "${connectionString}"\n  postgresSchema: e2e_cli\nagents:\n  configFile: ./agents.yaml\n`);
+      const service = startServiceProcess({ AGENT_LEDGER_CONFIG: configFile, WORKER_CONCURRENCY: '1' });
+      children.push(service.child);
+      const base = await listening(service);
+      const created = await request<{ runId: string }>(base, 'POST', '/runs', { agent: 'greeter', input: 'hi' });
+      expect((await settledRun(base, created.body.runId, scaled(30_000))).status).toBe('COMPLETED');
+      await stop(service);
+
+      const unread = await runCliProcess(['audit', 'review'], {}, dir);
+      expect(unread.code).toBe(0);
+      expect(unread.stdout.split('\n')[0]).toBe(`Stores read: embedded SQLite ${join(dataDir, 'agent-ledger.sqlite')} (store ${oldId}); settings from the environment and the defaults, no configuration file`);
+      expect(unread.stderr).toContain(`${configFile} was not read (no --config, AGENT_LEDGER_CONFIG unset)`);
+      expect(unread.stderr).toContain(`agent-ledger audit review --config ${configFile}`);
+
+      const given = await runCliProcess(['audit', 'review', '--json', '--config', 'agent-ledger-pg.yaml'], {}, dir);
+      expect(given.code).toBe(0);
+      const report = JSON.parse(given.stdout) as { stores: { runStore: { kind: string; location: string; storeId: string }; configFile: string }; chains: { runs: number } };
+      expect(report.stores).toMatchObject({ runStore: { kind: 'postgres', location: `${pg.connectionString} schema e2e_cli` }, configFile });
+      expect(report.stores.runStore.storeId).not.toBe(oldId);
+      expect(report.chains.runs).toBe(1);
+      const verified = await runCliProcess(['audit', 'verify', '--config', configFile], {}, dir);
+      expect(verified.code).toBe(0);
+      expect(verified.stdout.split('\n')[0]).toBe(`Stores read: PostgreSQL ${pg.connectionString} schema e2e_cli (store ${report.stores.runStore.storeId}); settings from the configuration file ${configFile} and the environment`);
+      expect(verified.stderr).toBe('');
+      for (const output of [given.stdout, given.stderr, verified.stdout, verified.stderr, unread.stderr]) expect(output).not.toContain('not-to-be-shown');
+    },
+    scaled(120_000),
+  );
 });

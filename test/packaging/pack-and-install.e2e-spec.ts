@@ -133,6 +133,7 @@ describe('the packages, packed and installed into a fresh project', () => {
 
   describe('agent-ledger init, from an empty folder to a completed run', () => {
     let starter: string;
+    let runId: string | undefined;
 
     beforeAll(() => {
       // The CLI that writes the starter: the packed one, installed in the host project above.
@@ -175,10 +176,28 @@ describe('the packages, packed and installed into a fresh project', () => {
           ['notes.read', 'READ_ONLY'],
         ]);
         expect(readFileSync(join(starter, 'data', 'notes', 'groceries.txt'), 'utf8')).toBe('milk, bread');
+        runId = body.runId;
       } finally {
         expect(await served.stop()).toEqual({ leftovers: [] });
         expect(served.output()).toContain('SIGTERM: shutting down');
       }
+    }, TEST_TIMEOUT_MS);
+
+    it("audit review in the starter's folder reviews the store the service wrote: with --config, that run's write audited; without, a warning naming --config", () => {
+      if (runId === undefined) throw new Error('the run of the test before did not complete');
+      const cli = join(starter, 'node_modules', '.bin', 'agent-ledger');
+      const configFile = join(starter, 'agent-ledger.yaml');
+      type Review = { stores: { runStore: { kind: string; location: string }; configFile: string | null; unreadConfigFiles: string[] }; review: { writes: { runId: string; audited: boolean }[] } };
+      const given = runOk(cli, ['audit', 'review', '--json', '--config', 'agent-ledger.yaml'], starter, { timeoutMs: COMMAND_TIMEOUT_MS });
+      const report = JSON.parse(given.stdout) as Review;
+      expect(report.stores).toMatchObject({ runStore: { kind: 'sqlite', location: join(realpathSync(starter), 'data', 'agent-ledger.sqlite') }, configFile: realpathSync(configFile), unreadConfigFiles: [] });
+      expect(report.review.writes.filter((w) => w.runId === runId)).toEqual([expect.objectContaining({ runId, audited: true })]);
+      expect(given.stderr).toBe('');
+
+      const text = runOk(cli, ['audit', 'review'], starter, { timeoutMs: COMMAND_TIMEOUT_MS });
+      expect(text.stdout.split('\n')[0]).toMatch(/^Stores read: embedded SQLite .*agent-ledger\.sqlite \(store [0-9a-f-]{36}\); settings from the environment and the defaults, no configuration file$/);
+      expect(text.stderr).toContain('agent-ledger.yaml was not read (no --config, AGENT_LEDGER_CONFIG unset)');
+      expect(text.stderr).toContain('agent-ledger audit review --config ');
     }, TEST_TIMEOUT_MS);
   });
 });

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { entryArgs } from './entry-point';
+import { entryArgs, TS_PROJECT } from './entry-point';
 import { scaled } from '../../support/time-scale';
 
 const root = join(__dirname, '..', '..', '..');
@@ -32,11 +32,11 @@ export interface CliProcess {
   stop(signal?: NodeJS.Signals): Promise<CliResult>;
 }
 
-/** Starts `agent-ledger <args>` with `env` on top of this process's environment. */
-export function startCliProcess(args: readonly string[], env: Readonly<Record<string, string>> = {}): CliProcess {
+/** Starts `agent-ledger <args>` with `env` on top of this process's environment, in `cwd` (default: the repository). */
+export function startCliProcess(args: readonly string[], env: Readonly<Record<string, string>> = {}, cwd: string = root): CliProcess {
   const child = spawn(process.execPath, [...entryArgs('cli'), ...args], {
-    cwd: root,
-    env: { ...process.env, TS_NODE_TRANSPILE_ONLY: '1', TS_NODE_PROJECT: 'tsconfig.json', EVENTSTORE_CONNECTION_STRING: '', ...env },
+    cwd,
+    env: { ...process.env, TS_NODE_TRANSPILE_ONLY: '1', TS_NODE_PROJECT: TS_PROJECT, EVENTSTORE_CONNECTION_STRING: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -77,9 +77,9 @@ export function startCliProcess(args: readonly string[], env: Readonly<Record<st
   };
 }
 
-/** Runs `agent-ledger <args>` to its end. */
-export function runCliProcess(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<CliResult> {
-  return startCliProcess(args, env).exited();
+/** Runs `agent-ledger <args>` to its end, in `cwd` (default: the repository). */
+export function runCliProcess(args: readonly string[], env: Readonly<Record<string, string>> = {}, cwd: string = root): Promise<CliResult> {
+  return startCliProcess(args, env, cwd).exited();
 }
 
 /** The types of the events `events follow` printed (`<position> <type> ...` lines). */

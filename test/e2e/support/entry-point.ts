@@ -11,6 +11,9 @@ const SOURCE = {
   cli: 'apps/agent-ledger/src/cli/main.ts',
 } as const;
 
+/** The TypeScript project of the sources, for ts-node (`TS_NODE_PROJECT`), absolute. */
+export const TS_PROJECT = join(root, 'tsconfig.json');
+
 /**
  * The node arguments that start the service or the CLI. In CI (`CI=true`),
  * where `.ci/run` builds before testing, the **built** program in `dist/` is
@@ -20,7 +23,8 @@ const SOURCE = {
 export function entryArgs(program: keyof typeof BUILT): string[] {
   const built = join(root, BUILT[program]);
   if (process.env.CI === 'true' && existsSync(built)) return [built];
-  return ['-r', 'ts-node/register', '-r', 'tsconfig-paths/register', SOURCE[program]];
+  // Absolute, so that the program may run in any folder (a store verb in the service's folder).
+  return ['-r', require.resolve('ts-node/register'), '-r', require.resolve('tsconfig-paths/register'), join(root, SOURCE[program])];
 }
 
 /**
@@ -29,5 +33,5 @@ export function entryArgs(program: keyof typeof BUILT): string[] {
  * connection inherited from the shell) and a free port, then `env`.
  */
 export function serviceProcessEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
-  return { ...process.env, TS_NODE_TRANSPILE_ONLY: '1', TS_NODE_PROJECT: 'tsconfig.json', EVENTSTORE_CONNECTION_STRING: '', PORT: '0', ...env };
+  return { ...process.env, TS_NODE_TRANSPILE_ONLY: '1', TS_NODE_PROJECT: TS_PROJECT, EVENTSTORE_CONNECTION_STRING: '', PORT: '0', ...env };
 }

@@ -10,9 +10,13 @@ import { openReadModels } from '../config/read-models';
 import { checkStoreIdentities } from '../config/store-identity-check';
 import { openStores } from '../config/open-stores';
 import { printVerdict } from './audit-verdict-output';
+import type { StoresRead } from './stores-read';
+import { announceStores, storesRead } from './stores-read';
 
 /** The audit review as the command reports it. */
 export interface AuditReviewOutput {
+  /** The stores reviewed (and the configuration they came from). */
+  readonly stores: StoresRead;
   /** The audit-review read model's report (the figures and lists of the dashboard). */
   readonly review: AuditReviewReport;
   /** The chains' part of the verdict. */
@@ -31,7 +35,8 @@ export interface AuditReviewOutput {
 }
 
 /**
- * `agent-ledger audit review [--json]`: brings the audit-review read model up
+ * `agent-ledger audit review [--json] [--config FILE]`: says which stores it
+ * reads (its first line), brings the audit-review read model up
  * to date and prints its totals and lists (writes without audit, gaps, runs
  * failed closed, interrupted writes), then the integrity verdict read from
  * the stores (every audit chain verified end to end, every executed write of
@@ -40,10 +45,12 @@ export interface AuditReviewOutput {
  * jobs) on a finding of the verdict, or on any executed write without its
  * audit record, even one the contract allows.
  */
-export async function auditReview(config: ServiceConfig, options: { json: boolean }, output: CliOutput): Promise<ExitCode> {
+export async function auditReview(config: ServiceConfig, options: { json: boolean; cwd?: string }, output: CliOutput): Promise<ExitCode> {
   const stores = openStores(config);
   const readModels = openReadModels(config);
   try {
+    const read = await storesRead(config, stores, options.cwd ?? process.cwd());
+    announceStores(read, 'audit review', output, options.json);
     // Read models made from another store would be caught up from the wrong checkpoints: refused (or rebuilt) as at start-up.
     const refusal = await checkStoreIdentities(config, stores, { readModels: true, saga: false, log: (message) => output.err(message) });
     if (refusal !== null) {
@@ -57,7 +64,7 @@ export async function auditReview(config: ServiceConfig, options: { json: boolea
     const chains: AuditStoreVerification = { runs: verdict.runs, records: verdict.records, brokenRuns: verdict.brokenRuns, breaks: verdict.breaks };
     const findings = verdict.findings || verdict.totals.writesWithoutAudit > 0;
     if (options.json) {
-      output.out(JSON.stringify({ review, chains, verdict, findings } satisfies AuditReviewOutput, null, 2));
+      output.out(JSON.stringify({ stores: read, review, chains, verdict, findings } satisfies AuditReviewOutput, null, 2));
     } else {
       printReport(review, verdict, output);
     }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -41,10 +41,81 @@ describe('agent-ledger CLI', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('audit verify: exit 0 and a summary when every chain is intact', async () => {
+  /** The identity recorded in a store file. */
+  const identityOf = async (path: string): Promise<string> => {
+    const store = SqliteEventStore.open({ path });
+    try {
+      return (await store.storeIdentity()).id;
+    } finally {
+      await store.close();
+    }
+  };
+
+  it('audit verify: exit 0, which stores it read on its first line, then a summary when every chain is intact', async () => {
     const output = capture();
-    expect(await runCli(['audit', 'verify'], output, env)).toBe(0);
-    expect(output.lines[0]).toBe('Audit chains: 2 runs, 6 records, 0 broken');
+    expect(await runCli(['audit', 'verify'], output, env, { cwd: dataDir })).toBe(0);
+    const [runs, audits] = [await identityOf(join(dataDir, 'agent-ledger.sqlite')), await identityOf(join(dataDir, 'audit.sqlite'))];
+    expect(output.lines[0]).toBe(
+      `Stores read: embedded SQLite ${join(dataDir, 'agent-ledger.sqlite')} (store ${runs}); audit store embedded SQLite ${join(dataDir, 'audit.sqlite')} (store ${audits}); ` +
+        'settings from the environment and the defaults, no configuration file',
+    );
+    expect(output.lines[1]).toBe('Audit chains: 2 runs, 6 records, 0 broken');
+    expect(output.errors).toEqual([]);
+  });
+
+  it('every store verb takes --config, reads the stores it names, and says so; --json carries the same in "stores"', async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), 'agent-ledger-cli-elsewhere-'));
+    try {
+      const configFile = join(elsewhere, 'service.yaml');
+      writeFileSync(configFile, `store:\n  dataDir: ${dataDir}\naudit:\n  storePath: ${join(dataDir, 'audit.sqlite')}\n`);
+      const stores = {
+        runStore: { kind: 'sqlite', location: join(dataDir, 'agent-ledger.sqlite'), storeId: await identityOf(join(dataDir, 'agent-ledger.sqlite')) },
+        auditStore: { kind: 'sqlite', location: join(dataDir, 'audit.sqlite'), storeId: await identityOf(join(dataDir, 'audit.sqlite')) },
+        configFile,
+        unreadConfigFiles: [],
+      };
+      for (const verb of [['audit', 'review'], ['audit', 'verify']]) {
+        const json = capture();
+        expect(await runCli([...verb, '--json', '--config', 'service.yaml'], json, {}, { cwd: elsewhere })).toBe(0);
+        expect((JSON.parse(json.lines.join('\n')) as { stores: unknown }).stores).toEqual(stores);
+        const text = capture();
+        expect(await runCli([...verb, '--config', configFile], text, {}, { cwd: elsewhere })).toBe(0);
+        expect(text.lines[0]).toContain(`; settings from the configuration file ${configFile} and the environment`);
+      }
+      const rebuilt = capture();
+      expect(await runCli(['projections', 'rebuild', 'runStatus', '--config', configFile], rebuilt, {}, { cwd: elsewhere })).toBe(0);
+      expect(rebuilt.lines[0]).toBe(`Stores read: embedded SQLite ${stores.runStore.location} (store ${stores.runStore.storeId}); audit store embedded SQLite ${stores.auditStore.location} (store ${stores.auditStore.storeId}); settings from the configuration file ${configFile} and the environment`);
+      expect(rebuilt.lines.at(-1)).toMatch(/^Rebuilt runStatus: \d+ events/);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  it("warns, naming --config, when the current folder holds a configuration file it was not given; with no store there, the refusal names it too", async () => {
+    const project = mkdtempSync(join(tmpdir(), 'agent-ledger-cli-project-'));
+    try {
+      writeFileSync(join(project, 'agent-ledger.yaml'), `store:\n  dataDir: ${dataDir}\naudit:\n  storePath: ${join(dataDir, 'audit.sqlite')}\n`);
+      // The environment names the stores: they are read, with the warning that the file here was not.
+      const output = capture();
+      expect(await runCli(['audit', 'verify', '--json'], output, env, { cwd: project })).toBe(0);
+      expect((JSON.parse(output.lines.join('\n')) as { stores: { unreadConfigFiles: string[] } }).stores.unreadConfigFiles).toEqual([join(project, 'agent-ledger.yaml')]);
+      expect(output.errors).toEqual([
+        `agent-ledger audit verify: warning: ${join(project, 'agent-ledger.yaml')} was not read (no --config, AGENT_LEDGER_CONFIG unset): the stores above come from the environment and the defaults, and may not be the service's. ` +
+          `To read the service's stores: agent-ledger audit verify --config ${join(project, 'agent-ledger.yaml')}`,
+      ]);
+      // Nothing names the stores: ./data of the project does not exist, refused naming the file and the flag.
+      const refused = capture();
+      expect(await runCli(['audit', 'review'], refused, {}, { cwd: project })).toBe(3);
+      expect(refused.errors.join('\n')).toContain(`${join(project, 'agent-ledger.yaml')} was not read: give the service's with --config ${join(project, 'agent-ledger.yaml')}`);
+      expect(existsSync(join(project, 'data'))).toBe(false);
+      // Given, it is read, and no warning.
+      const given = capture();
+      expect(await runCli(['audit', 'review', '--config', 'agent-ledger.yaml'], given, {}, { cwd: project })).toBe(0);
+      expect(given.errors).toEqual([]);
+      expect(given.lines[0]).toContain(`Stores read: embedded SQLite ${join(dataDir, 'agent-ledger.sqlite')}`);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
   });
 
   it('audit verify --json: exit 1 and the broken record when an audit record was edited', async () => {
@@ -135,7 +206,8 @@ describe('agent-ledger CLI', () => {
         expect(said).toContain(`the read models ${join(dataDir, 'read-models.sqlite')} were made from another event store than the run store ${join(otherDir, 'runs.sqlite')} (EVENT_STORE_PATH)`);
         expect(said).toContain(`the audit store ${join(otherDir, 'audit.sqlite')} (AUDIT_STORE_PATH)`);
         expect(said).toContain('`agent-ledger projections rebuild`');
-        expect(refused.lines).toEqual([]);
+        // It says which stores it looked at, and nothing else.
+        expect(refused.lines).toEqual([expect.stringMatching(new RegExp(`^Stores read: embedded SQLite ${join(otherDir, 'runs.sqlite')} \\(store [0-9a-f-]{36}\\); audit store`))]);
 
         const rebuilt = capture();
         expect(await runCli(['audit', 'review', '--json'], rebuilt, { ...other, READ_MODELS_ON_STORE_MISMATCH: 'rebuild' })).toBe(0);
@@ -226,7 +298,7 @@ describe('agent-ledger CLI', () => {
       const output = capture();
       expect(await runCli(['audit', 'verify'], output, { ...env, AUDIT_STORE_PATH: join(dataDir, 'another-audit.sqlite') })).toBe(1);
       const text = output.lines.join('\n');
-      expect(output.lines[0]).toBe('Audit chains: 0 runs, 0 records, 0 broken');
+      expect(output.lines[1]).toBe('Audit chains: 0 runs, 0 records, 0 broken');
       expect(text).toContain('Finding: the run store holds 2 executed writes whose audit records are not in this audit store');
       expect(text).toContain('2 runs that executed writes have no audit stream in this audit store');
     });
@@ -237,7 +309,7 @@ describe('agent-ledger CLI', () => {
       db.close();
       const output = capture();
       expect(await runCli(['audit', 'verify'], output, env)).toBe(1);
-      expect(output.lines[0]).toBe('Audit chains: 2 runs, 4 records, 0 broken');
+      expect(output.lines[1]).toBe('Audit chains: 2 runs, 4 records, 0 broken');
       expect(output.lines.join('\n')).toMatch(/run-b\s+run-b\/r0\/t0\s+test\.put\s+IDEMPOTENT_WRITE\s+COMPLETED/);
     });
   });

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { ServiceConfig } from '../config/service-config';
 import { ServiceFailureError } from './service-client';
+import { unreadConfigFiles } from './unread-config-file';
 
 /**
  * Refuses, before anything is opened, a verb that reads the service's stores
@@ -23,8 +24,10 @@ export function requireExistingRunStore(config: ServiceConfig, env: NodeJS.Proce
         : env.AGENT_LEDGER_CONFIG !== undefined && env.AGENT_LEDGER_CONFIG.trim() !== ''
           ? `the configuration file ${env.AGENT_LEDGER_CONFIG}`
           : `the default data folder ./data of the current folder ${cwd}`;
+  const unread = unreadConfigFiles(config, cwd);
   throw new ServiceFailureError(
     `no event store at ${path} (from ${from}): this command reads the stores the service writes. ` +
-      'Run it in the folder the service runs in, or set AGENT_LEDGER_DATA_DIR (or EVENT_STORE_PATH, AGENT_LEDGER_CONFIG) as the service has it. Nothing was created.',
+      (unread.length === 0 ? '' : `${unread.join(', ')} ${unread.length === 1 ? 'was' : 'were'} not read: give the service's with --config ${unread[0]}. `) +
+      'Run it in the folder the service runs in, with its --config file, or set AGENT_LEDGER_DATA_DIR (or EVENT_STORE_PATH, AGENT_LEDGER_CONFIG) as the service has it. Nothing was created.',
   );
 }

@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import type { ParseArgsConfig } from 'node:util';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { ServiceConfig } from '../config/service-config';
 import { readServiceConfig } from '../config/service-config';
 import type { CliOutput } from './cli-output';
 import { ExitCode, processOutput } from './cli-output';
@@ -30,6 +31,8 @@ export interface CliDeps {
   readonly follow?: FollowReconnect;
   /** The clock of the ages printed (`approvals list`). @default Date.now */
   readonly now?: () => number;
+  /** The current folder of the verbs that open the stores (relative settings, a configuration file left unread). @default process.cwd() */
+  readonly cwd?: string;
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -72,12 +75,17 @@ const TIMEOUT_HELP = `
 interactive start, no limit unless given).`;
 
 const STORES_HELP = `
-It opens the stores of the service's configuration: the environment's settings
-(AGENT_LEDGER_DATA_DIR, default ./data of the current folder; EVENT_STORE_PATH,
-AUDIT_STORE_PATH, EVENTSTORE_CONNECTION_STRING, POSTGRES_CONNECTION_STRING and the
-other POSTGRES_* settings, AGENT_LEDGER_CONFIG). Run it where
-the service runs, or with its settings: a run store that does not exist is
-refused (exit 3) and nothing is created.`;
+It opens the stores of the service's configuration, read as serve and worker read it:
+the environment (AGENT_LEDGER_DATA_DIR, default ./data of the current folder;
+EVENT_STORE_PATH, AUDIT_STORE_PATH, EVENTSTORE_CONNECTION_STRING,
+POSTGRES_CONNECTION_STRING and the other POSTGRES_* settings), then the configuration
+file of --config (or AGENT_LEDGER_CONFIG), then the defaults; the environment wins
+over the file. Its first line names the stores it read (kind, file or connection
+without password, store identity) and where the settings came from; with --json,
+its "stores" field. A configuration file in the current folder (agent-ledger*.yaml,
+.yml or .json) that was not given is warned about on standard error, naming --config.
+A run store that does not exist is refused (exit 3) and nothing is created.
+--config <file>: the configuration file (YAML or JSON), as AGENT_LEDGER_CONFIG.`;
 
 const CONFIG_HELP = `
 --config <file>: the configuration file (YAML or JSON), as AGENT_LEDGER_CONFIG; its
@@ -332,45 +340,42 @@ ApprovalRequested, InputRequested, RunFailed) ends it once an event of that type
   {
     words: ['projections', 'rebuild'],
     args: ['[name]'],
-    synopsis: '[runStatus|steps|auditReview|approvals]',
+    synopsis: '[runStatus|steps|auditReview|approvals] [--config FILE]',
     summary: 'rebuild one read model, or all, then swap it in',
     help: `Works on the stores and read models of the configuration; may run while the service runs.
 The rebuild is recorded in the read models' file (when, which, by whom: cli:<user>@<host>),
 where the service's GET /projections/rebuild and the console's projections page show it.${STORES_HELP}`,
-    options: {},
-    run: async ({ positionals, env, output }) => {
-      const config = readServiceConfig(env);
-      requireExistingRunStore(config, env);
+    options: { config: { type: 'string' } },
+    run: async ({ values, positionals, env, output, deps }) => {
+      const { config, cwd } = storeVerbConfig(values, env, deps);
       const { projectionsRebuild } = await import('./projections-rebuild.command');
-      return projectionsRebuild(config, positionals[0], output);
+      return projectionsRebuild(config, positionals[0], output, cwd);
     },
   },
   {
     words: ['audit', 'review'],
     args: [],
-    synopsis: '[--json]',
+    synopsis: '[--json] [--config FILE]',
     summary: 'totals, writes without audit, gaps, broken chains, runs failed closed',
     help: `Exit 1 when it finds a write without audit, an audit gap or a broken chain.${STORES_HELP}`,
-    options: { ...JSON_OPTION },
-    run: async ({ values, env, output }) => {
-      const config = readServiceConfig(env);
-      requireExistingRunStore(config, env);
+    options: { ...JSON_OPTION, config: { type: 'string' } },
+    run: async ({ values, env, output, deps }) => {
+      const { config, cwd } = storeVerbConfig(values, env, deps);
       const { auditReview } = await import('./audit-review.command');
-      return auditReview(config, { json: values.json === true }, output);
+      return auditReview(config, { json: values.json === true, cwd }, output);
     },
   },
   {
     words: ['audit', 'verify'],
     args: [],
-    synopsis: '[--json]',
+    synopsis: '[--json] [--config FILE]',
     summary: "verify the hash chain of every run's audit stream",
     help: `Exit 1 on a broken chain.${STORES_HELP}`,
-    options: { ...JSON_OPTION },
-    run: async ({ values, env, output }) => {
-      const config = readServiceConfig(env);
-      requireExistingRunStore(config, env);
+    options: { ...JSON_OPTION, config: { type: 'string' } },
+    run: async ({ values, env, output, deps }) => {
+      const { config, cwd } = storeVerbConfig(values, env, deps);
       const { auditVerify } = await import('./audit-verify.command');
-      return auditVerify(config, { json: values.json === true }, output);
+      return auditVerify(config, { json: values.json === true, cwd }, output);
     },
   },
 ];
@@ -418,7 +423,7 @@ Commands:
 ${VERBS.map((v) => `  ${[...v.words, ...v.args].join(' ').padEnd(26)} ${v.summary}`).join('\n')}
 
 init writes a starter project; serve and worker run the service; runs, approvals, agents and events talk to it over HTTP; projections
-and audit open the stores of the configuration (environment variables, see the README).
+and audit open the stores of the configuration (the environment, --config FILE, the defaults) and name them on their first line.
 ${EXIT_CODES}`;
 
 function verbSynopsis(verb: Verb): string {
@@ -505,12 +510,25 @@ function usageError(output: CliOutput, message: string, usage: string): ExitCode
   return ExitCode.USAGE;
 }
 
-/** The environment with `--config` as AGENT_LEDGER_CONFIG (absolute), when it is given. */
-function withConfigFile(values: Values, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+/** The environment with `--config` as AGENT_LEDGER_CONFIG (absolute, from `cwd`), when it is given. */
+function withConfigFile(values: Values, env: NodeJS.ProcessEnv, cwd: string = process.cwd()): NodeJS.ProcessEnv {
   const file = str(values.config);
   if (file === undefined) return env;
   if (file.trim() === '') throw new UsageError('--config must name a file');
-  return { ...env, AGENT_LEDGER_CONFIG: resolve(file) };
+  return { ...env, AGENT_LEDGER_CONFIG: resolve(cwd, file) };
+}
+
+/**
+ * The settings of a verb that opens the stores, read as `serve` and `worker`
+ * read them (`--config`, the environment, the defaults), with its run store
+ * required to exist (else exit 3, nothing created).
+ */
+function storeVerbConfig(values: Values, given: NodeJS.ProcessEnv, deps: CliDeps): { config: ServiceConfig; cwd: string } {
+  const cwd = deps.cwd ?? process.cwd();
+  const env = withConfigFile(values, given, cwd);
+  const config = readServiceConfig(env, cwd);
+  requireExistingRunStore(config, env, cwd);
+  return { config, cwd };
 }
 
 function str(value: string | boolean | undefined): string | undefined {

@@ -9,9 +9,11 @@ import { openReadModels } from '../config/read-models';
 import type { OpenStores } from '../config/open-stores';
 import { openStores } from '../config/open-stores';
 import { resetOrCheckLedger, resetProcessorsOfOtherStores } from '../config/store-identity-check';
+import { announceStores, storesRead } from './stores-read';
 
 /**
- * `agent-ledger projections rebuild [name]`: rebuilds one projection (or all)
+ * `agent-ledger projections rebuild [name] [--config FILE]`: says which stores
+ * it reads (its first line), then rebuilds one projection (or all)
  * from the beginning of the history into fresh tables and swaps them in when
  * caught up. A running service keeps answering from the old tables until the
  * swap. Progress: a bar on a terminal, plain lines otherwise. The swap is
@@ -23,7 +25,7 @@ import { resetOrCheckLedger, resetProcessorsOfOtherStores } from '../config/stor
  * configured stores as the ones the read models follow, and resets the
  * audit-gap saga's ledger when it too was made from other stores.
  */
-export async function projectionsRebuild(config: ServiceConfig, name: string | undefined, output: CliOutput): Promise<ExitCode> {
+export async function projectionsRebuild(config: ServiceConfig, name: string | undefined, output: CliOutput, cwd: string = process.cwd()): Promise<ExitCode> {
   if (name !== undefined && !(PROJECTION_NAMES as readonly string[]).includes(name)) {
     output.err(`Unknown projection "${name}" (known: ${PROJECTION_NAMES.join(', ')})`);
     return ExitCode.USAGE;
@@ -31,6 +33,7 @@ export async function projectionsRebuild(config: ServiceConfig, name: string | u
   const stores = openStores(config);
   const readModels = openReadModels(config);
   try {
+    announceStores(await storesRead(config, stores, cwd), 'projections rebuild', output, false);
     const rebuilder = new ProjectionRebuilder(readModels, readModelSources(stores.runStore, stores.auditStore));
     const progress = rebuilder.rebuildWithProgress({ projections: name === undefined ? undefined : [name as ProjectionName], requestedBy: cliRequester() });
     let lastLine = 0;
