@@ -5,6 +5,7 @@ import type { CliDeps } from './main';
 import { runCli } from './main';
 import { parseInput } from './runs.commands';
 import { serviceEntry } from './serve.command';
+import { ownVersion } from './own-version';
 
 function capture(): CliOutput & { lines: string[]; errors: string[]; text(): string; errText(): string } {
   const lines: string[] = [];
@@ -151,6 +152,27 @@ describe('agent-ledger CLI: command line', () => {
     expect(await runCli(argv, output, ENV, { fetch })).toBe(2);
     expect(output.errText()).toMatch(/Usage/);
     expect(calls).toHaveLength(0);
+  });
+
+  it('--version and -v print the version of the agent-ledger package, exit 0', async () => {
+    for (const flag of ['--version', '-v']) {
+      const output = capture();
+      expect(await runCli([flag], output, {})).toBe(0);
+      expect(output.lines).toEqual([ownVersion()]);
+      expect(output.lines[0]).toMatch(/^\d+\.\d+\.\d+/);
+    }
+  });
+
+  it("an unknown option is exit 2 naming it and the verb's own options", async () => {
+    const listed = capture();
+    expect(await runCli(['runs', 'list', '--colour'], listed, ENV)).toBe(2);
+    expect(listed.errors[0]).toBe(
+      "Unknown option '--colour': the options of agent-ledger runs list are --status, --agent, --limit, --cursor, --json, --url, --timeout (and --help)\n\nUsage: agent-ledger runs list " +
+        listed.errors[0]?.split('Usage: agent-ledger runs list ')[1],
+    );
+    const none = capture();
+    expect(await runCli(['init', '--force'], none, ENV)).toBe(2);
+    expect(none.errText()).toContain("Unknown option '--force': agent-ledger init takes no option (and --help)");
   });
 
   it('refuses an API key on the command line, pointing to AGENT_LEDGER_API_KEY', async () => {

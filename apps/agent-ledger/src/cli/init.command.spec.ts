@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { CliOutput } from './cli-output';
 import { ExitCode } from './cli-output';
-import { init, ownVersion } from './init.command';
+import { init } from './init.command';
+import { ownVersion } from './own-version';
 import { runCli } from './main';
 import { packageNameOf } from './starter-files';
 

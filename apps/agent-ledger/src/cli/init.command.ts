@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { ownVersion } from './own-version';
 import type { CliOutput } from './cli-output';
 import { ExitCode } from './cli-output';
 import { packageNameOf, STARTER_AGENT, starterFiles } from './starter-files';
@@ -44,16 +45,4 @@ Next:
 and, in another terminal:
   npx agent-ledger runs start --agent ${STARTER_AGENT} --input "remember the groceries" --mode interactive`);
   return ExitCode.OK;
-}
-
-/** The version of this CLI's package (`agent-ledger`), from the nearest `package.json` of that name above this file. */
-export function ownVersion(from: string = __dirname): string {
-  for (let dir = from; ; dir = dirname(dir)) {
-    const file = join(dir, 'package.json');
-    if (existsSync(file)) {
-      const manifest = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown; version?: unknown };
-      if (manifest.name === 'agent-ledger' && typeof manifest.version === 'string') return manifest.version;
-    }
-    if (dirname(dir) === dir) throw new Error(`No package.json of agent-ledger above ${from}`);
-  }
 }

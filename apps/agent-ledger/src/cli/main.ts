@@ -20,6 +20,7 @@ import { requireExistingRunStore } from './existing-store';
 import { serve } from './serve.command';
 import { stopSignalOf } from './stop-signal';
 import { exitWhenFlushed } from './exit-when-flushed';
+import { ownVersion } from './own-version';
 
 /** What the CLI takes from the outside world besides its arguments, output and environment (injected by tests). */
 export interface CliDeps {
@@ -417,7 +418,7 @@ const EXIT_CODES = `Exit codes: 0 done, 1 done and something is wrong (a finding
 complete), 2 bad command line, 3 could not run (configuration, store or service
 unreachable, server error), 4 the service refused the request (4xx).`;
 
-const USAGE = `Usage: agent-ledger <command> [options]        (agent-ledger <command> --help for more)
+const USAGE = `Usage: agent-ledger <command> [options]        (agent-ledger <command> --help for more; --version)
 
 Commands:
 ${VERBS.map((v) => `  ${[...v.words, ...v.args].join(' ').padEnd(26)} ${v.summary}`).join('\n')}
@@ -446,6 +447,10 @@ const SECRET_OPTIONS = /^--(api-key|apikey|key|token|bearer)(=|$)/;
 export async function runCli(argv: readonly string[], output: CliOutput = processOutput, env: NodeJS.ProcessEnv = process.env, deps: CliDeps = {}): Promise<ExitCode> {
   const help = argv.includes('--help') || argv.includes('-h');
   const [first, second] = argv;
+  if (first === '--version' || first === '-v') {
+    output.out(ownVersion());
+    return ExitCode.OK;
+  }
   if (first === undefined || first === 'help' || (first.startsWith('-') && help)) {
     output.out(USAGE);
     return first === undefined ? ExitCode.USAGE : ExitCode.OK;
@@ -474,7 +479,7 @@ export async function runCli(argv: readonly string[], output: CliOutput = proces
   try {
     parsed = parseArgs({ args: rest, allowPositionals: true, strict: true, options: verb.options }) as { values: Values; positionals: string[] };
   } catch (error) {
-    return usageError(output, error instanceof Error ? error.message : String(error), verbSynopsis(verb));
+    return usageError(output, parseErrorOf(error, verb), verbSynopsis(verb));
   }
   const requiredArgs = verb.args.filter((a) => a.startsWith('<')).length;
   if (parsed.positionals.length < requiredArgs || parsed.positionals.length > verb.args.length) {
@@ -503,6 +508,16 @@ export async function runCli(argv: readonly string[], output: CliOutput = proces
     output.err(`${name} failed: ${error instanceof Error ? error.message : String(error)}`);
     return ExitCode.FAILURE;
   }
+}
+
+/** A command line the verb's options refuse, said plainly: an unknown option is named with the verb's own. */
+function parseErrorOf(error: unknown, verb: Verb): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if ((error as { code?: unknown }).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return message;
+  const option = /Unknown option '([^']+)'/.exec(message)?.[1] ?? 'an option';
+  const known = Object.keys(verb.options).map((name) => `--${name}`);
+  const name = `agent-ledger ${verb.words.join(' ')}`;
+  return `Unknown option '${option}': ${known.length === 0 ? `${name} takes no option` : `the options of ${name} are ${known.join(', ')}`} (and --help)`;
 }
 
 function usageError(output: CliOutput, message: string, usage: string): ExitCode {
