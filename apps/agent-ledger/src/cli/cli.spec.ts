@@ -261,7 +261,10 @@ describe('agent-ledger CLI: runs', () => {
     expect(output.errText()).toBe('agent-ledger runs start: refused: 400 INVALID_FIELD: agent must name a configured agent (field: agent, rule: invalid)');
     const unauthorised = capture();
     expect(await runCli(['runs', 'list'], unauthorised, ENV, { fetch })).toBe(4);
-    expect(unauthorised.errText()).toContain('401 UNAUTHORIZED');
+    expect(unauthorised.errText()).toBe(
+      'agent-ledger runs list: refused: 401 UNAUTHORIZED: a valid API key is required. ' +
+        'The CLI sends the API key of AGENT_LEDGER_API_KEY (as "Authorization: Bearer <key>"): set AGENT_LEDGER_API_KEY to a key the service knows',
+    );
   });
 
   it('an unreachable service, a server error or an answer that is not JSON is exit 3', async () => {

@@ -94,6 +94,7 @@ export function serviceFailureOf(error: unknown, baseUrl: string): ServiceFailur
       // The client's code for a body that is not the API's error body: the service did not answer it, something in between did.
       return { refused: false, message: `${request} answered ${error.status} with a body that is not JSON from the service: ${clip(error.apiMessage, 200)}` };
     }
+    if (error.status === 401) return { refused: true, message: `${describeApiError(error)}. ${API_KEY_HINT}` };
     if (error.status >= 400 && error.status < 500) return { refused: true, message: describeApiError(error) };
     return { refused: false, message: `${request} failed: ${describeApiError(error)}` };
   }
@@ -107,6 +108,9 @@ export function serviceFailureOf(error: unknown, baseUrl: string): ServiceFailur
   }
   return null;
 }
+
+/** How the CLI sends a key, told with a 401: the environment variable, never an option. */
+const API_KEY_HINT = `The CLI sends the API key of ${API_KEY_ENV} (as "Authorization: Bearer <key>"): set ${API_KEY_ENV} to a key the service knows`;
 
 /** `GET http://127.0.0.1:3000/runs/r1` for the client's `GET /runs/r1`. */
 function requestAt(request: string, baseUrl: string): string {

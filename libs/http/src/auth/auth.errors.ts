@@ -16,7 +16,7 @@ export class AuthenticationRequiredError extends Error {
         ? 'An API key is required: send "Authorization: Bearer <key>" or "X-API-Key: <key>"'
         : reason === 'malformed'
           ? 'The Authorization header must be "Bearer <key>"'
-          : 'The API key is not valid',
+          : 'The API key is not valid: send a key the service is configured with, as "Authorization: Bearer <key>" or "X-API-Key: <key>"',
     );
     this.name = 'AuthenticationRequiredError';
   }
