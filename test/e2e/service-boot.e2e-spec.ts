@@ -51,13 +51,15 @@ describe('the service (e2e)', () => {
   it('starts on the embedded store with the example agents, answers /health, and stops cleanly on SIGTERM', async () => {
     let output = '';
     // PORT=0: the system picks a free port, read back from the log line (a fixed or random port may be taken by another run).
-    child = startService({ PORT: '0', AGENT_LEDGER_DATA_DIR: dir });
+    // A misspelled setting is ignored, and said at start with the setting it likely meant.
+    child = startService({ PORT: '0', AGENT_LEDGER_DATA_DIR: dir, AGENT_LEDGER_DATADIR: join(dir, 'elsewhere') });
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const started = child;
     const port = await listeningPort(started, () => output, new Promise<number | null>((resolve) => started.once('exit', (code) => resolve(code))), 'The service');
     expect(await waitForHealth(port, child, () => output)).toEqual({ status: 'ok' });
     expect(output).toContain('agents: file-clerk, time-teller, ticket-asker');
+    expect(output).toContain('the environment variable AGENT_LEDGER_DATADIR is not a setting of agent-ledger and is ignored; did you mean AGENT_LEDGER_DATA_DIR?');
     expect(existsSync(join(dir, 'agent-ledger.sqlite'))).toBe(true);
     // The example agents read notes.txt: a fresh workspace is seeded with it, and the log says so.
     expect(readFileSync(join(dir, 'workspace', 'notes.txt'), 'utf8')).toMatch(/^These are the example notes of agent-ledger\./);

@@ -4,6 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigurationError, InvalidFieldError } from '@agent-ledger/domain';
 import { ConsumerGroupMismatchError } from '@agent-ledger/event-store';
 import { consoleUrlLine } from './config/console-url';
+import { misspelledSettings, misspelledSettingWarning } from './config/misspelled-settings';
 import { startCrashTestMode } from './config/crash-test/crash-test-mode';
 import type { OpenStores } from './config/open-stores';
 import { openStores } from './config/open-stores';
@@ -113,6 +114,7 @@ async function storesCheckedOrExit(config: ServiceConfig, stores: OpenStores): P
  */
 async function bootstrap(): Promise<void> {
   const config = configurationOrExit();
+  for (const setting of misspelledSettings(process.env)) Logger.warn(misspelledSettingWarning(setting), 'Configuration');
   // TEST ONLY (AGENT_LEDGER_CRASH_POINTS, AGENT_LEDGER_TEST_LEDGER; refused in production): armed before anything runs.
   for (const line of startCrashTestMode(config).banner) Logger.warn(line, 'CrashTest');
   // The plugins and the agents are checked before any folder or store is created: a refusal leaves nothing behind.

@@ -164,6 +164,12 @@ describe('agent-ledger CLI', () => {
     }
   });
 
+  it('worker: warns at start about a variable that looks like a setting and is none, naming the setting it likely meant', async () => {
+    const output = capture();
+    expect(await runCli(['worker', '--no-saga'], output, { ...env, WORKER_CONCURENCY: '4' }, { stop: AbortSignal.abort('test') })).toBe(0);
+    expect(output.errors).toContain('agent-ledger: warning: the environment variable WORKER_CONCURENCY is not a setting of agent-ledger and is ignored; did you mean WORKER_CONCURRENCY?');
+  });
+
   it('worker: refuses an audit-gap saga ledger of an earlier version made from other stores (exit 3) before it starts; --no-saga does not look at it', async () => {
     const otherId = await otherStoreId();
     const legacy = new Database(join(dataDir, 'audit-gap-saga.sqlite'));

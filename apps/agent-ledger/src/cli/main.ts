@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ServiceConfig } from '../config/service-config';
 import { readServiceConfig } from '../config/service-config';
+import { misspelledSettings, misspelledSettingWarning } from '../config/misspelled-settings';
 import type { CliOutput } from './cli-output';
 import { ExitCode, processOutput } from './cli-output';
 import type { AgentLedgerClient } from '@agent-ledger/client';
@@ -141,6 +142,7 @@ Ctrl-C or SIGTERM stops the workers, then closes the stores.${CONFIG_HELP}`,
     options: { concurrency: { type: 'string' }, 'no-saga': { type: 'boolean', default: false }, config: { type: 'string' } },
     run: async ({ values, env, output, deps }) => {
       const config = readServiceConfig(withConfigFile(values, env));
+      for (const setting of misspelledSettings(env)) output.err(`agent-ledger: warning: ${misspelledSettingWarning(setting)}`);
       const stop = stopSignalOf(deps.stop);
       try {
         const { worker } = await import('./worker.command');
