@@ -60,6 +60,8 @@ describe('the service (e2e)', () => {
     expect(await waitForHealth(port, child, () => output)).toEqual({ status: 'ok' });
     expect(output).toContain('agents: file-clerk, time-teller, ticket-asker');
     expect(output).toContain('the environment variable AGENT_LEDGER_DATADIR is not a setting of agent-ledger and is ignored; did you mean AGENT_LEDGER_DATA_DIR?');
+    // Its output is a pipe here, not a terminal: no colour codes.
+    expect(output).not.toContain('\u001b[');
     expect(existsSync(join(dir, 'agent-ledger.sqlite'))).toBe(true);
     // The example agents read notes.txt: a fresh workspace is seeded with it, and the log says so.
     expect(readFileSync(join(dir, 'workspace', 'notes.txt'), 'utf8')).toMatch(/^These are the example notes of agent-ledger\./);

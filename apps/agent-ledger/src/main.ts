@@ -5,6 +5,7 @@ import { ConfigurationError, InvalidFieldError } from '@agent-ledger/domain';
 import { ConsumerGroupMismatchError } from '@agent-ledger/event-store';
 import { consoleUrlLine } from './config/console-url';
 import { misspelledSettings, misspelledSettingWarning } from './config/misspelled-settings';
+import { serviceLogger } from './config/service-logger';
 import { startCrashTestMode } from './config/crash-test/crash-test-mode';
 import type { OpenStores } from './config/open-stores';
 import { openStores } from './config/open-stores';
@@ -114,6 +115,8 @@ async function storesCheckedOrExit(config: ServiceConfig, stores: OpenStores): P
  */
 async function bootstrap(): Promise<void> {
   const config = configurationOrExit();
+  const logger = serviceLogger(config);
+  Logger.overrideLogger(logger);
   for (const setting of misspelledSettings(process.env)) Logger.warn(misspelledSettingWarning(setting), 'Configuration');
   // TEST ONLY (AGENT_LEDGER_CRASH_POINTS, AGENT_LEDGER_TEST_LEDGER; refused in production): armed before anything runs.
   for (const line of startCrashTestMode(config).banner) Logger.warn(line, 'CrashTest');
@@ -124,7 +127,7 @@ async function bootstrap(): Promise<void> {
   const tracing = startTracing();
   const stores = openStores(config);
   await storesCheckedOrExit(config, stores);
-  const app = await appOrExit(() => createServiceApp({ config, stores, agents, plugins }), stores);
+  const app = await appOrExit(() => createServiceApp({ config, stores, agents, plugins, logger }), stores);
   // Stop workers and the reaper first (Nest's shutdown), then close the stores they write to.
   const shutdown = async (signal: NodeJS.Signals) => {
     Logger.log(`${signal}: shutting down`, 'Bootstrap');

@@ -5,6 +5,7 @@ import { ExitCode } from './cli-output';
 import { UsageError } from './service-client';
 import { aborted } from './stop-signal';
 import { startTracing } from '../config/tracing';
+import { serviceLogger } from '../config/service-logger';
 import { startCrashTestMode } from '../config/crash-test/crash-test-mode';
 import { openStores } from '../config/open-stores';
 import { prepareServiceFolders } from '../config/service-folders';
@@ -51,7 +52,7 @@ export async function worker(config: ServiceConfig, options: WorkerCommandOption
       output.err(`agent-ledger: ${refusal}`);
       return ExitCode.FAILURE;
     }
-    const app = await NestFactory.createApplicationContext(WorkerModule.forRoot({ config, stores, agents, plugins, concurrency, saga: !options.noSaga }), { abortOnError: false });
+    const app = await NestFactory.createApplicationContext(WorkerModule.forRoot({ config, stores, agents, plugins, concurrency, saga: !options.noSaga }), { abortOnError: false, logger: serviceLogger(config) });
     try {
       const backend = config.postgres !== null ? `PostgreSQL schema ${config.postgres.schema}` : config.eventStoreConnectionString === null ? `embedded store ${config.eventStorePath}` : 'EventStoreDB';
       const reaper = config.reaperIntervalMs === 0 ? 'off' : `every ${config.reaperIntervalMs} ms`;

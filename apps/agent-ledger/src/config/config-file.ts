@@ -42,6 +42,7 @@ export const CONFIG_FILE_KEYS = {
   'auth.mode': 'AUTH_MODE',
   'auth.apiKeys': 'API_KEYS',
   'console.dir': 'CONSOLE_DIR',
+  'logging.format': 'LOG_FORMAT',
   plugins: 'AGENT_LEDGER_PLUGINS',
 } as const;
 

@@ -30,6 +30,7 @@ describe('readServiceConfig', () => {
       consumerGroup: null,
       storeBusyTimeoutMs: 5000,
       readModelsOnStoreMismatch: 'refuse',
+      logFormat: 'text',
       auditStorePath: null,
       agentsConfigPath: null,
       workspaceDir: '/srv/app/data/workspace',

@@ -16,6 +16,12 @@ import { readCrashTestConfig } from './crash-test/crash-test-settings';
 import type { ServiceEnvironment } from './service-environment';
 import { serviceEnvironmentOf } from './service-environment';
 
+/** The values of `LOG_FORMAT`. */
+export const LOG_FORMATS = ['text', 'json'] as const;
+
+/** How the service writes its logs: {@link ServiceConfig.logFormat}. */
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
 /** The service's settings, read from the environment and an optional configuration file (`AGENT_LEDGER_CONFIG`). */
 export interface ServiceConfig extends HttpApiOptions {
   /** `PORT`. @default 3000 */
@@ -81,6 +87,12 @@ export interface ServiceConfig extends HttpApiOptions {
   readonly agentsConfigPath: string | null;
   /** `WORKSPACE_DIR`: the folder the built-in file tools are confined to. @default <dataDir>/workspace */
   readonly workspaceDir: string;
+  /**
+   * `LOG_FORMAT`: `text`, Nest's log lines, coloured only on a terminal and
+   * never with `NO_COLOR` set; or `json`, one JSON object a line, for log
+   * collectors. @default text
+   */
+  readonly logFormat: LogFormat;
   /** `WORKER_CONCURRENCY`: segments this process executes at once; 0 for none. @default 4 */
   readonly workerConcurrency: number;
   /** `LEASE_SECONDS`: lease length. @default 900 (the run policy's) */
@@ -254,7 +266,8 @@ export function resolveServiceConfig(environment: Env, file: ConfigFile | null, 
     postgres,
     consumerGroup,
     storeBusyTimeoutMs: int('STORE_BUSY_TIMEOUT_MS', 0, 60_000, 5_000),
-    readModelsOnStoreMismatch: mismatchPolicyOf(find('READ_MODELS_ON_STORE_MISMATCH')),
+    readModelsOnStoreMismatch: oneOf(find('READ_MODELS_ON_STORE_MISMATCH'), STORE_MISMATCH_POLICIES, 'refuse'),
+    logFormat: oneOf(find('LOG_FORMAT'), LOG_FORMATS, 'text'),
     auditStorePath: path('AUDIT_STORE_PATH') ?? null,
     agentsConfigPath: path('AGENTS_CONFIG') ?? defaultAgentsFile(cwd),
     workspaceDir: path('WORKSPACE_DIR') ?? join(dataDir, 'workspace'),
@@ -419,13 +432,14 @@ function authOf(mode: Found | undefined, keys: Found | undefined, hostSetting: F
   return { mode: 'disabled-on-loopback', modeSource: 'default', apiKeys };
 }
 
-function mismatchPolicyOf(found: Found | undefined): StoreMismatchPolicy {
-  if (found === undefined) return 'refuse';
+/** One of `values`, or `fallback` when unset; else an error naming the field and the values. */
+function oneOf<T extends string>(found: Found | undefined, values: readonly T[], fallback: T): T {
+  if (found === undefined) return fallback;
   const value = stringOf(found);
-  if (!(STORE_MISMATCH_POLICIES as readonly string[]).includes(value)) {
-    throw new InvalidFieldError(found.field, `${found.where} must be one of ${STORE_MISMATCH_POLICIES.join(', ')} (got "${value}")`.trim());
+  if (!(values as readonly string[]).includes(value)) {
+    throw new InvalidFieldError(found.field, `${found.where} must be one of ${values.join(', ')} (got "${value}")`.trim());
   }
-  return value as StoreMismatchPolicy;
+  return value as T;
 }
 
 /** The plugin files: a comma-separated list (environment) or a list of paths (file), each made absolute. */

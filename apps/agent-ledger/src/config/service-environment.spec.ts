@@ -43,6 +43,7 @@ const PROBES: Record<ServiceEnvironmentVariable, { readonly value: string; reado
   AUTH_MODE: { value: 'api-keys' },
   API_KEYS: { value: 'not JSON' },
   CONSOLE_DIR: { value: 'console' },
+  LOG_FORMAT: { value: 'json' },
   AGENT_LEDGER_PLUGINS: { value: 'plugin.js' },
   AGENT_LEDGER_CONFIG: { value: 'missing.yaml' },
   AGENT_LEDGER_CRASH_POINTS: { value: 'no-such-point' },
