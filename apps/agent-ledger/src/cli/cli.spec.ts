@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { CliOutput } from './cli-output';
 import { eventLine } from './event-format';
 import { baseUrlOf } from './service-client';
@@ -190,6 +193,17 @@ describe('agent-ledger CLI: command line', () => {
     expect(baseUrlOf(undefined, { PORT: '4000' })).toBe('http://127.0.0.1:4000');
     expect(baseUrlOf(undefined, { PORT: '0' })).toBe('http://127.0.0.1:3000');
     expect(baseUrlOf(undefined, {})).toBe('http://127.0.0.1:3000');
+    expect(baseUrlOf(undefined, { PORT: 'eighty' })).toBe('http://127.0.0.1:3000');
+    // The configuration file's server.port, unless PORT is set.
+    const dir = mkdtempSync(join(tmpdir(), 'agent-ledger-cli-port-'));
+    try {
+      writeFileSync(join(dir, 'agent-ledger.yaml'), 'server:\n  port: 4100\nstore:\n  dataDir: ./data\n');
+      expect(baseUrlOf(undefined, { AGENT_LEDGER_CONFIG: join(dir, 'agent-ledger.yaml') })).toBe('http://127.0.0.1:4100');
+      expect(baseUrlOf(undefined, { AGENT_LEDGER_CONFIG: join(dir, 'agent-ledger.yaml'), PORT: '4200' })).toBe('http://127.0.0.1:4200');
+      expect(baseUrlOf(undefined, { AGENT_LEDGER_CONFIG: join(dir, 'missing.yaml') })).toBe('http://127.0.0.1:3000');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('--input is JSON when it parses as JSON, text otherwise', () => {

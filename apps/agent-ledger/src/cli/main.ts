@@ -4,8 +4,7 @@ import type { ParseArgsConfig } from 'node:util';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ServiceConfig } from '../config/service-config';
-import { readServiceConfig } from '../config/service-config';
-import { misspelledSettings, misspelledSettingWarning } from '../config/misspelled-settings';
+import type * as ServiceConfigModule from '../config/service-config';
 import type { CliOutput } from './cli-output';
 import { ExitCode, processOutput } from './cli-output';
 import type { AgentLedgerClient } from '@agent-ledger/client';
@@ -120,7 +119,7 @@ A folder that is not empty is refused (exit 3) and nothing is written.`,
     options: { port: { type: 'string' }, host: { type: 'string' }, config: { type: 'string' } },
     run: async ({ values, env: given, output, deps }) => {
       const env = withConfigFile(values, given);
-      readServiceConfig(env); // a bad setting is reported here, exit 3, before anything starts
+      (await serviceConfigReader()).readServiceConfig(env); // a bad setting is reported here, exit 3, before anything starts
       const stop = stopSignalOf(deps.stop);
       try {
         return await serve({ port: str(values.port), host: str(values.host) }, env, output, stop.signal);
@@ -141,7 +140,8 @@ models. It loads the same plugins as \`serve\` (its workers run their tools).
 Ctrl-C or SIGTERM stops the workers, then closes the stores.${CONFIG_HELP}`,
     options: { concurrency: { type: 'string' }, 'no-saga': { type: 'boolean', default: false }, config: { type: 'string' } },
     run: async ({ values, env, output, deps }) => {
-      const config = readServiceConfig(withConfigFile(values, env));
+      const config = (await serviceConfigReader()).readServiceConfig(withConfigFile(values, env));
+      const { misspelledSettings, misspelledSettingWarning } = await import('../config/misspelled-settings');
       for (const setting of misspelledSettings(env)) output.err(`agent-ledger: warning: ${misspelledSettingWarning(setting)}`);
       const stop = stopSignalOf(deps.stop);
       try {
@@ -350,7 +350,7 @@ The rebuild is recorded in the read models' file (when, which, by whom: cli:<use
 where the service's GET /projections/rebuild and the console's projections page show it.${STORES_HELP}`,
     options: { config: { type: 'string' } },
     run: async ({ values, positionals, env, output, deps }) => {
-      const { config, cwd } = storeVerbConfig(values, env, deps);
+      const { config, cwd } = await storeVerbConfig(values, env, deps);
       const { projectionsRebuild } = await import('./projections-rebuild.command');
       return projectionsRebuild(config, positionals[0], output, cwd);
     },
@@ -363,7 +363,7 @@ where the service's GET /projections/rebuild and the console's projections page 
     help: `Exit 1 when it finds a write without audit, an audit gap or a broken chain.${STORES_HELP}`,
     options: { ...JSON_OPTION, config: { type: 'string' } },
     run: async ({ values, env, output, deps }) => {
-      const { config, cwd } = storeVerbConfig(values, env, deps);
+      const { config, cwd } = await storeVerbConfig(values, env, deps);
       const { auditReview } = await import('./audit-review.command');
       return auditReview(config, { json: values.json === true, cwd }, output);
     },
@@ -376,7 +376,7 @@ where the service's GET /projections/rebuild and the console's projections page 
     help: `Exit 1 on a broken chain.${STORES_HELP}`,
     options: { ...JSON_OPTION, config: { type: 'string' } },
     run: async ({ values, env, output, deps }) => {
-      const { config, cwd } = storeVerbConfig(values, env, deps);
+      const { config, cwd } = await storeVerbConfig(values, env, deps);
       const { auditVerify } = await import('./audit-verify.command');
       return auditVerify(config, { json: values.json === true, cwd }, output);
     },
@@ -527,6 +527,16 @@ function usageError(output: CliOutput, message: string, usage: string): ExitCode
   return ExitCode.USAGE;
 }
 
+/**
+ * The reader of the service's settings, loaded by the verbs that need it: it
+ * brings in the packages that check the settings (the stores', the
+ * runtime's, the HTTP API's), which the HTTP verbs, `--help` and `--version`
+ * do without, and start faster.
+ */
+function serviceConfigReader(): Promise<typeof ServiceConfigModule> {
+  return import('../config/service-config');
+}
+
 /** The environment with `--config` as AGENT_LEDGER_CONFIG (absolute, from `cwd`), when it is given. */
 function withConfigFile(values: Values, env: NodeJS.ProcessEnv, cwd: string = process.cwd()): NodeJS.ProcessEnv {
   const file = str(values.config);
@@ -540,10 +550,10 @@ function withConfigFile(values: Values, env: NodeJS.ProcessEnv, cwd: string = pr
  * read them (`--config`, the environment, the defaults), with its run store
  * required to exist (else exit 3, nothing created).
  */
-function storeVerbConfig(values: Values, given: NodeJS.ProcessEnv, deps: CliDeps): { config: ServiceConfig; cwd: string } {
+async function storeVerbConfig(values: Values, given: NodeJS.ProcessEnv, deps: CliDeps): Promise<{ config: ServiceConfig; cwd: string }> {
   const cwd = deps.cwd ?? process.cwd();
   const env = withConfigFile(values, given, cwd);
-  const config = readServiceConfig(env, cwd);
+  const config = (await serviceConfigReader()).readServiceConfig(env, cwd);
   requireExistingRunStore(config, env, cwd);
   return { config, cwd };
 }

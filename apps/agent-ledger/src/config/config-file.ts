@@ -65,7 +65,7 @@ const TOP_LEVEL = new Set(Object.keys(CONFIG_FILE_KEYS).filter((key) => !key.inc
 /**
  * Reads a configuration file: YAML, or JSON (YAML is a superset of it), one
  * object of sections (`server`, `store`, `audit`, `agents`, `tools`,
- * `workers`, `runs`, `auth`, `console`) and top-level settings (`plugins`).
+ * `workers`, `runs`, `auth`, `console`, `logging`) and top-level settings (`plugins`).
  *
  * @throws InvalidFieldError naming `AGENT_LEDGER_CONFIG` when the file cannot be read or parsed,
  *   and naming the dotted key (`server.prot`) of an unknown setting.
