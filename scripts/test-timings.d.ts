@@ -16,7 +16,7 @@ export function tierOf(file: string): string;
 export interface TierTimings {
   readonly tier: string;
   readonly files: number;
-  /** Files that did not pass. */
+  /** Files that failed (Jest's status `failed`). */
   readonly failed: number;
   /** The sum of its files' durations. */
   readonly seconds: number;

@@ -21,7 +21,7 @@ describe('scripts/test-timings.js', () => {
       {
         testResults: [
           file('a.spec.ts', 0, 1.5),
-          file('b.int-spec.ts', 1_500, 10),
+          file('b.int-spec.ts', 1_500, 10, 'focused'),
           file('c.spec.ts', 11_500, 2.25, 'failed'),
           file('d.sim-spec.ts', 13_750, 90),
         ],
