@@ -55,15 +55,16 @@ function configuredPort(env: NodeJS.ProcessEnv): number {
     const port = typeof value === 'number' ? value : typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : NaN;
     return Number.isInteger(port) && port >= 0 && port <= 65_535 ? port : undefined;
   };
-  let port = nonEmpty(env.PORT) === undefined ? undefined : portOf(env.PORT);
-  const file = nonEmpty(env.AGENT_LEDGER_CONFIG);
-  if (port === undefined && nonEmpty(env.PORT) === undefined && file !== undefined) {
+  const portOfFile = (file: string): number | undefined => {
     try {
-      port = portOf(readConfigFile(resolve(file)).values.get('server.port'));
+      return portOf(readConfigFile(resolve(file)).values.get('server.port'));
     } catch {
-      port = undefined; // an unreadable file: the default, as the service would refuse to start on it anyway
+      return undefined; // an unreadable file: the default, as the service would refuse to start on it anyway
     }
-  }
+  };
+  const fromEnv = nonEmpty(env.PORT);
+  const file = nonEmpty(env.AGENT_LEDGER_CONFIG);
+  const port = fromEnv !== undefined ? portOf(fromEnv) : file !== undefined ? portOfFile(file) : undefined;
   return port === undefined || port === 0 ? 3000 : port;
 }
 

@@ -1,14 +1,12 @@
 import type { OpenStores } from '../config/open-stores';
 import type { ServiceConfig } from '../config/service-config';
-import { withoutCredentials, withoutPassword } from '../config/store-identity-check';
+import type { RunStoreLocation } from '../config/store-identity-check';
+import { runStoreLocation } from '../config/store-identity-check';
 import type { CliOutput } from './cli-output';
 import { unreadConfigFiles } from './unread-config-file';
 
 /** One store a verb read: what kind, where, and the identity recorded in it. */
-export interface StoreRead {
-  readonly kind: 'sqlite' | 'postgres' | 'eventstoredb';
-  /** The file; PostgreSQL's connection without its password, and the schema; EventStoreDB's address without credentials. */
-  readonly location: string;
+export interface StoreRead extends RunStoreLocation {
   /** The identity recorded in the store (`agent-ledger` gives every store one when it creates it). */
   readonly storeId: string;
 }
@@ -41,12 +39,6 @@ export async function storesRead(config: ServiceConfig, stores: OpenStores, cwd:
       ? null
       : { kind: 'sqlite', location: config.auditStorePath, storeId: (await stores.auditStore.storeIdentity()).id };
   return { runStore, auditStore, configFile: config.configFile, unreadConfigFiles: unreadConfigFiles(config, cwd) };
-}
-
-function runStoreLocation(config: ServiceConfig): Omit<StoreRead, 'storeId'> {
-  if (config.eventStorePath !== null) return { kind: 'sqlite', location: config.eventStorePath };
-  if (config.postgres !== null) return { kind: 'postgres', location: `${withoutPassword(config.postgres.connectionString)} schema ${config.postgres.schema}` };
-  return { kind: 'eventstoredb', location: withoutCredentials(config.eventStoreConnectionString ?? '') };
 }
 
 const KIND_NAMES: Record<StoreRead['kind'], string> = { sqlite: 'embedded SQLite', postgres: 'PostgreSQL', eventstoredb: 'EventStoreDB' };

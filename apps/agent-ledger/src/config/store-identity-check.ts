@@ -136,15 +136,27 @@ function recorded(id: string | null): string {
   return id === null ? 'the file recorded no store identity (an older version) and its checkpoints do not fit this store' : `the file recorded store ${id}`;
 }
 
+/** The kind of the run store a configuration names, and where it is, safe to print. */
+export interface RunStoreLocation {
+  readonly kind: 'sqlite' | 'postgres' | 'eventstoredb';
+  /** The file; PostgreSQL's connection without its password, and the schema; EventStoreDB's address without credentials. */
+  readonly location: string;
+}
+
+/** The run store of `config`: the embedded file, PostgreSQL or EventStoreDB. */
+export function runStoreLocation(config: Pick<ServiceConfig, 'eventStorePath' | 'eventStoreConnectionString' | 'postgres'>): RunStoreLocation {
+  if (config.eventStorePath !== null) return { kind: 'sqlite', location: config.eventStorePath };
+  if (config.postgres !== null) return { kind: 'postgres', location: `${withoutPassword(config.postgres.connectionString)} schema ${config.postgres.schema}` };
+  return { kind: 'eventstoredb', location: withoutCredentials(config.eventStoreConnectionString ?? '') };
+}
+
 /** Where a store of the service is, for messages: its file, EventStoreDB's address without credentials, or PostgreSQL's without password, and its schema. */
 export function storeOf(config: Pick<ServiceConfig, 'eventStorePath' | 'eventStoreConnectionString' | 'postgres' | 'auditStorePath'>, role: 'runs' | 'audit'): string {
   if (role === 'audit' && config.auditStorePath !== null) return `the audit store ${config.auditStorePath} (AUDIT_STORE_PATH)`;
   const prefix = role === 'audit' ? 'the audit store (the run store)' : 'the run store';
-  if (config.eventStorePath !== null) return `${prefix} ${config.eventStorePath} (EVENT_STORE_PATH)`;
-  if (config.postgres !== null) {
-    return `${prefix} PostgreSQL at ${withoutPassword(config.postgres.connectionString)} schema ${config.postgres.schema} (POSTGRES_CONNECTION_STRING)`;
-  }
-  return `${prefix} EventStoreDB at ${withoutCredentials(config.eventStoreConnectionString ?? '')} (EVENTSTORE_CONNECTION_STRING)`;
+  const { kind, location } = runStoreLocation(config);
+  if (kind === 'sqlite') return `${prefix} ${location} (EVENT_STORE_PATH)`;
+  return kind === 'postgres' ? `${prefix} PostgreSQL at ${location} (POSTGRES_CONNECTION_STRING)` : `${prefix} EventStoreDB at ${location} (EVENTSTORE_CONNECTION_STRING)`;
 }
 
 function settingsOf(config: ServiceConfig, roles: ReadonlyArray<'runs' | 'audit'>): string {
