@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { Config } from 'jest';
 import { scaled } from './test/support/time-scale';
 
@@ -37,6 +38,11 @@ const config: Config = {
   // alive that every later promise pays for, so a file's cost grew with the number of files before it; a fresh
   // process costs about 0.3 s a file instead. See docs/reliability.md ("One process a test file").
   workerIdleMemoryLimit: 0,
+  // At least two files at a time, also on two cores (Jest's default would be one): many files spend most of their
+  // time waiting on real time (a write's lease, a child process, npm) while the other worker uses the core.
+  maxWorkers: Math.max(2, availableParallelism() - 1),
+  // Tier by tier, the longest files first (test/support/tier-sequencer.js).
+  testSequencer: '<rootDir>/test/support/tier-sequencer.js',
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,test,bench}/**/*.spec.ts'] },
     {

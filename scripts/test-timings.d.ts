@@ -41,3 +41,6 @@ export function summarize(
 
 /** The figures as a table. */
 export function formatTable(summary: RunTimings): string;
+
+/** Each file of 3 s or more, by its path relative to `root`, and its seconds rounded up, longest first. */
+export function fileSeconds(report: { readonly testResults: ReadonlyArray<{ readonly name: string; readonly startTime: number; readonly endTime: number }> }, root: string): Record<string, number>;

@@ -10,6 +10,10 @@
  *
  *   node scripts/test-timings.js .ci/out/jest.json          a table
  *   node scripts/test-timings.js .ci/out/jest.json --json   the same as JSON
+ *   node scripts/test-timings.js .ci/out/jest.json --file-seconds
+ *                       each file of 3 s or more and its seconds, longest first:
+ *                       test/support/file-seconds.json, which orders the files
+ *                       of a tier for the next runs (test/support/tier-sequencer.js)
  *
  * A tier's seconds are the sum of its files' own durations (from the start of
  * a file's first test to the end of its last, as Jest reports them), so the
@@ -74,6 +78,27 @@ function summarize(report, root) {
   };
 }
 
+/** A file that took less is not worth listing in test/support/file-seconds.json: its order hardly matters. */
+const FILE_SECONDS_FLOOR = 3;
+
+/**
+ * Each file of {@link FILE_SECONDS_FLOOR} seconds or more, by its path relative to `root`, and its seconds rounded up,
+ * longest first.
+ *
+ * @param {{ testResults: Array<{ name: string, startTime: number, endTime: number }> }} report Jest's JSON report
+ * @param {string} root
+ * @returns {Record<string, number>}
+ */
+function fileSeconds(report, root) {
+  return Object.fromEntries(
+    report.testResults
+      .map((result) => /** @type {[string, number]} */ ([relative(root, result.name), Math.max(0, result.endTime - result.startTime) / 1000]))
+      .filter(([, seconds]) => seconds >= FILE_SECONDS_FLOOR)
+      .map(([file, seconds]) => /** @type {[string, number]} */ ([file, Math.ceil(seconds)]))
+      .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1)),
+  );
+}
+
 /** @param {number} x */
 function round(x) {
   return Math.round(x * 10) / 10;
@@ -91,14 +116,18 @@ function formatTable(summary) {
   return lines.join('\n');
 }
 
-module.exports = { TIERS, tierOf, summarize, formatTable };
+module.exports = { TIERS, tierOf, summarize, formatTable, fileSeconds };
 
 if (require.main === module) {
   const [file, flag] = process.argv.slice(2);
-  if (file === undefined || (flag !== undefined && flag !== '--json')) {
-    console.error('usage: node scripts/test-timings.js <jest-report.json> [--json]');
+  if (file === undefined || (flag !== undefined && flag !== '--json' && flag !== '--file-seconds')) {
+    console.error('usage: node scripts/test-timings.js <jest-report.json> [--json | --file-seconds]');
     process.exit(2);
   }
-  const summary = summarize(JSON.parse(readFileSync(file, 'utf8')), process.cwd());
-  console.log(flag === '--json' ? JSON.stringify(summary, null, 2) : formatTable(summary));
+  const report = JSON.parse(readFileSync(file, 'utf8'));
+  if (flag === '--file-seconds') console.log(JSON.stringify(fileSeconds(report, process.cwd()), null, 2));
+  else {
+    const summary = summarize(report, process.cwd());
+    console.log(flag === '--json' ? JSON.stringify(summary, null, 2) : formatTable(summary));
+  }
 }

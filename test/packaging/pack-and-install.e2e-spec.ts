@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { scaled } from '../support/time-scale';
 import type { PackedPackage } from './support/packed-project';
-import { buildWorkspace, createProject, packWorkspaces, pinToTarballs, REPO_ROOT, run, runOk, serveProject } from './support/packed-project';
+import { buildWorkspace, createProject, offerNativePrebuild, packWorkspaces, pinToTarballs, REPO_ROOT, run, runOk, serveProject } from './support/packed-project';
 
 /*
  * agent-ledger as a user gets it: every package packed with `npm pack`, then
@@ -19,7 +19,8 @@ import { buildWorkspace, createProject, packWorkspaces, pinToTarballs, REPO_ROOT
  * the starter's agent.
  */
 
-const INSTALL_TIMEOUT_MS = scaled(600_000); // better-sqlite3 compiles from source on install (about 90 s)
+// better-sqlite3 compiles from source on an install that finds no prebuilt binary for its version (about 90 s)
+const INSTALL_TIMEOUT_MS = scaled(600_000);
 const COMMAND_TIMEOUT_MS = scaled(120_000);
 const TEST_TIMEOUT_MS = 3 * COMMAND_TIMEOUT_MS;
 const ROOT_MANIFEST = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
@@ -29,6 +30,7 @@ describe('the packages, packed and installed into a fresh project', () => {
   let tarballs: string;
   let project: string;
   let packed: PackedPackage[];
+  let installEnv: NodeJS.ProcessEnv;
 
   beforeAll(() => {
     workDir = realpathSync(mkdtempSync(join(tmpdir(), 'agent-ledger-packed-')));
@@ -38,9 +40,11 @@ describe('the packages, packed and installed into a fresh project', () => {
     mkdirSync(project);
     buildWorkspace(COMMAND_TIMEOUT_MS);
     packed = packWorkspaces(tarballs, COMMAND_TIMEOUT_MS);
+    installEnv = offerNativePrebuild(join(workDir, 'prebuilds'), COMMAND_TIMEOUT_MS);
     createProject(project, packed, tarballs, {
       fixture: join(__dirname, 'fixtures', 'host-project'),
       devDependencies: { typescript: ROOT_MANIFEST.devDependencies['typescript'] as string, '@types/node': ROOT_MANIFEST.devDependencies['@types/node'] as string },
+      env: installEnv,
       timeoutMs: INSTALL_TIMEOUT_MS,
     });
   }, INSTALL_TIMEOUT_MS + 2 * COMMAND_TIMEOUT_MS);
@@ -141,7 +145,7 @@ describe('the packages, packed and installed into a fresh project', () => {
       mkdirSync(starter);
       runOk(join(project, 'node_modules', '.bin', 'agent-ledger'), ['init', starter], workDir, { timeoutMs: COMMAND_TIMEOUT_MS });
       pinToTarballs(starter, packed, tarballs);
-      runOk('npm', ['install', '--no-audit', '--no-fund'], starter, { timeoutMs: INSTALL_TIMEOUT_MS });
+      runOk('npm', ['install', '--no-audit', '--no-fund'], starter, { env: installEnv, timeoutMs: INSTALL_TIMEOUT_MS });
     }, INSTALL_TIMEOUT_MS + COMMAND_TIMEOUT_MS);
 
     it('writes a starter that builds with its strict tsconfig', () => {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import config from '../../jest.config';
-import { formatTable, summarize, TIERS, tierOf } from '../../scripts/test-timings';
+import { fileSeconds, formatTable, summarize, TIERS, tierOf } from '../../scripts/test-timings';
 
 const ROOT = '/repo';
 const file = (name: string, startTime: number, seconds: number, status = 'passed') => ({ name: join(ROOT, name), startTime, endTime: startTime + seconds * 1000, status });
@@ -44,6 +44,15 @@ describe('scripts/test-timings.js', () => {
       'integration      1       0     10.0  b.int-spec.ts (10.0 s)',
       'simulation       1       0     90.0  d.sim-spec.ts (90.0 s)',
       'all              4            103.8  wall 103.8 s',
+    ]);
+  });
+
+  it('lists the files of 3 s or more with their seconds rounded up, longest first, for the sequencer', () => {
+    const seconds = fileSeconds({ testResults: [file('a.spec.ts', 0, 2.9), file('b.e2e-spec.ts', 0, 3), file('c.int-spec.ts', 0, 40.2), file('d.spec.ts', 0, 3)] }, ROOT);
+    expect(Object.entries(seconds)).toEqual([
+      ['c.int-spec.ts', 41],
+      ['b.e2e-spec.ts', 3],
+      ['d.spec.ts', 3],
     ]);
   });
 });

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The repository's root. */
@@ -69,7 +69,12 @@ export function packWorkspaces(destination: string, timeoutMs: number): PackedPa
  * fetched from the registry under those names nor resolved from this
  * repository.
  */
-export function createProject(dir: string, packed: readonly PackedPackage[], tarballDir: string, options: { fixture?: string; devDependencies?: Record<string, string>; timeoutMs: number }): void {
+export function createProject(
+  dir: string,
+  packed: readonly PackedPackage[],
+  tarballDir: string,
+  options: { fixture?: string; devDependencies?: Record<string, string>; env?: NodeJS.ProcessEnv; timeoutMs: number },
+): void {
   const dependencies = Object.fromEntries(packed.map((p) => [p.name, `file:${join(tarballDir, p.filename)}`]));
   const manifest = {
     name: 'my-agents',
@@ -81,7 +86,26 @@ export function createProject(dir: string, packed: readonly PackedPackage[], tar
   };
   if (options.fixture !== undefined) cpSync(options.fixture, dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  runOk('npm', ['install', '--no-audit', '--no-fund'], dir, { timeoutMs: options.timeoutMs });
+  runOk('npm', ['install', '--no-audit', '--no-fund'], dir, { env: options.env ?? {}, timeoutMs: options.timeoutMs });
+}
+
+/**
+ * better-sqlite3's native module, built by this repository's own install,
+ * offered to `npm install` as the prebuilt binary it would download from
+ * GitHub with internet access (prebuild-install's local prebuilds: a tarball
+ * named as the release asset, in the folder the returned environment names).
+ * A user's install downloads that binary; offline, as here, it would compile
+ * SQLite from source for about 90 s in every project. When the project
+ * resolves another version than the repository's, the name does not match and
+ * the install compiles, as before: slower, never wrong.
+ */
+export function offerNativePrebuild(dir: string, timeoutMs: number): NodeJS.ProcessEnv {
+  const packageDir = join(REPO_ROOT, 'node_modules', 'better-sqlite3');
+  const { version } = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version: string };
+  mkdirSync(dir, { recursive: true });
+  const asset = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  runOk('tar', ['-czf', join(dir, asset), 'build/Release/better_sqlite3.node'], packageDir, { timeoutMs });
+  return { npm_config_better_sqlite3_local_prebuilds: dir };
 }
 
 /**
