@@ -18,7 +18,8 @@ import type { RunStatusRow } from './contract/run-status-row';
 import type { RunStepsAnswer } from './contract/run-steps-answer';
 import type { StartRunAccepted, StartRunAnswer, StartRunInteractive } from './contract/start-run-answer';
 import type { StreamedEvent } from './contract/streamed-event';
-import type { EventStreamOptions } from './events/event-stream';
+import { isTerminalRunEvent } from './contract/vocabulary';
+import type { EventStreamOptions, FollowRunOptions } from './events/event-stream';
 import { eventStream } from './events/event-stream';
 import type { Instant } from './http/query-string';
 import { pathWith, queryString } from './http/query-string';
@@ -208,10 +209,51 @@ export class AgentLedgerClient {
   /**
    * `GET /runs/{runId}/events`: the run's events, history then live, as an
    * async iterator that resumes after a dropped connection without loss or
-   * duplicate (see {@link EventStreamOptions}).
+   * duplicate (see {@link EventStreamOptions}). It never ends on its own:
+   * events may follow a settlement (`AuditGapDetected`,
+   * `RunRequeuedByOperator`). To follow a run to its end, use
+   * {@link AgentLedgerClient.followRun}.
    */
   runEvents(runId: string, options: EventStreamOptions = {}): AsyncIterableIterator<StreamedEvent> {
     return eventStream(this.http, runPath('/runs/{runId}/events', runId), options);
+  }
+
+  /**
+   * Follows one run to its end: `GET /runs/{runId}/events` from the run's
+   * first event, history then live, and the iteration **ends** after the
+   * event that settles the run (`RunCompleted`, `RunFailed` or
+   * `RunCancelled`, yielded last; its connection is closed then). A run
+   * already settled yields its whole history and ends; a run waiting for a
+   * person (`WAITING_FOR_APPROVAL`, `WAITING_FOR_INPUT`) keeps the iteration
+   * going until someone decides, answers or cancels, and the run settles.
+   *
+   * It resumes after a dropped connection as {@link AgentLedgerClient.runEvents}
+   * does (`Last-Event-ID` of the last event yielded: no loss, no duplicate;
+   * `reconnect`, `onConnection`), and `break`, `return()` or `signal` end it
+   * early, quietly, closing the connection. It takes neither `from` nor
+   * `lastEventId` (they would skip the history that says whether the run is
+   * settled): to resume in a later process after a known event, use
+   * `runEvents(runId, { lastEventId })` and stop at the terminal event
+   * yourself. What may follow the settlement (`AuditGapDetected`,
+   * `RunRequeuedByOperator`) is only in `runEvents`; a continuation run after
+   * a requeue is another run (`continuedAs` of {@link RunStatusRow}).
+   *
+   * @throws TypeError at once for an empty `runId`, or `from` or `lastEventId` in `options`
+   * @example
+   * for await (const event of client.followRun(runId)) console.log(event.type);   // ..., RunCompleted; then the loop ends
+   */
+  followRun(runId: string, options: FollowRunOptions = {}): AsyncIterableIterator<StreamedEvent> {
+    const path = runPath('/runs/{runId}/events', runId);
+    if (options === null || typeof options !== 'object') throw new TypeError(`followRun's options must be an object (got ${options === null ? 'null' : typeof options})`);
+    for (const option of ['from', 'lastEventId'] as const) {
+      if ((options as EventStreamOptions)[option] !== undefined) {
+        throw new TypeError(
+          `followRun does not take ${option}: it reads the run from its first event, whose history says whether the run has settled; ` +
+            'to resume after a known event, use runEvents(runId, { lastEventId }) and stop at RunCompleted, RunFailed or RunCancelled',
+        );
+      }
+    }
+    return eventStream(this.http, path, options, { endAfter: isTerminalRunEvent });
   }
 
   /** `GET /events`: every run's events (a key for every agent), history then live (`from: 'now'`: live only). */

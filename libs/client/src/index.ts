@@ -16,7 +16,7 @@ export type { ConnectionFailure } from './errors/connection-error';
 export { AgentLedgerWaitError } from './errors/wait-error';
 export { AgentLedgerStreamError } from './errors/stream-error';
 export { AgentLedgerStreamEndedError, MalformedFrameError } from './events/event-stream';
-export type { EventStreamConnection, EventStreamOptions, ReconnectOptions } from './events/event-stream';
+export type { EventStreamConnection, EventStreamOptions, FollowRunOptions, ReconnectOptions } from './events/event-stream';
 export { SseParser } from './events/sse-parser';
 export type { SseFrame } from './events/sse-parser';
 export { readSseFrames } from './events/sse-reader';

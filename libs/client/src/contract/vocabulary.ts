@@ -14,6 +14,21 @@ export const TERMINAL_RUN_STATUSES = ['COMPLETED', 'FAILED', 'CANCELLED'] as con
 /** The statuses in which a run waits for a person (a decision, or an input). */
 export const WAITING_RUN_STATUSES = ['WAITING_FOR_APPROVAL', 'WAITING_FOR_INPUT'] as const satisfies readonly RunStatus[];
 
+/**
+ * The types of the events that settle a run (`RunCompleted`, `RunFailed`,
+ * `RunCancelled`): a run has at most one of them, and its status never changes
+ * after it. Only `AuditGapDetected` and `RunRequeuedByOperator` may still be
+ * appended to the run's stream after it.
+ */
+export const TERMINAL_RUN_EVENT_TYPES = ['RunCompleted', 'RunFailed', 'RunCancelled'] as const;
+/** One of {@link TERMINAL_RUN_EVENT_TYPES}. */
+export type TerminalRunEventType = (typeof TERMINAL_RUN_EVENT_TYPES)[number];
+
+/** Whether `event` (a `StreamedEvent`, or anything with a `type`) settles its run: one of {@link TERMINAL_RUN_EVENT_TYPES}. */
+export function isTerminalRunEvent<E extends { readonly type: string }>(event: E): event is E & { readonly type: TerminalRunEventType } {
+  return (TERMINAL_RUN_EVENT_TYPES as readonly string[]).includes(event.type);
+}
+
 /** Why a settled run ended. */
 export const TERMINATION_REASONS = [
   'COMPLETED',

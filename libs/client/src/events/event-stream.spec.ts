@@ -1,3 +1,5 @@
+import { AgentLedgerClient } from '../client';
+import { isTerminalRunEvent, TERMINAL_RUN_EVENT_TYPES } from '../contract/vocabulary';
 import { AgentLedgerApiError } from '../errors/api-error';
 import { AgentLedgerConnectionError } from '../errors/connection-error';
 import { AgentLedgerStreamError } from '../errors/stream-error';
@@ -209,5 +211,113 @@ describe('eventStream', () => {
       ),
     ).rejects.toBe(refused);
     expect(opened.connections[0]?.signal.aborted).toBe(true);
+  });
+});
+
+describe('AgentLedgerClient.followRun', () => {
+  /** A frame of run r1's stream: event `type` at revision n - 1, position `n:n`. */
+  function runFrame(n: number, type: string): string {
+    const event = { type, streamName: 'run-r1', revision: n - 1, position: `${n}:${n}`, data: {}, metadata: {}, created: '2026-12-01T00:00:00.000Z' };
+    return `id: ${n}:${n}\nevent: ${type}\ndata: ${JSON.stringify(event)}\n\n`;
+  }
+
+  const clientWith = (fetch: (url: string, init: RequestInit) => Promise<Response>) => new AgentLedgerClient({ baseUrl: 'http://ledger.test', apiKey: 'k', fetch });
+
+  async function typesOf(iterator: AsyncIterableIterator<StreamedEvent>): Promise<string[]> {
+    const types: string[] = [];
+    for await (const event of iterator) types.push(event.type);
+    return types;
+  }
+
+  it.each(['RunCompleted', 'RunFailed', 'RunCancelled'])('ends after %s, closing its connection before the event is handed over, though the server keeps it open', async (terminal) => {
+    const { fetch, connections } = scriptedFetch([
+      { text: runFrame(1, 'RunRequested') + runFrame(2, 'RunClaimed') + runFrame(3, terminal) + runFrame(4, 'AuditGapDetected'), ending: 'open' },
+    ]);
+    const iterator = clientWith(fetch).followRun('r1');
+    expect((await iterator.next()).value?.type).toBe('RunRequested');
+    expect((await iterator.next()).value?.type).toBe('RunClaimed');
+    expect(connections[0]?.signal.aborted).toBe(false);
+    const last = await iterator.next();
+    expect(last).toEqual({ done: false, value: expect.objectContaining({ type: terminal, position: '3:3' }) });
+    expect(connections[0]?.signal.aborted).toBe(true);
+    await expect(iterator.next()).resolves.toEqual({ done: true, value: undefined });
+    expect(connections).toHaveLength(1);
+    expect(connections[0]?.url).toBe('http://ledger.test/runs/r1/events');
+  });
+
+  it('does not end while the run waits for a person: the events after a decision or an input, up to the terminal one, are yielded', async () => {
+    const { fetch } = scriptedFetch([
+      {
+        text: ['RunRequested', 'RunClaimed', 'ApprovalRequested', 'ApprovalGranted', 'RunClaimed', 'InputRequested', 'InputSubmitted', 'RunClaimed', 'RunCompleted']
+          .map((type, index) => runFrame(index + 1, type))
+          .join(''),
+        ending: 'open',
+      },
+    ]);
+    expect(await typesOf(clientWith(fetch).followRun('r1'))).toEqual([
+      'RunRequested',
+      'RunClaimed',
+      'ApprovalRequested',
+      'ApprovalGranted',
+      'RunClaimed',
+      'InputRequested',
+      'InputSubmitted',
+      'RunClaimed',
+      'RunCompleted',
+    ]);
+  });
+
+  it('resumes after a dropped connection (Last-Event-ID of the last event yielded), then ends after the terminal event', async () => {
+    const { fetch, connections } = scriptedFetch([
+      { text: runFrame(1, 'RunRequested') + runFrame(2, 'RunClaimed') + 'id: 3:3\nevent: StepStarted\ndata: {"partial', ending: 'drop' },
+      { text: runFrame(3, 'StepStarted'), ending: 'end' },
+      { text: runFrame(4, 'RunFailed'), ending: 'open' },
+    ]);
+    const changes: string[] = [];
+    const types = await typesOf(clientWith(fetch).followRun('r1', { reconnect: fast, onConnection: (change) => changes.push(change.state) }));
+    expect(types).toEqual(['RunRequested', 'RunClaimed', 'StepStarted', 'RunFailed']);
+    expect(connections.map((c) => c.headers['last-event-id'])).toEqual([undefined, '2:2', '3:3']);
+    expect(changes).toEqual(['open', 'lost', 'open', 'lost', 'open']);
+    expect(connections.every((c) => c.signal.aborted)).toBe(true);
+  });
+
+  it('ends quietly when the signal aborts while the run waits', async () => {
+    const { fetch, connections } = scriptedFetch([{ text: runFrame(1, 'RunRequested') + runFrame(2, 'ApprovalRequested'), ending: 'open' }]);
+    const controller = new AbortController();
+    const types: string[] = [];
+    for await (const event of clientWith(fetch).followRun('r1', { signal: controller.signal })) {
+      types.push(event.type);
+      if (event.type === 'ApprovalRequested') controller.abort();
+    }
+    expect(types).toEqual(['RunRequested', 'ApprovalRequested']);
+    expect(connections[0]?.signal.aborted).toBe(true);
+  });
+
+  it('runEvents and events do not end at a terminal event', async () => {
+    const { fetch } = scriptedFetch([{ text: runFrame(1, 'RunCompleted') + runFrame(2, 'AuditGapDetected'), ending: 'open' }, { text: runFrame(1, 'RunCompleted') + runFrame(2, 'RunRequested'), ending: 'open' }]);
+    const client = clientWith(fetch);
+    expect(await take(client.runEvents('r1'), 2)).toEqual(['1:1', '2:2']);
+    expect(await take(client.events(), 2)).toEqual(['1:1', '2:2']);
+  });
+
+  it('refuses at once an empty run id, from, lastEventId and options that are not an object, saying why', () => {
+    const { fetch, connections } = scriptedFetch([]);
+    const client = clientWith(fetch);
+    expect(() => client.followRun('')).toThrow(new TypeError('runId must be a non-empty string (got "")'));
+    expect(() => client.followRun('r1', { from: 'now' } as never)).toThrow(/^followRun does not take from: it reads the run from its first event/);
+    expect(() => client.followRun('r1', { lastEventId: '4:4' } as never)).toThrow(/^followRun does not take lastEventId: .*use runEvents\(runId, \{ lastEventId \}\)/);
+    expect(() => client.followRun('r1', null as never)).toThrow(new TypeError("followRun's options must be an object (got null)"));
+    expect(connections).toHaveLength(0);
+  });
+});
+
+describe('isTerminalRunEvent', () => {
+  it('is true for the three events that settle a run only', () => {
+    expect(TERMINAL_RUN_EVENT_TYPES).toEqual(['RunCompleted', 'RunFailed', 'RunCancelled']);
+    expect(['RunCompleted', 'RunFailed', 'RunCancelled', 'RunRequeued', 'ApprovalRequested', 'InputRequested', 'AuditGapDetected', 'RunRequeuedByOperator'].filter((type) => isTerminalRunEvent({ type }))).toEqual([
+      'RunCompleted',
+      'RunFailed',
+      'RunCancelled',
+    ]);
   });
 });

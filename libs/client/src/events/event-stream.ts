@@ -40,6 +40,13 @@ export interface EventStreamOptions {
   readonly onConnection?: (change: EventStreamConnection) => void;
 }
 
+/**
+ * Options of `followRun`: those of `runEvents` except `from` and
+ * `lastEventId`. The iteration always reads the run from its first event:
+ * its history is what tells whether the run has settled already.
+ */
+export type FollowRunOptions = Omit<EventStreamOptions, 'from' | 'lastEventId'>;
+
 /** A change of an event stream's connection (see {@link EventStreamOptions.onConnection}). */
 export type EventStreamConnection =
   | { readonly state: 'open'; readonly lastEventId: string | null }
@@ -71,13 +78,18 @@ export class AgentLedgerStreamEndedError extends AgentLedgerError {
  * id of the last event yielded) after a dropped connection or an `event:
  * error` frame, so that the sequence yielded has no gap and no duplicate.
  * Comments and heartbeats are skipped. It never ends on its own (the
- * server's streams do not): `break`, `return()` or the signal ends it and
- * closes the connection. After `maxAttempts` failed connections in a row it
+ * server's streams do not), unless `ending.endAfter` says an event is the
+ * last: `break`, `return()` or the signal ends it and closes the connection. After `maxAttempts` failed connections in a row it
  * throws {@link AgentLedgerStreamError}; an error answer of the route that a
  * retry cannot change (a 4xx: bad id, no such run, no key) is thrown at once
  * as {@link AgentLedgerApiError}.
  */
-export function eventStream(transport: HttpTransport, path: string, options: EventStreamOptions = {}): AsyncIterableIterator<StreamedEvent> {
+export function eventStream(
+  transport: HttpTransport,
+  path: string,
+  options: EventStreamOptions = {},
+  ending: EventStreamEnding = {},
+): AsyncIterableIterator<StreamedEvent> {
   const stop = new AbortController();
   const onAbort = (): void => stop.abort();
   if (options.signal?.aborted === true) stop.abort();
@@ -123,6 +135,12 @@ export function eventStream(transport: HttpTransport, path: string, options: Eve
             const event = parseFrame<StreamedEvent>(frame.data, path);
             lastEventId = frame.id ?? event.position;
             failures = 0;
+            if (ending.endAfter?.(event) === true) {
+              // The last event: the connection is closed before it is handed over, and the iteration ends after it.
+              connection.abort();
+              yield event;
+              return;
+            }
             yield event;
           }
         } catch (error) {
@@ -166,6 +184,12 @@ export function eventStream(transport: HttpTransport, path: string, options: Eve
     },
   };
   return iterator;
+}
+
+/** When an {@link eventStream} ends on its own (by default never). */
+export interface EventStreamEnding {
+  /** Whether `event` is the last one: the iteration yields it, closes its connection and ends. */
+  readonly endAfter?: (event: StreamedEvent) => boolean;
 }
 
 /** An error thrown by the `onConnection` hook: carried past the reconnection logic to the caller as it was thrown. */
