@@ -130,7 +130,8 @@ describe('AgentLedgerClient.followRun against the real service', () => {
     await until(iterator, 'InputRequested');
     let settledEarly: IteratorResult<StreamedEvent> | null = null;
     const pending = iterator.next().then((result) => (settledEarly = result));
-    expect((await client.getRun(started.runId)).status).toBe('WAITING_FOR_INPUT');
+    // A round trip to the service while the run waits (the read model, which follows the store by a few ms, shows the wait).
+    expect((await client.waitForSettled(started.runId)).status).toBe('WAITING_FOR_INPUT');
     expect(settledEarly).toBeNull();
     await client.cancelRun(started.runId, { reason: 'not needed' });
     const types = [((await pending).value as StreamedEvent).type];
@@ -149,7 +150,7 @@ describe('AgentLedgerClient.followRun against the real service', () => {
     }
     expect(types.at(-1)).toBe('ApprovalRequested');
     await closedByTheClient(proxy);
-    expect((await client.getRun(started.runId)).status).toBe('WAITING_FOR_APPROVAL');
+    expect((await client.waitForSettled(started.runId)).status).toBe('WAITING_FOR_APPROVAL');
   });
 
   it('a run that does not exist: 404 RUN_NOT_FOUND at once', async () => {
