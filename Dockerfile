@@ -42,9 +42,10 @@ ENV NODE_ENV=production \
 WORKDIR /app
 # The program belongs to root and is read-only for the service's user.
 COPY --from=build /out /app
-# The data folder belongs to the service's user; a new named volume mounted
-# there takes its owner from the image.
-RUN mkdir -p /var/lib/agent-ledger && chown node:node /var/lib/agent-ledger
+# The data folder and the tools' workspace in it belong to the service's
+# user; a new named volume mounted at either (docker-compose.yml mounts a
+# workspace volume shared by a profile's processes) takes its owner from the image.
+RUN mkdir -p /var/lib/agent-ledger/workspace && chown node:node /var/lib/agent-ledger /var/lib/agent-ledger/workspace
 USER node
 VOLUME ["/var/lib/agent-ledger"]
 EXPOSE 3000

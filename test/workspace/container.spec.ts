@@ -18,7 +18,7 @@ import { ROUTE_ACCESS } from '../../libs/http/src/auth/auth.decorators';
 import { HealthController } from '../../libs/http/src/health/health.controller';
 import { ReadinessController } from '../../libs/http/src/health/readiness.controller';
 import { InterpolationError } from '../support/container/compose-interpolation';
-import type { ComposeFile } from '../support/container/container-setup';
+import type { ComposeFile, VolumeMount } from '../support/container/container-setup';
 import { containerEnvironment, interpolatedCompose, portMapping, readComposeFile, readDockerfile, readEnvExample, REPO_ROOT, volumeMounts } from '../support/container/container-setup';
 import { execForm, healthcheckOf, lastOf, stageEnvironment } from '../support/container/dockerfile';
 
@@ -57,6 +57,40 @@ function providerKeyVariables(): Set<string> {
 function inside(path: string, folder: string): boolean {
   const rel = relative(folder, path);
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+/** Where a service of the image keeps its tools' workspace: the folder, and the mount that holds it (the deepest one), if any. */
+function workspaceMountOf(file: ComposeFile, service: string): { workspaceDir: string; mount: VolumeMount | undefined } {
+  const { workspaceDir } = readServiceConfig(Object.fromEntries(containerEnvironment(file, service, dockerfile)), workdir);
+  const holding = volumeMounts(file, service).filter((mount) => inside(workspaceDir, mount.target));
+  return { workspaceDir, mount: holding.sort((a, b) => b.target.length - a.target.length)[0] };
+}
+
+/** The profile a service runs in (`default`: no profile, the plain `docker compose up`). */
+const profileOf = (file: ComposeFile, service: string): string => (file.services[service]?.profiles ?? ['default']).join(',');
+
+/**
+ * Whatever process of a profile claims a run, its tools must find the files
+ * the run's earlier steps wrote: every process of a profile keeps its
+ * workspace in one named volume. What is not so, per profile, named.
+ */
+function profileWorkspaceProblems(file: ComposeFile): string[] {
+  const problems: string[] = [];
+  const services = Object.keys(file.services).filter((name) => file.services[name]?.build !== undefined);
+  for (const profile of [...new Set(services.map((name) => profileOf(file, name)))]) {
+    const members = services.filter((name) => profileOf(file, name) === profile).map((name) => ({ name, ...workspaceMountOf(file, name) }));
+    for (const member of members.filter((m) => m.mount === undefined || !m.mount.named)) {
+      problems.push(`profile ${profile}: ${member.name} keeps its workspace ${member.workspaceDir} in no named volume`);
+    }
+    const volumes = new Set(members.map((m) => m.mount?.source));
+    if (volumes.size > 1) {
+      problems.push(
+        `profile ${profile}: ${members.map((m) => `${m.name} keeps its workspace ${m.workspaceDir} in volume ${m.mount?.source ?? '(none)'}`).join(', ')}: ` +
+          'every process of a profile must mount one workspace volume there',
+      );
+    }
+  }
+  return problems;
 }
 
 describe('Dockerfile', () => {
@@ -283,9 +317,46 @@ describe('docker-compose.yml', () => {
 
     it('keeps its data in a named volume at the image VOLUME, not the one of agent-ledger-pg', () => {
       const mounts = volumeMounts(compose, 'agent-ledger-pg-worker');
+      const volume = execForm(lastOf(image, 'VOLUME')?.args ?? '[]', 'VOLUME')[0];
       expect(mounts.filter((mount) => !mount.named)).toEqual([]);
-      expect(mounts.map((mount) => mount.target)).toEqual([execForm(lastOf(image, 'VOLUME')?.args ?? '[]', 'VOLUME')[0]]);
-      expect(mounts.map((mount) => mount.source)).not.toEqual(volumeMounts(compose, 'agent-ledger-pg').map((mount) => mount.source));
+      const data = mounts.filter((mount) => mount.target === volume);
+      expect(data).toHaveLength(1);
+      expect(data[0]?.source).not.toBe(volumeMounts(compose, 'agent-ledger-pg').find((mount) => mount.target === volume)?.source);
+    });
+  });
+
+  describe('one workspace volume for every process of a profile', () => {
+    it('mounts, in every process of each profile, one named volume at its workspace folder (the postgres profile: the service and its workers)', () => {
+      expect(profileWorkspaceProblems(compose)).toEqual([]);
+      const postgres = ['agent-ledger-pg', 'agent-ledger-pg-worker'].map((name) => workspaceMountOf(compose, name).mount?.source);
+      expect(new Set(postgres).size).toBe(1);
+      // Its own volume: not the data volume of either process (each keeps its stores and queue index apart).
+      for (const name of ['agent-ledger-pg', 'agent-ledger-pg-worker']) {
+        const dataVolume = volumeMounts(compose, name).find((mount) => mount.target === execForm(lastOf(image, 'VOLUME')?.args ?? '[]', 'VOLUME')[0])?.source;
+        expect({ name, workspace: postgres[0] }).not.toEqual({ name, workspace: dataVolume });
+      }
+    });
+
+    it('names a profile whose processes keep their workspaces in different volumes (a worker on its data volume only)', () => {
+      const worker = compose.services['agent-ledger-pg-worker'] ?? {};
+      const dataOnly = (worker.volumes ?? []).filter((entry) => volumeMounts({ ...compose, services: { w: { volumes: [entry] } } }, 'w')[0]?.target === '/var/lib/agent-ledger');
+      const split: ComposeFile = { ...compose, services: { ...compose.services, 'agent-ledger-pg-worker': { ...worker, volumes: dataOnly } } };
+      expect(profileWorkspaceProblems(split)).toEqual([
+        'profile postgres: agent-ledger-pg keeps its workspace /var/lib/agent-ledger/workspace in volume agent-ledger-pg-workspace, ' +
+          'agent-ledger-pg-worker keeps its workspace /var/lib/agent-ledger/workspace in volume agent-ledger-pg-worker-data: ' +
+          'every process of a profile must mount one workspace volume there',
+      ]);
+    });
+
+    it("has the image make each workspace mount point, owned by the service's user, so that a new volume mounted there is writable", () => {
+      const user = lastOf(image, 'USER')?.args.split(':')[0] ?? 'root';
+      const targets = new Set(Object.keys(compose.services).flatMap((name) => (compose.services[name]?.build === undefined ? [] : [workspaceMountOf(compose, name).mount?.target ?? ''])));
+      for (const target of targets) {
+        const escaped = target.replace(/[/.]/g, '\\$&');
+        const made = image.find((i) => i.name === 'RUN' && new RegExp(`mkdir\\s+-p\\s+(\\S+\\s+)*${escaped}(\\s|$)`).test(i.args) && new RegExp(`chown\\s+${user}(:\\S+)?\\s+(\\S+\\s+)*${escaped}(\\s|$)`).test(i.args));
+        expect({ target, made: made !== undefined }).toEqual({ target, made: true });
+        expect(image.indexOf(made as never)).toBeLessThan(image.findIndex((i) => i === lastOf(image, 'USER')));
+      }
     });
   });
 
