@@ -13,10 +13,11 @@ import { buildWorkspace, createProject, offerNativePrebuild, packWorkspaces, pin
  * application with its own write tool completes a run through
  * AgentLedgerModule, `npx agent-ledger serve` runs the same tool as a plugin
  * through the HTTP API (called with the installed typed client), and its
- * TypeScript compiles against the packages' type declarations with `strict`
- * (and `skipLibCheck: false`). Then, from an empty folder, `npx agent-ledger
- * init`, `npm install`, `npm run build` and `npm run serve` complete a run of
- * the starter's agent.
+ * TypeScript, which imports every packed library's entry point, compiles
+ * against the packages' type declarations with every strict flag TypeScript
+ * has (`exactOptionalPropertyTypes` among them) and `skipLibCheck: false`.
+ * Then, from an empty folder, `npx agent-ledger init`, `npm install`, `npm
+ * run build` and `npm run serve` complete a run of the starter's agent.
  */
 
 // better-sqlite3 compiles from source on an install that finds no prebuilt binary for its version (about 90 s)
@@ -24,6 +25,38 @@ const INSTALL_TIMEOUT_MS = scaled(600_000);
 const COMMAND_TIMEOUT_MS = scaled(120_000);
 const TEST_TIMEOUT_MS = 3 * COMMAND_TIMEOUT_MS;
 const ROOT_MANIFEST = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+const HOST_FIXTURE = join(__dirname, 'fixtures', 'host-project');
+
+/**
+ * Every flag of TypeScript 5.9 that makes its checking stricter, as the host
+ * sets it: what `strict` turns on, spelled out, and what it leaves off.
+ */
+const STRICTEST: Readonly<Record<string, boolean>> = {
+  strict: true,
+  alwaysStrict: true,
+  noImplicitAny: true,
+  noImplicitThis: true,
+  strictNullChecks: true,
+  strictFunctionTypes: true,
+  strictBindCallApply: true,
+  strictPropertyInitialization: true,
+  strictBuiltinIteratorReturn: true,
+  useUnknownInCatchVariables: true,
+  exactOptionalPropertyTypes: true,
+  noUncheckedIndexedAccess: true,
+  noImplicitOverride: true,
+  noPropertyAccessFromIndexSignature: true,
+  noImplicitReturns: true,
+  noFallthroughCasesInSwitch: true,
+  noUnusedLocals: true,
+  noUnusedParameters: true,
+  noUncheckedSideEffectImports: true,
+  allowUnreachableCode: false,
+  allowUnusedLabels: false,
+  forceConsistentCasingInFileNames: true,
+  skipLibCheck: false,
+  skipDefaultLibCheck: false,
+};
 
 describe('the packages, packed and installed into a fresh project', () => {
   let workDir: string;
@@ -42,7 +75,7 @@ describe('the packages, packed and installed into a fresh project', () => {
     packed = packWorkspaces(tarballs, COMMAND_TIMEOUT_MS);
     installEnv = offerNativePrebuild(join(workDir, 'prebuilds'), COMMAND_TIMEOUT_MS);
     createProject(project, packed, tarballs, {
-      fixture: join(__dirname, 'fixtures', 'host-project'),
+      fixture: HOST_FIXTURE,
       devDependencies: { typescript: ROOT_MANIFEST.devDependencies['typescript'] as string, '@types/node': ROOT_MANIFEST.devDependencies['@types/node'] as string },
       env: installEnv,
       timeoutMs: INSTALL_TIMEOUT_MS,
@@ -81,7 +114,16 @@ describe('the packages, packed and installed into a fresh project', () => {
     expect(bin).toBe(join(project, 'node_modules', 'agent-ledger', 'bin', 'agent-ledger.js'));
   }, TEST_TIMEOUT_MS);
 
-  it("compiles the host's TypeScript against the packages' declarations with strict and skipLibCheck off", () => {
+  it("compiles the host's TypeScript, which imports every library's entry point, against the packages' declarations with every strict flag and skipLibCheck off", () => {
+    const { compilerOptions } = JSON.parse(readFileSync(join(project, 'tsconfig.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
+    expect(Object.fromEntries(Object.keys(STRICTEST).map((flag) => [flag, compilerOptions[flag]]))).toEqual(STRICTEST);
+    // Every packed package that declares types is imported; the service (agent-ledger) is a command, with no entry point to import.
+    const manifests = packed.map((p) => ({ name: p.name, ...(JSON.parse(readFileSync(join(project, 'node_modules', p.name, 'package.json'), 'utf8')) as { types?: string; main?: string; bin?: unknown }) }));
+    const importable = manifests.filter((m) => m.types !== undefined).map((m) => m.name);
+    expect(manifests.filter((m) => m.types === undefined).map((m) => ({ name: m.name, main: m.main, bin: m.bin !== undefined }))).toEqual([{ name: 'agent-ledger', main: undefined, bin: true }]);
+    const entryPoints = readFileSync(join(project, 'src', 'entry-points.ts'), 'utf8');
+    const imported = [...entryPoints.matchAll(/^import \* as \w+ from '([^']+)';$/gm)].map((match) => match[1]);
+    expect(imported.sort()).toEqual(importable.sort());
     const result = run('npx', ['tsc', '-p', 'tsconfig.json'], project, { timeoutMs: COMMAND_TIMEOUT_MS });
     expect({ status: result.status, output: result.stdout + result.stderr }).toEqual({ status: 0, output: '' });
   }, TEST_TIMEOUT_MS);

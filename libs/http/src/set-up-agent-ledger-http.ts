@@ -1,10 +1,27 @@
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { INestApplication } from '@nestjs/common';
 import { AbsentJsonBodies } from './bodies/absent-json-bodies';
 import { refuseUnreadableBodies } from './bodies/refuse-unreadable-bodies';
 import type { HttpApiOptions } from './http-api-options';
 import { HTTP_API_OPTIONS } from './http-api-options';
 import { buildOpenApiDocument, OpenApiDocumentHolder } from './openapi/openapi-document';
 import { traceRequests } from './tracing/trace-requests';
+
+/**
+ * What {@link setUpAgentLedgerHttp} needs of the application: a Nest
+ * application on Express, whose JSON body parser it installs.
+ * `NestExpressApplication` (`@nestjs/platform-express`, `NestFactory.create<NestExpressApplication>(...)`)
+ * is one. Described here rather than imported, so that these declarations
+ * compile without Express's types (`@types/express`) in a project that
+ * checks its libraries' declarations (`skipLibCheck: false`).
+ */
+export interface AgentLedgerHttpApplication extends INestApplication {
+  /** Express's body parser of that type, with these options (`NestExpressApplication.useBodyParser`). */
+  useBodyParser(
+    parser: 'json',
+    options: { readonly limit: number; readonly verify: (request: IncomingMessage, response: ServerResponse, bytes: Buffer) => void },
+  ): unknown;
+}
 
 /**
  * Readies an application that imports the HTTP API (`AgentLedgerHttpModule`,
@@ -17,7 +34,7 @@ import { traceRequests } from './tracing/trace-requests';
  * parser runs first. Then builds the OpenAPI document of every route for
  * `GET /openapi.json`.
  */
-export function setUpAgentLedgerHttp(app: NestExpressApplication): void {
+export function setUpAgentLedgerHttp(app: AgentLedgerHttpApplication): void {
   const options = app.get<HttpApiOptions>(HTTP_API_OPTIONS);
   app.use(traceRequests());
   app.use(refuseUnreadableBodies({ discardLimitBytes: options.httpBodyLimitBytes }));

@@ -35,9 +35,12 @@ export interface EventProcessor {
    * for notifications (wake workers, cancel listeners). An event the runner
    * reads a second time (after a checkpoint moved back under it) is not
    * observed again. A throw is reported to the runner's `onError`; it does
-   * not undo the batch.
+   * not undo the batch. A property that may be `undefined` (not only
+   * absent), so that a class whose constructor takes it as an optional
+   * parameter property implements the interface also in a project that
+   * compiles with `exactOptionalPropertyTypes`.
    */
-  observe?(events: readonly RecordedEvent[]): void;
+  readonly observe?: ((events: readonly RecordedEvent[]) => void) | undefined;
   /**
    * Forgets everything it derived from the store (its rows), inside a
    * transaction: the runner calls it when the database was made from another
