@@ -36,6 +36,7 @@ export async function registerConfiguredTools(
   if (resolved.user) tools.push(new UserAskTool());
   if (resolved.files !== false) {
     const workspace = await Workspace.open(resolved.files, 'AgentLedgerModule.forRootAsync.tools.builtins.files.workspaceDir');
+    registry.useWorkspace(workspace.root);
     tools.push(new FilesReadTool(workspace), new FilesListTool(workspace), new FilesWriteTool(workspace), new FilesAppendTool(workspace));
   }
   for (const type of resolved.tools) tools.push(await moduleRef.create(type));

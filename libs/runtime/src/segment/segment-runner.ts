@@ -400,6 +400,7 @@ class Segment {
       const signal = limited?.signal ?? this.controller.signal;
       try {
         const userInput = this.state.inputs.get(stepId);
+        const workspaceDir = tools.workspaceDir;
         const result = await registered.tool.execute(check.args, {
           runId: this.runId,
           stepId,
@@ -407,6 +408,7 @@ class Segment {
           attempt: this.lease.attempt,
           signal,
           ...(userInput === undefined ? {} : { userInput }),
+          ...(workspaceDir === undefined ? {} : { workspaceDir }),
         });
         outcome = { outcome: 'succeeded', result: result ?? null };
       } catch (error) {

@@ -23,6 +23,8 @@ export interface ToolCatalog {
   effectFor(name: string): ToolEffect;
   describe(names: readonly string[]): readonly ToolDescription[];
   validateArguments(name: string, args: unknown): ArgumentsCheck;
+  /** The workspace folder a tool call gets as `ToolContext.workspaceDir`; undefined when the application has none. */
+  readonly workspaceDir?: string | undefined;
 }
 
 /** Injection token of the {@link ToolCatalog} (the `ToolRegistry`). */

@@ -50,6 +50,8 @@ export interface Execution {
   readonly stepId: string;
   readonly idempotencyKey: string;
   readonly attempt: number;
+  /** The workspace folder the call was given (`ToolContext.workspaceDir`), when it was given one. */
+  readonly workspaceDir?: string;
 }
 
 /** A blocked execution: `reached` resolves when a call blocks on it, `release` lets it go on. */
@@ -89,7 +91,15 @@ export class ToolBehaviour {
   }
 
   async run(tool: string, context: ToolContext, result: JsonValue): Promise<JsonValue> {
-    this.executions.push({ tool, runId: context.runId, stepId: context.stepId, idempotencyKey: context.idempotencyKey, attempt: context.attempt });
+    const { workspaceDir } = context;
+    this.executions.push({
+      tool,
+      runId: context.runId,
+      stepId: context.stepId,
+      idempotencyKey: context.idempotencyKey,
+      attempt: context.attempt,
+      ...(workspaceDir === undefined ? {} : { workspaceDir }),
+    });
     const blocked = this.gates.get(tool);
     if (blocked !== undefined) {
       this.gates.delete(tool);
@@ -184,6 +194,10 @@ export interface RuntimeHarnessOptions {
   readonly sagaDir?: string;
   /** Reuse the stores of another harness (a second "process" on the same files). */
   readonly sharedWith?: RuntimeHarness;
+  /** Tools registered besides the test tools (instances of `@Tool` classes), e.g. a product's own tools. @default none */
+  readonly tools?: readonly (AgentTool & object)[];
+  /** The workspace folder every tool call gets (`ToolContext.workspaceDir`), an absolute path. @default none */
+  readonly workspaceDir?: string;
 }
 
 /** A Nest testing module with the real execution engine over real SQLite files in a temp folder. */
@@ -223,6 +237,8 @@ export async function startRuntime(options: RuntimeHarnessOptions): Promise<Runt
   const behaviour = shared?.behaviour ?? new ToolBehaviour();
   const registry = new ToolRegistry();
   for (const tool of testTools(behaviour)) registry.register(tool as AgentTool & object);
+  for (const tool of options.tools ?? []) registry.register(tool);
+  if (options.workspaceDir !== undefined) registry.useWorkspace(options.workspaceDir);
   const agents = agentCatalogOf(
     options.agents.map((agent) => ({
       definition: {

@@ -25,6 +25,17 @@ export interface ToolContext {
    * READ_ONLY tool may ask.
    */
   readonly userInput?: JsonValue;
+  /**
+   * The real, absolute path of the application's workspace folder: the one
+   * the built-in `files.*` tools are confined to (`ToolsModule`'s
+   * `builtins.files.workspaceDir`; in the service, `WORKSPACE_DIR`, by default
+   * `<AGENT_LEDGER_DATA_DIR>/workspace`). A tool that keeps files keeps them
+   * under it, never relative to the working directory: the service's own
+   * folder may be read-only (a container's `/app`), and every process that
+   * may execute a run's steps sees the same workspace. Undefined when the
+   * application has none (`builtins.files: false`).
+   */
+  readonly workspaceDir?: string;
 }
 
 /**

@@ -110,9 +110,11 @@ describe('ToolRegistry', () => {
 
     it('offers no member that sets or overrides an effect, and freezes what it holds', () => {
       expect(Object.getOwnPropertyNames(ToolRegistry.prototype).sort()).toEqual(
-        ['constructor', 'describe', 'effectFor', 'get', 'has', 'names', 'register', 'validateArguments'].sort(),
+        ['constructor', 'describe', 'effectFor', 'get', 'has', 'names', 'register', 'useWorkspace', 'validateArguments', 'workspaceDir'].sort(),
       );
       expect(ToolRegistry.prototype.register.length).toBe(1);
+      // useWorkspace takes a folder, nothing of a tool.
+      expect(ToolRegistry.prototype.useWorkspace.length).toBe(1);
       const registered = registry.get('notes.append');
       expect(Object.isFrozen(registered)).toBe(true);
       expect(() => {
@@ -273,5 +275,30 @@ describe('ToolRegistry', () => {
     }
     Reflect.defineMetadata(TOOL_METADATA, { name: 'manual', description: '', parameters: { type: 'object' } }, Manual);
     expect(() => new ToolRegistry().register(new Manual())).toThrow(InvalidFieldError);
+  });
+
+  describe('the workspace every tool call gets', () => {
+    it('is none until one is set, then the folder set (ToolContext.workspaceDir)', () => {
+      const registry = new ToolRegistry();
+      expect(registry.workspaceDir).toBeUndefined();
+      registry.useWorkspace('/srv/workspace');
+      expect(registry.workspaceDir).toBe('/srv/workspace');
+      registry.useWorkspace('/srv/workspace');
+      expect(registry.workspaceDir).toBe('/srv/workspace');
+    });
+
+    it('refuses a relative path, naming workspaceDir', () => {
+      const registry = new ToolRegistry();
+      expect(() => registry.useWorkspace('data/workspace')).toThrow(expect.objectContaining({ field: 'workspaceDir', message: expect.stringContaining('"data/workspace"') }) as Error);
+      expect(registry.workspaceDir).toBeUndefined();
+    });
+
+    it('refuses a second, other folder, naming both: an application has one workspace', () => {
+      const registry = new ToolRegistry();
+      registry.useWorkspace('/srv/a');
+      expect(() => registry.useWorkspace('/srv/b')).toThrow(ConfigurationError);
+      expect(() => registry.useWorkspace('/srv/b')).toThrow(/"\/srv\/a".*"\/srv\/b"/);
+      expect(registry.workspaceDir).toBe('/srv/a');
+    });
   });
 });

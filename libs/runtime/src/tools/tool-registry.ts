@@ -1,3 +1,4 @@
+import { isAbsolute } from 'node:path';
 import { Injectable } from '@nestjs/common';
 import {
   ConfigurationError,
@@ -37,6 +38,31 @@ export class ToolRegistry {
   private readonly ajv = createArgumentSchemaAjv();
   private readonly entries = new Map<string, Entry>();
   private resolver = new ToolEffectResolver([]);
+  private workspace: string | undefined;
+
+  /**
+   * The application's workspace folder, which every tool call gets as
+   * `ToolContext.workspaceDir`: the built-in file tools' folder, set when it
+   * is opened. Undefined until then, and in an application without one.
+   */
+  get workspaceDir(): string | undefined {
+    return this.workspace;
+  }
+
+  /**
+   * Sets the workspace folder the tool calls get (`ToolsModule` and
+   * `AgentLedgerModule` do, when they open the file tools' workspace).
+   *
+   * @throws {@link InvalidFieldError} (`workspaceDir`) for a path that is not absolute.
+   * @throws {@link ConfigurationError} when another folder was set: an application has one workspace.
+   */
+  useWorkspace(workspaceDir: string): void {
+    if (!isAbsolute(workspaceDir)) throw new InvalidFieldError('workspaceDir', `must be an absolute path, not ${JSON.stringify(workspaceDir)}`);
+    if (this.workspace !== undefined && this.workspace !== workspaceDir) {
+      throw new ConfigurationError(`The tools' workspace is ${JSON.stringify(this.workspace)} already; it cannot also be ${JSON.stringify(workspaceDir)}: an application has one workspace`);
+    }
+    this.workspace = workspaceDir;
+  }
 
   /**
    * Registers a tool instance whose class is decorated with `@Tool`: checks

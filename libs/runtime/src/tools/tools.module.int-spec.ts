@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Global, Inject, Injectable, Module, Scope } from '@nestjs/common';
@@ -131,6 +131,13 @@ describe('ToolsModule (Nest)', () => {
     expect(await readFile(path.join(workspaceDir, 'a.txt'), 'utf8')).toBe('hello');
     await expect(write?.execute({ path: 'b.txt', content: 'x'.repeat(33) }, context)).rejects.toMatchObject({ code: 'FILE_TOO_LARGE' });
     await expect(registry.get('files.read')?.tool.execute({ path: '../a.txt' }, context)).rejects.toMatchObject({ code: 'WORKSPACE_PATH_REFUSED' });
+  });
+
+  it("gives the file tools' folder, its real path, as the workspace of every tool call; none without the file tools", async () => {
+    const registry = await start([ToolsModule.forRoot({ builtins: { files: { workspaceDir } } })]);
+    expect(registry.workspaceDir).toBe(await realpath(workspaceDir));
+    await app?.close();
+    expect((await start([ToolsModule.forRoot()])).workspaceDir).toBeUndefined();
   });
 
   it('validates arguments against the discovered schema', async () => {

@@ -39,7 +39,16 @@ export class ToolsModule {
     const files = resolved.files;
     if (files !== false) {
       providers.push(
-        { provide: Workspace, useFactory: () => Workspace.open(files, 'ToolsModule.forRoot.builtins.files.workspaceDir') },
+        {
+          provide: Workspace,
+          inject: [ToolRegistry],
+          useFactory: async (registry: ToolRegistry) => {
+            const workspace = await Workspace.open(files, 'ToolsModule.forRoot.builtins.files.workspaceDir');
+            // Every tool call gets it as ToolContext.workspaceDir.
+            registry.useWorkspace(workspace.root);
+            return workspace;
+          },
+        },
         FilesReadTool,
         FilesListTool,
         FilesWriteTool,
