@@ -17,7 +17,8 @@ import { buildWorkspace, createProject, offerNativePrebuild, packWorkspaces, pin
  * against the packages' type declarations with every strict flag TypeScript
  * has (`exactOptionalPropertyTypes` among them) and `skipLibCheck: false`.
  * Then, from an empty folder, `npx agent-ledger init`, `npm install`, `npm
- * run build` and `npm run serve` complete a run of the starter's agent.
+ * run build` and `npm run serve` complete a run of the starter's agent, whose
+ * tool writes its note in the service's workspace.
  */
 
 // better-sqlite3 compiles from source on an install that finds no prebuilt binary for its version (about 90 s)
@@ -196,17 +197,19 @@ describe('the packages, packed and installed into a fresh project', () => {
       expect(existsSync(join(starter, 'dist', 'tools.js'))).toBe(true);
     }, TEST_TIMEOUT_MS);
 
-    it("serves it with npm run serve, and the starter's agent completes a run with its own read and write tools", async () => {
+    it("serves it with npm run serve, and the starter's agent completes a run with its own read and write tools, the note written in the service's workspace", async () => {
       if (!existsSync(join(starter, 'dist', 'tools.js'))) runOk('npm', ['run', 'build'], starter, { timeoutMs: COMMAND_TIMEOUT_MS });
-      const served = await serveProject(starter, { PORT: '0' }, COMMAND_TIMEOUT_MS, ['--config', 'agent-ledger.yaml']);
+      // The workspace outside the project's folder: the tools keep their files where the service says, not where it runs.
+      const workspace = join(workDir, 'starter-workspace');
+      const served = await serveProject(starter, { PORT: '0', WORKSPACE_DIR: workspace }, COMMAND_TIMEOUT_MS, ['--config', 'agent-ledger.yaml']);
       try {
         const response = await fetch(`${served.baseUrl}/runs`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ agent: 'note-keeper', input: 'Remember: milk, bread', mode: 'interactive' }),
         });
-        const body = (await response.json()) as { runId: string; run: { status: string } };
-        expect({ status: response.status, run: body.run.status }).toEqual({ status: 200, run: 'COMPLETED' });
+        const body = (await response.json()) as { runId: string; run: { status: string; answer: string } };
+        expect({ status: response.status, run: body.run.status, answer: body.run.answer }).toEqual({ status: 200, run: 'COMPLETED', answer: 'Saved the groceries note and read it back: milk, bread' });
         // The steps read model follows the store a few milliseconds behind: the run is found at once, its steps may come a moment later.
         const deadline = Date.now() + COMMAND_TIMEOUT_MS;
         let toolSteps: (string | null)[][] = [];
@@ -221,7 +224,8 @@ describe('the packages, packed and installed into a fresh project', () => {
           ['notes.save', 'IDEMPOTENT_WRITE'],
           ['notes.read', 'READ_ONLY'],
         ]);
-        expect(readFileSync(join(starter, 'data', 'notes', 'groceries.txt'), 'utf8')).toBe('milk, bread');
+        expect(readFileSync(join(workspace, 'notes', 'groceries.txt'), 'utf8')).toBe('milk, bread');
+        expect(existsSync(join(starter, 'data', 'notes'))).toBe(false);
         runId = body.runId;
       } finally {
         expect(await served.stop()).toEqual({ leftovers: [] });

@@ -7,7 +7,7 @@
  * does the same from the packed tarballs, with `npm install`, `tsc` and
  * `agent-ledger serve`.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,7 +44,6 @@ describe('the starter of agent-ledger init (in-process)', () => {
       await stores?.close();
       app = undefined;
       stores = undefined;
-      delete process.env.NOTES_DIR;
       rmSync(dir, { recursive: true, force: true });
     }
   });
@@ -70,20 +69,19 @@ describe('the starter of agent-ledger init (in-process)', () => {
     expect(parsed.options.strict).toBe(true);
   });
 
-  it('loads its compiled plugin from agent-ledger.yaml and completes a run of its agent, the write done', async () => {
+  it("loads its compiled plugin from agent-ledger.yaml and completes a run of its agent, the note written in the service's workspace", async () => {
     const project = join(dir, 'notes');
     const compiled = ts.transpileModule(readFileSync(join(project, 'src/tools.ts'), 'utf8'), {
       compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, experimentalDecorators: true, emitDecoratorMetadata: true, esModuleInterop: true },
     });
     mkdirSync(join(project, 'dist'));
     writeFileSync(join(project, 'dist/tools.js'), compiled.outputText);
-    process.env.NOTES_DIR = join(project, 'data/notes');
 
     const config = readServiceConfig(
       { AGENT_LEDGER_CONFIG: join(project, 'agent-ledger.yaml'), EVENTSTORE_CONNECTION_STRING: '', PORT: '0', WORKER_CONCURRENCY: '1', REAPER_INTERVAL_MS: '0', CONSOLE_DIR: join(dir, 'console') },
       dir,
     );
-    expect(config).toMatchObject({ plugins: [join(project, 'dist/tools.js')], agentsConfigPath: join(project, 'agents.yaml'), dataDir: join(project, 'data') });
+    expect(config).toMatchObject({ plugins: [join(project, 'dist/tools.js')], agentsConfigPath: join(project, 'agents.yaml'), dataDir: join(project, 'data'), workspaceDir: join(project, 'data', 'workspace') });
     const { agents, plugins } = await loadServiceDefinitions(config);
     expect(plugins.plugins[0]?.toolNames).toEqual(['notes.read', 'notes.save']);
     // Copied into Jest's realm (see service-plugins.int-spec.ts).
@@ -99,7 +97,9 @@ describe('the starter of agent-ledger init (in-process)', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ agent: STARTER_AGENT, input: 'remember the groceries', mode: 'interactive' }),
     });
-    expect(await response.json()).toMatchObject({ run: { status: 'COMPLETED', answer: 'Saved the groceries note and read it back.' } });
-    expect(readFileSync(join(project, 'data/notes/groceries.txt'), 'utf8')).toBe('milk, bread');
+    expect(await response.json()).toMatchObject({ run: { status: 'COMPLETED', answer: 'Saved the groceries note and read it back: milk, bread' } });
+    // In the workspace the tools were given (ToolContext.workspaceDir), not under the working directory.
+    expect(readFileSync(join(config.workspaceDir, 'notes', 'groceries.txt'), 'utf8')).toBe('milk, bread');
+    expect(existsSync(join(process.cwd(), 'data', 'notes'))).toBe(false);
   }, scaled(60_000));
 });

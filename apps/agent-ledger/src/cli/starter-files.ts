@@ -84,15 +84,27 @@ const TSCONFIG = {
 };
 
 const TOOLS_TS = `import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { ToolEffect } from '@agent-ledger/domain';
 import type { DeclaresToolEffect, JsonObject, JsonValue } from '@agent-ledger/domain';
 import { definePlugin, Tool } from '@agent-ledger/runtime';
 import type { AgentTool, ToolContext } from '@agent-ledger/runtime';
 
-/** Where the notes are kept: NOTES_DIR, else ./data/notes (from the folder the service runs in). */
-const notesDir = (): string => resolve(process.env.NOTES_DIR ?? join('data', 'notes'));
-const notePath = (title: string): string => join(notesDir(), \`\${encodeURIComponent(title)}.txt\`);
+/**
+ * Where the notes are kept: notes/ in the service's workspace, which every
+ * call gets as context.workspaceDir (WORKSPACE_DIR, by default
+ * <AGENT_LEDGER_DATA_DIR>/workspace, here ./data/workspace). Never a path
+ * relative to the folder the service runs in: in a container that folder is
+ * read-only, and a worker process may run in another one.
+ */
+function notesDir(context: ToolContext): string {
+  if (context.workspaceDir === undefined) {
+    throw new Error('The notes are kept in the workspace of the service, and it has none: set WORKSPACE_DIR (tools.workspaceDir)');
+  }
+  return join(context.workspaceDir, 'notes');
+}
+
+const notePath = (context: ToolContext, title: string): string => join(notesDir(context), \`\${encodeURIComponent(title)}.txt\`);
 
 const TITLE = { type: 'string', minLength: 1, maxLength: 100 } as const;
 
@@ -111,9 +123,9 @@ export class ReadNoteTool implements AgentTool<ReadNoteArgs>, DeclaresToolEffect
     return ToolEffect.READ_ONLY;
   }
 
-  async execute(args: ReadNoteArgs): Promise<JsonValue> {
+  async execute(args: ReadNoteArgs, context: ToolContext): Promise<JsonValue> {
     try {
-      return await readFile(notePath(args.title), 'utf8');
+      return await readFile(notePath(context, args.title), 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
@@ -150,8 +162,8 @@ export class SaveNoteTool implements AgentTool<SaveNoteArgs>, DeclaresToolEffect
 
   async execute(args: SaveNoteArgs, context: ToolContext): Promise<JsonValue> {
     context.signal.throwIfAborted();
-    await mkdir(notesDir(), { recursive: true });
-    await writeFile(notePath(args.title), args.text, 'utf8');
+    await mkdir(notesDir(context), { recursive: true });
+    await writeFile(notePath(context, args.title), args.text, 'utf8');
     return { saved: args.title, idempotencyKey: context.idempotencyKey };
   }
 }
@@ -190,17 +202,30 @@ agents:
         - toolCalls:
             - tool: notes.read
               arguments: { title: groceries }
-        - final: Saved the groceries note and read it back.
+        # The answer says only what the run recorded: {{result:notes.read}} is
+        # what notes.read returned, {{outcome:notes.save}} how the save ended
+        # (succeeded, failed or denied), {{error:notes.save}} the error it
+        # gave. finalIfFailed answers instead of final when a call failed,
+        # finalIfDenied when a person denied one.
+        - final: "Saved the groceries note and read it back: {{result:notes.read}}"
+          finalIfFailed: "Saving the groceries note {{outcome:notes.save}}, and reading it back {{outcome:notes.read}}."
+          finalIfDenied: "I did not save the groceries note: {{error:notes.save}}"
 `;
 
 const SERVICE_CONFIG_YAML = `# agent-ledger's settings (agent-ledger serve --config agent-ledger.yaml).
 # Relative paths are from this file's folder; an environment variable of the
-# same setting wins (AGENT_LEDGER_PLUGINS, AGENTS_CONFIG, AGENT_LEDGER_DATA_DIR).
+# same setting wins (AGENT_LEDGER_PLUGINS, AGENTS_CONFIG, AGENT_LEDGER_DATA_DIR,
+# WORKSPACE_DIR).
 plugins: [./dist/tools.js]
 agents:
   configFile: ./agents.yaml
 store:
   dataDir: ./data
+# The tools' workspace, given to every tool call as context.workspaceDir (the
+# notes are in its notes/ folder): by default the data folder's workspace/,
+# here ./data/workspace. To keep it elsewhere:
+# tools:
+#   workspaceDir: /srv/notes-workspace
 server:
   port: 3000
 `;
@@ -209,7 +234,7 @@ function readme(name: string): string {
   return `# ${name}: tools and an agent for agent-ledger
 Install: \`npm install\`
 Build the plugin (src/tools.ts to dist/tools.js): \`npm run build\`
-Serve (http://127.0.0.1:3000, data in ./data): \`npm run serve\`
+Serve (http://127.0.0.1:3000, data in ./data, the notes in the tools' workspace ./data/workspace/notes): \`npm run serve\`
 Run the agent: \`curl -s -X POST http://127.0.0.1:3000/runs -H 'content-type: application/json' -d '{"agent":"${STARTER_AGENT}","input":"remember the groceries","mode":"interactive"}'\` (or \`npx agent-ledger runs start --agent ${STARTER_AGENT} --input "remember the groceries" --mode interactive\`)
 `;
 }
