@@ -51,7 +51,7 @@ export const sustainedScenario: BenchScenario = {
         Promise.all(
           Array.from({ length: count }, () => {
             const i = submitted++;
-            return commandBus.execute(new StartRun({ agent: agent.name, input: { i }, mode: 'queued', runId: `sustained-${i}` }));
+            return commandBus.execute(new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: agent.name, input: { i }, mode: 'queued', runId: `sustained-${i}` }));
           }),
         );
       const started = Date.now();

@@ -39,7 +39,7 @@ describe('an interactive run whose caller died (e2e, real processes)', () => {
       const store = SqliteEventStore.open({ path: runStorePath });
       try {
         const decider = createRunDecider();
-        const decision = decider.decide({ type: 'RequestRun', data: { runId, agent: 'mixer', input: { task: runId }, mode: 'interactive', maxIterations: 6 }, metadata: { now: Date.now() } }, decider.initialState());
+        const decision = decider.decide({ type: 'RequestRun', data: { runId, agent: 'mixer', input: { task: runId }, mode: 'interactive', requestedBy: { kind: 'bus', id: 'crash-test' }, maxIterations: 6 }, metadata: { now: Date.now() } }, decider.initialState());
         if (decision.kind !== 'accepted') throw new Error(`RequestRun was not accepted: ${JSON.stringify(decision)}`);
         await store.append(runStreamName(runId), toEventData(runStreamName(runId), 0n, decision.events, { correlationId: runId }), { expectedRevision: ExpectedRevision.NO_STREAM });
       } finally {

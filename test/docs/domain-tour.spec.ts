@@ -16,7 +16,7 @@ describe('README: a quick tour of the domain', () => {
       return decision;
     };
 
-    send({ type: 'RequestRun', data: { runId: 'r1', agent: 'demo', input: { task: 'x' }, mode: 'queued' }, metadata: { now } });
+    send({ type: 'RequestRun', data: { runId: 'r1', agent: 'demo', input: { task: 'x' }, mode: 'queued', requestedBy: { kind: 'bus', id: 'host' } }, metadata: { now } });
     send({ type: 'ClaimRun', data: { runId: 'r1', owner: 'worker:host:42' }, metadata: { now } });
     const lease = { owner: 'worker:host:42', attempt: 1 };
     send({ type: 'StartStep', data: { runId: 'r1', ...lease, round: 0 }, metadata: { now } });

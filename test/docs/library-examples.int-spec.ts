@@ -250,7 +250,7 @@ describe('docs/library.md: every command and query, as its examples show them', 
   });
 
   it('the first example: an interactive StartRun, then GetRunState', async () => {
-    const result = await commandBus.execute(new StartRun({ agent: 'ticket-closer', input: { ticketId: 'T-1' }, mode: 'interactive' }));
+    const result = await commandBus.execute(new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: 'ticket-closer', input: { ticketId: 'T-1' }, mode: 'interactive' }));
     const { run } = await queryBus.execute(new GetRunState({ runId: result.runId }));
     expect(result).toMatchObject({ mode: 'interactive', status: 'COMPLETED' });
     expect(run).toMatchObject({ runId: result.runId, status: 'COMPLETED', answer: 'Ticket T-1 is closed.' });
@@ -259,7 +259,7 @@ describe('docs/library.md: every command and query, as its examples show them', 
   // ── StartRun ──────────────────────────────────────────────────────────────
 
   it('StartRun, interactive: resolves with the settled run', async () => {
-    const result = await commandBus.execute(new StartRun({ agent: 'ticket-closer', input: { ticketId: 'T-1' }, mode: 'interactive', runId: 'close-T-1' }));
+    const result = await commandBus.execute(new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: 'ticket-closer', input: { ticketId: 'T-1' }, mode: 'interactive', runId: 'close-T-1' }));
     if (result.mode !== 'interactive') throw new Error('unreachable: mode is interactive');
     // result: { mode: 'interactive', runId: 'close-T-1', status: 'COMPLETED', replayed: false, segment: 'settled', run, state }
     // result.run: { status: 'COMPLETED', reason: 'COMPLETED', answer: 'Ticket T-1 is closed.', attempts: 1, ... }
@@ -273,7 +273,7 @@ describe('docs/library.md: every command and query, as its examples show them', 
   });
 
   it('StartRun, queued: resolves at once; a worker executes it', async () => {
-    const queued = await commandBus.execute(new StartRun({ agent: 'ticket-closer', input: { ticketId: 'T-1' } }));
+    const queued = await commandBus.execute(new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: 'ticket-closer', input: { ticketId: 'T-1' } }));
     // queued: { mode: 'queued', runId: '<a random UUID>', status: 'QUEUED', replayed: false }
     expect(queued).toEqual({ mode: 'queued', runId: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 'QUEUED', replayed: false });
     const run = await waitForStatus(queued.runId, 'COMPLETED');
@@ -281,7 +281,7 @@ describe('docs/library.md: every command and query, as its examples show them', 
   });
 
   it('StartRun with an idempotency key: the same command again replays the run; another input is refused', async () => {
-    const fields = { agent: 'ticket-closer', input: { ticketId: 'T-1' }, mode: 'interactive', idempotencyKey: 'close-ticket:T-1' } as const;
+    const fields = { agent: 'ticket-closer', input: { ticketId: 'T-1' }, mode: 'interactive', idempotencyKey: 'close-ticket:T-1', principal: { kind: 'bus', id: 'ticket-service' } } as const;
     const first = await commandBus.execute(new StartRun(fields));
     const again = await commandBus.execute(new StartRun(fields));
     // first.runId === again.runId === runIdForIdempotencyKey('close-ticket:T-1') ('ik-' and 32 hex digits)
@@ -300,19 +300,19 @@ describe('docs/library.md: every command and query, as its examples show them', 
   it('StartRun: its refusals', async () => {
     const before = await countEvents(store);
     // an unknown agent
-    await expect(commandBus.execute(new StartRun({ agent: 'nobody', input: 'x' }))).rejects.toMatchObject({
+    await expect(commandBus.execute(new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: 'nobody', input: 'x' }))).rejects.toMatchObject({
       constructor: InvalidFieldError,
       code: 'INVALID_FIELD',
       field: 'agent',
       message: 'agent must name a configured agent (known: ticket-closer, careful-closer, asker, watcher)',
     });
     // runId and idempotencyKey together
-    await expect(commandBus.execute(new StartRun({ agent: 'ticket-closer', input: 'x', runId: 'r-1', idempotencyKey: 'k-1' }))).rejects.toMatchObject({
+    await expect(commandBus.execute(new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: 'ticket-closer', input: 'x', runId: 'r-1', idempotencyKey: 'k-1' }))).rejects.toMatchObject({
       constructor: InvalidFieldError,
       field: 'idempotencyKey',
     });
     // a runId that exists
-    await expect(commandBus.execute(new StartRun({ agent: 'ticket-closer', input: 'x', runId: 'close-T-1' }))).rejects.toMatchObject({
+    await expect(commandBus.execute(new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: 'ticket-closer', input: 'x', runId: 'close-T-1' }))).rejects.toMatchObject({
       constructor: RunAlreadyExistsError,
       code: 'RUN_ALREADY_EXISTS',
       runId: 'close-T-1',
@@ -326,7 +326,7 @@ describe('docs/library.md: every command and query, as its examples show them', 
     const before = await countEvents(store);
     let caught: unknown;
     try {
-      await commandBus.execute(new StartRun({ agent: 'ticket-closer', input: 'x', mode: 'at once' as never }));
+      await commandBus.execute(new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: 'ticket-closer', input: 'x', mode: 'at once' as never }));
     } catch (error) {
       caught = error;
     }
@@ -383,9 +383,9 @@ describe('docs/library.md: every command and query, as its examples show them', 
   it('CancelRun: a queued run is cancelled at once, a running one at its next step boundary', async () => {
     const principal: Principal = { kind: 'bus', id: 'billing-service' };
     const watching = desk.watching();
-    const running = await commandBus.execute(new StartRun({ agent: 'watcher', input: 'T-3', runId: 'watch-T-3' }));
+    const running = await commandBus.execute(new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: 'watcher', input: 'T-3', runId: 'watch-T-3' }));
     await watching; // the only worker executes tickets.watch
-    const waiting = await commandBus.execute(new StartRun({ agent: 'ticket-closer', input: 'later', runId: 'close-later' }));
+    const waiting = await commandBus.execute(new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: 'ticket-closer', input: 'later', runId: 'close-later' }));
 
     const queued = await commandBus.execute(new CancelRun({ runId: waiting.runId, principal, reason: 'the order was refunded' }));
     // queued: { runId: 'close-later', settled: true, status: 'CANCELLED', run: { reason: 'CANCELLED', cancelRequestedBy: 'bus:billing-service', ... }, state }
@@ -411,7 +411,7 @@ describe('docs/library.md: every command and query, as its examples show them', 
     const alice: Principal = { kind: 'bus', id: 'ops:alice' };
 
     // 1. The agent's write is not pre-approved: the run stops before tickets.close executes.
-    const started = await commandBus.execute(new StartRun({ agent: 'careful-closer', input: { ticketId: 'T-2' }, mode: 'interactive', runId: 'close-T-2' }));
+    const started = await commandBus.execute(new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: 'careful-closer', input: { ticketId: 'T-2' }, mode: 'interactive', runId: 'close-T-2' }));
     if (started.mode !== 'interactive') throw new Error('unreachable: mode is interactive');
     // started: { status: 'WAITING_FOR_APPROVAL', segment: 'waiting', ... }
     // started.run.pendingApproval: { round: 0, onDenial: 'endRun', calls: [{ stepId: 'close-T-2/r0/t0', toolName: 'tickets.close',
@@ -458,7 +458,7 @@ describe('docs/library.md: every command and query, as its examples show them', 
 
   it('DecideRunApproval: a denial with onDenial endRun fails the run; a decision on another round is refused', async () => {
     const bob: Principal = { kind: 'bus', id: 'ops:bob' };
-    const started = await commandBus.execute(new StartRun({ agent: 'careful-closer', input: { ticketId: 'T-2' }, mode: 'interactive', runId: 'close-T-2-again' }));
+    const started = await commandBus.execute(new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: 'careful-closer', input: { ticketId: 'T-2' }, mode: 'interactive', runId: 'close-T-2-again' }));
     expect(started.status).toBe('WAITING_FOR_APPROVAL');
 
     const stale = commandBus.execute(new DecideRunApproval({ runId: 'close-T-2-again', decision: 'approve', round: 1, principal: bob }));
@@ -475,7 +475,7 @@ describe('docs/library.md: every command and query, as its examples show them', 
   // ── The input flow ────────────────────────────────────────────────────────
 
   it('SubmitRunInput: a tool asks, a person answers, a worker completes the run', async () => {
-    const started = await commandBus.execute(new StartRun({ agent: 'asker', input: 'close a ticket', mode: 'interactive', runId: 'ask-1' }));
+    const started = await commandBus.execute(new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: 'asker', input: 'close a ticket', mode: 'interactive', runId: 'ask-1' }));
     if (started.mode !== 'interactive') throw new Error('unreachable: mode is interactive');
     // started: { status: 'WAITING_FOR_INPUT', segment: 'waiting', ... }
     // started.run.pendingInput: { stepId: 'ask-1/r0/t0', toolName: 'user.ask', prompt: 'Which ticket should I close?', round: 0, callIndex: 0, requestedAt }
@@ -510,7 +510,7 @@ describe('docs/library.md: every command and query, as its examples show them', 
     const operator: Principal = { kind: 'bus', id: 'ops:dave' };
     // The test's part: a queued run's tickets.close is held mid-call, its lease expires, the reaper fails it WRITE_INTERRUPTED.
     const hold = desk.holdNextClose();
-    const { runId } = await commandBus.execute(new StartRun({ agent: 'ticket-closer', input: { ticketId: 'T-1' }, runId: 'close-T-1-night' }));
+    const { runId } = await commandBus.execute(new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: 'ticket-closer', input: { ticketId: 'T-1' }, runId: 'close-T-1-night' }));
     await hold.entered;
     clock.advance(901_000);
     expect((await app.get(Reaper).reapOnce()).failed).toEqual(['close-T-1-night']);
@@ -637,7 +637,7 @@ describe('docs/library.md: without read models, the read-model queries have no h
     try {
       const commandBus = app.get(CommandBus);
       const queryBus = app.get(QueryBus);
-      const { runId } = await commandBus.execute(new StartRun({ agent: 'ticket-closer', input: { ticketId: 'T-1' }, runId: 'no-read-models' }));
+      const { runId } = await commandBus.execute(new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: 'ticket-closer', input: { ticketId: 'T-1' }, runId: 'no-read-models' }));
       expect((await queryBus.execute(new GetRunState({ runId }))).run.status).toBe('QUEUED');
       await expect(queryBus.execute(new GetRun(runId))).rejects.toBeInstanceOf(QueryHandlerNotFoundException);
       await expect(queryBus.execute(new ListApprovals())).rejects.toBeInstanceOf(QueryHandlerNotFoundException);

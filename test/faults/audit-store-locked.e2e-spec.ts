@@ -63,7 +63,7 @@ describe('the audit store locked by another process (embedded stores, audit in a
     rt = await startRuntime({ agents: FAULT_AGENTS, storeDir: dir, execution: { workers: { concurrency: 0 } } });
     logs = captureLogs(); // after compile(): the testing module installs its own logger
     projections = await startProjections(rt.runStore, rt.auditStore);
-    baseline = (await rt.runs.runInteractive({ agent: 'putter', input: 'before the lock', runId: 'baseline' })).runId;
+    baseline = (await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'putter', input: 'before the lock', runId: 'baseline' })).runId;
     holder = startChild('lock-holder.ts', [join(dir, 'audit.sqlite')]);
     await holder.waitForLine(/^ready \d+$/);
   });
@@ -90,12 +90,12 @@ describe('the audit store locked by another process (embedded stores, audit in a
   });
 
   it('a write whose audit is refused fails its run closed (AUDIT_PERSISTENCE_FAILED, class unknown), never retried; the write ran once', async () => {
-    const interactive = await rt.runs.runInteractive({ agent: 'appender', input: 'append while locked', runId: 'locked-append' });
+    const interactive = await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'appender', input: 'append while locked', runId: 'locked-append' });
     lockedRuns.push(interactive.runId);
     expect(interactive.state.status).toBe('FAILED');
     expect(interactive.state.settlement).toMatchObject({ reason: 'AUDIT_PERSISTENCE_FAILED', deadLettered: false });
 
-    const queued = await rt.runs.enqueue({ agent: 'putter', input: 'put while locked', runId: 'locked-put' });
+    const queued = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'putter', input: 'put while locked', runId: 'locked-put' });
     lockedRuns.push(queued);
     await runQueued(rt, queued);
     // Not retried: the clock moves past any backoff and lease, the reaper and the workers find nothing to do.
@@ -119,8 +119,8 @@ describe('the audit store locked by another process (embedded stores, audit in a
 
   it("a read-only step's audit failure is fail-soft: its run completes, interactive or queued", async () => {
     const softBefore = rt.metrics.get('auditFailSoft');
-    const interactive = await rt.runs.runInteractive({ agent: 'reader', input: 'read while locked', runId: 'locked-read' });
-    const queued = await rt.runs.enqueue({ agent: 'reader', input: 'read while locked', runId: 'locked-read-queued' });
+    const interactive = await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'reader', input: 'read while locked', runId: 'locked-read' });
+    const queued = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'reader', input: 'read while locked', runId: 'locked-read-queued' });
     await runQueued(rt, queued);
     lockedRuns.push(interactive.runId, queued);
     for (const runId of [interactive.runId, queued]) {
@@ -189,8 +189,8 @@ describe('the audit store locked by another process (embedded stores, audit in a
 
   it('after the other process releases the lock, new runs work and record every audit; the failed runs stay failed; the saga records the two gaps', async () => {
     await release();
-    const appended = await rt.runs.runInteractive({ agent: 'appender', input: 'append after the lock', runId: 'after-append' });
-    const queued = await rt.runs.enqueue({ agent: 'two-rounds', input: 'after the lock', runId: 'after-two-rounds' });
+    const appended = await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'appender', input: 'append after the lock', runId: 'after-append' });
+    const queued = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'two-rounds', input: 'after the lock', runId: 'after-two-rounds' });
     await runQueued(rt, queued);
     afterRuns.push(appended.runId, queued);
     for (const runId of afterRuns) {

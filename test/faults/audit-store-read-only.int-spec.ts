@@ -76,7 +76,7 @@ describe('the audit store read-only (embedded stores, audit in a file of its own
     const mechanism = READ_ONLY.mechanism;
     if (mechanism === null) return;
     const first = await start();
-    const baseline = (await first.runs.runInteractive({ agent: 'putter', input: 'before', runId: 'baseline' })).runId;
+    const baseline = (await first.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'putter', input: 'before', runId: 'baseline' })).runId;
     await first.close();
     harnesses.splice(0);
 
@@ -86,7 +86,7 @@ describe('the audit store read-only (embedded stores, audit in a file of its own
     const rt = await start();
     projections = await startProjections(rt.runStore, rt.auditStore);
     await expect(probe(rt)).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', reason: 'readOnly', retryable: false });
-    const refused = await expectAuditRefused(rt, 'ro', { runId: baseline, audits: 4 });
+    const refused = await expectAuditRefused(rt, 'ro', { runId: baseline, audits: 5 });
     await projections.caughtUp();
     expect(projections.queries.getRun('ro-put')).toMatchObject({ status: 'FAILED', reason: 'AUDIT_PERSISTENCE_FAILED', deadLettered: true });
     expect(projections.queries.auditReview({ runId: baseline }).totals).toMatchObject({ writesAudited: 1 });
@@ -104,9 +104,9 @@ describe('the audit store read-only (embedded stores, audit in a file of its own
 
     // A restart (the store reopened) records audits again; the failed runs stay failed.
     const restarted = await start();
-    const after = (await restarted.runs.runInteractive({ agent: 'appender', input: 'after', runId: 'after-restart' })).runId;
+    const after = (await restarted.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'appender', input: 'after', runId: 'after-restart' })).runId;
     expect(await outcomeOf(restarted, after)).toMatchObject({ status: 'COMPLETED', terminalEvents: 1 });
-    expect((await restarted.auditEvents(after)).length).toBe(4);
+    expect((await restarted.auditEvents(after)).length).toBe(5); // the start statement and four steps
     expect(await outcomeOf(restarted, 'ro-append')).toMatchObject({ status: 'FAILED', reason: 'AUDIT_PERSISTENCE_FAILED', terminalEvents: 1 });
     for (const file of ['agent-ledger.sqlite', 'audit.sqlite']) {
       expect(inspectSqliteFile(join(dir, file))).toMatchObject({ integrity: ['ok'], problems: [] });
@@ -122,29 +122,29 @@ describe('the audit store read-only (embedded stores, audit in a file of its own
   it("the runtime's audit connection turned read-only mid-run (PRAGMA query_only): a write in progress fails closed, reads go on; turned back, new runs record audits at once", async () => {
     const rt = await start();
     projections = await startProjections(rt.runStore, rt.auditStore);
-    const baseline = (await rt.runs.runInteractive({ agent: 'putter', input: 'before', runId: 'baseline' })).runId;
+    const baseline = (await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'putter', input: 'before', runId: 'baseline' })).runId;
 
     // A queued run is parked inside its write, its read already audited; the audit store turns read-only under it.
     const gate = rt.behaviour.blockNext('test.put');
-    const parked = await rt.runs.enqueue({ agent: 'putter', input: 'parked', runId: 'parked-put' });
+    const parked = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'putter', input: 'parked', runId: 'parked-put' });
     const segment = runQueued(rt, parked);
     await gate.reached;
-    expect((await rt.auditEvents(parked)).length).toBe(2); // model round and read, before the fault
+    expect((await rt.auditEvents(parked)).length).toBe(3); // the start statement, model round and read, before the fault
     setQueryOnly(rt.auditStore, true);
     gate.release();
     await segment;
     expect(await outcomeOf(rt, parked)).toMatchObject({ status: 'FAILED', reason: 'AUDIT_PERSISTENCE_FAILED', deadLettered: true, terminalEvents: 1 });
-    expect((await rt.auditEvents(parked)).length).toBe(2);
+    expect((await rt.auditEvents(parked)).length).toBe(3);
 
     await expect(probe(rt)).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', reason: 'readOnly', retryable: false });
-    const refused = await expectAuditRefused(rt, 'qo', { runId: baseline, audits: 4 });
+    const refused = await expectAuditRefused(rt, 'qo', { runId: baseline, audits: 5 });
     await projections.caughtUp();
     expect(projections.queries.auditReview().totals).toMatchObject({ runsFailedClosed: 3 });
 
     setQueryOnly(rt.auditStore, false);
-    const after = (await rt.runs.runInteractive({ agent: 'appender', input: 'after', runId: 'after' })).runId;
+    const after = (await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'appender', input: 'after', runId: 'after' })).runId;
     expect(await outcomeOf(rt, after)).toMatchObject({ status: 'COMPLETED', terminalEvents: 1 });
-    expect((await rt.auditEvents(after)).length).toBe(4);
+    expect((await rt.auditEvents(after)).length).toBe(5); // the start statement and four steps
 
     const all = [baseline, parked, ...refused, after];
     await expectRunInvariants(rt, all);

@@ -52,19 +52,19 @@ describe('EventStoreDB briefly unreachable (protocol-level servers stopped and r
     logs = captureLogs();
     projections = await startProjections(rt.runStore, rt.auditStore);
     const baseline = [
-      (await rt.runs.runInteractive({ agent: 'putter', input: 'before', runId: 'baseline-put' })).runId,
-      (await rt.runs.runInteractive({ agent: 'two-rounds', input: 'before', runId: 'baseline-two' })).runId,
+      (await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'putter', input: 'before', runId: 'baseline-put' })).runId,
+      (await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'two-rounds', input: 'before', runId: 'baseline-two' })).runId,
     ];
 
     const parked = await parkRunsInToolCalls(rt);
-    const waiting = await rt.runs.enqueue({ agent: 'two-rounds', input: 'not claimed yet', runId: 'waiting' });
+    const waiting = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'two-rounds', input: 'not claimed yet', runId: 'waiting' });
     await projections.caughtUp();
 
     const stoppedAt = Date.now();
     await stores.server.stop();
     const unavailable = { code: 'STORE_UNAVAILABLE' };
-    await expect(rt.runs.enqueue({ agent: 'reader', input: 'during', runId: 'refused-queued' })).rejects.toMatchObject(unavailable);
-    await expect(rt.runs.runInteractive({ agent: 'reader', input: 'during', runId: 'refused-interactive' })).rejects.toMatchObject(unavailable);
+    await expect(rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'reader', input: 'during', runId: 'refused-queued' })).rejects.toMatchObject(unavailable);
+    await expect(rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'reader', input: 'during', runId: 'refused-interactive' })).rejects.toMatchObject(unavailable);
     await expect(rt.runs.get(waiting)).rejects.toMatchObject(unavailable);
     await expect(rt.workers.runOnce()).rejects.toMatchObject(unavailable);
     await parked.release();
@@ -80,9 +80,9 @@ describe('EventStoreDB briefly unreachable (protocol-level servers stopped and r
     expect((await rt.runs.get('refused-queued')).status).toBeNull();
     // The queue index follows again: runs requested after the restart reach it and the workers.
     await runQueued(rt, waiting);
-    await rt.runs.enqueue({ agent: 'reader', input: 'again', runId: 'refused-queued' });
+    await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'reader', input: 'again', runId: 'refused-queued' });
     await runQueued(rt, 'refused-queued');
-    expect((await rt.runs.runInteractive({ agent: 'reader', input: 'again', runId: 'refused-interactive' })).state.status).toBe('COMPLETED');
+    expect((await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'reader', input: 'again', runId: 'refused-interactive' })).state.status).toBe('COMPLETED');
     const settled = await settleEverything(rt, { byHand: true });
 
     expect(await outcomeOf(rt, 'parked-reader')).toMatchObject({ status: 'COMPLETED', attempts: 2, requeues: 1 });
@@ -127,7 +127,7 @@ describe('EventStoreDB briefly unreachable (protocol-level servers stopped and r
     const request = async (n: number) => {
       const runId = `esdb-${n}`;
       try {
-        await rt.runs.enqueue({ agent: agents[n % agents.length] as string, input: `run ${n}`, runId });
+        await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: agents[n % agents.length] as string, input: `run ${n}`, runId });
         requested.push(runId);
       } catch (error) {
         expect(error).toMatchObject({ code: 'STORE_UNAVAILABLE' });
@@ -157,7 +157,7 @@ describe('EventStoreDB briefly unreachable (protocol-level servers stopped and r
     const outageMs = Date.now() - stoppedAt;
     const reconnectMs = await waitUntilStoreAnswers(rt.runStore);
     for (const runId of refused) {
-      await rt.runs.enqueue({ agent: agents[Number(runId.split('-')[1]) % agents.length] as string, input: 'retried', runId });
+      await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: agents[Number(runId.split('-')[1]) % agents.length] as string, input: 'retried', runId });
     }
     const all = [...requested, ...refused];
     const { settled, outcomes, continuations, failClosed, gaps } = await settleAfterOutage(rt, logs, all);

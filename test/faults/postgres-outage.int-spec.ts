@@ -348,7 +348,7 @@ describe('the runtime on PostgreSQL: connections cut and the server restarted wh
       expect(rt.behaviour.executions.filter((e) => e.runId === runId && e.tool === 'test.read')).toHaveLength(1);
     }
 
-    const after = (await rt.runs.runInteractive({ agent: 'appender', input: 'after the cut', runId: 'after-cut' })).runId;
+    const after = (await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'appender', input: 'after the cut', runId: 'after-cut' })).runId;
     expect(await outcomeOf(rt, after)).toMatchObject({ status: 'COMPLETED' });
     const all = ['parked-reader', 'parked-putter', 'parked-appender', after];
     await expectRunInvariants(rt, all);
@@ -381,7 +381,7 @@ describe('the runtime on PostgreSQL: connections cut and the server restarted wh
       expect(outcome).toMatchObject({ status: 'FAILED', reason: 'AUDIT_PERSISTENCE_FAILED', failureClass: 'unknown', deadLettered: true, terminalEvents: 1, attempts: 1 });
       expect(lastTypes(outcome, 3)).toEqual(['StepStarted', 'ToolExecuted', 'RunFailed']);
       // The read's audit (stored before the park) is there; the write's is not.
-      const audited = (await rt.auditEvents(runId)).map((e) => (e.data as { toolName?: string | null }).toolName);
+      const audited = (await rt.auditEvents(runId)).filter((e) => e.type === 'AuditRecorded').map((e) => (e.data as { toolName: string | null }).toolName);
       expect(audited.filter((tool) => tool !== null)).toEqual(['test.read']);
     }
     await settleEverything(rt, { byHand: true });
@@ -392,13 +392,13 @@ describe('the runtime on PostgreSQL: connections cut and the server restarted wh
     expect(rt.metrics.get('auditFailClosed')).toBe(2);
 
     const after = [
-      (await rt.runs.runInteractive({ agent: 'appender', input: 'after the cut', runId: 'after-append' })).runId,
-      (await rt.runs.runInteractive({ agent: 'putter', input: 'after the cut', runId: 'after-put' })).runId,
+      (await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'appender', input: 'after the cut', runId: 'after-append' })).runId,
+      (await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'putter', input: 'after the cut', runId: 'after-put' })).runId,
     ];
     for (const runId of after) {
       expect(await outcomeOf(rt, runId)).toMatchObject({ status: 'COMPLETED' });
-      // Two model steps, the read and the write: every step audited.
-      expect(await rt.auditEvents(runId)).toHaveLength(4);
+      // The start statement, then two model steps, the read and the write: every step audited.
+      expect(await rt.auditEvents(runId)).toHaveLength(5);
     }
     const all = ['parked-reader', 'parked-putter', 'parked-appender', ...after];
     await expectRunInvariants(rt, all);
@@ -421,16 +421,16 @@ describe('the runtime on PostgreSQL: connections cut and the server restarted wh
 
   it('a short outage (server stopped, one store for runs and audits): calls fail with StoreUnavailableError, segments in flight are abandoned; after the start the queue, the reaper, the saga and the projections carry on without loss or duplicate', async () => {
     const rt = await start('one store', { workers: 0 });
-    const baseline = [(await rt.runs.runInteractive({ agent: 'putter', input: 'before', runId: 'baseline-put' })).runId];
+    const baseline = [(await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'putter', input: 'before', runId: 'baseline-put' })).runId];
     const parked = await parkRunsInToolCalls(rt);
-    const waiting = await rt.runs.enqueue({ agent: 'two-rounds', input: 'not claimed yet', runId: 'waiting' });
+    const waiting = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'two-rounds', input: 'not claimed yet', runId: 'waiting' });
     await projections!.caughtUp();
 
     const stoppedAt = Date.now();
     await server.stopServer();
     const unavailable = { code: 'STORE_UNAVAILABLE', reason: 'connectionLost' };
-    await expect(rt.runs.enqueue({ agent: 'reader', input: 'during', runId: 'refused-queued' })).rejects.toMatchObject(unavailable);
-    await expect(rt.runs.runInteractive({ agent: 'reader', input: 'during', runId: 'refused-interactive' })).rejects.toMatchObject(unavailable);
+    await expect(rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'reader', input: 'during', runId: 'refused-queued' })).rejects.toMatchObject(unavailable);
+    await expect(rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'reader', input: 'during', runId: 'refused-interactive' })).rejects.toMatchObject(unavailable);
     await expect(rt.runs.get(waiting)).rejects.toMatchObject(unavailable);
     await expect(rt.workers.runOnce()).rejects.toMatchObject(unavailable);
     await parked.release();
@@ -444,9 +444,9 @@ describe('the runtime on PostgreSQL: connections cut and the server restarted wh
       expect([runId, outcome.status, outcome.events.at(-1)?.type]).toEqual([runId, 'RUNNING', 'StepStarted']);
     }
     await runQueued(rt, waiting);
-    await rt.runs.enqueue({ agent: 'reader', input: 'again', runId: 'refused-queued' });
+    await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'reader', input: 'again', runId: 'refused-queued' });
     await runQueued(rt, 'refused-queued');
-    expect((await rt.runs.runInteractive({ agent: 'reader', input: 'again', runId: 'refused-interactive' })).state.status).toBe('COMPLETED');
+    expect((await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'reader', input: 'again', runId: 'refused-interactive' })).state.status).toBe('COMPLETED');
     const settled = await settleEverything(rt, { byHand: true });
 
     expect(await outcomeOf(rt, 'parked-reader')).toMatchObject({ status: 'COMPLETED', attempts: 2, requeues: 1 });
@@ -529,7 +529,7 @@ describe('the runtime on PostgreSQL: connections cut and the server restarted wh
       const request = async (n: number) => {
         const runId = `pg-${n}`;
         try {
-          await rt.runs.enqueue({ agent: agentOf(n), input: `run ${n}`, runId });
+          await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: agentOf(n), input: `run ${n}`, runId });
           requested.push(runId);
         } catch (error) {
           expect(error).toMatchObject({ code: 'STORE_UNAVAILABLE' });
@@ -572,7 +572,7 @@ describe('the runtime on PostgreSQL: connections cut and the server restarted wh
       await server.startServer();
       const outageMs = Date.now() - stoppedAt;
       const reconnectMs = await waitUntilStoreAnswers(rt.runStore);
-      for (const runId of refused) await rt.runs.enqueue({ agent: agentOf(Number(runId.split('-')[1])), input: 'retried', runId });
+      for (const runId of refused) await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: agentOf(Number(runId.split('-')[1])), input: 'retried', runId });
       const all = [...requested, ...refused];
       const { settled, outcomes, continuations, failClosed, gaps } = await settleAfterOutage(rt, logs!, all);
       await expectSagaCaughtUp(rt, gaps);

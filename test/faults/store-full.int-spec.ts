@@ -89,21 +89,21 @@ describe('the store is full (embedded stores: a page cap, and a real full file s
 
   it('run store full for every append: StoreFullError to callers, nothing half-written, runs in flight stop where they are; when space returns the workers and the reaper finish them by the failure rules', async () => {
     await start();
-    const baseline = (await rt.runs.runInteractive({ agent: 'putter', input: 'before', runId: 'baseline' })).runId;
+    const baseline = (await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'putter', input: 'before', runId: 'baseline' })).runId;
 
     // Three queued runs parked inside a tool call (a read; an idempotent write and a non-idempotent one, each after its fence).
     const parked = await parkRunsInToolCalls(rt);
-    const waiting = await rt.runs.enqueue({ agent: 'two-rounds', input: 'not claimed yet', runId: 'waiting' });
+    const waiting = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'two-rounds', input: 'not claimed yet', runId: 'waiting' });
     const before = Object.fromEntries(await Promise.all(['parked-reader', 'parked-putter', 'parked-appender', 'waiting'].map(async (id) => [id, (await rt.runEvents(id)).length] as const)));
 
     cap = await capStore(rt.runStore, { fill: true });
     const injected = { capPages: cap.pages, pageSize: cap.pageSize, fillerEvents: cap.fillerEvents };
 
     // Writers get the typed error; nothing is recorded.
-    const refusedEnqueue = await rt.runs.enqueue({ agent: 'reader', input: 'while full', runId: 'refused-queued' }).catch((e: unknown) => e);
+    const refusedEnqueue = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'reader', input: 'while full', runId: 'refused-queued' }).catch((e: unknown) => e);
     expect(refusedEnqueue).toBeInstanceOf(StoreFullError);
     expect(refusedEnqueue).toMatchObject({ code: 'STORE_FULL', retryable: false, cause: expect.objectContaining({ code: 'SQLITE_FULL' }) });
-    await expect(rt.runs.runInteractive({ agent: 'reader', input: 'while full', runId: 'refused-interactive' })).rejects.toMatchObject({ code: 'STORE_FULL' });
+    await expect(rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'reader', input: 'while full', runId: 'refused-interactive' })).rejects.toMatchObject({ code: 'STORE_FULL' });
     await expect(rt.workers.runOnce()).rejects.toMatchObject({ code: 'STORE_FULL' }); // the claim of `waiting`
     expect((await rt.runs.get('refused-queued')).status).toBeNull();
 
@@ -132,9 +132,9 @@ describe('the store is full (embedded stores: a page cap, and a real full file s
     cap = null;
     await runQueued(rt, waiting); // the worker picks up what was left in the queue
     expect(await outcomeOf(rt, waiting)).toMatchObject({ status: 'COMPLETED', attempts: 1 });
-    await rt.runs.enqueue({ agent: 'reader', input: 'again', runId: 'refused-queued' }); // the caller retries the same request
+    await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'reader', input: 'again', runId: 'refused-queued' }); // the caller retries the same request
     await runQueued(rt, 'refused-queued');
-    expect((await rt.runs.runInteractive({ agent: 'reader', input: 'again', runId: 'refused-interactive' })).state.status).toBe('COMPLETED');
+    expect((await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'reader', input: 'again', runId: 'refused-interactive' })).state.status).toBe('COMPLETED');
     const settled = await settleEverything(rt, { byHand: true }); // the reaper takes back the abandoned runs once their leases expire
 
     expect(await outcomeOf(rt, 'parked-reader')).toMatchObject({ status: 'COMPLETED', attempts: 2, requeues: 1, terminalEvents: 1 });
@@ -167,9 +167,9 @@ describe('the store is full (embedded stores: a page cap, and a real full file s
   it('full with room for small events only: a 400 KB model answer fails with StoreFullError, the recorded failure dead-letters the run (NOT_RETRYABLE, class unknown, code STORE_FULL); once space returns an operator requeue completes it', async () => {
     await start();
     cap = await capStore(rt.runStore, { roomPages: 16 });
-    const queued = await rt.runs.enqueue({ agent: 'verbose', input: 'say a lot', runId: 'verbose-queued' });
+    const queued = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'verbose', input: 'say a lot', runId: 'verbose-queued' });
     await runQueued(rt, queued);
-    const interactive = await rt.runs.runInteractive({ agent: 'verbose', input: 'say a lot', runId: 'verbose-interactive' });
+    const interactive = await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'verbose', input: 'say a lot', runId: 'verbose-interactive' });
     expect(interactive.state.settlement).toMatchObject({ status: 'FAILED', reason: 'NOT_RETRYABLE', deadLettered: false });
     expect(await outcomeOf(rt, queued)).toMatchObject({ status: 'FAILED', reason: 'NOT_RETRYABLE', deadLettered: true, failureClass: 'unknown', failureCode: 'STORE_FULL', terminalEvents: 1 });
     expect(await outcomeOf(rt, interactive.runId)).toMatchObject({ failureClass: 'unknown', failureCode: 'STORE_FULL' });
@@ -194,18 +194,18 @@ describe('the store is full (embedded stores: a page cap, and a real full file s
 
   it("audit store full: a write's audit fails its run closed, a read's is fail-soft, reads go on; when space returns audits are recorded again", async () => {
     await start();
-    const baseline = (await rt.runs.runInteractive({ agent: 'putter', input: 'before', runId: 'baseline' })).runId;
+    const baseline = (await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'putter', input: 'before', runId: 'baseline' })).runId;
     cap = await capStore(rt.auditStore, { fill: true });
     await expect(
       rt.auditStore.append(`faultprobe-${randomUUID()}`, [{ id: randomUUID(), type: 'Probe', data: {} }], { expectedRevision: ExpectedRevision.ANY }),
     ).rejects.toMatchObject({ code: 'STORE_FULL' });
-    const refused = await expectAuditRefused(rt, 'afull', { runId: baseline, audits: 4 });
+    const refused = await expectAuditRefused(rt, 'afull', { runId: baseline, audits: 5 });
     expect(logs.has(/Event store full/)).toBe(true);
     cap.lift();
     cap = null;
-    const after = (await rt.runs.runInteractive({ agent: 'appender', input: 'after', runId: 'after' })).runId;
+    const after = (await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'appender', input: 'after', runId: 'after' })).runId;
     expect(await outcomeOf(rt, after)).toMatchObject({ status: 'COMPLETED' });
-    expect((await rt.auditEvents(after)).length).toBe(4);
+    expect((await rt.auditEvents(after)).length).toBe(5); // the start statement and four steps
     await expectRunInvariants(rt, [baseline, ...refused, after]);
     expectSoundFiles();
     await projections.caughtUp();
@@ -221,7 +221,7 @@ describe('the store is full (embedded stores: a page cap, and a real full file s
     const request = async (n: number) => {
       const runId = `free-${n}`;
       try {
-        await rt.runs.enqueue({ agent: agents[n % agents.length] as string, input: `run ${n}`, runId });
+        await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: agents[n % agents.length] as string, input: `run ${n}`, runId });
         requested.push(runId);
       } catch (error) {
         if (!(error instanceof StoreFullError)) throw error;
@@ -242,7 +242,7 @@ describe('the store is full (embedded stores: a page cap, and a real full file s
     cap = null;
     for (const runId of refused) {
       // The client retries what the full store refused, with the same run id.
-      await rt.runs.enqueue({ agent: agents[Number(runId.split('-')[1]) % agents.length] as string, input: 'retried', runId });
+      await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: agents[Number(runId.split('-')[1]) % agents.length] as string, input: 'retried', runId });
     }
     const all = [...requested, ...refused];
     const settled = await settleEverything(rt);
@@ -293,7 +293,7 @@ describe('the store is full (embedded stores: a page cap, and a real full file s
     const request = async (n: number) => {
       const runId = `disk-${n}`;
       try {
-        await rt.runs.enqueue({ agent: agents[n % agents.length] as string, input: `run ${n}`, runId });
+        await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: agents[n % agents.length] as string, input: `run ${n}`, runId });
         requested.push(runId);
       } catch (error) {
         if (!(error instanceof StoreFullError)) throw error;
@@ -320,7 +320,7 @@ describe('the store is full (embedded stores: a page cap, and a real full file s
     const otherStoreErrors = [...logs.errors, ...logs.warnings].filter((m) => /Event store (unavailable|failure)/.test(m));
     disk.free();
     for (const runId of refused) {
-      await rt.runs.enqueue({ agent: agents[Number(runId.split('-')[1]) % agents.length] as string, input: 'retried', runId });
+      await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: agents[Number(runId.split('-')[1]) % agents.length] as string, input: 'retried', runId });
     }
     const all = [...requested, ...refused];
     const settled = await settleEverything(rt);

@@ -142,7 +142,7 @@ describe('hostile file-tool calls through real runs (fuzz)', () => {
   it('records every hostile call as an error result or a confined success, completes every run, and writes nothing outside', async () => {
     expect(hostile.flat().length).toBeGreaterThanOrEqual(Math.min(CALLS, 100));
     for (const [index, agentCalls] of hostile.entries()) {
-      const { runId, state, segment } = await runs.runInteractive({ agent: `hostile-${index}`, input: 'go' });
+      const { runId, state, segment } = await runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: `hostile-${index}`, input: 'go' });
       expect({ agent: `hostile-${index}`, segment, status: state.status, reason: state.settlement?.reason ?? null }).toEqual({ agent: `hostile-${index}`, segment: 'settled', status: 'COMPLETED', reason: 'COMPLETED' });
       const recorded = await recordedCalls(runId);
       expect(recorded).toHaveLength(agentCalls.length);
@@ -169,7 +169,7 @@ describe('hostile file-tool calls through real runs (fuzz)', () => {
   });
 
   it('fails a run whose model response is too large for the store before any call executes', async () => {
-    const { state } = await runs.runInteractive({ agent: 'too-large', input: 'go' });
+    const { state } = await runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'too-large', input: 'go' });
     expect(state.status).toBe('FAILED');
     expect(readdirSync(fixture.root)).not.toContain('large.txt');
     expect(await recordedCalls(state.runId as string)).toEqual([]);
@@ -177,7 +177,7 @@ describe('hostile file-tool calls through real runs (fuzz)', () => {
   });
 
   it('fails a run whose model response nests its arguments deeper than the store records, before any call executes', async () => {
-    const { state } = await runs.runInteractive({ agent: 'too-deep', input: 'go' });
+    const { state } = await runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'too-deep', input: 'go' });
     expect(state.status).toBe('FAILED');
     expect(readdirSync(fixture.root)).not.toContain('deep-args.txt');
     expect(await recordedCalls(state.runId as string)).toEqual([]);

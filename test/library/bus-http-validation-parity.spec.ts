@@ -59,10 +59,21 @@ const START_BODIES: Record<string, unknown>[] = [
 ];
 
 describe('the bus and the HTTP API refuse the same input alike', () => {
-  it.each(START_BODIES)('StartRun %j', async (body) => {
+  it.each(START_BODIES)('StartRun %j (who starts: the HTTP caller, the bus principal)', async (body) => {
     const http = await httpIssues(StartRunDto, body);
-    expect(busIssues(new StartRun(body as unknown as StartRunFields))).toEqual(http);
+    expect(busIssues(new StartRun({ principal: { kind: 'bus', id: 'ops' }, ...body } as unknown as StartRunFields))).toEqual(http);
   });
+
+  it.each<Record<string, unknown>>([{ startedBy: 'ops' }, { requestedBy: 'ops' }, { principal: { kind: 'bus', id: 'ops' } }])(
+    'StartRun %j: who starts the run in the body is refused over HTTP, naming it (the caller is who starts it)',
+    async (body) => {
+      const http = await httpIssues(StartRunDto, { agent: 'clerk', input: 'x', ...body });
+      const bus = busIssues(new StartRun({ agent: 'clerk', input: 'x', principal: { kind: 'bus', id: 'ops' }, ...body } as unknown as StartRunFields));
+      const actorField = Object.keys(body)[0] as string;
+      expect(http).toEqual([expect.objectContaining({ field: actorField, rule: 'unknownField', message: expect.stringContaining('authenticated caller') as string })]);
+      expect(bus.map(({ field, rule }) => ({ field, rule }))).toEqual(actorField === 'principal' ? [] : [{ field: actorField, rule: 'unknownField' }]);
+    },
+  );
 
   it.each<Record<string, unknown>>([
     {},
@@ -148,7 +159,7 @@ describe('the bus and the HTTP API refuse the same input alike', () => {
   it.each(Object.entries(INPUTS))('StartRun and SubmitRunInput with an input of %s: one rule of a JSON value', async (_name, text) => {
     const input = JSON.parse(text) as unknown;
     const http = await httpIssues(StartRunDto, { agent: 'clerk', input });
-    expect(busIssues(new StartRun({ agent: 'clerk', input } as StartRunFields))).toEqual(http);
+    expect(busIssues(new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: 'clerk', input } as StartRunFields))).toEqual(http);
     const httpAnswer = await httpIssues(SubmitInputDto, { input });
     expect(busIssues(new SubmitRunInput({ runId: 'r1', input, principal: { kind: 'bus', id: 'ops' } } as SubmitRunInputFields))).toEqual(httpAnswer);
     expect(http).toEqual(httpAnswer);
@@ -160,7 +171,7 @@ describe('the bus and the HTTP API refuse the same input alike', () => {
     expect(await refused(INPUTS['one level too deep'] as string)).toEqual(['input maxDepth']);
     expect(await refused(INPUTS['prototype-like keys as data'] as string)).toEqual([]);
     const input = JSON.parse(INPUTS['prototype-like keys as data'] as string) as Record<string, unknown>;
-    const command = new StartRun({ agent: 'clerk', input } as StartRunFields);
+    const command = new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: 'clerk', input } as StartRunFields);
     validateMessage(command);
     expect(Object.keys(command.input as object)).toEqual(['__proto__', 'constructor', 'prototype']);
     expect(JSON.stringify(command.input)).toBe(INPUTS['prototype-like keys as data']);

@@ -359,6 +359,15 @@ interface Decision {
 function decisionsOf(events: readonly RunEvent[]): Decision[] {
   const decisions: Decision[] = [];
   for (const [at, e] of events.entries()) {
+    if (e.type === 'RunRequested') {
+      // Who started the run: stated after the request; it allows nothing of its own (a write needs its own audit record).
+      decisions.push({
+        key: 'start',
+        at,
+        expected: { agent: e.data.agent, mode: e.data.mode, inputHash: sha256(e.data.input), requestedBy: e.data.requestedBy, requestedAt: e.data.requestedAt, continuationOf: e.data.continuation?.of ?? null },
+        allows: () => false,
+      });
+    }
     if (e.type === 'ApprovalGranted' || e.type === 'ApprovalDenied') {
       const asked = events.slice(0, at).findLast((r) => r.type === 'ApprovalRequested' && r.data.round === e.data.round);
       const calls = asked?.type === 'ApprovalRequested' ? asked.data.calls.filter((c) => e.data.stepIds.includes(c.stepId)) : [];
@@ -397,6 +406,7 @@ function decisionsOf(events: readonly RunEvent[]): Decision[] {
 
 /** The decision an audit event states; null for a step's audit record. */
 function statedKey(e: AuditEvent): string | null {
+  if (e.type === 'RunStartRecorded') return 'start';
   if (e.type === 'ApprovalDecisionRecorded') return `approval:${e.data.round}`;
   if (e.type === 'InputAnswerRecorded') return `input:${e.data.stepId}`;
   if (e.type === 'WriteResolutionRecorded') return `resolution:${e.data.stepId}:${e.data.continuationRunId}`;

@@ -306,12 +306,12 @@ export class SimWorld {
     switch (action.kind) {
       case 'enqueue': {
         const runId = this.newRun(action.agent);
-        this.launch('service', action.slot, `enqueue ${runId}`, null, () => p(action.slot).runs.enqueue({ agent: action.agent, input: 'go', runId }));
+        this.launch('service', action.slot, `enqueue ${runId}`, null, () => p(action.slot).runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: action.agent, input: 'go', runId }));
         return;
       }
       case 'interactive': {
         const runId = this.newRun(action.agent);
-        this.launch('segment', action.slot, `interactive ${runId}`, action.pauseAfter, () => p(action.slot).runs.runInteractive({ agent: action.agent, input: 'go', runId }));
+        this.launch('segment', action.slot, `interactive ${runId}`, action.pauseAfter, () => p(action.slot).runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: action.agent, input: 'go', runId }));
         return;
       }
       case 'step':

@@ -81,7 +81,7 @@ describe('the example host application (runtime embedded with forRootAsync, a cu
   it('rejects a bad command on its CommandBus, naming the field, and appends nothing', async () => {
     await app.get(TicketRuns).closeTicket('T-1');
     const before = await eventCount(storage);
-    const bad = app.get(CommandBus).execute(new StartRun({ agent: TICKET_CLOSER, input: { ticketId: 'T-2' }, mode: 'at once' } as unknown as StartRunFields));
+    const bad = app.get(CommandBus).execute(new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: TICKET_CLOSER, input: { ticketId: 'T-2' }, mode: 'at once' } as unknown as StartRunFields));
     await expect(bad).rejects.toBeInstanceOf(MessageValidationError);
     await expect(bad).rejects.toMatchObject({ code: 'INVALID_FIELD', field: 'mode', rule: 'isIn', message: 'mode must be one of the following values: interactive, queued' });
     expect(await eventCount(storage)).toBe(before);

@@ -226,7 +226,7 @@ function* runScript(sim: SimulatedRun, kind: RunKind, serial: number, random: ()
   const interactive = kind === 'completed' && random() < 0.2;
   const tag = (n: number) => `${interactive ? 'interactive' : 'worker'}:bench-host-${serial % 3}:${4000 + (serial % 7)}:s${n.toString(36)}`;
   const meta = () => ({ now: sim.now });
-  sim.run({ type: 'RequestRun', data: { runId, agent, input: { task: text(random, 40, 140), ticketId: `T-${serial}` }, mode: interactive ? 'interactive' : 'queued', maxIterations: 8 }, metadata: meta() });
+  sim.run({ type: 'RequestRun', data: { runId, agent, input: { task: text(random, 40, 140), ticketId: `T-${serial}` }, mode: interactive ? 'interactive' : 'queued', requestedBy: { kind: 'apiKey', id: 'bench' }, maxIterations: 8 }, metadata: meta() });
   yield;
   sim.wait(interactive ? 2 : 50 + random() * 400);
   if (kind === 'cancelledQueued') {

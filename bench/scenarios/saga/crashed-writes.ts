@@ -63,7 +63,7 @@ export async function appendCrashedWrite(store: EventStore, decider: RunDecider,
   const now = () => ({ now: Date.now() });
   const lease = { owner, attempt: 1 };
 
-  await send({ type: 'RequestRun', data: { runId, agent, input: { task: 'update the ticket' }, mode: 'queued', maxIterations: 3 }, metadata: now() });
+  await send({ type: 'RequestRun', data: { runId, agent, input: { task: 'update the ticket' }, mode: 'queued', requestedBy: { kind: 'bus', id: 'bench' }, maxIterations: 3 }, metadata: now() });
   await send({ type: 'ClaimRun', data: { runId, owner }, metadata: now() });
   await send({ type: 'StartStep', data: { runId, ...lease, round: 0 }, metadata: now() });
   await send({

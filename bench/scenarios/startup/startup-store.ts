@@ -92,7 +92,7 @@ export async function buildStartupStore(options: {
   const queueOne = () => {
     const runId = randomUUID();
     const decision = decider.decide(
-      { type: 'RequestRun', data: { runId, agent: options.agent, input: { startup: queuedRunIds.length }, mode: 'queued', maxIterations: 3 }, metadata: { now: Date.now() } },
+      { type: 'RequestRun', data: { runId, agent: options.agent, input: { startup: queuedRunIds.length }, mode: 'queued', requestedBy: { kind: 'bus', id: 'bench' }, maxIterations: 3 }, metadata: { now: Date.now() } },
       decider.initialState(),
     );
     if (decision.kind !== 'accepted') throw new Error(`startup store: RequestRun was not accepted: ${JSON.stringify(decision)}`);

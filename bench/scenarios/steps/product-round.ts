@@ -123,7 +123,7 @@ export async function productStepRound(options: {
     if (options.profile === true) profiler = await startCpuProfile();
     const started = process.hrtime.bigint();
     const cpuBefore = process.cpuUsage();
-    await Promise.all(Array.from({ length: options.totalRuns }, (_, i) => commandBus.execute(new StartRun({ agent, input: { i }, mode: 'queued', runId: `bench-${i}` }))));
+    await Promise.all(Array.from({ length: options.totalRuns }, (_, i) => commandBus.execute(new StartRun({ principal: { kind: 'bus', id: 'test' }, agent, input: { i }, mode: 'queued', runId: `bench-${i}` }))));
     const deadline = Date.now() + 600_000;
     while ((await history.settledRuns()) < options.totalRuns) {
       if (Date.now() > deadline) throw new Error(`${options.totalRuns} runs not settled after 600 s`);

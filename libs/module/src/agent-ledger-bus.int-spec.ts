@@ -199,21 +199,21 @@ describe.each<Variant>(['forRoot', 'forRootAsync'])('AgentLedgerModule.%s on the
   });
 
   it('runs an interactive StartRun to its settled state, with a typed result; the host tool ran once with its idempotency key', async () => {
-    const result = await commands.execute(new StartRun({ agent: 'shelver', input: { task: 'shelve k1' }, mode: 'interactive', runId: 'bus-1' }));
+    const result = await commands.execute(new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: 'shelver', input: { task: 'shelve k1' }, mode: 'interactive', runId: 'bus-1' }));
     if (result.mode !== 'interactive') throw new Error('expected an interactive result');
     expect(result).toMatchObject({ runId: 'bus-1', status: 'COMPLETED', replayed: false, segment: 'settled' });
     expect(result.run).toMatchObject({ agent: 'shelver', mode: 'interactive', reason: 'COMPLETED', answer: 'shelved', attempts: 1 });
     expect(result.state.steps.size).toBe(5);
     expect(shelf.puts).toEqual([{ key: 'k1', value: 42, idempotencyKey: 'agent-ledger:bus-1/r0/t0' }]);
     const audit = await store.readStream(auditStreamName('bus-1'));
-    expect(audit.events.map((e) => e.type)).toEqual(['AuditRecorded', 'AuditRecorded', 'AuditRecorded', 'AuditRecorded', 'AuditRecorded']);
+    expect(audit.events.map((e) => e.type)).toEqual(['RunStartRecorded', 'AuditRecorded', 'AuditRecorded', 'AuditRecorded', 'AuditRecorded', 'AuditRecorded']);
 
     const fresh = await queries.execute(new GetRunState({ runId: 'bus-1' }));
     expect(fresh.run).toEqual(result.run);
   });
 
   it('queues a StartRun for a worker, then answers the read-model queries on the QueryBus', async () => {
-    const result = await commands.execute(new StartRun({ agent: 'shelver', input: 'later', idempotencyKey: 'shelve-later' }));
+    const result = await commands.execute(new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: 'shelver', input: 'later', idempotencyKey: 'shelve-later' }));
     expect(result).toEqual({ mode: 'queued', runId: runIdForIdempotencyKey('shelve-later'), status: 'QUEUED', replayed: false });
     const settled = await eventually(async () => {
       const { run } = await queries.execute(new GetRunState({ runId: result.runId }));
@@ -228,7 +228,7 @@ describe.each<Variant>(['forRoot', 'forRootAsync'])('AgentLedgerModule.%s on the
   });
 
   it('replays a StartRun with the same idempotency key: nothing new is started or executed', async () => {
-    const fields: StartRunFields = { agent: 'shelver', input: { task: 'once' }, mode: 'interactive', idempotencyKey: 'once-only' };
+    const fields: StartRunFields = { agent: 'shelver', input: { task: 'once' }, mode: 'interactive', idempotencyKey: 'once-only', principal: { kind: 'bus', id: 'test' } };
     const first = await commands.execute(new StartRun(fields));
     const events = await countEvents(store);
     const second = await commands.execute(new StartRun(fields));
@@ -247,9 +247,9 @@ describe.each<Variant>(['forRoot', 'forRootAsync'])('AgentLedgerModule.%s on the
     ['priority', { agent: 'shelver', input: 'x', priority: 1 }, 'property priority should not exist'],
   ])('rejects a StartRun with a bad %s, naming it, and appends nothing', async (field, fields, message) => {
     // A settled run first, so that the store is not empty; no worker has anything to do after it.
-    await commands.execute(new StartRun({ agent: 'shelver', input: 'warm-up', runId: 'warm-up', mode: 'interactive' }));
+    await commands.execute(new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: 'shelver', input: 'warm-up', runId: 'warm-up', mode: 'interactive' }));
     const before = await countEvents(store);
-    const rejection = commands.execute(new StartRun(fields as unknown as StartRunFields));
+    const rejection = commands.execute(new StartRun({ principal: { kind: 'bus', id: 'test' }, ...fields } as unknown as StartRunFields));
     await expect(rejection).rejects.toBeInstanceOf(MessageValidationError);
     await expect(rejection).rejects.toMatchObject({ code: 'INVALID_FIELD', field, message });
     expect(await countEvents(store)).toBe(before);
@@ -258,7 +258,7 @@ describe.each<Variant>(['forRoot', 'forRootAsync'])('AgentLedgerModule.%s on the
 
   it('rejects an unknown agent with the domain\'s InvalidFieldError, as over HTTP, and appends nothing', async () => {
     const before = await countEvents(store);
-    await expect(commands.execute(new StartRun({ agent: 'ghost', input: 'x' }))).rejects.toMatchObject({
+    await expect(commands.execute(new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: 'ghost', input: 'x' }))).rejects.toMatchObject({
       constructor: InvalidFieldError,
       field: 'agent',
       message: 'agent must name a configured agent (known: shelver, waiter, careful-shelver)',
@@ -267,7 +267,7 @@ describe.each<Variant>(['forRoot', 'forRootAsync'])('AgentLedgerModule.%s on the
   });
 
   it('decides an approval with DecideRunApproval: of two decisions at once one takes effect and is stated once in the audit chain, the other is refused', async () => {
-    const started = await commands.execute(new StartRun({ agent: 'careful-shelver', input: 'shelve k2', mode: 'interactive', runId: 'bus-approve' }));
+    const started = await commands.execute(new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: 'careful-shelver', input: 'shelve k2', mode: 'interactive', runId: 'bus-approve' }));
     expect(started).toMatchObject({ status: 'WAITING_FOR_APPROVAL' });
     const [approve, deny] = await Promise.allSettled([
       commands.execute(new DecideRunApproval({ runId: 'bus-approve', decision: 'approve', principal: busPrincipal('host:alice') })),
@@ -284,7 +284,7 @@ describe.each<Variant>(['forRoot', 'forRootAsync'])('AgentLedgerModule.%s on the
   });
 
   it('cancels a running run with CancelRun (stopped at its step boundary); a bad one is refused before anything is appended', async () => {
-    const { runId } = await commands.execute(new StartRun({ agent: 'waiter', input: 'x', runId: 'to-cancel' }));
+    const { runId } = await commands.execute(new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: 'waiter', input: 'x', runId: 'to-cancel' }));
     await app.get(Gate).entered; // a worker is executing its tool call
     const cancel = await commands.execute(new CancelRun({ runId, principal: { kind: 'bus', id: 'host' }, reason: 'changed my mind' }));
     expect(cancel).toMatchObject({ runId, settled: false, status: 'RUNNING', run: { cancelRequested: true, cancelRequestedBy: 'bus:host' } });

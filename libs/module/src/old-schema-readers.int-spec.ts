@@ -69,18 +69,22 @@ describe.each(['sqlite', 'eventstoredb'] as const)('readers of schema version 1 
     expect(rt.index.counts()).toEqual({ queued: 1, running: 0, waiting: 0 });
   });
 
-  it('the audit-gap saga: watches the version 1 answer and states it late, with the answer upcast', async () => {
-    await eventually(() => (rt.saga.pendingStatementCount() === 1 ? true : undefined), 10_000, 'the saga to watch the answer');
+  it('the audit-gap saga: watches the version 1 answer and the starts, and states them late, upcast', async () => {
+    // The answer, and the two runs' starts (appended here without their statements).
+    await eventually(() => (rt.saga.pendingStatementCount() === 3 ? true : undefined), 10_000, 'the saga to watch the answer and the starts');
     rt.clock.advance(31 * SECOND);
-    expect(await rt.saga.checkDeadlines()).toEqual({ reported: [], found: [], statements: ['asked input:asked/r0/t0'] });
+    expect((await rt.saga.checkDeadlines()).statements.sort()).toEqual(['asked input:asked/r0/t0', 'asked start', 'cancelled start']);
     const audit = (await rt.auditEvents('asked')).filter((e) => e.type === 'InputAnswerRecorded');
     expect(audit).toHaveLength(1);
     expect(audit[0]?.data).toMatchObject({ runId: 'asked', stepId: 'asked/r0/t0', answeredBy: { kind: 'unverified', name: 'dave' }, answeredAt: T });
-    expect(await rt.auditStore.readStream(auditStreamName('cancelled'))).toMatchObject({ events: [] });
+    // A version 1 RunRequested recorded nobody: its start is stated as such, never as someone.
+    expect((await rt.auditStore.readStream(auditStreamName('cancelled'))).events.map((e) => [e.type, (e.data as { requestedBy?: unknown }).requestedBy])).toEqual([
+      ['RunStartRecorded', { kind: 'unverified', name: '(not recorded)' }],
+    ]);
   });
 
   it('the read models: the run status and who asked for the cancel, as unverified principals', () => {
-    expect(readModels.queries.getRun('cancelled')).toMatchObject({ status: 'CANCELLED', cancelRequested: true, cancelRequestedBy: 'unverified:key:ops' });
+    expect(readModels.queries.getRun('cancelled')).toMatchObject({ status: 'CANCELLED', cancelRequested: true, cancelRequestedBy: 'unverified:key:ops', startedBy: 'unverified:(not recorded)' });
     expect(readModels.queries.getRun('asked')).toMatchObject({ status: 'QUEUED', waitingSince: null, inputStepId: null });
   });
 });

@@ -84,7 +84,7 @@ describe.each(['forRoot', 'forRootAsync'] as const)('AgentLedgerModule.%s with r
   });
 
   it("feeds the read models, the queue and the saga from one subscription to each store's $all, each batch in one transaction of each file", async () => {
-    const started = await app.get(CommandBus).execute(new StartRun({ agent: 'reader', input: 'now', mode: 'interactive', runId: 'one-reader' }));
+    const started = await app.get(CommandBus).execute(new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: 'reader', input: 'now', mode: 'interactive', runId: 'one-reader' }));
     expect(started).toMatchObject({ status: 'COMPLETED' });
     await app.get(ProjectionRunnerPool).catchUp();
 

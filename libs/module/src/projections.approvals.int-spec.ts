@@ -75,7 +75,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('projections of runs that wai
     // The harness's clock is manual: each run starts a second after the one before, so that they sort by time.
     const enqueue = (agent: string) => {
       rt.clock.advance(SECOND);
-      return rt.runs.enqueue({ agent, input: 'go' });
+      return rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent, input: 'go' });
     };
     const waitingForApproval = async (agent: string) => {
       const runId = await enqueue(agent);

@@ -185,6 +185,8 @@ describe('projections of a real mixed workload (embedded stores, run and audit a
         interruptedWrites: 2,
         approvalsGranted: 0,
         approvalsDenied: 0,
+        runsStarted: 7,
+        runStartsStated: 7,
       });
       expect(review.writes.map((x) => x.runId).sort()).toEqual([w.auditMissing, w.completed, w.failedClosed, w.reapedMidWrite, w.retriedAfterReap].sort());
       expect(review.writesWithoutAudit.map((x) => [x.runId, x.effect, x.failedRunReason, x.gapRunAlreadySettled])).toEqual([
@@ -274,7 +276,7 @@ describe('projections of a real mixed workload (embedded stores, run and audit a
       expect(queries.listRuns({ limit: 100 }).runs).toHaveLength(workload.all.length);
       expect(model(store)).toEqual(before);
       // A run appended during the rebuild reaches the live tables at once...
-      const late = (await rt.runs.runInteractive({ agent: 'reader', input: 'late', runId: 'late-run' })).runId;
+      const late = (await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'reader', input: 'late', runId: 'late-run' })).runId;
       await caughtUp(queries);
       expect(queries.getRun(late)).toMatchObject({ status: 'COMPLETED' });
       // ...and is still there after the swap, from the rebuild's catch-up or from the live runner.
@@ -285,7 +287,7 @@ describe('projections of a real mixed workload (embedded stores, run and audit a
       const live = model(store);
       await new ProjectionRebuilder(store, sources).rebuild();
       expect(model(store)).toEqual(live);
-      await rt.runs.runInteractive({ agent: 'reader', input: 'after', runId: 'after-swap' });
+      await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'reader', input: 'after', runId: 'after-swap' });
       await caughtUp(queries);
       expect(queries.getRun('after-swap')).toMatchObject({ status: 'COMPLETED', stepsTotal: 3 });
       expect(runners.every((r) => r.stats().failures === 0)).toBe(true);

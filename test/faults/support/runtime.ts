@@ -371,7 +371,7 @@ export async function parkRunsInToolCalls(rt: RuntimeHarness): Promise<{ release
     ['appender', 'test.append'],
   ] as const) {
     const gate = rt.behaviour.blockNext(tool);
-    const runId = await rt.runs.enqueue({ agent, input: 'parked', runId: `parked-${agent}` });
+    const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent, input: 'parked', runId: `parked-${agent}` });
     segments.push(runQueued(rt, runId));
     await gate.reached;
     gates.push(gate);
@@ -393,8 +393,8 @@ export async function parkRunsInToolCalls(rt: RuntimeHarness): Promise<{ release
  * @returns the ids of the runs it started.
  */
 export async function expectAuditRefused(rt: RuntimeHarness, prefix: string, audited: { readonly runId: string; readonly audits: number }): Promise<string[]> {
-  const append = (await rt.runs.runInteractive({ agent: 'appender', input: 'append', runId: `${prefix}-append` })).runId;
-  const put = await rt.runs.enqueue({ agent: 'putter', input: 'put', runId: `${prefix}-put` });
+  const append = (await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'appender', input: 'append', runId: `${prefix}-append` })).runId;
+  const put = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'putter', input: 'put', runId: `${prefix}-put` });
   await runQueued(rt, put);
   rt.clock.advance(1_000 * SECOND);
   expect(await rt.reaper.reapOnce()).toMatchObject({ requeued: [], failed: [], cancelled: [] });
@@ -407,7 +407,7 @@ export async function expectAuditRefused(rt: RuntimeHarness, prefix: string, aud
   }
   expect((await outcomeOf(rt, put)).deadLettered).toBe(true);
   expect(rt.behaviour.executions.filter((e) => e.runId === append || e.runId === put).map((e) => e.tool)).toEqual(['test.read', 'test.append', 'test.read', 'test.put']);
-  const read = (await rt.runs.runInteractive({ agent: 'reader', input: 'read', runId: `${prefix}-read` })).runId;
+  const read = (await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'reader', input: 'read', runId: `${prefix}-read` })).runId;
   expect(await outcomeOf(rt, read)).toMatchObject({ status: 'COMPLETED', terminalEvents: 1 });
   // Reads go on: the run's state, its stream, an audit stream written before.
   expect((await rt.runs.get(append)).settlement?.reason).toBe('AUDIT_PERSISTENCE_FAILED');

@@ -30,8 +30,8 @@ describe('agent-ledger CLI', () => {
     env = { AGENT_LEDGER_DATA_DIR: dataDir, AUDIT_STORE_PATH: join(dataDir, 'audit.sqlite') };
     const rt = await startRuntime({ store: 'sqlite', storeDir: dataDir, agents: AGENTS });
     try {
-      await rt.runs.runInteractive({ agent: 'putter', input: 'go', runId: 'run-a' });
-      await rt.runs.runInteractive({ agent: 'putter', input: 'go', runId: 'run-b' });
+      await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'putter', input: 'go', runId: 'run-a' });
+      await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'putter', input: 'go', runId: 'run-b' });
     } finally {
       await rt.close();
     }
@@ -59,7 +59,7 @@ describe('agent-ledger CLI', () => {
       `Stores read: embedded SQLite ${join(dataDir, 'agent-ledger.sqlite')} (store ${runs}); audit store embedded SQLite ${join(dataDir, 'audit.sqlite')} (store ${audits}); ` +
         'settings from the environment and the defaults, no configuration file',
     );
-    expect(output.lines[1]).toBe('Audit chains: 2 runs, 6 records, 0 broken');
+    expect(output.lines[1]).toBe('Audit chains: 2 runs, 8 records, 0 broken');
     expect(output.errors).toEqual([]);
   });
 
@@ -120,7 +120,7 @@ describe('agent-ledger CLI', () => {
 
   it('audit verify --json: exit 1 and the broken record when an audit record was edited', async () => {
     const db = new Database(join(dataDir, 'audit.sqlite'));
-    db.prepare("UPDATE events SET data = replace(data, '\"succeeded\"', '\"failed\"') WHERE stream_name = 'audit-run-b' AND revision = 1").run();
+    db.prepare("UPDATE events SET data = replace(data, '\"succeeded\"', '\"failed\"') WHERE stream_name = 'audit-run-b' AND revision = 2").run();
     db.close();
     const output = capture();
     expect(await runCli(['audit', 'verify', '--json'], output, env)).toBe(1);
@@ -229,7 +229,7 @@ describe('agent-ledger CLI', () => {
       const rt = await startRuntime({ store: 'sqlite', storeDir: dataDir, agents: AGENTS });
       try {
         const undo = rt.breakAuditStore();
-        await rt.runs.runInteractive({ agent: 'appender', input: 'go', runId: 'run-closed' });
+        await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'appender', input: 'go', runId: 'run-closed' });
         undo();
       } finally {
         await rt.close();
@@ -246,7 +246,7 @@ describe('agent-ledger CLI', () => {
       const rt = await startRuntime({ store: 'sqlite', storeDir: dataDir, agents: AGENTS, execution: { auditGapSaga: { gracePeriodMs: 1000 } } });
       try {
         const undo = rt.breakAuditStore();
-        await rt.runs.runInteractive({ agent: 'appender', input: 'go', runId: 'run-closed' });
+        await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'appender', input: 'go', runId: 'run-closed' });
         undo();
         const { stepId } = await writeExecutedWithoutAudit(rt, { agent: 'appender', runId: 'run-gap', tool: { name: 'test.append', effect: 'NON_IDEMPOTENT_WRITE', operationDeadlineSeconds: 60 } });
         // The saga waits for both audits that never came: the failed-closed write's and the crashed one's.
@@ -257,7 +257,7 @@ describe('agent-ledger CLI', () => {
         await rt.close();
       }
       const db = new Database(join(dataDir, 'audit.sqlite'));
-      db.prepare("UPDATE events SET data = replace(data, '\"succeeded\"', '\"failed\"') WHERE stream_name = 'audit-run-a' AND revision = 1").run();
+      db.prepare("UPDATE events SET data = replace(data, '\"succeeded\"', '\"failed\"') WHERE stream_name = 'audit-run-a' AND revision = 2").run();
       db.close();
 
       const output = capture();
@@ -270,7 +270,7 @@ describe('agent-ledger CLI', () => {
       expect(text).toContain('run-closed');
       expect(text).toContain('Gaps detected (2)');
       expect(text).toContain('run-gap/r0/t0');
-      expect(text).toMatch(/run-a\s+1\s+run-a\/r0\/t0\s+hashMismatch/);
+      expect(text).toMatch(/run-a\s+2\s+run-a\/r0\/t0\s+hashMismatch/);
       // From the stores: the failed-closed write and the crashed one are listed, as the contract allows them.
       expect(text).toMatch(/run-closed\s+run-closed\/r0\/t0\s+test\.append\s+NON_IDEMPOTENT_WRITE\s+AUDIT_PERSISTENCE_FAILED\s+failedClosed/);
       expect(text).toMatch(/run-gap\s+run-gap\/r0\/t0\s+test\.append\s+NON_IDEMPOTENT_WRITE\s+AUDIT_MISSING\s+failedClosed/);
@@ -281,9 +281,9 @@ describe('agent-ledger CLI', () => {
   describe('the verdict comes from the stores', () => {
     it('audit review: exit 1 naming the run and step when the tail of an audit stream was deleted after the read model was built', async () => {
       expect(await runCli(['audit', 'review'], capture(), env)).toBe(0);
-      // run-a's write is its audit record #1 (the model's record #0 and #2 around it): delete it and what follows.
+      // run-a's write is its audit record #2 (after the start statement #0 and the model's #1, before the model's #3): delete it and what follows.
       const db = new Database(join(dataDir, 'audit.sqlite'));
-      expect(db.prepare("DELETE FROM events WHERE stream_name = 'audit-run-a' AND revision >= 1").run().changes).toBe(2);
+      expect(db.prepare("DELETE FROM events WHERE stream_name = 'audit-run-a' AND revision >= 2").run().changes).toBe(2);
       db.close();
 
       const output = capture();
@@ -311,11 +311,11 @@ describe('agent-ledger CLI', () => {
 
     it('audit verify: exit 1 when the tail of an audit stream was deleted (the chain alone is intact)', async () => {
       const db = new Database(join(dataDir, 'audit.sqlite'));
-      db.prepare("DELETE FROM events WHERE stream_name = 'audit-run-b' AND revision >= 1").run();
+      db.prepare("DELETE FROM events WHERE stream_name = 'audit-run-b' AND revision >= 2").run();
       db.close();
       const output = capture();
       expect(await runCli(['audit', 'verify'], output, env)).toBe(1);
-      expect(output.lines[1]).toBe('Audit chains: 2 runs, 4 records, 0 broken');
+      expect(output.lines[1]).toBe('Audit chains: 2 runs, 6 records, 0 broken');
       expect(output.lines.join('\n')).toMatch(/run-b\s+run-b\/r0\/t0\s+test\.put\s+IDEMPOTENT_WRITE\s+COMPLETED/);
     });
   });

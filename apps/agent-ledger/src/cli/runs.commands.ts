@@ -89,6 +89,8 @@ export async function runsGet(client: AgentLedgerClient, runId: string, options:
     ['run', row.runId],
     ['agent', row.agent],
     ['mode', row.mode],
+    // An older service's row has no startedBy; one written before starts were recorded holds null until rebuilt.
+    ['started by', typeof row.startedBy === 'string' ? row.startedBy : '-'],
     ['status', row.status],
     ['reason', row.reason ?? '-'],
     ['dead-lettered', row.deadLettered === null ? '-' : yesNo(row.deadLettered)],
@@ -336,6 +338,7 @@ function printRunView(run: RunView, output: CliOutput, extra: readonly (readonly
     ['run', run.runId],
     ['agent', run.agent ?? '-'],
     ['mode', run.mode ?? '-'],
+    ['started by', typeof run.startedBy === 'string' ? run.startedBy : '-'],
     ['status', run.status ?? '-'],
     ['reason', run.reason ?? '-'],
     ['dead-lettered', run.deadLettered === null ? '-' : yesNo(run.deadLettered)],

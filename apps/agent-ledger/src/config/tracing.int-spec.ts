@@ -158,7 +158,7 @@ describe('traces with an SDK registered', () => {
     const enqueueInSpan = (harness: RuntimeHarness, agent: string) =>
       trace.getTracer('caller').startActiveSpan('caller', async (span) => {
         try {
-          return { runId: await harness.runs.enqueue({ agent, input: 'go' }), caller: span.spanContext() };
+          return { runId: await harness.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent, input: 'go' }), caller: span.spanContext() };
         } finally {
           span.end();
         }
@@ -235,7 +235,7 @@ describe('traces without an SDK', () => {
     expect(tracingEnabled()).toBe(false);
     exporter.reset();
     rt = await startRuntime({ store: 'sqlite', agents: AGENTS, execution: { workers: { concurrency: 1 } } });
-    const runId = await rt.runs.enqueue({ agent: 'trusted', input: 'go' });
+    const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'trusted', input: 'go' });
     const events = await eventually(async () => {
       const stored = await storedEvents(rt.runStore, runStreamName(runId));
       return stored.some((e) => e.type === 'RunCompleted') ? stored : undefined;

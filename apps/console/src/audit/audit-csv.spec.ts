@@ -20,13 +20,14 @@ const write = (over: Partial<AuditWrite>): AuditWrite => ({
   gapDetectedAt: null,
   gapDetectedBy: null,
   failedRunReason: 'AUDIT_PERSISTENCE_FAILED',
+  runStartedBy: 'key:ops',
   ...over,
 });
 
 describe('auditWritesCsv', () => {
   it('has a header and one CRLF line per write, times in ISO 8601, nulls empty', () => {
     const csv = auditWritesCsv([write({})]);
-    expect(csv).toBe(`${AUDIT_CSV_COLUMNS.join(',')}\r\nr1/r0/t0,r1,files.append,NON_IDEMPOTENT_WRITE,2026-11-30T08:00:00.000Z,succeeded,false,,,,AUDIT_PERSISTENCE_FAILED\r\n`);
+    expect(csv).toBe(`${AUDIT_CSV_COLUMNS.join(',')}\r\nr1/r0/t0,r1,key:ops,files.append,NON_IDEMPOTENT_WRITE,2026-11-30T08:00:00.000Z,succeeded,false,,,,AUDIT_PERSISTENCE_FAILED\r\n`);
   });
 
   it('quotes commas, quotes and line breaks, and defuses spreadsheet formulas', () => {

@@ -4,6 +4,7 @@ import type { AuditWriteView as AuditWrite } from '@agent-ledger/client';
 export const AUDIT_CSV_COLUMNS = [
   'stepId',
   'runId',
+  'runStartedBy',
   'toolName',
   'effect',
   'executedAt',

@@ -21,6 +21,7 @@ const write = (at: number | null, effect: AuditWrite['effect'], audited = false)
   gapDetectedAt: null,
   gapDetectedBy: null,
   failedRunReason: null,
+  runStartedBy: 'key:ops',
 });
 
 describe('failureBuckets', () => {

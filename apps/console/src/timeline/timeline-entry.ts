@@ -56,7 +56,7 @@ export function timelineEntryOf(event: StreamedEvent): TimelineEntry {
   const base = { type: event.type, key: event.position, at: event.created, effect: null, stepId: null, tone: 'neutral' as Tone };
   switch (event.type) {
     case 'RunRequested':
-      return { ...base, title: `Requested (${text(data.mode)})`, detail: `agent ${text(data.agent)}, input ${text(data.input)}` };
+      return { ...base, title: `Requested (${text(data.mode)}) by ${principalText(data.requestedBy)}`, detail: `agent ${text(data.agent)}, input ${text(data.input)}` };
     case 'RunClaimed':
       return { ...base, title: `Claimed by ${text(data.owner)}`, detail: `attempt ${text(data.attempt)}, lease until ${time(data.leaseExpiresAt)}` };
     case 'LeaseRenewed':

@@ -9,7 +9,7 @@ import { formatTime } from '../components/format';
 import { hashOf } from '../routing/route';
 import { withAuditEntries } from '../timeline/merge-audit';
 import type { TimelineEntry } from '../timeline/timeline-entry';
-import { timelineEntryOf } from '../timeline/timeline-entry';
+import { principalText, timelineEntryOf } from '../timeline/timeline-entry';
 import { DecisionButtons } from './decision-buttons';
 import { useLiveRefresh } from './use-live';
 
@@ -83,6 +83,8 @@ export function RunPage({ runId }: { runId: string }) {
         <dd data-testid="run-reason">{reason ?? '—'}</dd>
         <dt>Agent</dt>
         <dd>{run?.agent ?? '—'}</dd>
+        <dt>Started by</dt>
+        <dd data-testid="run-started-by">{requested === undefined ? (run?.startedBy ?? '—') : principalText(fieldOf(requested, 'requestedBy'))}</dd>
         <dt>Attempts / retries</dt>
         <dd>
           {run?.attempts ?? '—'} / {run?.requeues ?? '—'}

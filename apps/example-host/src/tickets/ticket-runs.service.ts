@@ -1,8 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import type { Principal } from '@agent-ledger/domain';
 import type { InteractiveStartResult, RunStateAnswer } from '@agent-ledger/runtime';
 import { GetRunState, StartRun } from '@agent-ledger/runtime';
 import { TICKET_CLOSER } from '../ticket-agents';
+
+/** Who the runs this service starts are recorded as started by: the host's own caller, as the host names it. */
+export const TICKET_SERVICE: Principal = { kind: 'bus', id: 'ticket-service' };
 
 /**
  * The host's use of the runtime: it sends the product's commands and queries
@@ -16,12 +20,13 @@ export class TicketRuns {
   ) {}
 
   /**
-   * Runs the ticket closer on a ticket, here and now. The idempotency key makes
+   * Runs the ticket closer on a ticket, here and now, started by this service
+   * ({@link TICKET_SERVICE}, recorded as who started the run). The idempotency key makes
    * it safe to repeat: a second call answers the first run (`replayed: true`)
    * and closes nothing more.
    */
   async closeTicket(ticketId: string): Promise<InteractiveStartResult> {
-    const result = await this.commands.execute(new StartRun({ agent: TICKET_CLOSER, input: { ticketId }, mode: 'interactive', idempotencyKey: `close-ticket:${ticketId}` }));
+    const result = await this.commands.execute(new StartRun({ agent: TICKET_CLOSER, input: { ticketId }, mode: 'interactive', idempotencyKey: `close-ticket:${ticketId}`, principal: TICKET_SERVICE }));
     if (result.mode !== 'interactive') throw new Error(`Expected an interactive result, got ${result.mode}`);
     return result;
   }

@@ -18,6 +18,8 @@ export const auditReviewTotalsSchema = s
     interruptedWrites: s.integer(),
     approvalsGranted: s.integer(),
     approvalsDenied: s.integer(),
+    runsStarted: s.integer().describe('Runs whose start is known (their request, or its statement in the audit chain)'),
+    runStartsStated: s.integer().describe('Of those, the runs whose audit chain states who started them'),
   })
   .named('AuditReviewTotals')
   .describe('Counts of the audit review (always complete, whatever the limit)');
@@ -46,6 +48,7 @@ export const auditWriteViewSchema = s
     gapDetectedBy: s.nullable(s.string()),
     gapRunAlreadySettled: s.nullable(s.boolean()),
     failedRunReason: s.nullable(s.enum(TERMINATION_REASONS)).describe('Whether its run failed because of it, and how; null otherwise'),
+    runStartedBy: s.nullable(s.string()).describe("Who started the write's run, as its principal's label; null while its start is not projected yet"),
   })
   .named('AuditWriteView')
   .describe('One write step (IDEMPOTENT_WRITE or NON_IDEMPOTENT_WRITE) and its audit state');

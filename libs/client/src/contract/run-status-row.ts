@@ -26,6 +26,9 @@ export const runStatusRowSchema = s
     inFlightStepId: nullableString().describe('A write step started and not completed (the write fence); after a requeue or a settlement, the write that was in flight then'),
     cancelRequested: s.boolean(),
     cancelRequestedBy: nullableString().describe("Who asked for the cancel, as its principal's label: `key:<id>`, `development`, `bus:<id>`, or `unverified:<name>`"),
+    startedBy: nullableString().describe(
+      "Who started the run, as its principal's label: `key:<id>`, `development`, `bus:<id>` (`unverified:(not recorded)` for a run requested before starts were recorded); null only in a row an older version wrote, until the read models are rebuilt",
+    ),
     requestedAt: int(),
     lastClaimedAt: nullableInt(),
     settledAt: nullableInt(),

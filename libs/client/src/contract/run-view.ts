@@ -32,6 +32,7 @@ export const runViewSchema = s
     runId: s.string(),
     agent: s.nullable(s.string()),
     mode: s.nullable(s.enum(RUN_MODES)),
+    startedBy: s.nullable(s.string()).describe("Who started the run, as its principal's label: `key:<id>`, `development`, `bus:<id>`; null only for a run that was never requested"),
     status: s.nullable(s.enum(RUN_STATUSES)).describe('Null only for a run that was never requested'),
     reason: s.nullable(s.enum(TERMINATION_REASONS)).describe('The termination reason once settled; null before'),
     deadLettered: s.nullable(s.boolean()).describe('For a settled run: whether it was dead-lettered; null before settlement'),

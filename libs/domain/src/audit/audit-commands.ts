@@ -1,5 +1,5 @@
 import type { DomainCommand } from '../decider';
-import type { ApprovalDecisionRecorded, AuditRecorded, InputAnswerRecorded, WriteResolutionRecorded } from './audit-events';
+import type { ApprovalDecisionRecorded, AuditRecorded, InputAnswerRecorded, RunStartRecorded, WriteResolutionRecorded } from './audit-events';
 
 /** Record a step's audit event. Repeating it for the same step records nothing more. */
 export type RecordAudit = DomainCommand<'RecordAudit', Omit<AuditRecorded['data'], 'sequence' | 'recordedAt' | 'previousHash' | 'hash'>>;
@@ -19,5 +19,8 @@ export type RecordApprovalDecision = DomainCommand<
 /** Record a person's answer to a tool that asked for input. */
 export type RecordInputAnswer = DomainCommand<'RecordInputAnswer', Omit<InputAnswerRecorded['data'], 'sequence' | 'recordedAt' | 'previousHash' | 'hash'>>;
 
+/** Record who started the run. Repeating the same statement records nothing more; a different one is refused. */
+export type RecordRunStart = DomainCommand<'RecordRunStart', Omit<RunStartRecorded['data'], 'sequence' | 'recordedAt' | 'previousHash' | 'hash'>>;
+
 /** Every command of an audit stream. */
-export type AuditCommand = RecordAudit | RecordWriteResolution | RecordApprovalDecision | RecordInputAnswer;
+export type AuditCommand = RecordAudit | RecordWriteResolution | RecordApprovalDecision | RecordInputAnswer | RecordRunStart;

@@ -2,7 +2,7 @@ import { foldEvents } from '../decider';
 import { deciderSpecification } from '../testing/decider-specification';
 import { InvalidFieldError } from '../errors/invalid-field.error';
 import { AuditStatementConflictError } from '../errors/audit-statement-conflict.error';
-import type { AuditCommand, RecordApprovalDecision, RecordAudit, RecordInputAnswer, RecordWriteResolution } from './audit-commands';
+import type { AuditCommand, RecordApprovalDecision, RecordAudit, RecordInputAnswer, RecordRunStart, RecordWriteResolution } from './audit-commands';
 import { auditRecordHash, verifyAuditChain } from './audit-chain';
 import { auditDecider } from './audit-decider';
 import type { AuditEvent } from './audit-events';
@@ -199,5 +199,35 @@ describe('audit decider: one statement per decision', () => {
     ['data.answeredAt', { answeredAt: Number.NaN }],
   ])('refuses an input answer whose %s is malformed', (field, overrides) => {
     spec.given([]).when(answer(overrides)).thenRejects(InvalidFieldError, { field });
+  });
+});
+
+describe('audit decider: who started the run', () => {
+  const start = (overrides: Partial<RecordRunStart['data']> = {}): RecordRunStart => ({
+    type: 'RecordRunStart',
+    data: { runId: 'run-1', agent: 'clerk', mode: 'queued', inputHash: 'a'.repeat(64), requestedBy: ALICE, requestedAt: T0, continuationOf: null, ...overrides },
+    metadata: { now: T0 + 5 },
+  });
+
+  it('states the start first in the chain, once: the same statement again records nothing, another is refused', () => {
+    const first = decide([], start());
+    const content = { ...start().data, sequence: 1, recordedAt: T0 + 5, previousHash: null };
+    expect(first).toEqual([{ type: 'RunStartRecorded', data: { ...content, hash: auditRecordHash(content) } }]);
+    expect(decide(first, start())).toEqual([]);
+    spec.given(first).when(start({ requestedBy: busPrincipal('mallory') })).thenRejects(AuditStatementConflictError);
+    const chained = [...first, ...decide(first, record('run-1/r0/t0'))];
+    expect(chained.map((e) => e.data.sequence)).toEqual([1, 2]);
+    expect(verifyAuditChain(chained.map((e) => e.data))).toEqual([]);
+  });
+
+  it.each([
+    ['data.agent', { agent: ' ' }],
+    ['data.mode', { mode: 'batch' as never }],
+    ['data.inputHash', { inputHash: 'not-a-hash' }],
+    ['data.requestedBy', { requestedBy: 'alice' as never }],
+    ['data.requestedAt', { requestedAt: Number.NaN }],
+    ['data.continuationOf', { continuationOf: 'has/slash' }],
+  ])('refuses a start statement whose %s is malformed, naming the field', (field, overrides) => {
+    spec.given([]).when(start(overrides)).thenRejects(InvalidFieldError, { field });
   });
 });

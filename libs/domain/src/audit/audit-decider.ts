@@ -7,7 +7,7 @@ import { isToolEffect } from '../tool-effect/tool-effect';
 import { assertRunId } from '../run/step-id';
 import { AuditStatementConflictError } from '../errors/audit-statement-conflict.error';
 import type { JsonObject } from '../json';
-import type { AuditCommand, RecordApprovalDecision, RecordInputAnswer, RecordWriteResolution } from './audit-commands';
+import type { AuditCommand, RecordApprovalDecision, RecordInputAnswer, RecordRunStart, RecordWriteResolution } from './audit-commands';
 import { auditRecordHash } from './audit-chain';
 import type { AuditEvent, AuditRecorded } from './audit-events';
 import { canonicalJson } from './canonical-json';
@@ -83,6 +83,7 @@ function decideCommand(command: AuditCommand, state: AuditState): AuditDecision 
   if (command.type === 'RecordWriteResolution') return stateOnce({ kind: 'resolution', data: command.data }, state, () => decideWriteResolution(command, state));
   if (command.type === 'RecordApprovalDecision') return stateOnce({ kind: 'approval', data: command.data }, state, () => decideApprovalDecision(command, state));
   if (command.type === 'RecordInputAnswer') return stateOnce({ kind: 'input', data: command.data }, state, () => decideInputAnswer(command, state));
+  if (command.type === 'RecordRunStart') return stateOnce({ kind: 'start', data: command.data }, state, () => decideRunStart(command, state));
   const { data, metadata } = command;
   assertRunId(data.runId, 'data.runId');
   if (typeof data.stepId !== 'string' || !data.stepId.startsWith(`${data.runId}/`)) {
@@ -119,7 +120,7 @@ function stateOnce(statement: DecisionStatement, state: AuditState, decide: () =
 /** Whether a statement's fingerprint names its actor as an `unverified` name (upcast from version 1). */
 function isVersion1Statement(statementFingerprint: string): boolean {
   const content = JSON.parse(statementFingerprint) as Record<string, unknown>;
-  const actor = content['decidedBy'] ?? content['resolvedBy'] ?? content['answeredBy'];
+  const actor = content['decidedBy'] ?? content['resolvedBy'] ?? content['answeredBy'] ?? content['requestedBy'];
   return typeof actor === 'object' && actor !== null && (actor as { kind?: unknown }).kind === 'unverified';
 }
 
@@ -131,6 +132,18 @@ function decideInputAnswer({ data, metadata }: RecordInputAnswer, state: AuditSt
   if (typeof data.answeredAt !== 'number' || !Number.isFinite(data.answeredAt)) throw new InvalidFieldError('data.answeredAt', 'must be a time in milliseconds');
   const content = { ...data, sequence: state.sequence + 1, recordedAt: metadata.now, previousHash: state.lastHash };
   return accepted({ type: 'InputAnswerRecorded', data: { ...content, hash: auditRecordHash(content) } });
+}
+
+function decideRunStart({ data, metadata }: RecordRunStart, state: AuditState): AuditDecision {
+  assertRunId(data.runId, 'data.runId');
+  if (typeof data.agent !== 'string' || data.agent.trim().length === 0) throw new InvalidFieldError('data.agent', 'must be a non-empty string');
+  if (data.mode !== 'interactive' && data.mode !== 'queued') throw new InvalidFieldError('data.mode', 'must be "interactive" or "queued"');
+  if (typeof data.inputHash !== 'string' || !/^[0-9a-f]{64}$/.test(data.inputHash)) throw new InvalidFieldError('data.inputHash', 'must be a SHA-256 in hex');
+  assertRecordedPrincipal(data.requestedBy, 'data.requestedBy');
+  if (typeof data.requestedAt !== 'number' || !Number.isFinite(data.requestedAt)) throw new InvalidFieldError('data.requestedAt', 'must be a time in milliseconds');
+  if (data.continuationOf !== null) assertRunId(data.continuationOf, 'data.continuationOf');
+  const content = { ...data, sequence: state.sequence + 1, recordedAt: metadata.now, previousHash: state.lastHash };
+  return accepted({ type: 'RunStartRecorded', data: { ...content, hash: auditRecordHash(content) } });
 }
 
 function decideWriteResolution({ data, metadata }: RecordWriteResolution, state: AuditState): AuditDecision {

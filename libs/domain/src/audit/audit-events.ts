@@ -2,6 +2,7 @@ import type { DomainEvent } from '../decider';
 import type { ToolEffect } from '../tool-effect/tool-effect';
 import type { StepKind } from '../run/step-id';
 import type { Principal } from '../principal/principal';
+import type { RunMode } from '../run/run-mode';
 
 /**
  * A step's audit record, in the run's audit stream (`audit-<runId>`). For a
@@ -116,8 +117,35 @@ export type InputAnswerRecorded = DomainEvent<
   }
 >;
 
+/**
+ * Who started the run, and what they asked for, stated from the run's
+ * `RunRequested` once it is stored: one statement per run, so that the audit
+ * chain alone answers "who asked for this". The input itself stays in the
+ * run's stream; the chain keeps its SHA-256.
+ */
+export type RunStartRecorded = DomainEvent<
+  'RunStartRecorded',
+  {
+    readonly runId: string;
+    readonly sequence: number;
+    readonly agent: string;
+    readonly mode: RunMode;
+    /** SHA-256 (hex) of the run's input in canonical JSON. */
+    readonly inputHash: string;
+    /** Who started it: the authenticated principal `RunRequested.requestedBy` records (for a continuation, the operator who requeued). */
+    readonly requestedBy: Principal;
+    /** When the request took effect (`RunRequested.requestedAt`). */
+    readonly requestedAt: number;
+    /** For a continuation: the dead-lettered run it continues; null otherwise. */
+    readonly continuationOf: string | null;
+    readonly recordedAt: number;
+    readonly previousHash: string | null;
+    readonly hash: string;
+  }
+>;
+
 /** Every event of an audit stream. */
-export type AuditEvent = AuditRecorded | WriteResolutionRecorded | ApprovalDecisionRecorded | InputAnswerRecorded;
+export type AuditEvent = AuditRecorded | WriteResolutionRecorded | ApprovalDecisionRecorded | InputAnswerRecorded | RunStartRecorded;
 
 /**
  * The current schema version of each audit event's payload (see
@@ -129,6 +157,7 @@ export const AUDIT_EVENT_SCHEMA_VERSIONS: Readonly<Record<AuditEvent['type'], nu
   WriteResolutionRecorded: 2,
   ApprovalDecisionRecorded: 2,
   InputAnswerRecorded: 1,
+  RunStartRecorded: 1,
 });
 
 /** Whether `type` is an audit event type this version knows. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { JsonValue } from '../json';
 import type { RunEvent } from '../run/run-events';
 import type { PendingApproval } from '../run/run-state';
-import type { AuditCommand, RecordApprovalDecision, RecordInputAnswer, RecordWriteResolution } from './audit-commands';
+import type { AuditCommand, RecordApprovalDecision, RecordInputAnswer, RecordRunStart, RecordWriteResolution } from './audit-commands';
 import type { AuditEvent } from './audit-events';
 import { canonicalJson } from './canonical-json';
 
@@ -14,7 +14,8 @@ import { canonicalJson } from './canonical-json';
 export type DecisionStatement =
   | { readonly kind: 'approval'; readonly data: RecordApprovalDecision['data'] }
   | { readonly kind: 'input'; readonly data: RecordInputAnswer['data'] }
-  | { readonly kind: 'resolution'; readonly data: RecordWriteResolution['data'] };
+  | { readonly kind: 'resolution'; readonly data: RecordWriteResolution['data'] }
+  | { readonly kind: 'start'; readonly data: RecordRunStart['data'] };
 
 /** SHA-256 (hex) of a JSON value in canonical JSON. */
 export function canonicalSha256(value: JsonValue): string {
@@ -22,12 +23,26 @@ export function canonicalSha256(value: JsonValue): string {
 }
 
 /**
- * The statement a run event calls for, if any: `ApprovalGranted` and
+ * The statement a run event calls for, if any: `RunRequested` (who started
+ * the run), `ApprovalGranted` and
  * `ApprovalDenied` (with the calls that waited, from `pending`), `InputSubmitted`,
  * and `RunRequeuedByOperator` with a resolution of the write in flight.
  */
 export function statementOf(event: RunEvent, pending: PendingApproval | null): DecisionStatement | null {
   switch (event.type) {
+    case 'RunRequested':
+      return {
+        kind: 'start',
+        data: {
+          runId: event.data.runId,
+          agent: event.data.agent,
+          mode: event.data.mode,
+          inputHash: canonicalSha256(event.data.input),
+          requestedBy: event.data.requestedBy,
+          requestedAt: event.data.requestedAt,
+          continuationOf: event.data.continuation?.of ?? null,
+        },
+      };
     case 'ApprovalGranted':
     case 'ApprovalDenied': {
       const calls = (pending?.calls ?? []).filter((call) => event.data.stepIds.includes(call.stepId));
@@ -72,7 +87,7 @@ export function statementOf(event: RunEvent, pending: PendingApproval | null): D
 }
 
 /**
- * The decision a statement is about, within its run: `approval:<round>`,
+ * The decision a statement is about, within its run: `start`, `approval:<round>`,
  * `input:<stepId>`, `resolution:<stepId>:<continuationRunId>`. A run holds at
  * most one decision under each key, so its audit chain holds at most one
  * statement under each.
@@ -90,6 +105,8 @@ export function auditStatementKey(event: AuditEvent): string | null {
       return statementKeyOf('input', event.data);
     case 'WriteResolutionRecorded':
       return statementKeyOf('resolution', event.data);
+    case 'RunStartRecorded':
+      return statementKeyOf('start', event.data);
     default:
       return null;
   }
@@ -101,7 +118,8 @@ export function runEventStatementKey(event: RunEvent): string | null {
   return statement === null ? null : statementKey(statement);
 }
 
-function statementKeyOf(kind: DecisionStatement['kind'], data: { readonly round?: number; readonly stepId?: string; readonly continuationRunId?: string }): string {
+function statementKeyOf(kind: DecisionStatement['kind'], data: { readonly runId: string; readonly round?: number; readonly stepId?: string; readonly continuationRunId?: string }): string {
+  if (kind === 'start') return 'start';
   if (kind === 'approval') return `approval:${data.round}`;
   if (kind === 'input') return `input:${data.stepId}`;
   return `resolution:${data.stepId}:${data.continuationRunId}`;
@@ -112,5 +130,6 @@ export function statementCommand(statement: DecisionStatement, now: number): Aud
   const metadata = { now };
   if (statement.kind === 'approval') return { type: 'RecordApprovalDecision', data: statement.data, metadata };
   if (statement.kind === 'input') return { type: 'RecordInputAnswer', data: statement.data, metadata };
+  if (statement.kind === 'start') return { type: 'RecordRunStart', data: statement.data, metadata };
   return { type: 'RecordWriteResolution', data: statement.data, metadata };
 }

@@ -31,7 +31,7 @@ describe('the event codec', () => {
     const event = { type: 'ApprovalGranted', data: { ...v1Grant.data, decidedBy: { kind: 'apiKey', id: 'ops' } } };
     const encoded = encodeEvent(event, { correlationId: 'r1', causationId: 'c1' });
     expect(encoded).toEqual({ type: 'ApprovalGranted', data: event.data, metadata: { schemaVersion: 2, $correlationId: 'r1', $causationId: 'c1' } });
-    expect(encodeEvent({ type: 'RunRequested', data: {} }).metadata).toEqual({ schemaVersion: 1 });
+    expect(encodeEvent({ type: 'RunClaimed', data: {} }).metadata).toEqual({ schemaVersion: 1 });
     expect(decodeEvent({ ...encoded, data: event.data })).toEqual(event);
   });
 });

@@ -28,7 +28,8 @@ describe('the event schema registry', () => {
 
   it('records version 2 for every event whose actor is a principal, and 1 for the others', () => {
     for (const [type] of ACTOR_FIELDS) expect([type, currentSchemaVersion(type)]).toEqual([type, 2]);
-    expect(currentSchemaVersion('RunRequested')).toBe(1);
+    expect(currentSchemaVersion('RunRequested')).toBe(2);
+    expect(currentSchemaVersion('RunStartRecorded')).toBe(1);
     expect(currentSchemaVersion('AuditRecorded')).toBe(1);
     expect(currentSchemaVersion('SomethingNew')).toBe(1);
     expect(Object.keys(RUN_EVENT_SCHEMA_VERSIONS).every((type) => type in EVENT_SCHEMA_VERSIONS)).toBe(true);
@@ -44,10 +45,18 @@ describe('the event schema registry', () => {
     expect(upcastEventData(type, 1, { [field]: { kind: 'apiKey', id: 'ops' } })[field]).toEqual({ kind: 'unverified', name: '{"kind":"apiKey","id":"ops"}' });
   });
 
+  it('reads a version 1 RunRequested, which recorded nobody, as started by an unverified principal that says so', () => {
+    const v1 = { runId: 'r1', agent: 'a', input: 'go', mode: 'queued', maxIterations: 20, requestedAt: 5 };
+    expect(upcastEventData('RunRequested', 1, v1)).toEqual({ ...v1, requestedBy: { kind: 'unverified', name: '(not recorded)' } });
+    expect(principalLabel(upcastEventData('RunRequested', 1, v1)['requestedBy'] as never)).toBe('unverified:(not recorded)');
+    const current = { ...v1, requestedBy: { kind: 'apiKey', id: 'ops' } };
+    expect(upcastEventData('RunRequested', 2, current)).toBe(current);
+  });
+
   it('keeps a current payload as it is, and reads an event without a stated version as version 1', () => {
     const data = { runId: 'r1', decidedBy: { kind: 'apiKey', id: 'ops' } };
     expect(upcastEventData('ApprovalGranted', 2, data)).toBe(data);
-    expect(upcastEventData('RunRequested', 1, data)).toBe(data);
+    expect(upcastEventData('RunClaimed', 1, data)).toBe(data);
     expect(upcastEventData('NotOurs', 7, data)).toBe(data);
     expect(storedSchemaVersion({})).toBe(1);
     expect(storedSchemaVersion(undefined)).toBe(1);

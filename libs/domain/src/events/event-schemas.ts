@@ -45,12 +45,16 @@ function actorFieldToPrincipal(field: string): EventUpcaster {
   return (data) => ({ ...data, [field]: unverifiedPrincipalOf(data[field]) });
 }
 
+/** A version 1 `RunRequested` recorded nobody: it reads as started by an `unverified` principal that says so. */
+export const START_NOT_RECORDED: Principal = Object.freeze({ kind: 'unverified', name: '(not recorded)' });
+
 /**
  * The upcasters of each event type, by the version they read: `{ 1: v1 -> v2 }`.
  * A type needs one for every version below its current one (a unit test
  * checks it).
  */
 export const EVENT_UPCASTERS: Readonly<Partial<Record<VersionedEventType, Readonly<Record<number, EventUpcaster>>>>> = Object.freeze({
+  RunRequested: { 1: (data) => ({ ...data, requestedBy: START_NOT_RECORDED }) },
   CancelRequested: { 1: actorFieldToPrincipal('requestedBy') },
   RunCancelled: { 1: actorFieldToPrincipal('requestedBy') },
   RunRequeuedByOperator: { 1: actorFieldToPrincipal('requestedBy') },

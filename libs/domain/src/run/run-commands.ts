@@ -27,6 +27,8 @@ export type RequestRun = DomainCommand<
     readonly agent: string;
     readonly input: JsonValue;
     readonly mode: RunMode;
+    /** Who starts it: the authenticated caller (for a continuation, the operator who requeued). */
+    readonly requestedBy: Principal;
     /** The agent's round limit; it may lower MAX_ITERATIONS, not raise it. @default 20 */
     readonly maxIterations?: number;
     /** Set for the continuation of a dead-lettered run (build it with `continuationOf`). */

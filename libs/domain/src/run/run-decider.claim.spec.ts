@@ -1,5 +1,6 @@
 import { InvalidFieldError } from '../errors/invalid-field.error';
 import { RunAlreadyExistsError, RunNotClaimableError, RunNotFoundError } from '../errors/run-rule-violations';
+import { apiKeyPrincipal } from '../principal/principal';
 import { RunHistory } from '../testing/run-history';
 import { runDeciderSpecification } from '../testing/run-decider-specification';
 import { createRunDecider } from './run-decider';
@@ -7,6 +8,7 @@ import { createRunDecider } from './run-decider';
 const T0 = Date.UTC(2026, 0, 1);
 const SECOND = 1000;
 const WORKER = 'worker:host-a:101';
+const STARTER = apiKeyPrincipal('ops');
 const decider = createRunDecider();
 const spec = runDeciderSpecification(decider);
 const history = () => new RunHistory(decider);
@@ -15,11 +17,11 @@ describe('run decider: requesting a run', () => {
   it('records RunRequested with the default round limit', () => {
     spec
       .given([])
-      .when({ type: 'RequestRun', data: { runId: 'run-1', agent: 'demo-agent', input: { task: 'x' }, mode: 'queued' }, metadata: { now: T0 } })
+      .when({ type: 'RequestRun', data: { runId: 'run-1', agent: 'demo-agent', input: { task: 'x' }, mode: 'queued', requestedBy: STARTER }, metadata: { now: T0 } })
       .then([
         {
           type: 'RunRequested',
-          data: { runId: 'run-1', agent: 'demo-agent', input: { task: 'x' }, mode: 'queued', maxIterations: 20, requestedAt: T0 },
+          data: { runId: 'run-1', agent: 'demo-agent', input: { task: 'x' }, mode: 'queued', maxIterations: 20, requestedAt: T0, requestedBy: STARTER },
         },
       ]);
   });
@@ -27,7 +29,7 @@ describe('run decider: requesting a run', () => {
   it('refuses a second request for the same run id', () => {
     spec
       .given(history().request(T0).events)
-      .when({ type: 'RequestRun', data: { runId: 'run-1', agent: 'demo-agent', input: null, mode: 'queued' }, metadata: { now: T0 } })
+      .when({ type: 'RequestRun', data: { runId: 'run-1', agent: 'demo-agent', input: null, mode: 'queued', requestedBy: STARTER }, metadata: { now: T0 } })
       .thenRejects(RunAlreadyExistsError, { runId: 'run-1', code: 'RUN_ALREADY_EXISTS' });
   });
 
@@ -38,8 +40,12 @@ describe('run decider: requesting a run', () => {
     ['data.mode', { mode: 'batch' }],
     ['data.maxIterations', { maxIterations: 21 }],
     ['data.maxIterations', { maxIterations: 0 }],
+    ['data.requestedBy', { requestedBy: undefined }],
+    ['data.requestedBy', { requestedBy: 'alice' }],
+    ['data.requestedBy.kind', { requestedBy: { kind: 'unverified', name: 'alice' } }],
+    ['data.requestedBy.id', { requestedBy: { kind: 'apiKey', id: ' ' } }],
   ])('refuses a request whose %s is malformed, naming the field', (field, override) => {
-    const data = { runId: 'run-1', agent: 'demo-agent', input: {}, mode: 'queued', ...override };
+    const data = { runId: 'run-1', agent: 'demo-agent', input: {}, mode: 'queued', requestedBy: STARTER, ...override };
     spec
       .given([])
       .when({ type: 'RequestRun', data: data as never, metadata: { now: T0 } })
@@ -49,7 +55,7 @@ describe('run decider: requesting a run', () => {
   it('refuses a command whose time is not epoch milliseconds', () => {
     spec
       .given([])
-      .when({ type: 'RequestRun', data: { runId: 'run-1', agent: 'a', input: {}, mode: 'queued' }, metadata: { now: Number.NaN } })
+      .when({ type: 'RequestRun', data: { runId: 'run-1', agent: 'a', input: {}, mode: 'queued', requestedBy: STARTER }, metadata: { now: Number.NaN } })
       .thenRejects(InvalidFieldError, { field: 'metadata.now' });
   });
 });

@@ -7,7 +7,7 @@ import { continuationOf } from './continuation';
 import type { RequeueRun, StepTool } from './run-commands';
 import { createRunDecider } from './run-decider';
 import { isTerminalRunEvent } from './run-events';
-import { apiKeyPrincipal } from '../principal/principal';
+import { apiKeyPrincipal, busPrincipal } from '../principal/principal';
 
 const OPERATOR = apiKeyPrincipal('operator');
 
@@ -101,9 +101,9 @@ describe('run decider: an operator requeues a dead-lettered run', () => {
 });
 
 describe('the continuation run', () => {
-  const continued = (history: RunHistory, resolution?: Parameters<typeof continuationOf>[2]) => {
+  const continued = (history: RunHistory, resolution?: Parameters<typeof continuationOf>[3]) => {
     const state = foldEvents(decider, history.events);
-    const next = new RunHistory(decider, 'run-1-c1').send({ type: 'RequestRun', data: continuationOf(state, 'run-1-c1', resolution), metadata: { now: T0 + 9000 * SECOND } });
+    const next = new RunHistory(decider, 'run-1-c1').send({ type: 'RequestRun', data: continuationOf(state, 'run-1-c1', busPrincipal('operator'), resolution), metadata: { now: T0 + 9000 * SECOND } });
     return next.claim(WORKER, T0 + 9001 * SECOND);
   };
   const C = { owner: WORKER, attempt: 1 };

@@ -148,6 +148,7 @@ function requestRun({ data, metadata }: RequestRun, state: RunState): RunDecisio
     throw new InvalidFieldError('data.mode', 'must be "interactive" or "queued"');
   }
   if (data.input === undefined) throw new InvalidFieldError('data.input', 'must be JSON data');
+  assertPrincipal(data.requestedBy, 'data.requestedBy');
   const maxIterations = data.maxIterations ?? MAX_ITERATIONS;
   if (!Number.isSafeInteger(maxIterations) || maxIterations < 1 || maxIterations > MAX_ITERATIONS) {
     throw new InvalidFieldError('data.maxIterations', `must be an integer from 1 to ${MAX_ITERATIONS}`);
@@ -162,6 +163,7 @@ function requestRun({ data, metadata }: RequestRun, state: RunState): RunDecisio
       mode: data.mode,
       maxIterations,
       requestedAt: metadata.now,
+      requestedBy: data.requestedBy,
       ...(data.continuation === undefined ? {} : { continuation: data.continuation }),
     },
   });

@@ -78,6 +78,12 @@ export type RunRequested = DomainEvent<
     readonly mode: RunMode;
     readonly maxIterations: number;
     readonly requestedAt: number;
+    /**
+     * Who started it: the authenticated caller (schema version 2; a version 1
+     * event, which recorded nobody, reads as `unverified`). For a continuation,
+     * the operator who requeued the run it continues.
+     */
+    readonly requestedBy: Principal;
     /** Set when an operator requeued a dead-lettered run: this run continues it. Absent otherwise. */
     readonly continuation?: RunContinuation;
   }
@@ -427,10 +433,11 @@ export type RunEventType = RunEvent['type'];
  * of shape, with an upcaster from the version before (`event-schemas.ts`, the
  * one registry every reader goes through). Version 2 of the decisions made
  * by a person (cancel, operator requeue, approval, denial, input) records
- * who made them as a typed {@link Principal} instead of a free string.
+ * who made them as a typed {@link Principal} instead of a free string;
+ * version 2 of `RunRequested` records who started the run.
  */
 export const RUN_EVENT_SCHEMA_VERSIONS: Readonly<Record<RunEventType, number>> = Object.freeze({
-  RunRequested: 1,
+  RunRequested: 2,
   RunClaimed: 1,
   LeaseRenewed: 1,
   StepStarted: 1,

@@ -79,6 +79,8 @@ export interface RunState {
   readonly input: JsonValue;
   readonly mode: RunMode | null;
   readonly maxIterations: number;
+  /** Who started the run (`RunRequested.requestedBy`); null until it is requested. */
+  readonly requestedBy: Principal | null;
   /** Claims so far; the current segment's attempt. */
   readonly attempt: number;
   /** Requeues so far (failure retries and stale reclaims together). */
@@ -98,6 +100,8 @@ export interface RunState {
   readonly idempotencyRoot: string | null;
   /** The run an operator requeued this one as, once requeued. */
   readonly continuedAs: string | null;
+  /** Who requeued it (`RunRequeuedByOperator.requestedBy`): the continuation's starter. Null before a requeue. */
+  readonly requeuedBy: Principal | null;
   /** The calls waiting for a decision, while `WAITING_FOR_APPROVAL`. */
   readonly pendingApproval: PendingApproval | null;
   /** Tool calls approved so far, by step id: they execute without asking again. */
@@ -125,6 +129,7 @@ export function initialRunState(): RunState {
     input: null,
     mode: null,
     maxIterations: 0,
+    requestedBy: null,
     attempt: 0,
     requeues: 0,
     notBefore: null,
@@ -137,6 +142,7 @@ export function initialRunState(): RunState {
     auditGaps: new Set(),
     idempotencyRoot: null,
     continuedAs: null,
+    requeuedBy: null,
     pendingApproval: null,
     approvals: new Map(),
     pendingInput: null,
@@ -163,11 +169,11 @@ export function evolveRun(state: RunState, event: RunEvent): RunState {
 function evolveFacts(state: RunState, event: RunEvent): RunState {
   switch (event.type) {
     case 'RunRequested': {
-      const { runId, agent, input, mode, maxIterations, requestedAt, continuation } = event.data;
+      const { runId, agent, input, mode, maxIterations, requestedAt, requestedBy, continuation } = event.data;
       const root = continuation?.idempotencyRoot ?? runId;
       let steps = state.steps;
       for (const carried of continuation?.carriedSteps ?? []) steps = withStep(steps, carriedStepRecord(runId, root, carried));
-      return { ...state, runId, agent, input, mode, maxIterations, notBefore: requestedAt, idempotencyRoot: root, steps };
+      return { ...state, runId, agent, input, mode, maxIterations, requestedBy, notBefore: requestedAt, idempotencyRoot: root, steps };
     }
     case 'RunClaimed': {
       const { owner, attempt, leaseExpiresAt } = event.data;
@@ -226,7 +232,7 @@ function evolveFacts(state: RunState, event: RunEvent): RunState {
     case 'CancelRequested':
       return { ...state, cancelRequested: true, cancelRequestedBy: event.data.requestedBy };
     case 'RunRequeuedByOperator':
-      return { ...state, continuedAs: event.data.continuationRunId };
+      return { ...state, continuedAs: event.data.continuationRunId, requeuedBy: event.data.requestedBy };
     case 'AuditGapDetected':
       return { ...state, auditGaps: new Set([...state.auditGaps, event.data.stepId]) };
     case 'ApprovalRequested': {

@@ -28,8 +28,8 @@ export class RunHistory {
     return [...this.recorded];
   }
 
-  request(now: number, mode: RunMode = 'queued', input: JsonValue = { task: 'demo' }, maxIterations?: number): this {
-    return this.send({ type: 'RequestRun', data: { runId: this.runId, agent: 'demo-agent', input, mode, maxIterations }, metadata: { now } });
+  request(now: number, mode: RunMode = 'queued', input: JsonValue = { task: 'demo' }, maxIterations?: number, requestedBy: Principal = busPrincipal('starter')): this {
+    return this.send({ type: 'RequestRun', data: { runId: this.runId, agent: 'demo-agent', input, mode, requestedBy, maxIterations }, metadata: { now } });
   }
 
   claim(owner: string, now: number): this {

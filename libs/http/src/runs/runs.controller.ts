@@ -77,7 +77,7 @@ export class RunsController {
       throw new NotEntitledError(caller.keyId, 'agent', `The API key "${caller.keyId}" may not start runs of agent "${body.agent}" (it is limited to ${caller.agents?.join(', ')})`);
     }
     const { agent, input, mode, runId, idempotencyKey } = body;
-    const outcome = await this.commands.execute(new StartRun({ agent, input, mode, runId, idempotencyKey }));
+    const outcome = await this.commands.execute(new StartRun({ agent, input, mode, runId, idempotencyKey, principal: caller.principal }));
     const headers: Record<string, string> = { Location: `/runs/${encodeURIComponent(outcome.runId)}` };
     if (outcome.replayed) headers['Idempotent-Replayed'] = 'true';
     if (outcome.mode === 'queued') {

@@ -6,7 +6,7 @@ import type { ValidationIssue } from '@agent-ledger/validation';
  * name the caller writes. A body that sends one is refused (400 naming it)
  * with a message that says so, instead of the bare "should not exist".
  */
-export const ACTOR_FIELDS: ReadonlySet<string> = new Set(['requestedBy', 'decidedBy', 'submittedBy', 'resolvedBy', 'principal', 'actor']);
+export const ACTOR_FIELDS: ReadonlySet<string> = new Set(['requestedBy', 'startedBy', 'decidedBy', 'submittedBy', 'resolvedBy', 'principal', 'actor']);
 
 /**
  * The issue of an actor field a body sends: still the `unknownField` rule,

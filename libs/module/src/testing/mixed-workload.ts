@@ -44,14 +44,14 @@ export interface MixedWorkload {
  * harness's real stores. Every run ends settled.
  */
 export async function runMixedWorkload(rt: RuntimeHarness, prefix = 'w'): Promise<MixedWorkload> {
-  const completed = (await rt.runs.runInteractive({ agent: 'putter', input: 'put', runId: `${prefix}-completed` })).runId;
+  const completed = (await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'putter', input: 'put', runId: `${prefix}-completed` })).runId;
 
   const undo = rt.breakAuditStore();
-  const failedClosed = (await rt.runs.runInteractive({ agent: 'appender', input: 'append', runId: `${prefix}-failed-closed` })).runId;
+  const failedClosed = (await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'appender', input: 'append', runId: `${prefix}-failed-closed` })).runId;
   undo();
 
   const putGate = rt.behaviour.blockNext('test.put');
-  const retriedAfterReap = await rt.runs.enqueue({ agent: 'two-rounds', input: 'go', runId: `${prefix}-retried` });
+  const retriedAfterReap = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'two-rounds', input: 'go', runId: `${prefix}-retried` });
   const firstSegment = runWhenDue(rt, retriedAfterReap);
   await putGate.reached;
   rt.clock.advance(121 * SECOND);
@@ -61,7 +61,7 @@ export async function runMixedWorkload(rt: RuntimeHarness, prefix = 'w'): Promis
   await runWhenDue(rt, retriedAfterReap);
 
   const appendGate = rt.behaviour.blockNext('test.append');
-  const reapedMidWrite = await rt.runs.enqueue({ agent: 'appender', input: 'go', runId: `${prefix}-reaped` });
+  const reapedMidWrite = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'appender', input: 'go', runId: `${prefix}-reaped` });
   const doomed = runWhenDue(rt, reapedMidWrite);
   await appendGate.reached;
   rt.clock.advance(121 * SECOND);
@@ -69,10 +69,10 @@ export async function runMixedWorkload(rt: RuntimeHarness, prefix = 'w'): Promis
   appendGate.release();
   await doomed;
 
-  const cancelled = await rt.runs.enqueue({ agent: 'reader', input: 'go', runId: `${prefix}-cancelled` });
+  const cancelled = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'reader', input: 'go', runId: `${prefix}-cancelled` });
   await rt.runs.cancel(cancelled, ALICE, 'changed my mind');
 
-  const retriesExhausted = await rt.runs.enqueue({ agent: 'flaky', input: 'go', runId: `${prefix}-flaky` });
+  const retriesExhausted = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'flaky', input: 'go', runId: `${prefix}-flaky` });
   for (let attempt = 0; attempt < 4; attempt++) {
     await runWhenDue(rt, retriesExhausted);
     rt.clock.advance(121 * SECOND);

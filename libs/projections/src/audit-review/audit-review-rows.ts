@@ -165,3 +165,33 @@ export const AUDIT_APPROVAL_DECISIONS_TABLE: TableSpec<AuditApprovalDecisionRow>
   },
   indexes: [['runId']],
 };
+
+/**
+ * Who started a run, for the audit review (table `audit_run_starts`): from the
+ * run's `RunRequested`, and whether the run's audit chain states it
+ * (`RunStartRecorded`), whichever store is projected first.
+ */
+export type AuditRunStartRow = {
+  readonly runId: string;
+  /** The label of the principal that started it (`key:<id>`, `bus:<id>`, `development`, `unverified:<name>`). */
+  readonly startedBy: string;
+  readonly requestedAt: number;
+  /** For a continuation: the dead-lettered run it continues; null otherwise. */
+  readonly continuationOf: string | null;
+  /** Whether the audit chain holds the statement of the start. */
+  readonly stated: boolean;
+};
+
+/** The run starts table. */
+export const AUDIT_RUN_STARTS_TABLE: TableSpec<AuditRunStartRow> = {
+  name: 'audit_run_starts',
+  key: 'runId',
+  columns: {
+    runId: ColumnType.TEXT,
+    startedBy: ColumnType.TEXT,
+    requestedAt: ColumnType.INTEGER,
+    continuationOf: ColumnType.TEXT,
+    stated: ColumnType.BOOLEAN,
+  },
+  indexes: [['startedBy']],
+};

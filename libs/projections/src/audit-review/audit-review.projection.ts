@@ -3,21 +3,23 @@ import { isWrite, principalLabel } from '@agent-ledger/domain';
 import type { ProjectionDefinition } from '../core/projection-definition';
 import type { ProjectedEvent } from '../core/projected-event';
 import { ProjectionName } from '../core/projection-name';
-import type { AuditApprovalDecisionRow, AuditInterruptionRow, AuditRunRow, AuditWriteRow } from './audit-review-rows';
-import { AUDIT_APPROVAL_DECISIONS_TABLE, AUDIT_INTERRUPTIONS_TABLE, AUDIT_RUNS_TABLE, AUDIT_WRITES_TABLE } from './audit-review-rows';
+import type { AuditApprovalDecisionRow, AuditInterruptionRow, AuditRunRow, AuditRunStartRow, AuditWriteRow } from './audit-review-rows';
+import { AUDIT_APPROVAL_DECISIONS_TABLE, AUDIT_INTERRUPTIONS_TABLE, AUDIT_RUN_STARTS_TABLE, AUDIT_RUNS_TABLE, AUDIT_WRITES_TABLE } from './audit-review-rows';
 
 /**
  * The audit-review read model: every write with its audit state
  * (`audit_writes`), how runs ended (`audit_runs`) and writes interrupted in
- * flight (`audit_interruptions`), and people's approval decisions
- * (`audit_approval_decisions`). Whether a run failed because of a write is
+ * flight (`audit_interruptions`), people's approval decisions
+ * (`audit_approval_decisions`) and who started each run (`audit_run_starts`). Whether a run failed because of a write is
  * derived when queried, from rows that do not depend on the order in which
  * the run store and the audit store were projected.
  */
 export const auditReviewProjection: ProjectionDefinition = {
   name: ProjectionName.AUDIT_REVIEW,
-  tables: [AUDIT_WRITES_TABLE, AUDIT_RUNS_TABLE, AUDIT_INTERRUPTIONS_TABLE, AUDIT_APPROVAL_DECISIONS_TABLE],
+  tables: [AUDIT_WRITES_TABLE, AUDIT_RUNS_TABLE, AUDIT_INTERRUPTIONS_TABLE, AUDIT_APPROVAL_DECISIONS_TABLE, AUDIT_RUN_STARTS_TABLE],
   eventTypes: new Set([
+    'RunRequested',
+    'RunStartRecorded',
     'StepStarted',
     'ToolExecuted',
     'AuditRecorded',
@@ -29,7 +31,8 @@ export const auditReviewProjection: ProjectionDefinition = {
     'ApprovalDecisionRecorded',
   ]),
   apply(event, rows) {
-    for (const change of auditReviewChanges(event, (stepId) => rows.get(AUDIT_WRITES_TABLE, stepId))) {
+    const lookups: AuditReviewLookups = { writeOf: (stepId) => rows.get(AUDIT_WRITES_TABLE, stepId), startOf: (runId) => rows.get(AUDIT_RUN_STARTS_TABLE, runId) };
+    for (const change of auditReviewChanges(event, lookups)) {
       switch (change.table) {
         case 'audit_writes':
           rows.put(AUDIT_WRITES_TABLE, change.row);
@@ -43,6 +46,9 @@ export const auditReviewProjection: ProjectionDefinition = {
         case 'audit_approval_decisions':
           rows.put(AUDIT_APPROVAL_DECISIONS_TABLE, change.row);
           break;
+        case 'audit_run_starts':
+          rows.put(AUDIT_RUN_STARTS_TABLE, change.row);
+          break;
       }
     }
   },
@@ -53,14 +59,31 @@ export type AuditReviewChange =
   | { readonly table: 'audit_writes'; readonly row: AuditWriteRow }
   | { readonly table: 'audit_runs'; readonly row: AuditRunRow }
   | { readonly table: 'audit_interruptions'; readonly row: AuditInterruptionRow }
-  | { readonly table: 'audit_approval_decisions'; readonly row: AuditApprovalDecisionRow };
+  | { readonly table: 'audit_approval_decisions'; readonly row: AuditApprovalDecisionRow }
+  | { readonly table: 'audit_run_starts'; readonly row: AuditRunStartRow };
+
+/** The rows {@link auditReviewChanges} reads: the current write row of a step, the start row of a run. */
+export interface AuditReviewLookups {
+  readonly writeOf: (stepId: string) => AuditWriteRow | undefined;
+  readonly startOf: (runId: string) => AuditRunStartRow | undefined;
+}
 
 /**
  * The pure mapping of the audit review: the rows to upsert for `event`,
- * given a way to read the current write row of a step.
+ * given a way to read the rows it builds on.
  */
-export function auditReviewChanges(event: ProjectedEvent, writeOf: (stepId: string) => AuditWriteRow | undefined): AuditReviewChange[] {
+export function auditReviewChanges(event: ProjectedEvent, { writeOf, startOf }: AuditReviewLookups): AuditReviewChange[] {
   switch (event.type) {
+    case 'RunRequested':
+    case 'RunStartRecorded': {
+      const d = event.data;
+      const known = startOf(d.runId);
+      const stated = event.type === 'RunStartRecorded' || known?.stated === true;
+      const continuationOf = event.type === 'RunStartRecorded' ? event.data.continuationOf : (event.data.continuation?.of ?? null);
+      // The statement is the audited answer; the request only fills in a run whose statement is not seen yet.
+      if (known?.stated === true && event.type === 'RunRequested') return [];
+      return [{ table: 'audit_run_starts', row: { runId: d.runId, startedBy: principalLabel(d.requestedBy), requestedAt: d.requestedAt, continuationOf, stated } }];
+    }
     case 'StepStarted': {
       const d = event.data;
       if (!isWriteEffect(d.effect)) return [];

@@ -16,11 +16,11 @@ export type ProjectedEvent = (RunEvent | ProjectedAuditEvent) & {
   readonly position: Position;
 };
 
-/** The audit events the projections read (a step's audit record, a person's approval decision). */
-const AUDIT_EVENT_TYPES: ReadonlySet<string> = new Set<AuditEvent['type']>(['AuditRecorded', 'ApprovalDecisionRecorded']);
+/** The audit events the projections read (a step's audit record, a person's approval decision, who started the run). */
+const AUDIT_EVENT_TYPES: ReadonlySet<string> = new Set<AuditEvent['type']>(['AuditRecorded', 'ApprovalDecisionRecorded', 'RunStartRecorded']);
 
 /** The audit events this version projects; other audit events (`WriteResolutionRecorded`) are skipped. */
-export type ProjectedAuditEvent = Extract<AuditEvent, { readonly type: 'AuditRecorded' | 'ApprovalDecisionRecorded' }>;
+export type ProjectedAuditEvent = Extract<AuditEvent, { readonly type: 'AuditRecorded' | 'ApprovalDecisionRecorded' | 'RunStartRecorded' }>;
 
 /** Whether the event is one of an audit stream (`audit-<runId>`), not of the run's own stream. */
 export function isAuditSideEvent(event: ProjectedEvent): event is ProjectedEvent & ProjectedAuditEvent {

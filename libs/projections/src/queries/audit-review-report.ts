@@ -10,6 +10,8 @@ export type AuditWriteView = AuditWriteRow & {
    * flight when the run was interrupted); null otherwise.
    */
   readonly failedRunReason: TerminationReason | null;
+  /** Who started the write's run (the label of its principal); null while its start is not projected yet. */
+  readonly runStartedBy: string | null;
 };
 
 /** Counts of the audit review. */
@@ -38,6 +40,10 @@ export interface AuditReviewTotals {
   readonly approvalsGranted: number;
   /** Approval decisions recorded in the audit trail that denied the calls. */
   readonly approvalsDenied: number;
+  /** Runs whose start is known (`RunRequested`, or its statement `RunStartRecorded`). */
+  readonly runsStarted: number;
+  /** Of those, the runs whose audit chain states who started them (`RunStartRecorded`). */
+  readonly runStartsStated: number;
 }
 
 /** The audit review: every write and its audit state, and the runs and writes that need a look. */

@@ -29,8 +29,8 @@ const WRITE_VIEW_SQL = `
     WHEN r.reason = 'AUDIT_PERSISTENCE_FAILED' AND w.executed_at IS NOT NULL AND w.audited = 0 THEN r.reason
     WHEN r.reason = 'AUDIT_MISSING' AND w.gap_detected_at IS NOT NULL AND w.gap_run_already_settled = 0 THEN r.reason
     WHEN r.reason = 'WRITE_INTERRUPTED' AND r.in_flight_step_id = w.step_id THEN r.reason
-    ELSE NULL END AS failed_run_reason
-  FROM audit_writes w LEFT JOIN audit_runs r ON r.run_id = w.run_id`;
+    ELSE NULL END AS failed_run_reason, s.started_by AS run_started_by
+  FROM audit_writes w LEFT JOIN audit_runs r ON r.run_id = w.run_id LEFT JOIN audit_run_starts s ON s.run_id = w.run_id`;
 
 /** A write audited late: its `AuditRecorded` came from a later attempt than its `ToolExecuted`. */
 function auditedLateSql(table = ''): string {
@@ -214,6 +214,7 @@ export class ProjectionQueries {
       )
       .get(...runParams) as Record<string, number>;
     const i = this.db.prepare(`SELECT count(*) AS n FROM audit_interruptions ${where}`).get(...runParams) as { n: number };
+    const s = this.db.prepare(`SELECT count(*) AS started, coalesce(sum(stated), 0) AS stated FROM audit_run_starts ${where}`).get(...runParams) as Record<string, number>;
     const a = this.db
       .prepare(
         `SELECT coalesce(sum(decision = 'approved'), 0) AS granted,
@@ -234,6 +235,8 @@ export class ProjectionQueries {
       interruptedWrites: i.n,
       approvalsGranted: a.granted ?? 0,
       approvalsDenied: a.denied ?? 0,
+      runsStarted: s.started ?? 0,
+      runStartsStated: s.stated ?? 0,
     };
   }
 
@@ -243,7 +246,11 @@ export class ProjectionQueries {
 }
 
 function toWriteView(record: Record<string, unknown>): AuditWriteView {
-  return { ...fromSqlRecord(AUDIT_WRITES_TABLE, record), failedRunReason: (record.failed_run_reason ?? null) as AuditWriteView['failedRunReason'] };
+  return {
+    ...fromSqlRecord(AUDIT_WRITES_TABLE, record),
+    failedRunReason: (record.failed_run_reason ?? null) as AuditWriteView['failedRunReason'],
+    runStartedBy: (record.run_started_by ?? null) as string | null,
+  };
 }
 
 function toApprovalRow(record: Record<string, unknown>): ApprovalRow {

@@ -33,6 +33,13 @@ export type RunStatusRow = {
   readonly inFlightStepId: string | null;
   readonly cancelRequested: boolean;
   readonly cancelRequestedBy: string | null;
+  /**
+   * Who started the run: the label of the principal its request records
+   * (`key:<id>`, `bus:<id>`, `development`; `unverified:(not recorded)` for a
+   * run requested before starts were recorded). Null only in a row an older
+   * version wrote, until the read model is rebuilt.
+   */
+  readonly startedBy: string | null;
   readonly requestedAt: number;
   readonly lastClaimedAt: number | null;
   readonly settledAt: number | null;
@@ -87,6 +94,7 @@ export const RUNS_TABLE: TableSpec<RunStatusRow> = {
     inFlightStepId: ColumnType.TEXT,
     cancelRequested: ColumnType.BOOLEAN,
     cancelRequestedBy: ColumnType.TEXT,
+    startedBy: ColumnType.TEXT,
     requestedAt: ColumnType.INTEGER,
     lastClaimedAt: ColumnType.INTEGER,
     settledAt: ColumnType.INTEGER,

@@ -40,7 +40,7 @@ export function evolveRunStatus(row: RunStatusRow | undefined, event: ProjectedE
   if (status === null) return row;
   if (event.type === 'RunRequested') {
     if (row !== undefined) return row;
-    const { runId, agent, mode, requestedAt, continuation } = event.data;
+    const { runId, agent, mode, requestedAt, requestedBy, continuation } = event.data;
     return {
       runId,
       agent,
@@ -59,6 +59,7 @@ export function evolveRunStatus(row: RunStatusRow | undefined, event: ProjectedE
       inFlightStepId: null,
       cancelRequested: false,
       cancelRequestedBy: null,
+      startedBy: principalLabel(requestedBy),
       requestedAt,
       lastClaimedAt: null,
       settledAt: null,

@@ -25,7 +25,7 @@ export function runEvents(runId: string, owner = 'worker:host:1') {
     stepId: step,
     requested: (mode: 'queued' | 'interactive' = 'queued', at = T0): RunEvent => ({
       type: 'RunRequested',
-      data: { runId, agent: 'putter', input: 'go', mode, maxIterations: 20, requestedAt: at },
+      data: { runId, agent: 'putter', input: 'go', mode, maxIterations: 20, requestedAt: at, requestedBy: ALICE },
     }),
     claimed: (attempt = 1, at = T0 + 1000): RunEvent => ({
       type: 'RunClaimed',

@@ -38,10 +38,10 @@ describe('the audit verdict from the stores (embedded stores, run and audit apar
   }
 
   it('matches every executed write to its audit: none missing, none late, no finding', async () => {
-    const a = await rt.runs.runInteractive({ agent: 'putter', input: 'go' });
-    await rt.runs.runInteractive({ agent: 'reader', input: 'go' });
+    const a = await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'putter', input: 'go' });
+    await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'reader', input: 'go' });
     const verdict = await reviewAuditStores(rt);
-    expect(verdict).toMatchObject({ findings: false, problems: [], runs: 2, records: 6, brokenRuns: [], writesWithoutAudit: [], auditedLate: [] });
+    expect(verdict).toMatchObject({ findings: false, problems: [], runs: 2, records: 8, brokenRuns: [], writesWithoutAudit: [], auditedLate: [] });
     expect(verdict.totals).toEqual({
       writesExecuted: 1,
       writesAudited: 1,
@@ -74,7 +74,7 @@ describe('the audit verdict from the stores (embedded stores, run and audit apar
 
   it('lists a write whose run failed closed without its audit, which the contract allows: no finding', async () => {
     const undo = rt.breakAuditStore();
-    const { runId } = await rt.runs.runInteractive({ agent: 'putter', input: 'go' });
+    const { runId } = await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'putter', input: 'go' });
     undo();
     const verdict = await reviewAuditStores(rt);
     expect(verdict.findings).toBe(false);
@@ -89,15 +89,15 @@ describe('the audit verdict from the stores (embedded stores, run and audit apar
 
     beforeEach(async () => {
       reviewer = new AuditStoreReviewer(rt);
-      first = (await rt.runs.runInteractive({ agent: 'putter', input: 'go' })).runId;
+      first = (await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'putter', input: 'go' })).runId;
       expect((await reviewer.review()).verification).toMatchObject({ mode: 'full', fullBecause: 'no verified checkpoint in this process yet' });
     });
 
     it('reads only the events appended since, after checking every audit head', async () => {
-      const second = (await rt.runs.runInteractive({ agent: 'putter', input: 'go' })).runId;
+      const second = (await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'putter', input: 'go' })).runId;
       const verdict = await reviewer.review();
       expect(verdict.verification).toMatchObject({ mode: 'incremental', fullBecause: null, headsChecked: 1 });
-      // The second run's events only: its verdict events in the run store and its three audit records.
+      // The second run's events only: its verdict events in the run store and its four audit records.
       const full = await reviewAuditStores(rt);
       expect(verdict.verification.eventsRead).toBe(full.verification.eventsRead / 2);
       expect({ ...verdict, verification: null }).toEqual({ ...full, verification: null });
@@ -106,20 +106,21 @@ describe('the audit verdict from the stores (embedded stores, run and audit apar
     });
 
     it('runs a full pass and names the write when the tail of an audit stream was deleted behind the checkpoint', async () => {
-      expect(editAuditFile('DELETE FROM events WHERE stream_name = ? AND revision >= 1', `audit-${first}`)).toBe(2);
+      // The chain: the start statement (#0), the model round (#1), the write (#2), the final round (#3).
+      expect(editAuditFile('DELETE FROM events WHERE stream_name = ? AND revision >= 2', `audit-${first}`)).toBe(2);
       const verdict = await reviewer.review();
-      expect(verdict.verification).toMatchObject({ mode: 'full', fullBecause: `the audit head of run ${first} (record #2) is gone` });
+      expect(verdict.verification).toMatchObject({ mode: 'full', fullBecause: `the audit head of run ${first} (record #3) is gone` });
       expect(verdict.findings).toBe(true);
       expect(verdict.writesWithoutAudit).toEqual([expect.objectContaining({ runId: first, stepId: `${first}/r0/t0`, runEnd: 'COMPLETED', allowedBy: null })]);
     });
 
     it('runs a full pass when the head record was edited', async () => {
-      expect(editAuditFile("UPDATE events SET data = replace(data, '\"responded\"', '\"failed\"') WHERE stream_name = ? AND revision = 2", `audit-${first}`)).toBe(1);
+      expect(editAuditFile("UPDATE events SET data = replace(data, '\"responded\"', '\"failed\"') WHERE stream_name = ? AND revision = 3", `audit-${first}`)).toBe(1);
       // The id and the hash field are untouched: the head's content no longer gives its hash.
       const verdict = await reviewer.review();
-      expect(verdict.verification).toMatchObject({ mode: 'full', fullBecause: `the audit head of run ${first} (record #2) changed` });
+      expect(verdict.verification).toMatchObject({ mode: 'full', fullBecause: `the audit head of run ${first} (record #3) changed` });
       expect(verdict.findings).toBe(true);
-      expect(verdict.breaks).toEqual([expect.objectContaining({ runId: first, index: 2, problem: 'hashMismatch' })]);
+      expect(verdict.breaks).toEqual([expect.objectContaining({ runId: first, index: 3, problem: 'hashMismatch' })]);
     });
 
     it('coalesces the requests that arrive before a queued review starts into that review, and starts a new one after', async () => {
@@ -134,7 +135,7 @@ describe('the audit verdict from the stores (embedded stores, run and audit apar
     });
 
     it('does not see an edit behind the head until a full pass, which does', async () => {
-      expect(editAuditFile("UPDATE events SET data = replace(data, '\"succeeded\"', '\"failed\"') WHERE stream_name = ? AND revision = 1", `audit-${first}`)).toBe(1);
+      expect(editAuditFile("UPDATE events SET data = replace(data, '\"succeeded\"', '\"failed\"') WHERE stream_name = ? AND revision = 2", `audit-${first}`)).toBe(1);
       expect(await reviewer.review()).toMatchObject({ findings: false, verification: { mode: 'incremental' } });
       const full = await reviewer.review({ full: true });
       expect(full).toMatchObject({ findings: true, brokenRuns: [first], verification: { mode: 'full', fullBecause: 'a full verification was asked' } });
@@ -153,8 +154,8 @@ describe('the audit verdict from the stores (EventStoreDB, run and audit on two 
 
   it('matches every executed write to its audit, counts a write audited late, and continues incrementally', async () => {
     const reviewer = new AuditStoreReviewer(rt);
-    const done = await rt.runs.runInteractive({ agent: 'putter', input: 'go' });
-    expect(await reviewer.review()).toMatchObject({ findings: false, runs: 1, records: 3, totals: { writesExecuted: 1, writesAudited: 1 } });
+    const done = await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'putter', input: 'go' });
+    expect(await reviewer.review()).toMatchObject({ findings: false, runs: 1, records: 4, totals: { writesExecuted: 1, writesAudited: 1 } });
 
     const { runId, stepId } = await writeExecutedWithoutAudit(rt, { agent: 'putter', tool: PUT });
     rt.clock.advance(3600_000);

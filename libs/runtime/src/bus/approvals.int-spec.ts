@@ -44,7 +44,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('approvals and input on %s', 
   const auditChainOf = async (runId: string) => (await rt.auditEvents(runId)).map((e) => e.data as unknown as AuditRecord);
 
   it('a write waits for approval, holding no lease, and executes only after it, once', async () => {
-    const runId = await rt.runs.enqueue({ agent: 'careful', input: 'go' });
+    const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'careful', input: 'go' });
     await waitFor(runId, 'WAITING_FOR_APPROVAL');
     const waiting = await rt.runEvents(runId);
     // Asked before any call of the round executed: not even the read ran.
@@ -76,7 +76,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('approvals and input on %s', 
   });
 
   it('a denial never executes the write; with endRun the run fails APPROVAL_DENIED, and the denial is audited', async () => {
-    const runId = await rt.runs.enqueue({ agent: 'careful', input: 'go' });
+    const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'careful', input: 'go' });
     await waitFor(runId, 'WAITING_FOR_APPROVAL');
     const { state } = await rt.runs.decideApproval(runId, { decision: 'deny', decidedBy: busPrincipal('bob'), reason: 'not today' });
     expect(state.settlement).toEqual({ status: 'FAILED', reason: 'APPROVAL_DENIED', deadLettered: false });
@@ -85,7 +85,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('approvals and input on %s', 
   });
 
   it('a denial with tellModel shows the model the call was denied; the write never executes and the run goes on', async () => {
-    const runId = await rt.runs.enqueue({ agent: 'told', input: 'go' });
+    const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'told', input: 'go' });
     await waitFor(runId, 'WAITING_FOR_APPROVAL');
     await rt.runs.decideApproval(runId, { decision: 'deny', decidedBy: busPrincipal('bob') });
     const events = await settled(runId);
@@ -97,7 +97,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('approvals and input on %s', 
   });
 
   it('a pre-approved write executes without waiting, and the pre-approval is recorded right before its fence', async () => {
-    const runId = await rt.runs.enqueue({ agent: 'trusted', input: 'go' });
+    const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'trusted', input: 'go' });
     const events = await settled(runId);
     expect(types(events)).not.toContain('ApprovalRequested');
     const pre = events.findIndex((e) => e.type === 'ToolCallPreApproved');
@@ -107,7 +107,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('approvals and input on %s', 
   });
 
   it('a tool whose code requires approval waits even when the agent pre-approves it', async () => {
-    const runId = await rt.runs.enqueue({ agent: 'guarded', input: 'go' });
+    const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'guarded', input: 'go' });
     await waitFor(runId, 'WAITING_FOR_APPROVAL');
     expect((await rt.runEvents(runId)).at(-1)).toMatchObject({ data: { calls: [{ toolName: 'test.guarded', effect: 'READ_ONLY', requirement: 'tool' }] } });
     await rt.runs.decideApproval(runId, { decision: 'approve', decidedBy: busPrincipal('alice') });
@@ -116,7 +116,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('approvals and input on %s', 
   });
 
   it('a tool that is not offered is refused, never put up for approval', async () => {
-    const runId = await rt.runs.enqueue({ agent: 'overreaching', input: 'go' });
+    const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'overreaching', input: 'go' });
     const events = await settled(runId);
     expect(types(events)).not.toContain('ApprovalRequested');
     expect(events.find((e) => e.type === 'ToolExecuted')).toMatchObject({ data: { outcome: 'failed', error: { code: 'TOOL_NOT_OFFERED' } } });
@@ -124,7 +124,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('approvals and input on %s', 
   });
 
   it('an interactive run answers waiting; after the approval a worker resumes it', async () => {
-    const result = await rt.runs.runInteractive({ agent: 'careful', input: 'go' });
+    const result = await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'careful', input: 'go' });
     expect(result.segment).toBe('waiting');
     expect(result.state.status).toBe('WAITING_FOR_APPROVAL');
     await rt.runs.decideApproval(result.runId, { decision: 'approve', decidedBy: busPrincipal('alice') });
@@ -134,14 +134,14 @@ describe.each(['sqlite', 'eventstoredb'] as const)('approvals and input on %s', 
   });
 
   it('refuses a second decision and a decision on a run that does not wait, writing nothing', async () => {
-    const runId = await rt.runs.enqueue({ agent: 'careful', input: 'go' });
+    const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'careful', input: 'go' });
     await waitFor(runId, 'WAITING_FOR_APPROVAL');
     await rt.runs.decideApproval(runId, { decision: 'deny', decidedBy: busPrincipal('bob') });
     const before = { run: (await rt.runEvents(runId)).length, audit: (await rt.auditEvents(runId)).length };
     await expect(rt.runs.decideApproval(runId, { decision: 'approve', decidedBy: busPrincipal('alice') })).rejects.toMatchObject({ code: 'RUN_ALREADY_SETTLED' });
     expect({ run: (await rt.runEvents(runId)).length, audit: (await rt.auditEvents(runId)).length }).toEqual(before);
 
-    const other = await rt.runs.enqueue({ agent: 'told', input: 'go' });
+    const other = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'told', input: 'go' });
     await waitFor(other, 'WAITING_FOR_APPROVAL');
     await rt.runs.decideApproval(other, { decision: 'approve', decidedBy: busPrincipal('alice') });
     await expect(rt.runs.decideApproval(other, { decision: 'approve', decidedBy: busPrincipal('alice') })).rejects.toMatchObject({ code: expect.stringMatching(/^RUN_NOT_WAITING_FOR_APPROVAL|RUN_ALREADY_SETTLED$/) });
@@ -149,7 +149,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('approvals and input on %s', 
   });
 
   it('a cancel while waiting settles the run at once; the write never executes', async () => {
-    const runId = await rt.runs.enqueue({ agent: 'careful', input: 'go' });
+    const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'careful', input: 'go' });
     await waitFor(runId, 'WAITING_FOR_APPROVAL');
     const state = await rt.runs.cancel(runId, busPrincipal('carol'));
     expect(state.status).toBe('CANCELLED');
@@ -158,7 +158,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('approvals and input on %s', 
   });
 
   it('a tool asks for input: the run waits, then the tool runs again with the input, and a second submission is refused', async () => {
-    const runId = await rt.runs.enqueue({ agent: 'asker', input: 'go' });
+    const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'asker', input: 'go' });
     await waitFor(runId, 'WAITING_FOR_INPUT');
     expect((await rt.runEvents(runId)).at(-1)).toMatchObject({ type: 'InputRequested', data: { stepId: `${runId}/r0/t0`, toolName: 'test.ask', prompt: 'Which ticket?' } });
     await rt.runs.submitInput(runId, { input: { ticket: 'T-7' }, submittedBy: busPrincipal('dave') });
@@ -175,7 +175,7 @@ describe('between the approval and the write', () => {
     const first = await startRuntime({ agents: AGENTS, execution: { workers: { concurrency: 1 }, policy: { leaseSeconds: 10 } } });
     let second: RuntimeHarness | undefined;
     try {
-      const runId = await first.runs.enqueue({ agent: 'careful', input: 'go' });
+      const runId = await first.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'careful', input: 'go' });
       await eventually(async () => (stateOf(await first.runEvents(runId)).status === 'WAITING_FOR_APPROVAL' ? true : undefined), 10_000, 'the wait');
       // The worker blocks inside the approved write, and its lease runs out: as if its process hung or died there.
       const gate = first.behaviour.blockNext('test.append');
@@ -204,7 +204,7 @@ describe('between the approval and the write', () => {
     let deciding: RuntimeHarness | undefined;
     let worker: RuntimeHarness | undefined;
     try {
-      const runId = await first.runs.enqueue({ agent: 'careful', input: 'go' });
+      const runId = await first.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'careful', input: 'go' });
       await eventually(async () => (stateOf(await first.runEvents(runId)).status === 'WAITING_FOR_APPROVAL' ? true : undefined), 10_000, 'the wait');
       // The workers stop; the approval comes through a "process" that runs none; then a worker "process" starts.
       await first.workers.stop();

@@ -63,7 +63,7 @@ describe('the principal of a decision sent over the bus (embedded store)', () =>
   const auditEvents = (runId: string) => storedEvents(store, auditStreamName(runId));
 
   it('CancelRun records the stated principal in CancelRequested and RunCancelled', async () => {
-    const { runId } = await commands.execute(new StartRun({ agent: 'clerk', input: 'x' }));
+    const { runId } = await commands.execute(new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: 'clerk', input: 'x' }));
     const result = await commands.execute(new CancelRun({ runId, principal: BILLING, reason: 'duplicate ticket' }));
     expect(result.run.cancelRequestedBy).toBe('bus:billing');
     const events = await runEvents(runId);

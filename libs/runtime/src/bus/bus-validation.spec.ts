@@ -24,12 +24,14 @@ function refusal(message: object): MessageValidationError | null {
 }
 
 const startRun = (fields: Record<string, unknown>) => new StartRun(fields as unknown as StartRunFields);
-const valid = { agent: 'clerk', input: 'close T-1' };
+const OPS = { kind: 'bus', id: 'ops' } as const;
+const valid = { agent: 'clerk', input: 'close T-1', principal: OPS };
 
 describe('StartRun validation', () => {
   it.each([
-    [{ agent: 'clerk', input: null }],
-    [{ agent: 'clerk', input: { nested: [1, 'two', true, null] }, mode: 'interactive' }],
+    [{ agent: 'clerk', input: null, principal: OPS }],
+    [{ agent: 'clerk', input: { nested: [1, 'two', true, null] }, mode: 'interactive', principal: { kind: 'apiKey', id: 'ci' } }],
+    [{ agent: 'clerk', input: 'x', principal: { kind: 'development' } }],
     [{ ...valid, mode: 'queued', runId: 'run-1.a_b:c' }],
     [{ ...valid, idempotencyKey: 'close T-1 (2026)' }],
   ])('accepts %j', (fields) => {
@@ -37,14 +39,14 @@ describe('StartRun validation', () => {
   });
 
   it.each([
-    ['agent', { input: 'x' }, 'isString', 'agent must be a string'],
-    ['agent', { agent: 7, input: 'x' }, 'isString', 'agent must be a string'],
-    ['agent', { agent: '', input: 'x' }, 'isLength', 'agent must be longer than or equal to 1 characters'],
-    ['agent', { agent: 'a'.repeat(129), input: 'x' }, 'isLength', 'agent must be shorter than or equal to 128 characters'],
-    ['input', { agent: 'clerk' }, 'isPresent', 'input must be present (any JSON value)'],
-    ['input', { agent: 'clerk', input: () => 1 }, 'isJsonValue', expect.stringMatching(/^input must be JSON data/)],
-    ['input', { agent: 'clerk', input: { at: new Date(0) } }, 'isJsonValue', expect.stringMatching(/^input must be JSON data/)],
-    ['input', { agent: 'clerk', input: [Number.NaN] }, 'isJsonValue', expect.stringMatching(/^input must be JSON data/)],
+    ['agent', { input: 'x', principal: OPS }, 'isString', 'agent must be a string'],
+    ['agent', { agent: 7, input: 'x', principal: OPS }, 'isString', 'agent must be a string'],
+    ['agent', { agent: '', input: 'x', principal: OPS }, 'isLength', 'agent must be longer than or equal to 1 characters'],
+    ['agent', { agent: 'a'.repeat(129), input: 'x', principal: OPS }, 'isLength', 'agent must be shorter than or equal to 128 characters'],
+    ['input', { agent: 'clerk', principal: OPS }, 'isPresent', 'input must be present (any JSON value)'],
+    ['input', { agent: 'clerk', input: () => 1, principal: OPS }, 'isJsonValue', expect.stringMatching(/^input must be JSON data/)],
+    ['input', { agent: 'clerk', input: { at: new Date(0), principal: OPS } }, 'isJsonValue', expect.stringMatching(/^input must be JSON data/)],
+    ['input', { agent: 'clerk', input: [Number.NaN], principal: OPS }, 'isJsonValue', expect.stringMatching(/^input must be JSON data/)],
     ['mode', { ...valid, mode: 'later' }, 'isIn', 'mode must be one of the following values: interactive, queued'],
     ['runId', { ...valid, runId: 5 }, 'isString', 'runId must be a string'],
     ['runId', { ...valid, runId: '-starts-with-dash' }, 'matches', expect.stringMatching(/^runId must be 1 to 128 letters/)],
@@ -57,6 +59,12 @@ describe('StartRun validation', () => {
     ['mode', { ...valid, mode: null }, 'isIn', 'mode must be one of the following values: interactive, queued'],
     ['runId', { ...valid, runId: null }, 'isString', 'runId must be a string'],
     ['idempotencyKey', { ...valid, idempotencyKey: null }, 'isString', 'idempotencyKey must be a string'],
+    // Who starts the run: required and typed, never a name of the caller's choosing.
+    ['principal', { agent: 'clerk', input: 'x' }, 'isObject', expect.stringMatching(/^principal must be the principal of the caller/)],
+    ['principal', { ...valid, principal: 'ops' }, 'isObject', expect.stringMatching(/^principal must be the principal of the caller/)],
+    ['principal.kind', { ...valid, principal: { kind: 'unverified', id: 'ops' } }, 'isIn', 'kind must be "bus", "apiKey" or "development"'],
+    ['principal.id', { ...valid, principal: { kind: 'bus', id: ' ' } }, 'principalId', 'id must be a non-empty string of at most 200 characters'],
+    ['requestedBy', { ...valid, requestedBy: 'someone-else' }, 'unknownField', 'property requestedBy should not exist'],
   ])('names %s: %j', (field, fields, rule, message) => {
     const error = refusal(startRun(fields));
     expect(error).toBeInstanceOf(InvalidFieldError);
@@ -71,6 +79,7 @@ describe('StartRun validation', () => {
       ['agent', 'isString'],
       ['input', 'isPresent'],
       ['mode', 'isIn'],
+      ['principal', 'isObject'],
     ]);
     expect(error?.field).toBe('extra');
   });
@@ -82,18 +91,17 @@ describe('StartRun validation', () => {
   });
 
   it('reports every required field of a command built from nothing', () => {
-    expect(refusal(startRun(null as unknown as Record<string, unknown>))?.issues.map((i) => i.field)).toEqual(['agent', 'input']);
+    expect(refusal(startRun(null as unknown as Record<string, unknown>))?.issues.map((i) => i.field)).toEqual(['agent', 'input', 'principal']);
   });
 
   it('keeps the fields it was given, read-only', () => {
-    const command = new StartRun({ agent: 'clerk', input: 'x', mode: 'interactive' });
+    const command = new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: 'clerk', input: 'x', mode: 'interactive' });
     expect(command).toMatchObject({ agent: 'clerk', input: 'x', mode: 'interactive' });
     expect(() => Object.assign(command, { agent: 'other' })).toThrow(TypeError);
   });
 });
 
 describe('CancelRun validation', () => {
-  const OPS = { kind: 'bus', id: 'ops' } as const;
 
   it('accepts a run id, who asks (its principal) and why', () => {
     expect(refusal(new CancelRun({ runId: 'r1', principal: OPS, reason: 'not needed' }))).toBeNull();
@@ -153,7 +161,7 @@ describe('the public handlers', () => {
     const processor = { process: jest.fn(), load: jest.fn() };
     const interactive = { run: jest.fn() };
     const clock = { now: () => 0 };
-    await expect(new StartRunHandler(processor as never, interactive as never, {} as never, {} as never, clock).execute(startRun({ agent: '' }))).rejects.toBeInstanceOf(MessageValidationError);
+    await expect(new StartRunHandler(processor as never, {} as never, interactive as never, {} as never, {} as never, clock).execute(startRun({ agent: '' }))).rejects.toBeInstanceOf(MessageValidationError);
     await expect(new CancelRunHandler(processor as never, clock).execute(new CancelRun({ runId: 'r 1', principal: { kind: 'bus', id: 'x' } }))).rejects.toMatchObject({ field: 'runId' });
     await expect(new GetRunStateHandler(processor as never).execute(new GetRunState({ runId: '' }))).rejects.toMatchObject({ field: 'runId' });
     expect(processor.process).not.toHaveBeenCalled();

@@ -46,7 +46,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('decision statements in the a
 
   it('concurrent approvals, denials and cancels: one decision takes effect, one statement records it, the others are refused and record nothing', async () => {
     for (let trial = 0; trial < 4; trial++) {
-      const runId = await rt.runs.enqueue({ agent: trial % 2 === 0 ? 'careful' : 'told', input: `go ${trial}` });
+      const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: trial % 2 === 0 ? 'careful' : 'told', input: `go ${trial}` });
       await waitFor(runId, 'WAITING_FOR_APPROVAL');
       const withCancels = trial >= 2;
       const calls: (() => Promise<unknown>)[] = [
@@ -88,7 +88,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('decision statements in the a
   });
 
   it('concurrent input answers: one answer is given to the tool and stated once, the others are refused', async () => {
-    const runId = await rt.runs.enqueue({ agent: 'asker', input: 'go' });
+    const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'asker', input: 'go' });
     await waitFor(runId, 'WAITING_FOR_INPUT');
     const inputs: JsonValue[] = [{ ticket: 'T-1' }, { ticket: 'T-2' }, 'T-3', ['T', 4]];
     const results = await race(inputs.map((input, i) => () => rt.runs.submitInput(runId, { input, submittedBy: busPrincipal(`person-${i}`) })));
@@ -115,7 +115,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('decision statements in the a
 
   it('concurrent requeues with a resolution: one requeue takes effect and its resolution is stated once; a different one is refused', async () => {
     const gate = rt.behaviour.blockNext('test.append');
-    const runId = await rt.runs.enqueue({ agent: 'appender', input: 'go' });
+    const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'appender', input: 'go' });
     await gate.reached;
     rt.clock.advance(121 * SECOND);
     await eventually(async () => ((await rt.reaper.reapOnce()).failed.length > 0 ? true : undefined), 5000, 'the reap');
@@ -168,7 +168,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('a decision whose statement c
     }, 10_000, `run ${runId} to settle`);
 
   it('takes effect, says so, and the resuming segment records the statement late, once, before the approved call executes', async () => {
-    const runId = await rt.runs.enqueue({ agent: 'careful', input: 'go' });
+    const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'careful', input: 'go' });
     await waitFor(runId, 'WAITING_FOR_APPROVAL');
     await rt.workers.stop();
     const undo = rt.breakAuditStore();
@@ -199,7 +199,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('a decision whose statement c
   });
 
   it('fails the run closed when the late statement cannot be stored either: the approved call never executes', async () => {
-    const runId = await rt.runs.enqueue({ agent: 'careful', input: 'go' });
+    const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'careful', input: 'go' });
     await waitFor(runId, 'WAITING_FOR_APPROVAL');
     await rt.workers.stop();
     const undo = rt.breakAuditStore();
@@ -220,7 +220,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('a decision whose statement c
   });
 
   it('an input answer whose statement is late: the tool gets the input only after it is stored', async () => {
-    const runId = await rt.runs.enqueue({ agent: 'asker', input: 'go' });
+    const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'asker', input: 'go' });
     await waitFor(runId, 'WAITING_FOR_INPUT');
     await rt.workers.stop();
     const undo = rt.breakAuditStore();
@@ -241,7 +241,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('a decision whose statement c
   });
 
   it('a denial that ends the run, stated late: the reconciler records it once, and a second check records nothing', async () => {
-    const runId = await rt.runs.enqueue({ agent: 'careful', input: 'go' });
+    const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'careful', input: 'go' });
     await waitFor(runId, 'WAITING_FOR_APPROVAL');
     const undo = rt.breakAuditStore();
     let answer;
@@ -264,7 +264,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('a decision whose statement c
 
   it('a requeue whose statement cannot be stored is recorded on the run but not continued; a repeat stores it once and starts the continuation', async () => {
     const gate = rt.behaviour.blockNext('test.append');
-    const runId = await rt.runs.enqueue({ agent: 'appender', input: 'go' });
+    const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'appender', input: 'go' });
     await gate.reached;
     rt.clock.advance(121 * SECOND);
     await eventually(async () => ((await rt.reaper.reapOnce()).failed.length > 0 ? true : undefined), 5000, 'the reap');
@@ -310,7 +310,7 @@ describe('the reconciler of late statements', () => {
     const first = await startRuntime({ agents: AGENTS, sagaDir, execution: { workers: { concurrency: 1 } } });
     let second: RuntimeHarness | undefined;
     try {
-      const runId = await first.runs.enqueue({ agent: 'careful', input: 'go' });
+      const runId = await first.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'careful', input: 'go' });
       await eventually(async () => (stateOf(await first.runEvents(runId)).status === 'WAITING_FOR_APPROVAL' ? true : undefined), 10_000, 'the wait');
       const undo = first.breakAuditStore();
       let answer;

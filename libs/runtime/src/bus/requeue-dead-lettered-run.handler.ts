@@ -73,9 +73,12 @@ export class RequeueDeadLetteredRunHandler extends ValidatedCommandHandler<Reque
     if ((await this.statements.record(statement, when)) === 'notStored') throw new AuditStatementNotStoredError(statement.data.runId, statement.data.stepId, continuationRunId);
   }
 
+  /** Requests the continuation, started by the operator the requeue records (a repeat's caller may be another). */
   private async startContinuation(runId: string, state: RunState, continuationRunId: string, resolution: InFlightWriteResolution | undefined): Promise<RequeueDeadLetteredRunResult> {
-    const outcome = await this.processor.process({ type: 'RequestRun', data: continuationOf(state, continuationRunId, resolution), metadata: { now: this.clock.now() } });
+    if (state.requeuedBy === null) throw new Error(`Run ${runId} records no requeue to continue`);
+    const outcome = await this.processor.process({ type: 'RequestRun', data: continuationOf(state, continuationRunId, state.requeuedBy, resolution), metadata: { now: this.clock.now() } });
     if (outcome.decision.kind === 'rejected' && outcome.decision.error.code !== 'RUN_ALREADY_EXISTS') throw outcome.decision.error;
+    await this.statements.recordDecided(outcome);
     this.index.changes.notify();
     return { runId, continuationRunId, state: outcome.state };
   }

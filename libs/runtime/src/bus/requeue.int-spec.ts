@@ -20,7 +20,7 @@ describe.each(['sqlite', 'eventstoredb'] as const)('an operator requeue on %s', 
   /** A queued run dead-lettered WRITE_INTERRUPTED: reaped while its append was executing. */
   async function deadLetteredMidAppend(): Promise<string> {
     const gate = rt.behaviour.blockNext('test.append');
-    const runId = await rt.runs.enqueue({ agent: 'appender', input: 'go' });
+    const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'appender', input: 'go' });
     await gate.reached;
     rt.clock.advance(121 * SECOND);
     await eventually(async () => ((await rt.reaper.reapOnce()).failed.length > 0 ? true : undefined), 5000, 'the reap');

@@ -20,6 +20,8 @@ export interface RunRequest {
   readonly input: JsonValue;
   /** @default a random UUID */
   readonly runId?: string;
+  /** Who starts it: the authenticated caller (recorded with the request, and in the audit trail). */
+  readonly requestedBy: Principal;
 }
 
 /** An operator's requeue of a dead-lettered run. */
@@ -119,5 +121,5 @@ export class RunService {
 }
 
 function startFields(request: RunRequest, mode: StartMode): StartRunFields {
-  return { agent: request.agent, input: request.input, mode, runId: request.runId };
+  return { agent: request.agent, input: request.input, mode, runId: request.runId, principal: request.requestedBy };
 }

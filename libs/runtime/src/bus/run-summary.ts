@@ -9,6 +9,8 @@ export interface RunSummary {
   readonly runId: string;
   readonly agent: string | null;
   readonly mode: RunMode | null;
+  /** Who started it, as its principal's label (`bus:<id>`, `key:<id>`, `development`); null only for a run that was never requested. */
+  readonly startedBy: string | null;
   /** Null only for a run that was never requested. */
   readonly status: RunStatus | null;
   /** The termination reason once settled; null before. */
@@ -44,6 +46,7 @@ export function runSummaryOf(runId: string, state: RunState): RunSummary {
     runId: state.runId ?? runId,
     agent: state.agent,
     mode: state.mode,
+    startedBy: state.requestedBy === null ? null : principalLabel(state.requestedBy),
     status: state.status,
     reason: state.settlement?.reason ?? null,
     deadLettered: state.settlement?.deadLettered ?? null,

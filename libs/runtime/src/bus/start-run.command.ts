@@ -1,8 +1,19 @@
 import { Command } from '@nestjs/cqrs';
-import { IsIn, IsString, Length, Matches } from 'class-validator';
-import type { JsonValue, RunState, RunStatus } from '@agent-ledger/domain';
+import { IsIn, IsObject, IsString, Length, Matches, ValidateNested } from 'class-validator';
+import type { JsonValue, Principal, RunState, RunStatus } from '@agent-ledger/domain';
 import type { SegmentOutcome } from '../segment/segment-runner';
-import { assignFields, IDEMPOTENCY_KEY_RULE, IDEMPOTENCY_KEY_RULE_MESSAGE, IsJsonValue, IsOmittable, IsPresent, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
+import {
+  assignFields,
+  IDEMPOTENCY_KEY_RULE,
+  IDEMPOTENCY_KEY_RULE_MESSAGE,
+  IsJsonValue,
+  IsOmittable,
+  IsPresent,
+  PRINCIPAL_MESSAGE,
+  principalFieldsOf,
+  RUN_ID_RULE,
+  RUN_ID_RULE_MESSAGE,
+} from '@agent-ledger/validation';
 import type { RunSummary } from './run-summary';
 
 /** How a run is started. */
@@ -22,6 +33,14 @@ export interface StartRunFields {
    * @default 'queued'
    */
   readonly mode?: StartMode;
+  /**
+   * Who starts the run, as the host authenticated its caller: recorded with
+   * the request (`RunRequested.requestedBy`) and stated in the run's audit
+   * chain (`{ kind: 'bus', id }` for a caller of the host's own, or the
+   * `apiKey` / `development` principal of an HTTP caller the host serves).
+   * Required: there is no default actor.
+   */
+  readonly principal: Principal;
   /** The run's id. @default a random UUID, or the one derived from `idempotencyKey` */
   readonly runId?: string;
   /**
@@ -70,7 +89,9 @@ export type StartRunResult = QueuedStartResult | InteractiveStartResult;
  * nothing).
  *
  * @example
- * const result = await commandBus.execute(new StartRun({ agent: 'clerk', input: 'close T-1', mode: 'interactive', idempotencyKey: 'close-T-1' }));
+ * const result = await commandBus.execute(
+ *   new StartRun({ agent: 'clerk', input: 'close T-1', mode: 'interactive', idempotencyKey: 'close-T-1', principal: { kind: 'bus', id: 'billing-job' } }),
+ * );
  * if (result.mode === 'interactive') console.log(result.status, result.run.answer);
  *
  * @throws MessageValidationError for a field that breaks its rule
@@ -91,6 +112,11 @@ export class StartRun extends Command<StartRunResult> implements StartRunFields 
   @IsIn(START_MODES)
   readonly mode?: StartMode;
 
+  /** Who starts it: see the fields' `principal`. */
+  @ValidateNested()
+  @IsObject({ message: PRINCIPAL_MESSAGE })
+  readonly principal!: Principal;
+
   @IsOmittable()
   @Matches(RUN_ID_RULE, { message: RUN_ID_RULE_MESSAGE })
   @IsString()
@@ -105,5 +131,8 @@ export class StartRun extends Command<StartRunResult> implements StartRunFields 
   constructor(fields: StartRunFields) {
     super();
     assignFields(this, fields);
+    // The principal is checked with its own rules (principal.kind, principal.id), so it becomes an instance of its class.
+    const principal = principalFieldsOf((fields as { principal?: unknown } | null)?.principal);
+    if (typeof principal === 'object' && principal !== null) Object.defineProperty(this, 'principal', { value: principal, enumerable: true, writable: false, configurable: true });
   }
 }

@@ -4,10 +4,11 @@ import { CommandHandler } from '@nestjs/cqrs';
 import type { ICommandHandler } from '@nestjs/cqrs';
 import type { RunMode } from '@agent-ledger/domain';
 import { InvalidFieldError, MAX_ITERATIONS, RunAlreadyExistsError } from '@agent-ledger/domain';
-import { ValidatedCommandHandler } from '@agent-ledger/validation';
+import { principalOf, ValidatedCommandHandler } from '@agent-ledger/validation';
 import type { Clock } from '../clock/clock';
 import { CLOCK } from '../clock/clock';
 import { RunCommandProcessor } from '../persistence/run-command-processor';
+import { DecisionStatements } from './decision-statements';
 import { QueueIndex } from '../queue/queue-index';
 import type { AgentCatalog } from '../segment/agent-catalog';
 import { AGENT_CATALOG } from '../segment/agent-catalog';
@@ -19,7 +20,8 @@ import type { StartMode, StartRunResult } from './start-run.command';
 
 /**
  * Handles {@link StartRun} (validated first): records the run's request
- * (`RequestRun`), then a queued run is left to a worker and an interactive
+ * (`RequestRun`, naming the command's principal as who started it) and its
+ * statement in the audit chain, then a queued run is left to a worker and an interactive
  * one is executed here ({@link InteractiveSegment}).
  *
  * A command with an idempotency key is safe to repeat: the key becomes the
@@ -31,6 +33,7 @@ import type { StartMode, StartRunResult } from './start-run.command';
 export class StartRunHandler extends ValidatedCommandHandler<StartRun> implements ICommandHandler<StartRun> {
   constructor(
     private readonly processor: RunCommandProcessor,
+    private readonly statements: DecisionStatements,
     private readonly interactive: InteractiveSegment,
     private readonly index: QueueIndex,
     @Inject(AGENT_CATALOG) private readonly agents: AgentCatalog,
@@ -59,7 +62,12 @@ export class StartRunHandler extends ValidatedCommandHandler<StartRun> implement
     return { mode, runId, status: state.status ?? 'RUNNING', replayed: false, segment, run: runSummaryOf(runId, state), state };
   }
 
-  /** Records the run's request. @throws InvalidFieldError for an unknown agent; the decider's refusal (`RunAlreadyExistsError`) */
+  /**
+   * Records the run's request, then states who started it in the run's audit
+   * chain (not stored, it is counted and stored later, by the run's segment or
+   * the audit-gap saga: the run is not held back for it).
+   * @throws InvalidFieldError for an unknown agent; the decider's refusal (`RunAlreadyExistsError`)
+   */
   private async request(command: StartRun, runId: string, mode: RunMode): Promise<void> {
     const agent = this.agents.get(command.agent);
     if (agent === undefined) {
@@ -67,10 +75,11 @@ export class StartRunHandler extends ValidatedCommandHandler<StartRun> implement
     }
     const outcome = await this.processor.process({
       type: 'RequestRun',
-      data: { runId, agent: command.agent, input: command.input, mode, maxIterations: Math.min(agent.definition.maxIterations, MAX_ITERATIONS) },
+      data: { runId, agent: command.agent, input: command.input, mode, requestedBy: principalOf(command.principal), maxIterations: Math.min(agent.definition.maxIterations, MAX_ITERATIONS) },
       metadata: { now: this.clock.now() },
     });
     if (outcome.decision.kind === 'rejected') throw outcome.decision.error;
+    await this.statements.recordDecided(outcome);
   }
 
   /** The run an idempotency key already named, if the command asks for the same one. */

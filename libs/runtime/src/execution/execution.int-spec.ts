@@ -43,7 +43,7 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
     });
 
     it('records every step with its audit and completes', async () => {
-      const { runId, state } = await rt.runs.runInteractive({ agent: 'putter', input: 'put x' });
+      const { runId, state } = await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'putter', input: 'put x' });
       expect(state.status).toBe('COMPLETED');
       const events = await rt.runEvents(runId);
       expect(types(events)).toEqual([
@@ -62,7 +62,9 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
         'RunCompleted',
       ]);
       const audits = await rt.auditEvents(runId);
-      expect(audits.map((e) => (e.data as { stepId: string }).stepId)).toEqual([
+      // The chain opens with who started the run (a statement, no step), then one record a step.
+      expect(audits[0]).toMatchObject({ type: 'RunStartRecorded', data: { runId, requestedBy: { kind: 'bus', id: 'test' }, sequence: 1 } });
+      expect(audits.slice(1).map((e) => (e.data as { stepId: string }).stepId)).toEqual([
         `${runId}/r0/llm`,
         `${runId}/r0/t0`,
         `${runId}/r0/t1`,
@@ -74,7 +76,7 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
 
     it('fails closed, never retried, when a write\'s audit cannot be stored', async () => {
       const unlock = rt.breakAuditStore();
-      const { runId, state } = await rt.runs.runInteractive({ agent: 'appender', input: 'append x' });
+      const { runId, state } = await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'appender', input: 'append x' });
       unlock();
       expect(state.status).toBe('FAILED');
       expect(state.settlement?.reason).toBe('AUDIT_PERSISTENCE_FAILED');
@@ -90,7 +92,7 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
 
     it('goes on when a read-only step\'s audit cannot be stored', async () => {
       const unlock = rt.breakAuditStore();
-      const { state } = await rt.runs.runInteractive({ agent: 'reader', input: 'read' });
+      const { state } = await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'reader', input: 'read' });
       unlock();
       expect(state.status).toBe('COMPLETED');
       expect(rt.metrics.get('auditFailSoft')).toBe(3);
@@ -98,7 +100,7 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
     });
 
     it('settles a failing interactive run FAILED at once, never retried, even for a retryable failure', async () => {
-      const { runId, state } = await rt.runs.runInteractive({ agent: 'flaky', input: 'go' });
+      const { runId, state } = await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'flaky', input: 'go' });
       expect(state.settlement).toEqual({ status: 'FAILED', reason: 'PROVIDER_FAILED', deadLettered: false });
       const events = await rt.runEvents(runId);
       expect(events.filter((e) => e.type === 'RunClaimed')).toHaveLength(1);
@@ -106,7 +108,7 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
     });
 
     it('fails a run whose scripted model runs out of script with a configuration error naming the agent and the round, never a made-up answer', async () => {
-      const { runId, state } = await rt.runs.runInteractive({ agent: 'short-script', input: 'go' });
+      const { runId, state } = await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'short-script', input: 'go' });
       expect(state.settlement).toEqual({ status: 'FAILED', reason: 'PROVIDER_FAILED', deadLettered: false });
       const events = await rt.runEvents(runId);
       expect(events.filter((e) => e.type === 'RunClaimed')).toHaveLength(1);
@@ -117,7 +119,7 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
     });
 
     it('fails a run whose script quotes what the run did not record (configuration, never retried), with no answer', async () => {
-      const { runId, state } = await rt.runs.runInteractive({ agent: 'misquoting', input: 'go' });
+      const { runId, state } = await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'misquoting', input: 'go' });
       expect(state.settlement).toEqual({ status: 'FAILED', reason: 'PROVIDER_FAILED', deadLettered: false });
       const events = await rt.runEvents(runId);
       expect(events.filter((e) => e.type === 'RunClaimed')).toHaveLength(1);
@@ -144,7 +146,7 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
         return process(command, ...rest);
       });
       try {
-        const result = await rt.runs.runInteractive({ agent: 'putter', input: 'put x', runId: 'raced' });
+        const result = await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'putter', input: 'put x', runId: 'raced' });
         expect(result).toMatchObject({ runId: 'raced', state: { status: 'CANCELLED' }, segment: 'settled' });
       } finally {
         spy.mockRestore();
@@ -155,13 +157,13 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
 
     it('records a tool that throws as a failed execution, shown to the model, and goes on', async () => {
       rt.behaviour.failWith = Object.assign(new Error('disk gone'), { code: 'EIO' });
-      const { state } = await rt.runs.runInteractive({ agent: 'reader', input: 'read' });
+      const { state } = await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'reader', input: 'read' });
       expect(state.status).toBe('COMPLETED');
       expect([...state.steps.values()].find((s) => s.kind === 'tool')).toMatchObject({ outcome: 'failed', error: { message: 'disk gone' } });
     });
 
     it('records a call of a tool that no longer exists as NON_IDEMPOTENT_WRITE, and never executes it', async () => {
-      const { runId, state } = await rt.runs.runInteractive({ agent: 'ghost-caller', input: 'go' });
+      const { runId, state } = await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'ghost-caller', input: 'go' });
       expect(state.status).toBe('COMPLETED');
       const started = (await rt.runEvents(runId)).find((e) => e.type === 'StepStarted' && e.data.kind === 'tool');
       expect(started).toMatchObject({ data: { toolName: 'test.delete', effect: 'NON_IDEMPOTENT_WRITE' } });
@@ -171,7 +173,7 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
     });
 
     it('ends a run that uses all its rounds with MAX_ITERATIONS', async () => {
-      const { state } = await rt.runs.runInteractive({ agent: 'chatty', input: 'talk' });
+      const { state } = await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'chatty', input: 'talk' });
       expect(state.settlement).toEqual({ status: 'FAILED', reason: 'MAX_ITERATIONS', deadLettered: false });
       expect(rt.behaviour.count('test.read')).toBe(3);
     });
@@ -187,7 +189,7 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
     });
 
     it('are executed by a worker and settle once', async () => {
-      const runId = await rt.runs.enqueue({ agent: 'two-rounds', input: 'go' });
+      const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'two-rounds', input: 'go' });
       const events = await settled(rt, runId);
       expect(terminal(events)).toEqual([expect.objectContaining({ type: 'RunCompleted' })]);
       expect(rt.behaviour.executions.map((e) => e.tool)).toEqual(['test.read', 'test.put']);
@@ -195,7 +197,7 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
 
     it('dead-letter a write whose audit cannot be stored (AUDIT_PERSISTENCE_FAILED), never retried', async () => {
       const unlock = rt.breakAuditStore();
-      const runId = await rt.runs.enqueue({ agent: 'putter', input: 'go' });
+      const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'putter', input: 'go' });
       const events = await settled(rt, runId);
       unlock();
       expect(terminal(events)[0]).toMatchObject({ type: 'RunFailed', data: { reason: 'AUDIT_PERSISTENCE_FAILED', deadLettered: true } });
@@ -205,7 +207,7 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
 
     it('stop at the next step boundary when cancelled while running: nothing starts after it', async () => {
       const gate = rt.behaviour.blockNext('test.read');
-      const runId = await rt.runs.enqueue({ agent: 'two-rounds', input: 'go' });
+      const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'two-rounds', input: 'go' });
       await gate.reached; // round 0's read is executing
       await rt.runs.cancel(runId, busPrincipal('alice'));
       // The cancel fires the call's abort signal: the blocked tool gives up without being released.
@@ -219,7 +221,7 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
 
     it('dead-letter a run reaped mid NON_IDEMPOTENT_WRITE whatever budget is left; the stale segment records nothing more', async () => {
       const gate = rt.behaviour.blockNext('test.append');
-      const runId = await rt.runs.enqueue({ agent: 'appender', input: 'go' });
+      const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'appender', input: 'go' });
       await gate.reached;
       // The fence extended the lease to cover the 60 s deadline plus the 60 s margin: not reapable before.
       rt.clock.advance(119 * SECOND);
@@ -241,7 +243,7 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
 
     it('retry a run reaped mid IDEMPOTENT_WRITE with the same idempotency key, never re-executing completed steps', async () => {
       const gate = rt.behaviour.blockNext('test.put');
-      const runId = await rt.runs.enqueue({ agent: 'two-rounds', input: 'go' });
+      const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'two-rounds', input: 'go' });
       await gate.reached; // round 0 (read) completed; round 1's put is executing
       rt.clock.advance(121 * SECOND);
       await eventually(async () => ((await rt.reaper.reapOnce()).requeued.length > 0 ? true : undefined), 5000, 'the reap');
@@ -276,7 +278,7 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
     };
 
     it('respect the backoff (30 s, 60 s, 120 s) and dead-letter with RETRIES_EXHAUSTED after 1 + 3 executions', async () => {
-      const runId = await rt.runs.enqueue({ agent: 'flaky', input: 'go' });
+      const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'flaky', input: 'go' });
       await eventually(() => (rt.index.counts().queued === 1 ? true : undefined));
       expect(await rt.workers.runOnce()).toBe(runId);
       for (const wait of [30, 60, 120]) {
@@ -293,7 +295,7 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
     });
 
     it("wait a rate-limited model server's Retry-After (90 s) before the retry, not the 30 s backoff", async () => {
-      const runId = await rt.runs.enqueue({ agent: 'throttled', input: 'go' });
+      const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'throttled', input: 'go' });
       expect(await runNext(runId)).toBe(runId);
       const requeued = await eventually(async () => {
         const last = (await rt.runEvents(runId)).at(-1);
@@ -310,7 +312,7 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
     });
 
     it('dead-letter a failure that is not retryable at once (NOT_RETRYABLE)', async () => {
-      const runId = await rt.runs.enqueue({ agent: 'unauthorised', input: 'go' });
+      const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'unauthorised', input: 'go' });
       expect(await runNext(runId)).toBe(runId);
       const events = await rt.runEvents(runId);
       expect(terminal(events)[0]).toMatchObject({ data: { reason: 'NOT_RETRYABLE', failure: { failureClass: 'auth' } } });
@@ -319,7 +321,7 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
     it('fail an interactive run whose caller died between its request and its claim, once a lease has passed', async () => {
       // What a caller that died right after its RunRequested leaves behind: nobody else may claim the run.
       const runId = 'orphan-1';
-      await rt.processor.process({ type: 'RequestRun', data: { runId, agent: 'reader', input: 'go', mode: 'interactive' }, metadata: { now: rt.clock.now() } });
+      await rt.processor.process({ type: 'RequestRun', data: { runId, agent: 'reader', input: 'go', mode: 'interactive', requestedBy: { kind: 'bus', id: 'test' } }, metadata: { now: rt.clock.now() } });
       await eventually(() => (rt.index.counts().queued === 1 ? true : undefined));
       expect(await rt.workers.runOnce()).toBeNull();
       expect((await rt.reaper.reapOnce()).failed).toEqual([]);
@@ -332,7 +334,7 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
     });
 
     it('let a renewal win over a reaper that decided on an older revision', async () => {
-      const runId = await rt.runs.enqueue({ agent: 'reader', input: 'go' });
+      const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'reader', input: 'go' });
       const owner = 'worker:test-host:1:race';
       const claim = await rt.processor.process({ type: 'ClaimRun', data: { runId, owner }, metadata: { now: rt.clock.now() } });
       rt.clock.advance(901 * SECOND);
@@ -346,7 +348,7 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
     });
 
     it('ignore a settle by a stale owner: it is told the lease is lost and nothing is appended', async () => {
-      const runId = await rt.runs.enqueue({ agent: 'reader', input: 'go' });
+      const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'reader', input: 'go' });
       const stale = 'worker:test-host:1:old';
       await rt.processor.process({ type: 'ClaimRun', data: { runId, owner: stale }, metadata: { now: rt.clock.now() } });
       rt.clock.advance(901 * SECOND);
@@ -371,7 +373,7 @@ describe.each(STORES)('execution engine on %s (real stores, real handlers)', (st
       rt = await startRuntime({ store, agents: AGENTS, execution: { workers: { concurrency: 0 } } });
       other = await startRuntime({ store, agents: AGENTS, sharedWith: rt, execution: { workers: { concurrency: 0 } } });
       const runIds: string[] = [];
-      for (let i = 0; i < RUNS; i++) runIds.push(await rt.runs.enqueue({ agent: 'reader', input: `task ${i}`, runId: `race-${i}` }));
+      for (let i = 0; i < RUNS; i++) runIds.push(await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'reader', input: `task ${i}`, runId: `race-${i}` }));
       rt.workers.start();
       other.workers.start();
       await eventually(async () => {

@@ -5,8 +5,8 @@ import type { SagaStoreMismatch, SagaStoreRole } from './audit-gap-ledger-store-
 import { AuditGapLedgerStoreMismatchError } from './audit-gap-ledger-store-mismatch.error';
 
 /** The run events that call for a statement, and the audit events that make one. */
-export const DECISION_EVENT_TYPES = ['ApprovalGranted', 'ApprovalDenied', 'InputSubmitted', 'RunRequeuedByOperator'] as const;
-export const STATEMENT_EVENT_TYPES = ['ApprovalDecisionRecorded', 'InputAnswerRecorded', 'WriteResolutionRecorded'] as const;
+export const DECISION_EVENT_TYPES = ['RunRequested', 'ApprovalGranted', 'ApprovalDenied', 'InputSubmitted', 'RunRequeuedByOperator'] as const;
+export const STATEMENT_EVENT_TYPES = ['RunStartRecorded', 'ApprovalDecisionRecorded', 'InputAnswerRecorded', 'WriteResolutionRecorded'] as const;
 
 /** The event types each processor of the saga takes. */
 export const SAGA_EVENT_TYPES = {

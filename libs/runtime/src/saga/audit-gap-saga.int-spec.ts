@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RunEvent } from '@agent-ledger/domain';
 import { isTerminalRunEvent } from '@agent-ledger/domain';
-import { ExpectedRevision } from '@agent-ledger/event-store';
 import { auditStreamName } from '../persistence/run-streams';
 import { writeExecutedWithoutAudit } from '../testing/crash-points';
 import type { RuntimeHarness, TestAgent } from '../testing/runtime-harness';
@@ -52,8 +51,9 @@ describe.each(['sqlite', 'eventstoredb'] as const)('audit-gap saga on %s', (stor
   it("counts only the step's own AuditRecorded as its audit: another audit record naming the step (an input answer) is not", async () => {
     const { runId, stepId } = await writeExecutedWithoutAudit(rt, { agent: 'putter', tool: APPEND });
     await pending(rt, 1);
-    const answer = { runId, stepId, sequence: 1, inputHash: 'a'.repeat(64), answeredBy: { kind: 'development' }, answeredAt: rt.clock.now(), recordedAt: rt.clock.now(), previousHash: null, hash: 'b'.repeat(64) };
-    await rt.auditStore.append(auditStreamName(runId), [{ id: randomUUID(), type: 'InputAnswerRecorded', data: answer, metadata: { schemaVersion: 1 } }], { expectedRevision: ExpectedRevision.NO_STREAM });
+    // After the run's start statement (sequence 1).
+    const answer = { runId, stepId, sequence: 2, inputHash: 'a'.repeat(64), answeredBy: { kind: 'development' }, answeredAt: rt.clock.now(), recordedAt: rt.clock.now(), previousHash: null, hash: 'b'.repeat(64) };
+    await rt.auditStore.append(auditStreamName(runId), [{ id: randomUUID(), type: 'InputAnswerRecorded', data: answer, metadata: { schemaVersion: 1 } }], { expectedRevision: 0n });
     rt.clock.advance(31 * SECOND);
     expect(await rt.saga.checkDeadlines()).toEqual({ reported: [stepId], found: [], statements: [] });
   });
@@ -70,10 +70,10 @@ describe.each(['sqlite', 'eventstoredb'] as const)('audit-gap saga on %s', (stor
   });
 
   it('does nothing for a write whose audit arrives in time, nor for read-only steps', async () => {
-    const { runId } = await rt.runs.runInteractive({ agent: 'putter', input: 'go' });
+    const { runId } = await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'putter', input: 'go' });
     const read = await writeExecutedWithoutAudit(rt, { agent: 'reader', tool: READ });
-    // Both the write and its audit are seen: nothing is pending, and the read-only step never was.
-    await eventually(async () => ((await rt.auditEvents(runId)).length === 3 ? true : undefined));
+    // Both the write and its audit are seen: nothing is pending, and the read-only step never was. The chain: the start, two model rounds, the write.
+    await eventually(async () => ((await rt.auditEvents(runId)).length === 4 ? true : undefined));
     await pending(rt, 0);
     rt.clock.advance(3600 * SECOND);
     expect(await rt.saga.checkDeadlines()).toEqual({ reported: [], found: [], statements: [] });

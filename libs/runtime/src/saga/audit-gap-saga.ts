@@ -309,6 +309,8 @@ export class AuditGapSaga implements OnModuleInit, OnApplicationBootstrap, OnMod
 /** When a decision that calls for a statement took effect on its run; null for any other event. */
 function decisionTimeOf(event: RunEvent): number | null {
   switch (event.type) {
+    case 'RunRequested':
+      return event.data.requestedAt;
     case 'ApprovalGranted':
     case 'ApprovalDenied':
       return event.data.decidedAt;

@@ -246,7 +246,9 @@ class Segment {
    * Ensures the statement of every decision the run holds is in its audit
    * chain (each is recorded at most once: one already there records nothing),
    * before anything a decision allows. One that cannot be stored fails the
-   * run closed.
+   * run closed, except the statement of who started the run: it allows
+   * nothing of its own (a write still needs its own audit record), so it is
+   * left to the audit-gap saga, counted `deferred`, as a read's audit is.
    */
   private async ensureStatements(): Promise<void> {
     const { metrics, logger } = this.runner.context;
@@ -254,6 +256,14 @@ class Segment {
       if (statement.kind === 'resolution') continue; // The requeued run's, stored before its continuation was started.
       const recording = await this.runner.recordStatement(statement);
       if (recording === 'alreadyStored') continue;
+      if (statement.kind === 'start') {
+        // Stored here when the caller that requested the run is still storing it, or died first: neither is late for a decision nothing waits on.
+        if (recording === 'notStored') {
+          metrics.incrementLabelled('decisionStatements', { kind: statement.kind, outcome: 'deferred' });
+          logger.warn(`The statement of who started run ${this.runId} could not be stored in the audit trail; the run goes on, and the audit-gap saga stores it later`);
+        }
+        continue;
+      }
       const key = statementKey(statement);
       if (recording === 'stored') {
         metrics.incrementLabelled('decisionStatements', { kind: statement.kind, outcome: 'late' });

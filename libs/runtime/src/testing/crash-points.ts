@@ -14,7 +14,7 @@ export async function writeExecutedWithoutAudit(
   rt: Pick<RuntimeHarness, 'runs' | 'processor' | 'clock'>,
   options: { agent: string; tool: StepTool; runId?: string; settle?: boolean },
 ): Promise<{ runId: string; stepId: string }> {
-  const runId = await rt.runs.enqueue({ agent: options.agent, input: 'go', runId: options.runId });
+  const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: options.agent, input: 'go', runId: options.runId });
   const owner = 'worker:crashed-host:4242:s1';
   const lease = { owner, attempt: 1 };
   const now = () => ({ now: rt.clock.now() });

@@ -24,7 +24,7 @@ const askCall: ModelResponse = { type: 'toolCalls', calls: [{ toolName: 'user.as
 /** A run of `agent` claimed by a worker whose round 0 asked for `response`, at `t0`. */
 function responded(runId: string, agent: string, t0: number, response: ModelResponse): RunHistory {
   return new RunHistory(decider, runId)
-    .send({ type: 'RequestRun', data: { runId, agent, input: 'go', mode: 'queued' }, metadata: { now: t0 } })
+    .send({ type: 'RequestRun', data: { runId, agent, input: 'go', mode: 'queued', requestedBy: { kind: 'bus', id: 'test' } }, metadata: { now: t0 } })
     .claim(WORKER, t0)
     .startLlm(LEASE, 0, t0)
     .respond(LEASE, 0, response, t0);

@@ -42,7 +42,7 @@ describe('the workers of several processes on EventStoreDB, fed by a consumer gr
     expect(hasConsumerGroups(first.runStore)).toBe(true);
     expect([first.workers.consumerGroup, second.workers.consumerGroup]).toEqual([group, group]);
     const runIds: string[] = [];
-    for (let i = 0; i < RUNS; i++) runIds.push(await first.runs.enqueue({ agent: 'putter', input: `run ${i}` }));
+    for (let i = 0; i < RUNS; i++) runIds.push(await first.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'putter', input: `run ${i}` }));
     for (const runId of runIds) await eventually(async () => (settled(await first.runEvents(runId)) ? true : undefined), scaled(20_000), `run ${runId} to settle`);
     const histories = await Promise.all(runIds.map((runId) => first.runEvents(runId)));
     expect(histories.map((events) => [events.at(-1)?.type, claims(events).length])).toEqual(runIds.map(() => ['RunCompleted', 1]));
@@ -59,7 +59,7 @@ describe('the workers of several processes on EventStoreDB, fed by a consumer gr
       agents: AGENTS,
       execution: { workers: { concurrency: 1, consumerGroup: { name: `workers-${randomUUID()}` } }, policy: { backoffBaseSeconds: 1, backoffCapSeconds: 1 } },
     });
-    const runId = await rt.runs.enqueue({ agent: 'flaky', input: 'go' });
+    const runId = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'flaky', input: 'go' });
     const requeued = await eventually(async () => (await rt.runEvents(runId)).find((event) => event.type === 'RunRequeued'), scaled(10_000), 'the requeue');
     expect(requeued.data).toMatchObject({ cause: 'failure', notBefore: expect.any(Number) });
     rt.clock.advance(1_000); // the manual clock past the back-off; the timer itself waits the real second
@@ -69,7 +69,7 @@ describe('the workers of several processes on EventStoreDB, fed by a consumer gr
 
   it('claims a run the group never offered (queued before the group existed) once it waited past the sweep delay', async () => {
     const before = await start({ store: 'eventstoredb', agents: AGENTS, execution: { workers: { concurrency: 0, consumerGroup: false } } });
-    const runId = await before.runs.enqueue({ agent: 'putter', input: 'early' });
+    const runId = await before.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'putter', input: 'early' });
     // The group starts at the last record of the store, included: make it another stream's.
     await before.runStore.append(`other-${randomUUID()}`, [{ id: randomUUID(), type: 'Unrelated', data: {} }], { expectedRevision: ExpectedRevision.NO_STREAM });
     const rt = await start({
@@ -88,9 +88,9 @@ describe('the workers of several processes on EventStoreDB, fed by a consumer gr
 
   it('does not offer an interactive run to the workers: its caller claims it', async () => {
     const rt = await start({ store: 'eventstoredb', agents: AGENTS, execution: { workers: { concurrency: 1, consumerGroup: { name: `workers-${randomUUID()}` } } } });
-    const done = await rt.runs.runInteractive({ agent: 'putter', input: 'now' });
+    const done = await rt.runs.runInteractive({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'putter', input: 'now' });
     expect((await rt.runEvents(done.runId)).at(-1)?.type).toBe('RunCompleted');
-    const queued = await rt.runs.enqueue({ agent: 'putter', input: 'later' });
+    const queued = await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'putter', input: 'later' });
     await eventually(async () => ((await rt.runEvents(queued)).at(-1)?.type === 'RunCompleted' ? true : undefined), scaled(10_000), 'the queued run');
     // Offers are taken in order: once the queued run completed, the interactive run's request was seen and set aside.
     expect([rt.metrics.get('runOffers'), rt.metrics.get('claimsLost')]).toEqual([1, 0]);

@@ -69,15 +69,15 @@ describe('GET /audit/chains', () => {
     const tampered = runs[1] as string;
     const db = new Database(app.config.eventStorePath as string);
     try {
-      // Someone with access to the file edits the outcome of the run's second audit record in place.
-      const changed = db.prepare("UPDATE events SET data = replace(data, '\"succeeded\"', '\"failed\"') WHERE stream_name = ? AND revision = 1").run(`audit-${tampered}`);
+      // Someone with access to the file edits the outcome of the run's write record (#2, after the start statement and the model's record) in place.
+      const changed = db.prepare("UPDATE events SET data = replace(data, '\"succeeded\"', '\"failed\"') WHERE stream_name = ? AND revision = 2").run(`audit-${tampered}`);
       expect(changed.changes).toBe(1);
     } finally {
       db.close();
     }
     const all = (await app.call('GET', '/audit/chains', { key: auditor })).body as AuditStoreVerdict;
     expect(all).toMatchObject({ runs: 3, brokenRuns: [tampered] });
-    expect(all.breaks).toEqual([expect.objectContaining({ runId: tampered, index: 1, problem: 'hashMismatch' })]);
+    expect(all.breaks).toEqual([expect.objectContaining({ runId: tampered, index: 2, problem: 'hashMismatch' })]);
     expect(all.findings).toBe(true);
     expect((await app.call('GET', `/audit/chains?runId=${tampered}`, { key: auditor })).body).toMatchObject({ runs: 1, records: recordsOf(tampered), brokenRuns: [tampered], breaks: all.breaks, findings: true });
     expect((await app.call('GET', `/audit/chains?runId=${runs[0]}`, { key: auditor })).body).toMatchObject({ brokenRuns: [], breaks: [] });

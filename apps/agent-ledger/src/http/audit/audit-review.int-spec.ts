@@ -38,15 +38,15 @@ describe('GET /audit/review: the verdict from the stores', () => {
     const [tampered, intact] = runs as [string, string];
     const db = new Database(app.config.eventStorePath as string);
     try {
-      // The write's audit record is #1, after the model's #0: the stream keeps only #0.
-      expect(db.prepare('DELETE FROM events WHERE stream_name = ? AND revision >= 1').run(`audit-${tampered}`).changes).toBe(2);
+      // The write's audit record is #2, after the start statement #0 and the model's #1: the stream keeps only those two.
+      expect(db.prepare('DELETE FROM events WHERE stream_name = ? AND revision >= 2').run(`audit-${tampered}`).changes).toBe(2);
     } finally {
       db.close();
     }
 
     const after = await review();
     expect(after.findings).toBe(true);
-    expect(after.verdict.verification).toMatchObject({ mode: 'full', fullBecause: `the audit head of run ${tampered} (record #2) is gone` });
+    expect(after.verdict.verification).toMatchObject({ mode: 'full', fullBecause: `the audit head of run ${tampered} (record #3) is gone` });
     expect(after.verdict.writesWithoutAudit).toEqual([expect.objectContaining({ runId: tampered, stepId: `${tampered}/r0/t0`, runEnd: 'COMPLETED', allowedBy: null })]);
     expect(after.verdict.problems).toEqual(['the run store holds 1 executed write whose audit records are not in this audit store, in runs that neither failed closed nor were cancelled naming the write']);
     // The read model, built before the deletion, still counts the write as audited: the verdict does not rely on it.

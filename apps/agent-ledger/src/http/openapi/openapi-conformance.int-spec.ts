@@ -132,7 +132,7 @@ describe('the OpenAPI document against every route’s real answers', () => {
   /** A run claimed by a worker that is not running here: it stays RUNNING. */
   async function runningRun(): Promise<string> {
     const runId = `running-${randomUUID()}`;
-    const history = new RunHistory(createRunDecider(), runId).send({ type: 'RequestRun', data: { runId, agent: 'clock', input: 'go', mode: 'queued' }, metadata: { now: Date.now() } }).claim('worker:elsewhere:1', Date.now());
+    const history = new RunHistory(createRunDecider(), runId).send({ type: 'RequestRun', data: { runId, agent: 'clock', input: 'go', mode: 'queued', requestedBy: { kind: 'bus', id: 'test' } }, metadata: { now: Date.now() } }).claim('worker:elsewhere:1', Date.now());
     await seedRun(app.stores.runStore, runId, history.events);
     return runId;
   }

@@ -21,6 +21,29 @@ function decisionRoutes(get: () => { app: HttpTestApp; key: HttpTestKey | null }
   const runEvents = (runId: string) => eventsOf(get().app.stores.runStore, runStreamName(runId));
   const auditEvents = (runId: string) => eventsOf(get().app.stores.auditStore, auditStreamName(runId));
 
+  it('a start records the caller in RunRequested and states it first in the audit chain; the run and its read model show it', async () => {
+    const started = await call('POST', '/runs', { agent: 'clock', input: 'now', mode: 'interactive' });
+    expect(started.status).toBe(200);
+    const { runId, run } = started.body as { runId: string; run: { startedBy: string } };
+    const label = principal.kind === 'apiKey' ? `key:${String(principal.id)}` : 'development';
+    expect(run.startedBy).toBe(label);
+    expect((await runEvents(runId)).find((e) => e.type === 'RunRequested')?.data).toMatchObject({ requestedBy: principal });
+    const audit = await auditEvents(runId);
+    expect(audit[0]).toMatchObject({ type: 'RunStartRecorded', data: { runId, requestedBy: principal, agent: 'clock', mode: 'interactive', sequence: 1 } });
+    expect(audit.filter((e) => e.type === 'RunStartRecorded')).toHaveLength(1);
+    const row = await call('GET', `/runs/${runId}`);
+    expect(row.body).toMatchObject({ runId, startedBy: label });
+  });
+
+  it.each(['startedBy', 'requestedBy', 'principal'])('a start refuses a body naming who starts it (%s) with 400 naming the field, and starts nothing', async (field) => {
+    const runId = `refused-${randomUUID()}`;
+    const refused = await call('POST', '/runs', { agent: 'clock', input: 'now', runId, [field]: 'someone-else' });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ code: 'INVALID_FIELD', field });
+    expect((refused.body as { message: string }).message).toMatch(/authenticated caller/);
+    expect(await runEvents(runId)).toEqual([]);
+  });
+
   it('cancel records the caller in CancelRequested and RunCancelled; the body only gives a reason', async () => {
     const started = await call('POST', '/runs', { agent: 'clock', input: 'now' });
     expect(started.status).toBe(202);
@@ -38,6 +61,10 @@ function decisionRoutes(get: () => { app: HttpTestApp; key: HttpTestKey | null }
     const requeued = await call('POST', `/runs/${runId}/requeue`, { reason: 'the target was checked', resolution: { outcome: 'notExecuted', note: 'no line in log.txt' } });
     expect(requeued.status).toBe(202);
     expect((await runEvents(runId)).find((e) => e.type === 'RunRequeuedByOperator')?.data).toMatchObject({ requestedBy: principal, reason: 'the target was checked' });
+    // The continuation was started by the operator who requeued.
+    const { continuationRunId } = requeued.body as { continuationRunId: string };
+    expect((await runEvents(continuationRunId)).find((e) => e.type === 'RunRequested')?.data).toMatchObject({ requestedBy: principal, continuation: { of: runId } });
+    expect((await auditEvents(continuationRunId))[0]).toMatchObject({ type: 'RunStartRecorded', data: { requestedBy: principal, continuationOf: runId } });
     expect((await auditEvents(runId)).find((e) => e.type === 'WriteResolutionRecorded')?.data).toMatchObject({ resolvedBy: principal, note: 'no line in log.txt' });
   });
 
