@@ -129,8 +129,14 @@ describe('the audit store locked by another process (embedded stores, audit in a
     }
     // Each reader run has three steps (model, read, model): six audits not stored, none of them failing a run.
     expect(rt.metrics.get('auditFailSoft') - softBefore).toBe(6);
-    // Every audit not stored so far was the locked store's refusal: none a refused command, none a decider's bug.
-    expect(rt.metrics.get('auditAppendFailures')).toBe(rt.metrics.get('auditFailClosed') + rt.metrics.get('auditFailSoft'));
+    // Every audit not stored so far was the locked store's refusal: none a refused command, none a decider's bug. Besides the steps' audits,
+    // the statement of who started each run was refused too (each try counted `deferred`; the run went on).
+    const statementsNotStored = rt.metrics
+      .labelled('decisionStatements')
+      .filter((m) => m.labels['outcome'] !== 'late')
+      .reduce((sum, m) => sum + m.value, 0);
+    expect(rt.metrics.labelled('decisionStatements').map((m) => m.labels)).toEqual([{ kind: 'start', outcome: 'deferred' }]);
+    expect(rt.metrics.get('auditAppendFailures')).toBe(rt.metrics.get('auditFailClosed') + rt.metrics.get('auditFailSoft') + statementsNotStored);
     expect(rt.metrics.get('auditCommandsRejected')).toBe(0);
     expect(rt.metrics.get('deciderFailures')).toBe(0);
   });
@@ -142,7 +148,7 @@ describe('the audit store locked by another process (embedded stores, audit in a
     expect((await rt.runs.get('locked-append')).settlement?.reason).toBe('AUDIT_PERSISTENCE_FAILED');
     expect((await rt.runStore.readStream('run-locked-put')).events.length).toBeGreaterThan(5);
     // The audit file is locked for writers, not for readers (WAL).
-    expect((await rt.auditEvents(baseline)).map((e) => e.type)).toEqual(['AuditRecorded', 'AuditRecorded', 'AuditRecorded', 'AuditRecorded']);
+    expect((await rt.auditEvents(baseline)).map((e) => e.type)).toEqual(['RunStartRecorded', 'AuditRecorded', 'AuditRecorded', 'AuditRecorded', 'AuditRecorded']);
     await projections.caughtUp();
     expect(projections.queries.getRun('locked-put')).toMatchObject({ status: 'FAILED', reason: 'AUDIT_PERSISTENCE_FAILED', deadLettered: true });
     expect(projections.queries.getRun('locked-read')).toMatchObject({ status: 'COMPLETED' });
@@ -181,7 +187,7 @@ describe('the audit store locked by another process (embedded stores, audit in a
     // A read-only open takes no lock and reads.
     const reader = SqliteEventStore.open({ path: join(dir, 'audit.sqlite'), readOnly: true });
     try {
-      expect((await reader.readStream(`audit-${baseline}`)).events).toHaveLength(4);
+      expect((await reader.readStream(`audit-${baseline}`)).events).toHaveLength(5);
     } finally {
       await reader.close();
     }
@@ -196,13 +202,16 @@ describe('the audit store locked by another process (embedded stores, audit in a
     for (const runId of afterRuns) {
       expect(await outcomeOf(rt, runId)).toMatchObject({ status: 'COMPLETED', terminalEvents: 1 });
     }
-    expect((await rt.auditEvents('after-append')).length).toBe(4);
-    expect((await rt.auditEvents('after-two-rounds')).length).toBe(5);
+    // Who started each run, then its steps.
+    expect((await rt.auditEvents('after-append')).length).toBe(5);
+    expect((await rt.auditEvents('after-two-rounds')).length).toBe(6);
 
     // The audit-gap saga reports the two writes whose audits never came; their runs were settled already.
     rt.clock.advance(3_600 * SECOND);
     const check = await rt.saga.checkDeadlines();
     expect(check.reported.sort()).toEqual(['locked-append/r0/t1', 'locked-put/r0/t1']);
+    // And states, late, who started each run whose start the locked store refused.
+    expect(check.statements.sort()).toEqual(lockedRuns.map((runId) => `${runId} start`).sort());
     for (const runId of ['locked-append', 'locked-put']) {
       const outcome = await outcomeOf(rt, runId);
       expect(outcome).toMatchObject({ status: 'FAILED', reason: 'AUDIT_PERSISTENCE_FAILED', terminalEvents: 1 });
