@@ -3,14 +3,18 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- plain CommonJS: Jest loads its sequencer without a transform */
 
 /*
- * The order Jest hands test files to its workers: tier by tier (e2e,
- * simulation, integration, browser, unit), and within a tier the files that
+ * The order Jest hands test files to its workers: tier by tier (simulation,
+ * unit, e2e, integration, browser), and within a tier the files that
  * took longest in a recorded run first (test/support/file-seconds.json, written
  * by `node scripts/test-timings.js <report> --file-seconds`), then the others
  * largest first. Tier by tier, a tier's files share the machine with each
  * other as they do when the tier runs alone, so its time in the whole run
  * compares with its time alone; longest first, a long file never starts last
- * and leaves the other workers idle while it ends.
+ * and leaves the other workers idle while it ends. The tiers whose files are
+ * few or short, and so most changed by what runs beside their first or last
+ * files, meet the fewest other tiers: the simulation's two files of equal
+ * length start the run together and end together, the unit files follow,
+ * and the browser tier ends it, after the integration tier's shortest files.
  */
 
 const Sequencer = require('@jest/test-sequencer').default;
@@ -22,7 +26,7 @@ const { tierOf } = require('../../scripts/test-timings');
 const RECORDED_SECONDS = require('./file-seconds.json');
 
 /** The tiers in the order they run; a file of no tier runs last. */
-const TIER_ORDER = ['e2e', 'simulation', 'integration', 'browser', 'unit'];
+const TIER_ORDER = ['simulation', 'unit', 'e2e', 'integration', 'browser'];
 
 /**
  * @param {string} file a test file's path relative to the repository

@@ -14,20 +14,20 @@ describe('test/support/tier-sequencer.js', () => {
     expect([...TIER_ORDER].sort()).toEqual(TIERS.map((t) => t.tier).sort());
   });
 
-  it('runs tier by tier: e2e, simulation, integration, browser, unit, and a file of no tier last', () => {
+  it('runs tier by tier: simulation, unit, e2e, integration, browser, and a file of no tier last', () => {
     expect(order([file('u.spec.ts'), file('x.ts'), file('test/browser/b.browser-spec.ts'), file('i.int-spec.ts'), file('s.sim-spec.ts'), file('e.e2e-spec.ts')])).toEqual([
-      'e.e2e-spec.ts',
       's.sim-spec.ts',
+      'u.spec.ts',
+      'e.e2e-spec.ts',
       'i.int-spec.ts',
       'test/browser/b.browser-spec.ts',
-      'u.spec.ts',
       'x.ts',
     ]);
   });
 
   it('within a tier, the longest recorded file first, then the files no run timed, largest first', () => {
     const files = [file('a.e2e-spec.ts', 9_000), file('b.e2e-spec.ts', 100), file('c.e2e-spec.ts', 50), file('d.e2e-spec.ts', 5_000), file('e.spec.ts', 10)];
-    expect(order(files, { 'b.e2e-spec.ts': 30, 'c.e2e-spec.ts': 200, 'e.spec.ts': 500 })).toEqual(['c.e2e-spec.ts', 'b.e2e-spec.ts', 'a.e2e-spec.ts', 'd.e2e-spec.ts', 'e.spec.ts']);
+    expect(order(files, { 'b.e2e-spec.ts': 30, 'c.e2e-spec.ts': 200, 'e.spec.ts': 500 })).toEqual(['e.spec.ts', 'c.e2e-spec.ts', 'b.e2e-spec.ts', 'a.e2e-spec.ts', 'd.e2e-spec.ts']);
   });
 
   it('reads recorded seconds that name test files of this repository', () => {
