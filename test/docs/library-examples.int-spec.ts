@@ -443,7 +443,7 @@ describe('docs/library.md: every command and query, as its examples show them', 
 
     // 5. The record: the step says who approved it; the request says who decided.
     await catchUp();
-    const steps = await queryBus.execute(new GetRunSteps('close-T-2'));
+    const steps = await queryBus.execute(new GetRunSteps({ runId: 'close-T-2' }));
     // steps.find((s) => s.toolName === 'tickets.close'): { approval: 'granted', outcome: 'succeeded', auditState: 'recorded', ... }
     expect(steps.find((s) => s.toolName === 'tickets.close')).toMatchObject({ approval: 'granted', outcome: 'succeeded', auditState: 'recorded' });
     const decidedRows = await queryBus.execute(new ListApprovals({ runId: 'close-T-2' }));
@@ -563,10 +563,14 @@ describe('docs/library.md: every command and query, as its examples show them', 
   it('GetRun, ListRuns, GetRunSteps, GetAuditReview, GetProjectionStatus answer from the read models', async () => {
     await app.get(ProjectionRunnerPool).catchUp();
 
-    const row = await queryBus.execute(new GetRun('close-T-1'));
+    const row = await queryBus.execute(new GetRun({ runId: 'close-T-1' }));
     // row: { runId: 'close-T-1', agent: 'ticket-closer', status: 'COMPLETED', reason: 'COMPLETED', finalAnswer: 'Ticket T-1 is closed.', stepsTotal: 3, nonIdempotentWriteSteps: 1, ... }
     expect(row).toMatchObject({ runId: 'close-T-1', agent: 'ticket-closer', status: 'COMPLETED', reason: 'COMPLETED', finalAnswer: 'Ticket T-1 is closed.', stepsTotal: 3, nonIdempotentWriteSteps: 1 });
-    expect(await queryBus.execute(new GetRun('never-requested'))).toBeNull();
+    expect(await queryBus.execute(new GetRun({ runId: 'never-requested' }))).toBeNull();
+    // new GetRun({ runId: '../x' }): rejects with MessageValidationError: field 'runId', rule 'matches'
+    await expect(queryBus.execute(new GetRun({ runId: '../x' }))).rejects.toMatchObject({ constructor: MessageValidationError, field: 'runId', rule: 'matches' });
+    // The run id alone, the shape GetRun and GetRunSteps had before, is still accepted.
+    expect(await queryBus.execute(new GetRun('close-T-1'))).toEqual(row);
 
     const page = await queryBus.execute(new ListRuns({ agent: 'careful-closer', limit: 1 }));
     // page: { runs: [<the newest careful-closer run>], nextCursor: '<opaque>' }
@@ -581,11 +585,12 @@ describe('docs/library.md: every command and query, as its examples show them', 
     // denied.runs: [<close-T-2-again>]
     expect(denied.runs.map((r) => r.runId)).toEqual(['close-T-2-again']);
 
-    const steps = await queryBus.execute(new GetRunSteps('close-T-1'));
+    const steps = await queryBus.execute(new GetRunSteps({ runId: 'close-T-1' }));
     // steps: [{ stepId: 'close-T-1/r0/llm', kind: 'llm', ... }, { stepId: 'close-T-1/r0/t0', kind: 'tool', toolName: 'tickets.close', effect: 'NON_IDEMPOTENT_WRITE',
     //   idempotencyKey: 'agent-ledger:close-T-1/r0/t0', approval: 'preApproved', auditState: 'recorded', ... }, { stepId: 'close-T-1/r1/llm', kind: 'llm', ... }]
     expect(steps.map((s) => s.stepId)).toEqual(['close-T-1/r0/llm', 'close-T-1/r0/t0', 'close-T-1/r1/llm']);
-    expect(await queryBus.execute(new GetRunSteps('never-requested'))).toEqual([]);
+    expect(await queryBus.execute(new GetRunSteps({ runId: 'never-requested' }))).toEqual([]);
+    expect(await queryBus.execute(new GetRunSteps('close-T-1'))).toEqual(steps);
     expect(steps[1]).toMatchObject({
       kind: 'tool',
       toolName: 'tickets.close',
@@ -612,7 +617,7 @@ describe('docs/library.md: every command and query, as its examples show them', 
     // new ListRuns({ limit: 0 }): rejects with MessageValidationError: field 'query.limit', rule 'min'
     await expect(queryBus.execute(new ListRuns({ limit: 0 }))).rejects.toMatchObject({ constructor: MessageValidationError, field: 'query.limit', rule: 'min' });
     await expect(queryBus.execute(new ListApprovals({ state: 'open' as never }))).rejects.toMatchObject({ constructor: MessageValidationError, field: 'query.state' });
-    await expect(queryBus.execute(new GetRun('../x'))).rejects.toMatchObject({ constructor: MessageValidationError, field: 'runId', rule: 'matches' });
+    await expect(queryBus.execute(new GetRun({ runId: '../x' }))).rejects.toMatchObject({ constructor: MessageValidationError, field: 'runId', rule: 'matches' });
   });
 });
 
@@ -639,7 +644,7 @@ describe('docs/library.md: without read models, the read-model queries have no h
       const queryBus = app.get(QueryBus);
       const { runId } = await commandBus.execute(new StartRun({ principal: { kind: 'bus', id: 'test' }, agent: 'ticket-closer', input: { ticketId: 'T-1' }, runId: 'no-read-models' }));
       expect((await queryBus.execute(new GetRunState({ runId }))).run.status).toBe('QUEUED');
-      await expect(queryBus.execute(new GetRun(runId))).rejects.toBeInstanceOf(QueryHandlerNotFoundException);
+      await expect(queryBus.execute(new GetRun({ runId }))).rejects.toBeInstanceOf(QueryHandlerNotFoundException);
       await expect(queryBus.execute(new ListApprovals())).rejects.toBeInstanceOf(QueryHandlerNotFoundException);
     } finally {
       await app.close();

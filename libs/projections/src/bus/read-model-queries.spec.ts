@@ -16,15 +16,32 @@ function refusal(message: object): { field: string; rule: string; message: strin
 
 describe('the read-model queries carry the HTTP API rules on the bus', () => {
   it.each([
-    ['GetRun', (id: unknown) => new GetRun(id as string)],
-    ['GetRunSteps', (id: unknown) => new GetRunSteps(id as string)],
+    ['GetRun({ runId })', (id: unknown) => new GetRun({ runId: id as string })],
+    ['GetRunSteps({ runId })', (id: unknown) => new GetRunSteps({ runId: id as string })],
+    // The older shape, the run id alone, is still accepted and checked alike.
+    ['GetRun(runId)', (id: unknown) => new GetRun(id as string)],
+    ['GetRunSteps(runId)', (id: unknown) => new GetRunSteps(id as string)],
   ])('%s accepts a run id and refuses a bad one, naming runId', (_name, make) => {
     expect(refusal(make('run-1'))).toBeNull();
+    expect(make('run-1')).toMatchObject({ runId: 'run-1' });
     expect(refusal(make('ik-0123456789abcdef:x.y_z'))).toBeNull();
     expect(refusal(make(7))).toEqual({ field: 'runId', rule: 'isString', message: 'runId must be a string' });
+    expect(refusal(make(undefined))).toEqual({ field: 'runId', rule: 'isString', message: 'runId must be a string' });
     expect(refusal(make(''))).toMatchObject({ field: 'runId', rule: 'matches' });
     expect(refusal(make('../etc'))).toMatchObject({ field: 'runId', rule: 'matches' });
     expect(refusal(make('r'.repeat(129)))).toMatchObject({ field: 'runId', rule: 'matches' });
+  });
+
+  it.each([
+    ['GetRun', (fields: unknown) => new GetRun(fields as { runId: string })],
+    ['GetRunSteps', (fields: unknown) => new GetRunSteps(fields as { runId: string })],
+  ])('%s takes one fields object, as every bus message: an unknown field, a __proto__ key or no object is refused', (_name, make) => {
+    expect(Object.keys(make({ runId: 'run-1' }))).toEqual(['runId']);
+    expect(refusal(make({ runId: 'run-1', status: 'COMPLETED' }))).toEqual({ field: 'status', rule: 'unknownField', message: 'property status should not exist' });
+    expect(refusal(make(JSON.parse('{"runId": "run-1", "__proto__": {"x": 1}}')))).toMatchObject({ field: '__proto__', rule: 'unknownField' });
+    expect(refusal(make({}))).toMatchObject({ field: 'runId', rule: 'isString' });
+    expect(refusal(make(null))).toMatchObject({ field: 'runId', rule: 'isString' });
+    expect(refusal(make({ runId: 7 }))).toMatchObject({ field: 'runId', rule: 'isString' });
   });
 
   it('ListRuns accepts every filter within its rule, and no filter at all', () => {

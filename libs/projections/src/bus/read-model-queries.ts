@@ -22,17 +22,22 @@ import { RunListFilter } from './run-list-filter';
 
 /**
  * One run's status row; null when the read model does not know the run (yet).
+ * `new GetRun({ runId })`, the shape of every bus message.
  *
  * @throws MessageValidationError for a bad `runId`
  */
 export class GetRun extends Query<RunStatusRow | null> {
   @Matches(RUN_ID_RULE, { message: RUN_ID_RULE_MESSAGE })
   @IsString()
-  readonly runId: string;
+  readonly runId!: string;
 
-  constructor(runId: string) {
+  /** Any other own field of `fields` is refused on the bus (`unknownField`). */
+  constructor(fields: { readonly runId: string });
+  /** @deprecated Pass `{ runId }`: the run id alone is still accepted, as before. */
+  constructor(runId: string);
+  constructor(fields: { readonly runId: string } | string) {
     super();
-    this.runId = runId;
+    assignFields(this, runIdFieldsOf(fields));
   }
 }
 
@@ -52,18 +57,23 @@ export class ListRuns extends Query<RunPage> {
 }
 
 /**
- * The steps of a run, in order.
+ * The steps of a run, in order. `new GetRunSteps({ runId })`, the shape of
+ * every bus message.
  *
  * @throws MessageValidationError for a bad `runId`
  */
 export class GetRunSteps extends Query<StepRow[]> {
   @Matches(RUN_ID_RULE, { message: RUN_ID_RULE_MESSAGE })
   @IsString()
-  readonly runId: string;
+  readonly runId!: string;
 
-  constructor(runId: string) {
+  /** Any other own field of `fields` is refused on the bus (`unknownField`). */
+  constructor(fields: { readonly runId: string });
+  /** @deprecated Pass `{ runId }`: the run id alone is still accepted, as before. */
+  constructor(runId: string);
+  constructor(fields: { readonly runId: string } | string) {
     super();
-    this.runId = runId;
+    assignFields(this, runIdFieldsOf(fields));
   }
 }
 
@@ -101,6 +111,15 @@ export class ListApprovals extends Query<ApprovalPage> {
 
 /** Each projection's checkpoint, events applied and lag behind its store. */
 export class GetProjectionStatus extends Query<ProjectionStatusEntry[]> {}
+
+/**
+ * The fields of a query on one run: `{ runId }` as given, or the run id alone
+ * (the older shape of `GetRun` and `GetRunSteps`) as `{ runId }`. Anything
+ * else is given as it is, for the rules to refuse (a missing `runId`).
+ */
+function runIdFieldsOf(fields: unknown): unknown {
+  return typeof fields === 'string' ? { runId: fields } : fields;
+}
 
 /**
  * A plain object's fields copied onto an instance of the class that carries
