@@ -1,11 +1,11 @@
 /**
- * The README's quick tour of the domain, as an executable test: if the tour
- * stops being true, this fails.
+ * The quick tour of the domain (docs/walkthrough.md, once the README's), as
+ * an executable test: if the tour stops being true, this fails.
  */
 import type { RunCommand, RunDecision, RunEvent } from '@agent-ledger/domain';
 import { createRunDecider, foldEvents, ToolEffect } from '@agent-ledger/domain';
 
-describe('README: a quick tour of the domain', () => {
+describe('docs/walkthrough.md: a quick tour of the domain', () => {
   it('dead-letters a run whose non-idempotent write was in flight when its worker died', () => {
     const decider = createRunDecider();
     const now = Date.UTC(2026, 0, 1);

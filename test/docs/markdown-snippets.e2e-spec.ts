@@ -1,5 +1,5 @@
 /**
- * Every TypeScript block of README.md and docs/client.md compiles and runs
+ * Every TypeScript block of README.md, docs/client.md and docs/walkthrough.md compiles and runs
  * as written, in the project that `agent-ledger init` writes: each block is
  * read from the Markdown (an edit of the docs is tested), compiled with the
  * starter's package.json and compiler settings (CommonJS, strict) against the
@@ -34,7 +34,7 @@ import type { CompiledSnippets, MarkdownSnippet, SnippetSource } from './support
 import { compileSnippets, packageResolution, snippetSource, snippetsOf, whereOf } from './support/markdown-snippets';
 
 const root = join(__dirname, '..', '..');
-const FILES = ['README.md', 'docs/client.md'] as const;
+const FILES = ['README.md', 'docs/client.md', 'docs/walkthrough.md'] as const;
 
 /**
  * The blocks that are compiled and not run, each found by a text it holds,
@@ -48,7 +48,7 @@ const COMPILE_ONLY: ReadonlyArray<{ readonly file: string; readonly holds: strin
     why: "an excerpt of a plugin module (the starter's src/tools.ts): running the file would only define a class; the service runs a plugin's tools, as test/packaging/pack-and-install.e2e-spec.ts does with the starter's own",
   },
   {
-    file: 'README.md',
+    file: 'docs/walkthrough.md',
     holds: 'export class CommentTicketTool',
     why: "a tool of a Nest host, with the host's TicketClient: running the file would only define a class; a host's tools run in test/docs/library-examples.int-spec.ts",
   },
@@ -158,7 +158,7 @@ interface NodeRun {
   kill(): void;
 }
 
-describe('the TypeScript blocks of README.md and docs/client.md, compiled and run in the starter (e2e)', () => {
+describe('the TypeScript blocks of README.md, docs/client.md and docs/walkthrough.md, compiled and run in the starter (e2e)', () => {
   jest.setTimeout(scaled(120_000));
   const snippets = FILES.flatMap((file) => snippetsOf(file, readFileSync(join(root, file), 'utf8')));
   const sources = snippets.map(snippetSource);

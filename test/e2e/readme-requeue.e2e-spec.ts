@@ -1,12 +1,13 @@
 /**
- * The README's requeue example, run as written: its fenced block under
- * "Requeue a dead-lettered run" is read from README.md, and each command line
- * is run by bash, in order, in a fresh folder (the README's repository folder),
+ * The requeue example of docs/operations.md (once the README's), run as
+ * written: its fenced block under "Requeue a dead-lettered run" is read from
+ * docs/operations.md, and each command line is run by bash, in order, in a
+ * fresh folder (the example's repository folder),
  * `agent-ledger` being the package's built bin. The two `serve` lines run in
  * the background (terminal 1); the others one after the other (terminal 2),
  * the shell variables they set carried to the next line. Only the port is
  * the test's own (PORT=0, read from the log; AGENT_LEDGER_URL for terminal 2),
- * and the agents file is named (AGENTS_CONFIG: the README runs in the
+ * and the agents file is named (AGENTS_CONFIG: the example runs in the
  * repository's folder, where it is found by itself).
  */
 import { spawn } from 'node:child_process';
@@ -23,10 +24,13 @@ const root = join(__dirname, '..', '..');
 const BIN = join(root, 'apps', 'agent-ledger', 'bin', 'agent-ledger.js');
 const BUILT = join(root, 'apps', 'agent-ledger', 'dist', 'cli', 'main.js');
 
-/** The command lines of the README's fenced block under `heading`: comments and blank lines dropped, a trailing `   # ...` comment cut. */
+/** Where the example is. */
+const DOC = 'docs/operations.md';
+
+/** The command lines of the Markdown's fenced block under `heading`: comments and blank lines dropped, a trailing `   # ...` comment cut. */
 function readmeCommands(readme: string, heading: string): string[] {
   const at = readme.indexOf(`\n${heading}\n`);
-  if (at < 0) throw new Error(`README.md has no heading "${heading}"`);
+  if (at < 0) throw new Error(`${DOC} has no heading "${heading}"`);
   const fence = /```sh\n([\s\S]*?)```/.exec(readme.slice(at));
   if (fence === null) throw new Error(`no sh block under "${heading}"`);
   return (fence[1] as string)
@@ -45,7 +49,7 @@ interface Result {
 
 const VARS = ['DEAD', 'CONT'];
 
-describe("the README's requeue example, as written (e2e)", () => {
+describe("the requeue example of docs/operations.md, as written (e2e)", () => {
   let folder: string;
   let env: NodeJS.ProcessEnv;
   let vars: Record<string, string> = {};
@@ -119,7 +123,7 @@ describe("the README's requeue example, as written (e2e)", () => {
   });
 
   it('dead-letters a run with its append in flight, then requeues it with --write-not-executed: every line works as written', async () => {
-    const commands = readmeCommands(readFileSync(join(root, 'README.md'), 'utf8'), '### Requeue a dead-lettered run');
+    const commands = readmeCommands(readFileSync(join(root, DOC), 'utf8'), '### Requeue a dead-lettered run');
     expect(commands).toEqual([
       'AGENT_LEDGER_DATA_DIR=./data-requeue AGENT_LEDGER_CRASH_POINTS=afterWriteFence@2 LEASE_SECONDS=10 agent-ledger serve',
       "DEAD=$(agent-ledger runs start --agent file-clerk --input 'Write the report' -q)",
