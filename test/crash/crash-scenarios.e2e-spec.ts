@@ -2,7 +2,7 @@
  * Crash injection with real processes (issue 8): the service and extra
  * `worker` processes as children, a mixed workload, SIGKILLs at the named
  * crash points and at random moments, restarts, the settle phase, and every
- * invariant of semantics.md section 7 checked from the stores, the read
+ * guarantee of docs/guarantees.md checked from the stores, the read
  * models and the execution ledger. See test/crash/README.md.
  *
  * `npm test` runs one scenario per template (7 named points, 3 random),

@@ -6,8 +6,8 @@ import { toolsOf } from './sim-agents';
 import type { History, LedgerEntry, RunHistory } from './sim-world';
 
 /*
- * The invariants of shared/spec/semantics.md section 7 (and the rules of
- * sections 2, 4 and 5 they rest on), checked after a schedule from what is
+ * The guarantees of docs/guarantees.md (and the rules of execution.md and
+ * run-lifecycle.md they rest on), checked after a schedule from what is
  * stored (every run stream and audit stream, read back) and from the ledgers
  * kept outside the product: every real execution of a tool or a model round
  * (with the simulated task that made it and the run's stream length at that

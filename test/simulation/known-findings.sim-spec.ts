@@ -17,8 +17,8 @@ import { scaled } from '../support/time-scale';
  * run (an IDEMPOTENT_WRITE in flight). Then the stalled segment wakes up and
  * calls the put, while the run waits in the queue for another worker (which
  * then executes it again, with the same key): the segment never checks that
- * it still holds its lease between its fence and the call (semantics.md
- * section 5: "A segment that holds no lease cannot execute a write at all").
+ * it still holds its lease between its fence and the call (docs/guarantees.md,
+ * guarantee 2: a segment that lost its lease records and executes nothing).
  * Found with seed -823294990, path 37:3:2:3:2:3:5:6:6.
  */
 const staleIdempotentWrite: Schedule = {

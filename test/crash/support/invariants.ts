@@ -1,5 +1,5 @@
 /**
- * The invariants of `shared/spec/semantics.md` section 7, checked after a
+ * The guarantees of `docs/guarantees.md` (numbered as there), checked after a
  * crash scenario from the stores' events and the execution ledger (the read
  * models, invariant 8, are compared in `read-models.ts`).
  */
@@ -8,7 +8,7 @@ import type { History, HistoryEvent } from './history';
 
 /** A broken invariant, about one run (or none). */
 export interface Violation {
-  /** 1 to 8, as numbered in semantics.md section 7; 0 for the harness's own premises (a ledger line for every recorded execution). */
+  /** 1 to 8, as numbered in docs/guarantees.md; 0 for the harness's own premises (a ledger line for every recorded execution). */
   readonly invariant: number;
   readonly runId: string | null;
   readonly message: string;

@@ -6,7 +6,7 @@
  * process started again after its death; then the settle phase (no more
  * crashes; every run must reach a terminal status before a deadline, with
  * short leases and a fast reaper, nothing advanced artificially) and the
- * checks of every invariant of semantics.md section 7.
+ * checks of every guarantee of docs/guarantees.md.
  */
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

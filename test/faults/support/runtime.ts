@@ -306,7 +306,7 @@ export async function outcomeOf(rt: RuntimeHarness, runId: string): Promise<RunO
 }
 
 /**
- * The invariants of shared/spec/semantics.md §7 that a store fault could
+ * The guarantees of docs/guarantees.md that a store fault could
  * break, checked on the stored events and on what the test tools saw:
  * one terminal event per run; no `NON_IDEMPOTENT_WRITE` executed twice for a
  * step; no step executed more often than it was started (a completed step is
