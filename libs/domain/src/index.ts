@@ -40,6 +40,7 @@ export * from './audit/step-audit-entry';
 export * from './audit/audit-decider';
 export * from './audit/decision-statement';
 export * from './audit/audit-chain';
+export * from './audit/audit-store-verdict';
 export * from './audit/canonical-json';
 export * from './principal/principal';
 export * from './events/event-schemas';

@@ -83,6 +83,7 @@ export type { EnsureAuditGapLedgerStoresOptions, SagaStoreMismatchPolicy } from 
 export * from './audit/audit-store-verdict';
 export * from './audit/audit-verdict-builder';
 export * from './audit/audit-store-reviewer';
+export { AUDIT_VERDICT_CHECKPOINT_FILE, AUDIT_VERDICT_CHECKPOINT_FORMAT } from './audit/audit-verdict-checkpoint-file';
 // The public commands and queries of the bus, validated before their handlers run.
 export * from '@agent-ledger/validation';
 export * from './bus/run-summary';

@@ -13,7 +13,7 @@ const verdict = (over: Partial<AuditVerdict>): AuditVerdict => ({
   auditedLate: [],
   writesAwaitingAudit: [],
   auditedRunsUnknownToRunStore: [],
-  verification: { mode: 'full', fullBecause: null, eventsRead: 12, headsChecked: 2, durationMs: 1 },
+  verification: { mode: 'full', fullBecause: null, eventsRead: 12, headsChecked: 2, headRounds: 0, checkpoint: null, durationMs: 1 },
   ...over,
 });
 

@@ -76,7 +76,9 @@ export const auditVerificationInfoSchema = s
     mode: s.enum(['full', 'incremental']),
     fullBecause: s.nullable(s.string()).describe('Why a full pass ran (null for an incremental one)'),
     eventsRead: s.integer(),
-    headsChecked: s.integer(),
+    headsChecked: s.integer().describe('Audit heads re-read to check the checkpoint: a bounded number rotating over every head, and those of the runs the new events touch (0 for a full pass)'),
+    headRounds: s.integer().describe('Rounds of the rotating head check completed since the last full pass (each re-read every audit head once)'),
+    checkpoint: s.nullable(s.enum(['memory', 'file'])).describe("Where an incremental review's checkpoint was kept: memory, or the checkpoint file (the first review of a process); null for a full pass"),
     durationMs: s.integer(),
   })
   .named('AuditVerificationInfo')

@@ -53,6 +53,20 @@ export interface AuditChainBreak {
 }
 
 /**
+ * What an {@link AuditChainChecker} keeps between two records, as plain JSON
+ * data: {@link AuditChainChecker.snapshot} gives it, {@link AuditChainChecker.restore}
+ * continues from it (a checkpoint of a verification, kept beside the read models).
+ */
+export interface AuditChainCheckerState {
+  /** The hash and sequence of the last record checked, as stored (null before the first). */
+  readonly previous: { readonly hash: string; readonly sequence: number } | null;
+  /** The position (0-based) the next record has in the stream. */
+  readonly index: number;
+  /** The steps whose own audit record was seen, in the order seen. */
+  readonly steps: readonly string[];
+}
+
+/**
  * Checks one run's audit chain record by record, in stream order, keeping
  * only what the next check needs (the previous record's hash and sequence,
  * and the steps seen): suited to streaming a whole store's audit history.
@@ -61,6 +75,20 @@ export class AuditChainChecker {
   private previous: { hash: string; sequence: number } | null = null;
   private readonly steps = new Set<string>();
   private index = 0;
+
+  /** A checker that continues from `state` as the one that gave it would. */
+  static restore(state: AuditChainCheckerState): AuditChainChecker {
+    const checker = new AuditChainChecker();
+    checker.previous = state.previous === null ? null : { hash: state.previous.hash, sequence: state.previous.sequence };
+    checker.index = state.index;
+    for (const step of state.steps) checker.steps.add(step);
+    return checker;
+  }
+
+  /** What this checker keeps, as plain data (see {@link restore}). */
+  snapshot(): AuditChainCheckerState {
+    return { previous: this.previous === null ? null : { ...this.previous }, index: this.index, steps: [...this.steps] };
+  }
 
   /** Checks the next record, as stored; returns what is wrong with it (nothing when it is intact and linked). */
   add(record: StoredAuditRecord): AuditChainBreak[] {

@@ -2,9 +2,10 @@ import type { AuditRecordContent } from '@agent-ledger/domain';
 import { auditRecordHash } from '@agent-ledger/domain';
 import type { RecordedEvent } from '@agent-ledger/event-store';
 import { positionFromParts } from '@agent-ledger/event-store';
+import type { AuditVerdictRunState, RotatingHeads } from './audit-verdict-builder';
 import { AuditVerdictBuilder } from './audit-verdict-builder';
 
-const FULL = { mode: 'full', fullBecause: 'test', eventsRead: 0, headsChecked: 0, durationMs: 0 } as const;
+const FULL = { mode: 'full', fullBecause: 'test', eventsRead: 0, headsChecked: 0, headRounds: 0, checkpoint: null, durationMs: 0 } as const;
 let position = 0n;
 
 function event(streamName: string, type: string, data: Record<string, unknown>, revision = 0n): RecordedEvent {
@@ -115,5 +116,50 @@ describe('AuditVerdictBuilder', () => {
     expect(verdict.writesWithoutAudit).toHaveLength(1);
     expect(verdict.problems[0]).toBe('1 audit chain is broken (a record edited, removed, inserted or reordered)');
     expect(builder.auditHeads()).toEqual([{ runId: 'r', revision: 2n, eventId: third.id, hash: third.data['hash'] }]);
+  });
+
+  it('continues from its runs\' states as plain data (a checkpoint) as it would have gone on itself', () => {
+    const chain = auditChain('a', [
+      { call: 0, attempt: 1, effect: 'IDEMPOTENT_WRITE' },
+      { call: 1, attempt: 1, effect: 'IDEMPOTENT_WRITE' },
+      { call: 1, attempt: 2, effect: 'IDEMPOTENT_WRITE' },
+    ]);
+    const before = [event('run-a', 'RunRequested', { runId: 'a' }), executed('a', 0, 'IDEMPOTENT_WRITE'), executed('a', 1, 'IDEMPOTENT_WRITE')];
+    const after = [event('run-a', 'RunCompleted', { runId: 'a' }), event('run-b', 'RunRequested', { runId: 'b' })];
+    const whole = new AuditVerdictBuilder();
+    const first = new AuditVerdictBuilder();
+    for (const builder of [whole, first]) {
+      for (const e of before) builder.addRunEvent(e);
+      for (const e of chain.slice(0, 2)) builder.addAuditEvent(e);
+    }
+    expect(first.takeChangedRuns()).toEqual(['a']);
+    // Through JSON, as the checkpoint file keeps them.
+    const states = JSON.parse(JSON.stringify([...first.runStates()])) as AuditVerdictRunState[];
+    const restored = AuditVerdictBuilder.restore(states, first.breaksFound());
+    expect(restored.verdict(100, FULL)).toEqual(first.verdict(100, FULL));
+    for (const builder of [whole, restored]) {
+      for (const e of after) builder.addRunEvent(e);
+      // A second audit of step 1: the checker restored remembers the step, and finds the duplicate.
+      builder.addAuditEvent(chain[2] as RecordedEvent);
+    }
+    expect(restored.verdict(100, FULL)).toEqual(whole.verdict(100, FULL));
+    expect(restored.verdict(100, FULL).breaks).toEqual([{ runId: 'a', index: 2, stepId: 'a/r0/t1', problem: 'duplicateStep' }]);
+    expect(restored.takeChangedRuns()).toEqual(['a', 'b']);
+    expect(restored.rotatingHeads(0, 5)).toEqual({ heads: [restored.auditHead('a')], cursor: 0, wrapped: true });
+    expect(() => AuditVerdictBuilder.restore([{ ...(states[0] as AuditVerdictRunState), ordinal: 1 }], [])).toThrow('no run has the ordinal 0');
+  });
+
+  it('gives the heads to re-read in turns of a fixed size, going round, each head at most once a turn', () => {
+    const builder = new AuditVerdictBuilder();
+    // Runs a, b (no audit stream), c, d in that order.
+    for (const id of ['a', 'b', 'c', 'd']) builder.addRunEvent(event(`run-${id}`, 'RunRequested', { runId: id }));
+    for (const id of ['a', 'c', 'd']) builder.addAuditEvent(auditChain(id, [{ call: 0, attempt: 1, effect: 'READ_ONLY' }])[0] as RecordedEvent);
+    const ids = (turn: RotatingHeads) => turn.heads.map((h) => h.runId);
+    const one = builder.rotatingHeads(0, 2);
+    expect([ids(one), one.cursor, one.wrapped]).toEqual([['a', 'c'], 3, false]);
+    const two = builder.rotatingHeads(one.cursor, 2);
+    expect([ids(two), two.cursor, two.wrapped]).toEqual([['d', 'a'], 1, true]);
+    expect(ids(builder.rotatingHeads(1, 10))).toEqual(['c', 'd', 'a']);
+    expect(builder.rotatingHeads(1, 0)).toEqual({ heads: [], cursor: 1, wrapped: false });
   });
 });
