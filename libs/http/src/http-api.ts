@@ -11,7 +11,6 @@ import { AgentsController } from './agents/agents.controller';
 import { ApprovalsController } from './approvals/approvals.controller';
 import { AuditChainsController } from './audit/audit-chains.controller';
 import { AuditReviewController } from './audit/audit-review.controller';
-import { auditStoreReviewerProvider } from './audit/audit-store-reviewer.provider';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { ApiKeyVerifier } from './auth/api-key-verifier';
 import { ConsoleController } from './console/console.controller';
@@ -57,7 +56,7 @@ export const HTTP_API_CONTROLLERS: readonly Type[] = [
  * cover every controller of the application, those of other modules too).
  * They need the `CommandBus` and `QueryBus` with the runtime's handlers, `RuntimeMetrics`,
  * the run and audit stores and the tool catalog (from `AgentLedgerModule`) and `ProjectionQueries`,
- * `ProjectionRebuilder` and `ProjectionStore` (from `ProjectionsModule`) in
+ * `ProjectionRebuilder`, `ProjectionStore` and the `AuditStoreReviewer` (from `AgentLedgerModule`'s read models) in
  * the same module; `agents` are the definitions the runtime was given.
  */
 export function httpApiProviders(config: HttpApiOptions, sources: readonly ProjectionSource[], agents: readonly AgentDefinition[]): Provider[] {
@@ -76,6 +75,5 @@ export function httpApiProviders(config: HttpApiOptions, sources: readonly Proje
     ProjectionRebuildService,
     ReadinessService,
     ConsoleFiles,
-    auditStoreReviewerProvider,
   ];
 }

@@ -225,6 +225,10 @@ describe.each<Variant>(['forRoot', 'forRootAsync'])('AgentLedgerModule.%s on the
     expect(row).toMatchObject({ runId: result.runId, status: 'COMPLETED', agent: 'shelver' });
     const review = await queries.execute(new GetAuditReview({ runId: result.runId }));
     expect(review.totals).toMatchObject({ writes: 1, writesExecuted: 1, writesAudited: 1, writesWithoutAudit: 0 });
+    // With the verdict read from the stores, as GET /audit/review answers it: the run's two streams read whole.
+    expect(review).toMatchObject({ findings: false, verdict: { findings: false, totals: { writesExecuted: 1, writesAudited: 1 }, verification: { fullBecause: 'one run is verified whole' } } });
+    expect((await queries.execute(new GetAuditReview())).verdict?.verification).toMatchObject({ mode: 'full', fullBecause: 'no checkpoint file yet' });
+    expect((await queries.execute(new GetAuditReview())).verdict?.verification).toMatchObject({ mode: 'incremental', checkpoint: 'memory' });
   });
 
   it('replays a StartRun with the same idempotency key: nothing new is started or executed', async () => {

@@ -1,9 +1,11 @@
+import { dirname, join } from 'node:path';
 import type { DynamicModule, FactoryProvider, InjectionToken, ModuleMetadata } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { ConfigurationError } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
-import type { ProcessorRunnerHost, ProjectionSource, ProjectionsModuleOptions } from '@agent-ledger/projections';
+import type { AuditVerdictSource, ProcessorRunnerHost, ProjectionSource, ProjectionsModuleOptions } from '@agent-ledger/projections';
 import {
+  AUDIT_VERDICT_SOURCE,
   openReadModelStore,
   PROCESSOR_RUNNER_HOST,
   ProjectionQueries,
@@ -14,7 +16,17 @@ import {
   validateProjectionsModuleOptions,
 } from '@agent-ledger/projections';
 import type { AgentLedgerRuntimeOptions, DeferredProvider } from '@agent-ledger/runtime';
-import { AgentLedgerRuntimeModule, checkRuntimeOptions, deferProviders, EventProcessors } from '@agent-ledger/runtime';
+import {
+  AUDIT_EVENT_STORE,
+  AUDIT_VERDICT_CHECKPOINT_FILE,
+  AgentLedgerRuntimeModule,
+  AuditStoreReviewer,
+  checkRuntimeOptions,
+  deferProviders,
+  EventProcessors,
+  RUN_EVENT_STORE,
+  reviewRunAudit,
+} from '@agent-ledger/runtime';
 
 /** The read models a runtime keeps: `ProjectionsModule`'s options but its sources, which are the runtime's stores. */
 export type ReadModelsOptions = Omit<ProjectionsModuleOptions, 'sources'>;
@@ -25,7 +37,9 @@ export interface AgentLedgerModuleOptions extends AgentLedgerRuntimeOptions {
    * The read models (`ProjectionsModule`, fed by `store`, and by `auditStore`
    * when it is another store), so that the read-model queries (`GetRun`,
    * `ListRuns`, `GetRunSteps`, `ListApprovals`, `GetAuditReview`, `GetProjectionStatus`)
-   * answer on the QueryBus. `false` for none: a host that imports
+   * answer on the QueryBus; `GetAuditReview` with the audit verdict read
+   * from the stores (`AuditStoreReviewer`, exported too, whose checkpoint is
+   * kept in `audit-verdict.sqlite` beside `databasePath`). `false` for none: a host that imports
    * `ProjectionsModule` itself must not ask for them here too.
    * @default false
    */
@@ -155,13 +169,43 @@ export function readModelSources(store: EventStore, auditStore?: EventStore): Pr
  * The read models' module with the runtime's runners as its
  * `PROCESSOR_RUNNER_HOST`: its projections are added to the runtime's
  * runner of each store (one transaction of each file per batch) instead of
- * runners of their own.
+ * runners of their own. It also holds the runtime's audit verdict
+ * (`AuditStoreReviewer`, exported), which `GetAuditReview` answers with
+ * (`AUDIT_VERDICT_SOURCE`): the composition of the two is here, where both
+ * are known.
  */
 function onRuntimeRunners(projections: DynamicModule, runtimeModule: DynamicModule): DynamicModule {
   return {
     ...projections,
     imports: [...(projections.imports ?? []), runtimeModule],
-    providers: [...(projections.providers ?? []), { provide: PROCESSOR_RUNNER_HOST, inject: [EventProcessors], useFactory: runnerHostOf }],
+    providers: [
+      ...(projections.providers ?? []),
+      { provide: PROCESSOR_RUNNER_HOST, inject: [EventProcessors], useFactory: runnerHostOf },
+      { provide: AuditStoreReviewer, inject: [PROJECTIONS_MODULE_OPTIONS, RUN_EVENT_STORE, AUDIT_EVENT_STORE], useFactory: auditStoreReviewerOf },
+      { provide: AUDIT_VERDICT_SOURCE, inject: [AuditStoreReviewer, RUN_EVENT_STORE, AUDIT_EVENT_STORE], useFactory: auditVerdictSourceOf },
+    ],
+    exports: [...(projections.exports ?? []), AuditStoreReviewer],
+  };
+}
+
+/**
+ * The application's one {@link AuditStoreReviewer}, its checkpoint kept in
+ * `audit-verdict.sqlite` in the read models' folder (in memory only when the
+ * read models are in memory).
+ */
+function auditStoreReviewerOf(projections: ProjectionsModuleOptions, runStore: EventStore, auditStore: EventStore): AuditStoreReviewer {
+  const { databasePath } = projections;
+  const checkpointPath = databasePath === ':memory:' ? undefined : join(dirname(databasePath), AUDIT_VERDICT_CHECKPOINT_FILE);
+  return new AuditStoreReviewer({ runStore, auditStore }, checkpointPath === undefined ? {} : { checkpointPath });
+}
+
+/** `GetAuditReview`'s verdict: every run from the reviewer's checkpoint (or a full pass), one run from its two streams read whole, as `GET /audit/review`. */
+function auditVerdictSourceOf(reviewer: AuditStoreReviewer, runStore: EventStore, auditStore: EventStore): AuditVerdictSource {
+  return {
+    verdict: ({ runId, limit, full }) => {
+      const options = limit === undefined ? {} : { limit };
+      return runId === undefined ? reviewer.review({ ...options, full: full === true }) : reviewRunAudit({ runStore, auditStore }, runId, options);
+    },
   };
 }
 

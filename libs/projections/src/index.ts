@@ -47,6 +47,7 @@ export * from './nest/projections.module';
 export * from './bus/page-filter';
 export * from './bus/run-list-filter';
 export * from './bus/audit-review-filter';
+export * from './bus/audit-review-answer';
 export * from './bus/approval-list-filter';
 export * from './bus/read-model-queries';
 export { GetRunHandler, ListRunsHandler, GetRunStepsHandler, GetAuditReviewHandler, ListApprovalsHandler, GetProjectionStatusHandler } from './bus/read-model-query-handlers';

@@ -38,6 +38,7 @@ export type ListApprovalsQuery = Infer<typeof listApprovalsQuerySchema>;
 export const auditReviewQuerySchema = s.object({
   runId: s.optional(s.string({ pattern: RUN_ID_PATTERN })).describe('Only this run'),
   limit: s.optional(s.integer({ minimum: 1, maximum: 100_000 })).describe('Most rows in each list; default 1000'),
+  full: s.optional(s.boolean()).describe("true: verify every run from both stores' first event, whatever the checkpoint; default false"),
 });
 
 /** {@link auditReviewQuerySchema}'s type. */

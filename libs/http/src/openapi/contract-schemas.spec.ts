@@ -63,6 +63,7 @@ describe('withContractSchemas', () => {
     expect(query).toEqual([
       { name: 'runId', in: 'query', required: false, description: 'Only this run', schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$' } },
       { name: 'limit', in: 'query', required: false, description: 'Most rows in each list; default 1000', schema: { type: 'integer', minimum: 1, maximum: 100_000 } },
+      { name: 'full', in: 'query', required: false, description: "true: verify every run from both stores' first event, whatever the checkpoint; default false", schema: { type: 'boolean' } },
     ]);
   });
 

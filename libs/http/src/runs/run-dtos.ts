@@ -1,5 +1,5 @@
 import { Transform, Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import type { JsonValue } from '@agent-ledger/domain';
 import { MAX_ITERATIONS, RunStatus, TerminationReason } from '@agent-ledger/domain';
 import type { StartMode } from '@agent-ledger/runtime';
@@ -134,6 +134,12 @@ export class AuditReviewQueryDto {
   @IsInt()
   @Type(() => Number)
   limit?: number;
+
+  /** `true`: verify every run from both stores' first event, whatever the checkpoint (`true` or `false`). @default false */
+  @IsOptional()
+  @IsBoolean()
+  @Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value))
+  full?: boolean;
 }
 
 /** The query of the event streams (`GET /events`, `GET /runs/{runId}/events`). */

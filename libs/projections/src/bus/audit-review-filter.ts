@@ -1,9 +1,9 @@
-import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { IsOmittable, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
-import type { AuditReviewQuery } from '../queries/audit-review-report';
+import type { AuditReviewRequest } from './audit-review-answer';
 
 /** The options of {@link GetAuditReview} on the bus, with the rules of `GET /audit/review`'s query. */
-export class AuditReviewFilter implements AuditReviewQuery {
+export class AuditReviewFilter implements AuditReviewRequest {
   @IsOmittable()
   @Matches(RUN_ID_RULE, { message: RUN_ID_RULE_MESSAGE })
   @IsString()
@@ -14,4 +14,8 @@ export class AuditReviewFilter implements AuditReviewQuery {
   @Max(100_000)
   @IsInt()
   readonly limit?: number;
+
+  @IsOmittable()
+  @IsBoolean()
+  readonly full?: boolean;
 }

@@ -2,7 +2,7 @@ import { Query } from '@nestjs/cqrs';
 import { IsString, Matches, ValidateNested } from 'class-validator';
 import { assignFields, RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
 import type { ApprovalPage, ListApprovalsQuery } from '../queries/approval-list-query';
-import type { AuditReviewQuery, AuditReviewReport } from '../queries/audit-review-report';
+import type { AuditReviewAnswer, AuditReviewRequest } from './audit-review-answer';
 import type { ProjectionStatusEntry } from '../queries/projection-status';
 import type { ListRunsQuery, RunPage } from '../queries/run-list-query';
 import type { RunStatusRow } from '../run-status/run-status-row';
@@ -78,15 +78,20 @@ export class GetRunSteps extends Query<StepRow[]> {
 }
 
 /**
- * The audit-review report: totals, writes without audit, gaps, runs failed closed, interrupted writes.
+ * What `GET /audit/review` answers: the audit-review report (totals, writes
+ * without audit, gaps, runs failed closed, interrupted writes) and the
+ * integrity verdict read from the stores (`verdict`, `findings`; for one run,
+ * its two streams read whole; `full` for a full pass). The report is read
+ * after the verdict, once this process's read models have applied what the
+ * stores hold (a wait of at most `AUDIT_REVIEW_SETTLE_WAIT_MS`).
  *
  * @throws MessageValidationError for an option that breaks its rule, or an unknown one
  */
-export class GetAuditReview extends Query<AuditReviewReport> {
+export class GetAuditReview extends Query<AuditReviewAnswer> {
   @ValidateNested()
-  readonly query: AuditReviewQuery;
+  readonly query: AuditReviewRequest;
 
-  constructor(query: AuditReviewQuery = {}) {
+  constructor(query: AuditReviewRequest = {}) {
     super();
     this.query = nested(query, new AuditReviewFilter());
   }

@@ -1,13 +1,17 @@
+import { Inject, Optional } from '@nestjs/common';
 import type { IQueryHandler } from '@nestjs/cqrs';
 import { QueryHandler } from '@nestjs/cqrs';
 import { ValidatedQueryHandler } from '@agent-ledger/validation';
 import type { ApprovalPage } from '../queries/approval-list-query';
-import type { AuditReviewReport } from '../queries/audit-review-report';
+import type { AuditReviewQuery } from '../queries/audit-review-report';
 import { ProjectionQueries } from '../queries/projection-queries';
 import type { ProjectionStatusEntry } from '../queries/projection-status';
 import type { RunPage } from '../queries/run-list-query';
 import type { RunStatusRow } from '../run-status/run-status-row';
 import type { StepRow } from '../steps/step-row';
+import { ProjectionRunnerPool } from '../nest/projection-runner-pool';
+import type { AuditReviewAnswer, AuditVerdictSource } from './audit-review-answer';
+import { AUDIT_REVIEW_SETTLE_WAIT_MS, AUDIT_VERDICT_SOURCE } from './audit-review-answer';
 import { GetAuditReview, GetProjectionStatus, GetRun, GetRunSteps, ListApprovals, ListRuns } from './read-model-queries';
 
 /** Answers {@link GetRun}. */
@@ -43,14 +47,28 @@ export class GetRunStepsHandler extends ValidatedQueryHandler<GetRunSteps> imple
   }
 }
 
-/** Answers {@link GetAuditReview}. */
+/**
+ * Answers {@link GetAuditReview}: the verdict from the {@link AUDIT_VERDICT_SOURCE}
+ * (when the runtime gives one), then the read model's report once this
+ * process's read models have applied what the stores hold. `GET /audit/review`
+ * answers through it.
+ */
 @QueryHandler(GetAuditReview)
-export class GetAuditReviewHandler extends ValidatedQueryHandler<GetAuditReview> implements IQueryHandler<GetAuditReview, AuditReviewReport> {
-  constructor(private readonly queries: ProjectionQueries) {
+export class GetAuditReviewHandler extends ValidatedQueryHandler<GetAuditReview> implements IQueryHandler<GetAuditReview, AuditReviewAnswer> {
+  constructor(
+    private readonly queries: ProjectionQueries,
+    private readonly runners: ProjectionRunnerPool,
+    @Optional() @Inject(AUDIT_VERDICT_SOURCE) private readonly verdicts: AuditVerdictSource | null = null,
+  ) {
     super();
   }
-  protected handle({ query }: GetAuditReview): Promise<AuditReviewReport> {
-    return Promise.resolve(this.queries.auditReview(query));
+  protected async handle({ query }: GetAuditReview): Promise<AuditReviewAnswer> {
+    const report: AuditReviewQuery = { ...(query.runId === undefined ? {} : { runId: query.runId }), ...(query.limit === undefined ? {} : { limit: query.limit }) };
+    if (this.verdicts === null) return { ...this.queries.auditReview(report), verdict: null, findings: null };
+    const verdict = await this.verdicts.verdict({ ...report, ...(query.full === undefined ? {} : { full: query.full }) });
+    // The read model is read once it has applied what the stores held after the verdict: its figures are at least as recent.
+    await this.runners.settled(AUDIT_REVIEW_SETTLE_WAIT_MS);
+    return { ...this.queries.auditReview(report), verdict, findings: verdict.findings };
   }
 }
 

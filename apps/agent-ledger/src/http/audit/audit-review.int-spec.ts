@@ -1,4 +1,6 @@
 import Database from 'better-sqlite3';
+import { QueryBus } from '@nestjs/cqrs';
+import { GetAuditReview } from '@agent-ledger/projections';
 import { eventually } from '@agent-ledger/runtime/testing';
 import type { HttpTestApp } from '../testing/http-test-app';
 import { httpTestKey, startHttpTestApp } from '../testing/http-test-app';
@@ -60,6 +62,60 @@ describe('GET /audit/review: the verdict from the stores', () => {
     const answer = await app.call('GET', '/audit/review?limit=0', { key: auditor });
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({ code: 'INVALID_FIELD', field: 'limit' });
+    const full = await app.call('GET', '/audit/review?full=yes', { key: auditor });
+    expect(full.status).toBe(400);
+    expect(full.body).toMatchObject({ code: 'INVALID_FIELD', field: 'full' });
+  });
+});
+
+describe('GET /audit/review and GetAuditReview on the bus: one answer', () => {
+  const auditor = httpTestKey('auditor', ['audit:read', 'runs:submit']);
+  let app: HttpTestApp;
+  let runId: string;
+
+  beforeAll(async () => {
+    app = await startHttpTestApp({ keys: [auditor] });
+    const started = await app.call('POST', '/runs', { key: auditor, body: { agent: 'writer', input: 'go', mode: 'interactive' } });
+    expect(started.body).toMatchObject({ run: { status: 'COMPLETED' } });
+    runId = (started.body as { runId: string }).runId;
+  });
+  afterAll(() => app.close());
+
+  async function review(query = ''): Promise<AuditReviewAnswer> {
+    const answer = await app.call('GET', `/audit/review${query}`, { key: auditor });
+    expect(answer.status).toBe(200);
+    return answer.body as AuditReviewAnswer;
+  }
+
+  /** An answer as JSON, without the figures two successive reviews never share: how long each took, and the rounds of head checks done before it. */
+  function timeless(answer: object): unknown {
+    const { verdict } = answer as AuditReviewAnswer;
+    return JSON.parse(JSON.stringify({ ...answer, verdict: { ...verdict, verification: { ...verdict.verification, durationMs: 0, headRounds: 0 } } })) as unknown;
+  }
+
+  it('the first review of the service is a full pass (no checkpoint file yet), then incremental; full=true runs a full pass', async () => {
+    const first = await review();
+    expect(first.verdict.verification).toMatchObject({ mode: 'full', fullBecause: 'no checkpoint file yet', checkpoint: null });
+    expect((await review()).verdict.verification).toMatchObject({ mode: 'incremental', fullBecause: null, checkpoint: 'memory', headsChecked: 1 });
+    const full = await review('?full=true');
+    expect(full.verdict.verification).toMatchObject({ mode: 'full', fullBecause: 'a full verification was asked', headsChecked: 0 });
+    expect((await review('?full=false')).verdict.verification).toMatchObject({ mode: 'incremental' });
+    expect({ ...full.verdict, verification: null }).toEqual({ ...first.verdict, verification: null });
+  });
+
+  it('GetAuditReview answers what GET /audit/review answers, for every run and for one', async () => {
+    const bus = app.app.get(QueryBus);
+    // The read model follows the stores in the background: wait until it has the write.
+    await eventually(async () => ((await review()).totals.writesAudited === 1 ? true : undefined), 10_000, 'the read model to hold the write');
+    for (const query of [{}, { runId }, { limit: 1 }] as const) {
+      const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString();
+      const http = await review(search === '' ? '' : `?${search}`);
+      const onBus = await bus.execute(new GetAuditReview(query));
+      expect(onBus.verdict).not.toBeNull();
+      expect(timeless(onBus)).toEqual(timeless(http));
+    }
+    const onBus = await bus.execute(new GetAuditReview({ full: true }));
+    expect(onBus).toMatchObject({ findings: false, verdict: { verification: { mode: 'full', fullBecause: 'a full verification was asked' } } });
   });
 });
 
