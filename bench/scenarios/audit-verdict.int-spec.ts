@@ -1,8 +1,9 @@
 /**
  * Smoke test of the `audit-verdict` benchmark scenario at its quick size
- * (about 20,000 events), one round: the history is generated, the full and
- * the incremental verdicts and the baseline run, and every figure comes back
- * finite and positive. The figures mean little at this size.
+ * (about 20,000 events), one round: the history is generated, the full
+ * verdict, the reviews from the checkpoint (nothing new, a new process,
+ * 1,000 new events) and the baseline run, and every figure comes back finite
+ * and positive. The figures mean little at this size.
  */
 import type { QuickBenchContext } from '../support/quick-context';
 import { quickBenchContext } from '../support/quick-context';
@@ -17,9 +18,15 @@ describe('bench scenario audit-verdict (quick, one round)', () => {
   });
   afterEach(() => quick.cleanUp());
 
-  it('measures the full verdict, the incremental one and the read-and-parse baseline', async () => {
+  it('measures the full verdict, the reviews from the checkpoint and the read-and-parse baseline, and states the targets', async () => {
     const result = await auditVerdictScenario.run(quick.context);
-    const works = ['full verdict (audit verify)', 'incremental verdict, nothing new (GET /audit/review)', 'SqliteEventStore.readAll (parsed)'];
+    const works = [
+      'full verdict (audit verify)',
+      'review, nothing new (GET /audit/review)',
+      'first review of a new process (checkpoint file loaded)',
+      'review after 1000 new events',
+      'SqliteEventStore.readAll (parsed)',
+    ];
     for (const work of works) {
       const found = result.measurements.filter((m) => m.variant.work === work);
       expect(found.length).toBeGreaterThan(0);
@@ -29,8 +36,8 @@ describe('bench scenario audit-verdict (quick, one round)', () => {
         expect(m.variant.events).toBeGreaterThanOrEqual(AUDIT_VERDICT_EVENTS.quick);
       }
     }
-    expect(result.ratios[0]?.samples).toHaveLength(1);
-    expect(result.targets).toEqual([]);
+    expect(result.ratios.map((r) => r.samples.length)).toEqual([1, 1]);
+    expect(result.targets.map((t) => t.target)).toEqual([expect.stringMatching(/^review with nothing new, .*: < 100 ms$/), expect.stringMatching(/^review after 1,000 new events, .*: < 1,000 ms$/)]);
     expect(result.notes[0]).toContain('QUICK');
     expect(result.notes.join('\n')).toMatch(/verdict: \d+ chains, \d+ records, \d+ writes executed/);
   });
