@@ -1,5 +1,6 @@
 import type { BenchScenario } from '../support/bench-scenario';
 import { auditVerdictScenario } from './audit-verdict';
+import { cliScenario } from './cli';
 import { cpuScenario } from './cpu';
 import { esdbWorkersScenario } from './esdb-workers';
 import { httpScenario } from './http';
@@ -11,7 +12,7 @@ import { storeScenario } from './store';
 import { sustainedScenario } from './sustained';
 
 /** Every scenario of `npm run bench`, in the order they run. */
-export const SCENARIOS: readonly BenchScenario[] = [stepsScenario, cpuScenario, storeScenario, rebuildScenario, startupScenario, auditVerdictScenario, sagaScenario, httpScenario, sustainedScenario, esdbWorkersScenario];
+export const SCENARIOS: readonly BenchScenario[] = [stepsScenario, cpuScenario, storeScenario, rebuildScenario, startupScenario, auditVerdictScenario, sagaScenario, httpScenario, cliScenario, sustainedScenario, esdbWorkersScenario];
 
 /** Target ratios of issue 9, drawn on the chart (ratio name → minimum). */
 export const TARGET_RATIOS: Readonly<Record<string, number>> = {
