@@ -187,20 +187,20 @@ describe('agent-ledger CLI: command line', () => {
     }
   });
 
-  it('the base URL: --url, else AGENT_LEDGER_URL, else 127.0.0.1 on PORT or 3000', () => {
-    expect(baseUrlOf('http://a:1/', { AGENT_LEDGER_URL: 'http://b:2' })).toBe('http://a:1');
-    expect(baseUrlOf(undefined, { AGENT_LEDGER_URL: 'https://b:2/base/' })).toBe('https://b:2/base');
-    expect(baseUrlOf(undefined, { PORT: '4000' })).toBe('http://127.0.0.1:4000');
-    expect(baseUrlOf(undefined, { PORT: '0' })).toBe('http://127.0.0.1:3000');
-    expect(baseUrlOf(undefined, {})).toBe('http://127.0.0.1:3000');
-    expect(baseUrlOf(undefined, { PORT: 'eighty' })).toBe('http://127.0.0.1:3000');
+  it('the base URL: --url, else AGENT_LEDGER_URL, else 127.0.0.1 on PORT or 3000', async () => {
+    expect(await baseUrlOf('http://a:1/', { AGENT_LEDGER_URL: 'http://b:2' })).toBe('http://a:1');
+    expect(await baseUrlOf(undefined, { AGENT_LEDGER_URL: 'https://b:2/base/' })).toBe('https://b:2/base');
+    expect(await baseUrlOf(undefined, { PORT: '4000' })).toBe('http://127.0.0.1:4000');
+    expect(await baseUrlOf(undefined, { PORT: '0' })).toBe('http://127.0.0.1:3000');
+    expect(await baseUrlOf(undefined, {})).toBe('http://127.0.0.1:3000');
+    expect(await baseUrlOf(undefined, { PORT: 'eighty' })).toBe('http://127.0.0.1:3000');
     // The configuration file's server.port, unless PORT is set.
     const dir = mkdtempSync(join(tmpdir(), 'agent-ledger-cli-port-'));
     try {
       writeFileSync(join(dir, 'agent-ledger.yaml'), 'server:\n  port: 4100\nstore:\n  dataDir: ./data\n');
-      expect(baseUrlOf(undefined, { AGENT_LEDGER_CONFIG: join(dir, 'agent-ledger.yaml') })).toBe('http://127.0.0.1:4100');
-      expect(baseUrlOf(undefined, { AGENT_LEDGER_CONFIG: join(dir, 'agent-ledger.yaml'), PORT: '4200' })).toBe('http://127.0.0.1:4200');
-      expect(baseUrlOf(undefined, { AGENT_LEDGER_CONFIG: join(dir, 'missing.yaml') })).toBe('http://127.0.0.1:3000');
+      expect(await baseUrlOf(undefined, { AGENT_LEDGER_CONFIG: join(dir, 'agent-ledger.yaml') })).toBe('http://127.0.0.1:4100');
+      expect(await baseUrlOf(undefined, { AGENT_LEDGER_CONFIG: join(dir, 'agent-ledger.yaml'), PORT: '4200' })).toBe('http://127.0.0.1:4200');
+      expect(await baseUrlOf(undefined, { AGENT_LEDGER_CONFIG: join(dir, 'missing.yaml') })).toBe('http://127.0.0.1:3000');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

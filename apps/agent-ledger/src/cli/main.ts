@@ -1,23 +1,24 @@
 #!/usr/bin/env node
-import 'reflect-metadata';
+/*
+ * What this file imports when it loads is all `--help` and `--version` load:
+ * Node's own modules and the CLI's small modules without dependencies. Each
+ * verb loads what it needs when it runs (`import()`): the HTTP verbs the
+ * client of the service, the verbs that open the stores or start Nest the
+ * service's configuration, the stores and the runtime.
+ */
 import type { ParseArgsConfig } from 'node:util';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ServiceConfig } from '../config/service-config';
 import type * as ServiceConfigModule from '../config/service-config';
+import type * as RunsCommands from './runs.commands';
 import type { CliOutput } from './cli-output';
 import { ExitCode, processOutput } from './cli-output';
 import type { AgentLedgerClient } from '@agent-ledger/client';
-import { AgentLedgerError } from '@agent-ledger/client';
-import { RUN_EVENT_TYPES } from '@agent-ledger/domain';
 import type { FollowReconnect } from './events-follow.command';
-import { eventsFollow } from './events-follow.command';
-import { API_KEY_ENV, baseUrlOf, ServiceFailureError, serviceClient, serviceFailureOf, URL_ENV, UsageError } from './service-client';
-import { agentsList } from './agents.commands';
-import { APPROVAL_STATES, approvalsList } from './approvals.commands';
-import { parseJsonOption, RUN_STATUSES, runsCancel, runsDecide, runsGet, runsInput, runsList, runsRequeue, runsStart } from './runs.commands';
-import { requireExistingRunStore } from './existing-store';
-import { serve } from './serve.command';
+import type { ServiceFailure } from './service-client';
+import { ServiceFailureError, UsageError } from './cli-errors';
+import { API_KEY_ENV, URL_ENV } from './service-env';
 import { stopSignalOf } from './stop-signal';
 import { exitWhenFlushed } from './exit-when-flushed';
 import { ownVersion } from './own-version';
@@ -56,8 +57,8 @@ interface Verb {
   /** Options after the words, for the synopsis. */
   readonly synopsis: string;
   readonly summary: string;
-  /** The `--help` text below the synopsis. */
-  readonly help: string;
+  /** The `--help` text below the synopsis; a function when it names what a module it would load holds (the run statuses). */
+  readonly help: string | (() => Promise<string>);
   readonly options: Options;
   run(context: VerbContext): Promise<ExitCode>;
 }
@@ -120,6 +121,7 @@ A folder that is not empty is refused (exit 3) and nothing is written.`,
     run: async ({ values, env: given, output, deps }) => {
       const env = withConfigFile(values, given);
       (await serviceConfigReader()).readServiceConfig(env); // a bad setting is reported here, exit 3, before anything starts
+      const { serve } = await import('./serve.command');
       const stop = stopSignalOf(deps.stop);
       try {
         return await serve({ port: str(values.port), host: str(values.host) }, env, output, stop.signal);
@@ -176,7 +178,8 @@ repeat: the same key gives the same run and starts nothing new.
       const input = required(values, 'input');
       const mode = str(values.mode);
       if (mode !== 'queued' && mode !== 'interactive') throw new UsageError(`--mode must be queued or interactive (got "${mode}")`);
-      const client = clientOf(values, env, deps, mode === 'interactive' ? null : 30_000);
+      const client = await clientOf(values, env, deps, mode === 'interactive' ? null : 30_000);
+      const { runsStart } = await runsCommands();
       return runsStart(client, { agent, input, mode, idempotencyKey: str(values['idempotency-key']), json: values.json === true, quiet: values.quiet === true }, output);
     },
   },
@@ -191,18 +194,25 @@ its failure, or who denied it and why, read from the run's events (--json: the r
 the service answers it, without the results). Right after a queued start the read model
 may not know the run yet for a few milliseconds (exit 4, RUN_NOT_FOUND).${HTTP_HELP}${TIMEOUT_HELP}`,
     options: { ...JSON_OPTION, ...FULL_OPTION, ...URL_OPTION },
-    run: ({ values, positionals, env, output, deps }) => runsGet(clientOf(values, env, deps), positionals[0] as string, { json: values.json === true, full: values.full === true }, output),
+    run: async ({ values, positionals, env, output, deps }) => {
+      const client = await clientOf(values, env, deps);
+      const { runsGet } = await runsCommands();
+      return runsGet(client, positionals[0] as string, { json: values.json === true, full: values.full === true }, output);
+    },
   },
   {
     words: ['runs', 'list'],
     args: [],
     synopsis: '[--status S] [--agent A] [--limit N] [--cursor C] [--json] [--url U]',
     summary: 'runs, newest first, filtered, one page at a time',
-    help: `--status: ${RUN_STATUSES.join(', ')}. --limit: 1 to 1000 (default 50).
+    help: async () => `--status: ${(await runsCommands()).RUN_STATUSES.join(', ')}. --limit: 1 to 1000 (default 50).
 When there are more runs, the last line gives the --cursor of the next page.${HTTP_HELP}${TIMEOUT_HELP}`,
     options: { status: { type: 'string' }, agent: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' }, ...JSON_OPTION, ...URL_OPTION },
-    run: ({ values, env, output, deps }) =>
-      runsList(clientOf(values, env, deps), { status: str(values.status), agent: str(values.agent), limit: str(values.limit), cursor: str(values.cursor), json: values.json === true }, output),
+    run: async ({ values, env, output, deps }) => {
+      const client = await clientOf(values, env, deps);
+      const { runsList } = await runsCommands();
+      return runsList(client, { status: str(values.status), agent: str(values.agent), limit: str(values.limit), cursor: str(values.cursor), json: values.json === true }, output);
+    },
   },
   {
     words: ['runs', 'cancel'],
@@ -211,8 +221,11 @@ When there are more runs, the last line gives the --cursor of the next page.${HT
     summary: 'cancel a run (queued: at once; running: at its next step boundary)',
     help: `A settled run cannot be cancelled: exit 4 (RUN_ALREADY_SETTLED).${HTTP_HELP}${TIMEOUT_HELP}`,
     options: { reason: { type: 'string' }, ...JSON_OPTION, ...URL_OPTION },
-    run: ({ values, positionals, env, output, deps }) =>
-      runsCancel(clientOf(values, env, deps), positionals[0] as string, { reason: str(values.reason), json: values.json === true }, output),
+    run: async ({ values, positionals, env, output, deps }) => {
+      const client = await clientOf(values, env, deps);
+      const { runsCancel } = await runsCommands();
+      return runsCancel(client, positionals[0] as string, { reason: str(values.reason), json: values.json === true }, output);
+    },
   },
   {
     words: ['runs', 'requeue'],
@@ -232,13 +245,15 @@ IN_FLIGHT_WRITE_UNRESOLVED. -q/--quiet prints the continuation run's id only.${H
       ...JSON_OPTION,
       ...URL_OPTION,
     },
-    run: ({ values, positionals, env, output, deps }) => {
+    run: async ({ values, positionals, env, output, deps }) => {
       const executed = str(values['write-executed']);
       const notExecuted = str(values['write-not-executed']);
       if (executed !== undefined && notExecuted !== undefined) throw new UsageError('give --write-executed or --write-not-executed, not both');
       const resolution =
         executed !== undefined ? { outcome: 'executed' as const, note: executed } : notExecuted !== undefined ? { outcome: 'notExecuted' as const, note: notExecuted } : undefined;
-      return runsRequeue(clientOf(values, env, deps), positionals[0] as string, { reason: str(values.reason), resolution, json: values.json === true, quiet: values.quiet === true }, output);
+      const client = await clientOf(values, env, deps);
+      const { runsRequeue } = await runsCommands();
+      return runsRequeue(client, positionals[0] as string, { reason: str(values.reason), resolution, json: values.json === true, quiet: values.quiet === true }, output);
     },
   },
   decideVerb('approve'),
@@ -253,9 +268,10 @@ object '{"file":"notes.txt"}'. The tool that asked (its prompt: agent-ledger run
 <runId>) runs again with it. A run that does not wait for input is refused: exit 4
 (RUN_NOT_WAITING_FOR_INPUT). The key needs the scope runs:submit.${HTTP_HELP}${TIMEOUT_HELP}`,
     options: { input: { type: 'string' }, ...JSON_OPTION, ...URL_OPTION },
-    run: ({ values, positionals, env, output, deps }) => {
+    run: async ({ values, positionals, env, output, deps }) => {
+      const { parseJsonOption, runsInput } = await runsCommands();
       const input = parseJsonOption('input', required(values, 'input'));
-      return runsInput(clientOf(values, env, deps), positionals[0] as string, { input, json: values.json === true }, output);
+      return runsInput(await clientOf(values, env, deps), positionals[0] as string, { input, json: values.json === true }, output);
     },
   },
   {
@@ -263,11 +279,11 @@ object '{"file":"notes.txt"}'. The tool that asked (its prompt: agent-ledger run
     args: [],
     synopsis: '[--state S] [--agent A] [--run-id R] [--since T] [--until T] [--limit N] [--cursor C] [--json] [--url U]',
     summary: 'requests for approval, newest first: when and why, each call and its arguments, the decision',
-    help: `Each request: its run, agent and model round; when it was requested (ISO 8601 and
+    help: async () => `Each request: its run, agent and model round; when it was requested (ISO 8601 and
 how long ago); each call's tool, declared effect and arguments (clipped at 200
 characters); why it needs a person (a write the agent does not pre-approve, or a
 tool that always asks); what a denial does; once decided, who decided, when and why.
---state: ${APPROVAL_STATES.join(', ')} (pending: the runs waiting for a decision now).
+--state: ${(await import('./approvals.commands')).APPROVAL_STATES.join(', ')} (pending: the runs waiting for a decision now).
 --since/--until: requested at or after / before, ms since the epoch or an ISO 8601
 date-time. --limit: 1 to 1000 (default 50). --json prints the service's answer, the
 arguments whole. When there are more, the last line gives the --cursor of the
@@ -283,9 +299,11 @@ next page.${HTTP_HELP}${TIMEOUT_HELP}`,
       ...JSON_OPTION,
       ...URL_OPTION,
     },
-    run: ({ values, env, output, deps }) =>
-      approvalsList(
-        clientOf(values, env, deps),
+    run: async ({ values, env, output, deps }) => {
+      const client = await clientOf(values, env, deps);
+      const { approvalsList } = await import('./approvals.commands');
+      return approvalsList(
+        client,
         {
           state: str(values.state),
           agent: str(values.agent),
@@ -298,7 +316,8 @@ next page.${HTTP_HELP}${TIMEOUT_HELP}`,
         },
         output,
         (deps.now ?? Date.now)(),
-      ),
+      );
+    },
   },
   {
     words: ['agents', 'list'],
@@ -310,7 +329,11 @@ IDEMPOTENT_WRITE, NON_IDEMPOTENT_WRITE), and whether a call waits for a person
 (a write the agent does not pre-approve) or not; --json prints the service's
 answer (GET /agents). Plugins' tools and agents are listed as the built-in ones.${HTTP_HELP}${TIMEOUT_HELP}`,
     options: { ...JSON_OPTION, ...URL_OPTION },
-    run: ({ values, env, output, deps }) => agentsList(clientOf(values, env, deps), { json: values.json === true }, output),
+    run: async ({ values, env, output, deps }) => {
+      const client = await clientOf(values, env, deps);
+      const { agentsList } = await import('./agents.commands');
+      return agentsList(client, { json: values.json === true }, output);
+    },
   },
   {
     words: ['events', 'follow'],
@@ -328,13 +351,16 @@ ApprovalRequested, InputRequested, RunFailed) ends it once an event of that type
     options: { after: { type: 'string' }, until: { type: 'string' }, ...JSON_OPTION, ...FULL_OPTION, url: { type: 'string' } },
     run: async ({ values, positionals, env, output, deps }) => {
       const until = str(values.until);
-      if (until !== undefined && !(RUN_EVENT_TYPES as readonly string[]).includes(until)) {
+      if (until !== undefined && !((await import('@agent-ledger/domain')).RUN_EVENT_TYPES as readonly string[]).includes(until)) {
         throw new UsageError(`--until must be a run event type, e.g. ApprovalRequested (got "${until}"; the types: docs/events.md)`);
       }
-      const client = clientOf(values, env, deps, null);
+      const client = await clientOf(values, env, deps, null);
+      const { baseUrlOf } = await import('./service-client');
+      const baseUrl = await baseUrlOf(str(values.url), env);
+      const { eventsFollow } = await import('./events-follow.command');
       const stop = stopSignalOf(deps.stop);
       try {
-        return await eventsFollow(client, baseUrlOf(str(values.url), env), { runId: positionals[0] as string, after: str(values.after), until, json: values.json === true, full: values.full === true, ...deps.follow }, output, stop.signal);
+        return await eventsFollow(client, baseUrl, { runId: positionals[0] as string, after: str(values.after), until, json: values.json === true, full: values.full === true, ...deps.follow }, output, stop.signal);
       } finally {
         stop.dispose();
       }
@@ -403,11 +429,13 @@ trail could not store yet took effect (exit 0, a warning on standard error): not
 it allows happens before the statement is stored, or the run fails closed. The key needs
 the scope runs:approve.${HTTP_HELP}${TIMEOUT_HELP}`,
     options: { reason: { type: 'string' }, round: { type: 'string' }, ...JSON_OPTION, ...URL_OPTION },
-    run: ({ values, positionals, env, output, deps }) => {
+    run: async ({ values, positionals, env, output, deps }) => {
       const round = str(values.round);
       if (round !== undefined && !/^\d+$/.test(round)) throw new UsageError(`--round must be a whole number (got "${round}")`);
+      const client = await clientOf(values, env, deps);
+      const { runsDecide } = await runsCommands();
       return runsDecide(
-        clientOf(values, env, deps),
+        client,
         positionals[0] as string,
         { decision, reason: str(values.reason), round: round === undefined ? undefined : Number(round), json: values.json === true },
         output,
@@ -433,8 +461,9 @@ function verbSynopsis(verb: Verb): string {
   return `Usage: agent-ledger ${verb.words.join(' ')} ${verb.synopsis}\n(agent-ledger ${verb.words.join(' ')} --help for more)`;
 }
 
-function verbHelp(verb: Verb): string {
-  return `Usage: agent-ledger ${[...verb.words].join(' ')} ${verb.synopsis}\n\n${verb.summary}.\n\n${verb.help}\n\n${EXIT_CODES}`;
+async function verbHelp(verb: Verb): Promise<string> {
+  const help = typeof verb.help === 'string' ? verb.help : await verb.help();
+  return `Usage: agent-ledger ${[...verb.words].join(' ')} ${verb.synopsis}\n\n${verb.summary}.\n\n${help}\n\n${EXIT_CODES}`;
 }
 
 /** Options that would put a secret on the command line: refused with a pointer to the environment variable. */
@@ -443,8 +472,9 @@ const SECRET_OPTIONS = /^--(api-key|apikey|key|token|bearer)(=|$)/;
 /**
  * Runs one CLI command; resolves to its exit code.
  *
- * The verbs that open stores or start Nest (`worker`, `projections`, `audit`)
- * are loaded when they run, so the HTTP verbs start fast.
+ * Every verb is loaded when it runs: `--help` and `--version` load none, an
+ * HTTP verb the client of the service only, and the verbs that open stores
+ * or start Nest (`serve`, `worker`, `projections`, `audit`) the rest.
  */
 export async function runCli(argv: readonly string[], output: CliOutput = processOutput, env: NodeJS.ProcessEnv = process.env, deps: CliDeps = {}): Promise<ExitCode> {
   const help = argv.includes('--help') || argv.includes('-h');
@@ -469,7 +499,7 @@ export async function runCli(argv: readonly string[], output: CliOutput = proces
     return usageError(output, second === undefined ? `${first}: which one?` : `Unknown command: ${first} ${second}`, groupUsage);
   }
   if (help) {
-    output.out(verbHelp(verb));
+    output.out(await verbHelp(verb));
     return ExitCode.OK;
   }
   const rest = argv.slice(verb.words.length);
@@ -493,8 +523,7 @@ export async function runCli(argv: readonly string[], output: CliOutput = proces
     return await verb.run({ values: parsed.values, positionals: parsed.positionals, output, env, deps });
   } catch (error) {
     if (error instanceof UsageError) return usageError(output, `${name}: ${error.message}`, verbSynopsis(verb));
-    // An error of the client comes from an HTTP verb, whose --url was read without error before the request was sent.
-    const failure = error instanceof AgentLedgerError ? serviceFailureOf(error, baseUrlOf(str(parsed.values.url), env)) : null;
+    const failure = error instanceof ServiceFailureError ? null : await clientFailureOf(error, str(parsed.values.url), env);
     if (failure?.refused === true) {
       output.err(`${name}: refused: ${failure.message}`);
       return ExitCode.REFUSED;
@@ -528,12 +557,30 @@ function usageError(output: CliOutput, message: string, usage: string): ExitCode
 }
 
 /**
+ * An error of the client of the service read for a person (refused: exit 4;
+ * failed: exit 3), or null for any other error. Such an error comes from an
+ * HTTP verb, whose --url was read without error before the request was sent.
+ */
+async function clientFailureOf(error: unknown, url: string | undefined, env: NodeJS.ProcessEnv): Promise<ServiceFailure | null> {
+  const { AgentLedgerError } = await import('@agent-ledger/client');
+  if (!(error instanceof AgentLedgerError)) return null;
+  const { baseUrlOf, serviceFailureOf } = await import('./service-client');
+  return serviceFailureOf(error, await baseUrlOf(url, env));
+}
+
+/** The `runs` verbs (`runs.commands`), loaded when one of them runs. */
+function runsCommands(): Promise<typeof RunsCommands> {
+  return import('./runs.commands');
+}
+
+/**
  * The reader of the service's settings, loaded by the verbs that need it: it
  * brings in the packages that check the settings (the stores', the
- * runtime's, the HTTP API's), which the HTTP verbs, `--help` and `--version`
- * do without, and start faster.
+ * runtime's, the HTTP API's, and with them Nest, after `reflect-metadata`),
+ * which the HTTP verbs, `--help` and `--version` do without, and start faster.
  */
-function serviceConfigReader(): Promise<typeof ServiceConfigModule> {
+async function serviceConfigReader(): Promise<typeof ServiceConfigModule> {
+  await import('reflect-metadata');
   return import('../config/service-config');
 }
 
@@ -554,6 +601,7 @@ async function storeVerbConfig(values: Values, given: NodeJS.ProcessEnv, deps: C
   const cwd = deps.cwd ?? process.cwd();
   const env = withConfigFile(values, given, cwd);
   const config = (await serviceConfigReader()).readServiceConfig(env, cwd);
+  const { requireExistingRunStore } = await import('./existing-store');
   requireExistingRunStore(config, env, cwd);
   return { config, cwd };
 }
@@ -569,11 +617,32 @@ function required(values: Values, name: string): string {
 }
 
 /** The client of the service: `--url` or the environment's, the API key of the environment, `--timeout` (else `defaultTimeoutMs`; null: none). */
-function clientOf(values: Values, env: NodeJS.ProcessEnv, deps: CliDeps, defaultTimeoutMs: number | null = 30_000): AgentLedgerClient {
+async function clientOf(values: Values, env: NodeJS.ProcessEnv, deps: CliDeps, defaultTimeoutMs: number | null = 30_000): Promise<AgentLedgerClient> {
   const timeout = str(values.timeout);
   if (timeout !== undefined && (!/^\d+(\.\d+)?$/.test(timeout) || Number(timeout) <= 0)) throw new UsageError(`--timeout must be a positive number of seconds (got "${timeout}")`);
+  const { baseUrlOf, serviceClient } = await import('./service-client');
+  const baseUrl = await baseUrlOf(str(values.url), env);
+  if (deps.fetch === undefined) await useBaselineWasmCompilerOnly();
   const fetchFn = deps.fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init));
-  return serviceClient(baseUrlOf(str(values.url), env), env, fetchFn, timeout === undefined ? (defaultTimeoutMs ?? undefined) : Number(timeout) * 1000);
+  return serviceClient(baseUrl, env, fetchFn, timeout === undefined ? (defaultTimeoutMs ?? undefined) : Number(timeout) * 1000);
+}
+
+/** The V8 versions (majors) known to have `--liftoff-only`: Node.js 20 to 25. Another one is left as it is rather than told a flag it may not know (V8 would print an error). */
+const LIFTOFF_ONLY_V8_MAJORS = { min: 11, max: 14 } as const;
+
+/**
+ * Keeps WebAssembly on V8's baseline compiler (Liftoff) in this process,
+ * before its first request. Node.js's `fetch` parses HTTP with llhttp
+ * compiled to WebAssembly, and V8 recompiles it with TurboFan on a
+ * background thread, which the process waits for when it exits: about 0.2 s
+ * added to every HTTP verb on a 2-core machine (docs/benchmarks.md, "CLI
+ * response time"), for an optimisation a command that sends a request or two
+ * never uses. Only the HTTP verbs of the CLI's own process do this (a test's
+ * `fetch` of its own is left alone); `serve` and `worker` never do.
+ */
+async function useBaselineWasmCompilerOnly(): Promise<void> {
+  const major = Number(process.versions.v8.split('.')[0]);
+  if (major >= LIFTOFF_ONLY_V8_MAJORS.min && major <= LIFTOFF_ONLY_V8_MAJORS.max) (await import('node:v8')).setFlagsFromString('--liftoff-only');
 }
 
 /** For the package's `bin` launcher. */

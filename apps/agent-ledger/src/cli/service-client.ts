@@ -7,13 +7,12 @@
 import type { FetchLike } from '@agent-ledger/client';
 import { AgentLedgerApiError, AgentLedgerClient, AgentLedgerConnectionError, AgentLedgerStreamError } from '@agent-ledger/client';
 import { resolve } from 'node:path';
-import { readConfigFile } from '../config/config-file';
+import { UsageError } from './cli-errors';
 import { clip } from './event-format';
+import { API_KEY_ENV, URL_ENV } from './service-env';
 
-/** The environment variable of the service's base URL. */
-export const URL_ENV = 'AGENT_LEDGER_URL';
-/** The environment variable of the API key, sent as `Authorization: Bearer <key>`. Never read from the command line. */
-export const API_KEY_ENV = 'AGENT_LEDGER_API_KEY';
+export { ServiceFailureError, UsageError } from './cli-errors';
+export { API_KEY_ENV, URL_ENV } from './service-env';
 
 /**
  * The service's base URL: `--url`, else `AGENT_LEDGER_URL`, else
@@ -22,9 +21,9 @@ export const API_KEY_ENV = 'AGENT_LEDGER_API_KEY';
  *
  * @throws {@link UsageError} when the URL is not an http(s) URL.
  */
-export function baseUrlOf(option: string | undefined, env: NodeJS.ProcessEnv): string {
+export async function baseUrlOf(option: string | undefined, env: NodeJS.ProcessEnv): Promise<string> {
   const given = option ?? nonEmpty(env[URL_ENV]);
-  if (given === undefined) return `http://127.0.0.1:${configuredPort(env)}`;
+  if (given === undefined) return `http://127.0.0.1:${await configuredPort(env)}`;
   let url: URL;
   try {
     url = new URL(given);
@@ -48,14 +47,17 @@ export function serviceClient(baseUrl: string, env: NodeJS.ProcessEnv, fetch: Fe
  * The service's port as its configuration says (`PORT`, else the
  * configuration file's `server.port`), 3000 when it is 0, not a port or
  * cannot be read. Read without the service's whole configuration, whose
- * checks load the stores' and the runtime's packages: the HTTP verbs start fast.
+ * checks load the stores' and the runtime's packages, and the file's reader
+ * (and its YAML parser) only when there is a file to read: the HTTP verbs
+ * start fast.
  */
-function configuredPort(env: NodeJS.ProcessEnv): number {
+async function configuredPort(env: NodeJS.ProcessEnv): Promise<number> {
   const portOf = (value: unknown): number | undefined => {
     const port = typeof value === 'number' ? value : typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : NaN;
     return Number.isInteger(port) && port >= 0 && port <= 65_535 ? port : undefined;
   };
-  const portOfFile = (file: string): number | undefined => {
+  const portOfFile = async (file: string): Promise<number | undefined> => {
+    const { readConfigFile } = await import('../config/config-file');
     try {
       return portOf(readConfigFile(resolve(file)).values.get('server.port'));
     } catch {
@@ -64,23 +66,13 @@ function configuredPort(env: NodeJS.ProcessEnv): number {
   };
   const fromEnv = nonEmpty(env.PORT);
   const file = nonEmpty(env.AGENT_LEDGER_CONFIG);
-  const port = fromEnv !== undefined ? portOf(fromEnv) : file !== undefined ? portOfFile(file) : undefined;
+  const port = fromEnv !== undefined ? portOf(fromEnv) : file !== undefined ? await portOfFile(file) : undefined;
   return port === undefined || port === 0 ? 3000 : port;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
   return trimmed === undefined || trimmed === '' ? undefined : trimmed;
-}
-
-/** A command line that cannot be carried out as written (exit 2). */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
-
-/** The CLI could not carry out a command against the service, for a reason it states itself (exit 3). */
-export class ServiceFailureError extends Error {
-  override readonly name = 'ServiceFailureError';
 }
 
 /** `409 RUN_ALREADY_SETTLED: Run r1 is already settled (field: runId)`. */
