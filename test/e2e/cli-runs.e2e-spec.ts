@@ -62,7 +62,8 @@ describe('agent-ledger CLI against the service (e2e)', () => {
     const followed = await runCliProcess(['events', 'follow', runId], env);
     expectExit(followed, 0);
     expect(printedTypes(followed.stdout)).toEqual(WRITER_EVENTS);
-    expect(followed.stdout).toMatch(/^\d+:\d+ RunRequested agent=writer mode=queued input=\{"task":"report"\}$/m);
+    // Who started it: the caller as the service authenticated it (here the development mode).
+    expect(followed.stdout).toMatch(/^\d+:\d+ RunRequested agent=writer mode=queued input=\{"task":"report"\} requestedBy=development$/m);
     expect(followed.stdout).toMatch(/^\d+:\d+ StepStarted step=r0\/t0 tool=files\.write effect=IDEMPOTENT_WRITE$/m);
     expect(followed.stdout).toMatch(/^\d+:\d+ RunCompleted answer="written"$/m);
 
@@ -75,8 +76,9 @@ describe('agent-ledger CLI against the service (e2e)', () => {
     expectExit(got, 0);
     expect(got.stdout).toMatch(/^status\s+COMPLETED$/m);
     expect(got.stdout).toMatch(/^steps\s+5$/m);
+    expect(got.stdout).toMatch(/^started by\s+development$/m);
     expectExit(gotJson, 0);
-    expect(JSON.parse(gotJson.stdout)).toMatchObject({ runId, agent: 'writer', status: 'COMPLETED', reason: 'COMPLETED', attempts: 1 });
+    expect(JSON.parse(gotJson.stdout)).toMatchObject({ runId, agent: 'writer', status: 'COMPLETED', reason: 'COMPLETED', attempts: 1, startedBy: 'development' });
     expectExit(listed, 0);
     expect(listed.stdout.split('\n')[0]).toMatch(/^run\s+agent\s+mode\s+status/);
     expect(listed.stdout).toMatch(new RegExp(`^${runId}\\s+writer\\s+queued\\s+COMPLETED\\s+COMPLETED\\s+1\\s+5\\s`, 'm'));
@@ -96,6 +98,7 @@ describe('agent-ledger CLI against the service (e2e)', () => {
     expectExit(interactive, 0);
     expect(interactive.stdout).toMatch(/^status\s+COMPLETED$/m);
     expect(interactive.stdout).toMatch(/^answer\s+tick$/m);
+    expect(interactive.stdout).toMatch(/^started by\s+development$/m);
     expect(interactive.stdout).toMatch(/\/r0\/t0\s+tool\s+clock\.now\s+READ_ONLY\s+completed\s+succeeded/);
   });
 

@@ -54,8 +54,8 @@ function refused(): Error {
 
 const ENV = { AGENT_LEDGER_URL: 'http://svc.test:8080' };
 
-function frame(position: string, type: string, data: Record<string, unknown>): string {
-  return `id: ${position}\nevent: ${type}\ndata: ${JSON.stringify({ type, streamName: 'run-r1', revision: 0, position, data: { runId: 'r1', ...data }, metadata: {}, created: '2026-11-30T00:00:00.000Z' })}\n\n`;
+function frame(position: string, type: string, data: Record<string, unknown>, metadata: Record<string, unknown> = {}): string {
+  return `id: ${position}\nevent: ${type}\ndata: ${JSON.stringify({ type, streamName: 'run-r1', revision: 0, position, data: { runId: 'r1', ...data }, metadata, created: '2026-11-30T00:00:00.000Z' })}\n\n`;
 }
 
 /** An SSE body that sends `chunks`, then ends (or stays open when `open`); like fetch's, it fails when the request's `signal` aborts. */
@@ -743,7 +743,8 @@ describe('agent-ledger CLI: agents', () => {
 });
 
 describe('agent-ledger CLI: events follow', () => {
-  const requested = frame('1:1', 'RunRequested', { agent: 'clock', mode: 'queued', input: 'now?' });
+  // As the service sends it: in the current version of its type (schema version 2: who started the run).
+  const requested = frame('1:1', 'RunRequested', { agent: 'clock', mode: 'queued', input: 'now?', requestedBy: { kind: 'apiKey', id: 'ops' } }, { schemaVersion: 2 });
   const claimed = frame('2:2', 'RunClaimed', { owner: 'worker:host:42:a', attempt: 1 });
   const step = frame('3:3', 'StepStarted', { stepId: 'r1/r0/t0', kind: 'tool', toolName: 'clock.now', effect: 'READ_ONLY' });
   const completed = frame('5:5', 'RunCompleted', { reason: 'COMPLETED', finalAnswer: 'tick' });
@@ -754,7 +755,7 @@ describe('agent-ledger CLI: events follow', () => {
     expect(await runCli(['events', 'follow', 'r1'], output, { ...ENV, AGENT_LEDGER_API_KEY: 'k' }, { fetch, follow: PATIENT })).toBe(0);
     expect(calls[0]).toMatchObject({ url: 'http://svc.test:8080/runs/r1/events', headers: { accept: 'text/event-stream', authorization: 'Bearer k' } });
     expect(output.lines).toEqual([
-      '1:1 RunRequested agent=clock mode=queued input="now?"',
+      '1:1 RunRequested agent=clock mode=queued input="now?" requestedBy=key:ops',
       '2:2 RunClaimed owner=worker:host:42:a attempt=1',
       '3:3 StepStarted step=r0/t0 tool=clock.now effect=READ_ONLY',
       '5:5 RunCompleted answer="tick"',
@@ -820,7 +821,7 @@ describe('agent-ledger CLI: events follow', () => {
     const { fetch, calls } = fakeFetch(sse([requested, 'id: 2:2\ndata: {not json\n\n'], { open: true }));
     const output = capture();
     expect(await runCli(['events', 'follow', 'r1'], output, ENV, { fetch, follow: PATIENT })).toBe(3);
-    expect(output.lines).toEqual(['1:1 RunRequested agent=clock mode=queued input="now?"']);
+    expect(output.lines).toEqual(['1:1 RunRequested agent=clock mode=queued input="now?" requestedBy=key:ops']);
     expect(output.errText()).toContain('sent a frame whose data is not JSON: {not json');
     expect(calls).toHaveLength(1);
   });

@@ -71,7 +71,7 @@ export function summaryOf(type: string, data: Record<string, unknown>, display: 
       .join(' ');
   switch (type) {
     case 'RunRequested':
-      return `${pairs('agent', 'mode')} input=${clip(JSON.stringify(data.input ?? null), 60)}`;
+      return [pairs('agent', 'mode'), `input=${clip(JSON.stringify(data.input ?? null), 60)}`, pairs('requestedBy')].filter((s) => s !== '').join(' ');
     case 'RunClaimed':
       return pairs('owner', 'attempt');
     case 'LeaseRenewed':
