@@ -71,6 +71,8 @@ describe('the console: what a run asks and answers, and rebuilds made elsewhere 
     // The arguments exactly as the model gave them, indented JSON.
     expect(await call.getByTestId('approval-arguments').textContent()).toBe(JSON.stringify({ path: 'approved.log', content: 'approved line\n' }, null, 2));
     expect(await page.getByTestId('run-input').textContent()).toBe(input);
+    // Who started it: the key that called POST /runs, as the service recorded it.
+    expect(await page.getByTestId('run-started-by').textContent()).toBe(`key:${service.keys.operator.entry.id}`);
     expect(await page.getByTestId('run-answer').count()).toBe(0);
 
     // The auditor reads the same panel, without the buttons.
