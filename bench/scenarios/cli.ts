@@ -40,7 +40,7 @@ import type { BenchContext, BenchScenario, Measurement, Ratio, ScenarioResult, T
 import { formatNumber } from '../support/report';
 import { median, quantile, ratioSamples } from '../support/stats';
 import { ChildServer } from './http/child-server';
-import { childEnvironment, REPOSITORY_ROOT } from './http/service-fixture';
+import { BENCH_AGENT, BENCH_AGENTS_YAML, childEnvironment, REPOSITORY_ROOT } from './http/service-fixture';
 
 /** Calls of each command per round; the smoke size. */
 export const CLI_CALLS = { full: 20, quick: 2 } as const;
@@ -75,21 +75,6 @@ const LAUNCHER = 'apps/agent-ledger/bin/agent-ledger.js';
 const SOURCE_CLI = 'apps/agent-ledger/src/cli/main.ts';
 /** The projects whose build the CLI runs: the service and every library. */
 const PROJECT_ROOTS = ['apps/agent-ledger', ...readdirSync(join(REPOSITORY_ROOT, 'libs')).map((name) => `libs/${name}`)];
-const AGENT = 'bench-clock';
-const AGENTS_YAML = `# Written by the cli benchmark (bench/scenarios/cli.ts): one cheap agent.
-agents:
-  - name: ${AGENT}
-    description: Reads the clock once, then answers (scripted model, READ_ONLY built-in tool).
-    instructions: Tell the user the current time.
-    tools: [clock.now]
-    maxIterations: 3
-    provider:
-      type: scripted
-      script:
-        - toolCalls:
-            - tool: clock.now
-        - final: I looked at the clock.
-`;
 /**
  * The probe preloaded into each measured call: at the process's exit, writes
  * its peak RSS in KiB, and where the figure comes from, to the file
@@ -234,7 +219,7 @@ async function startSeededService(entry: CliEntry, folder: string, runs: number,
   const apiKey = randomBytes(32).toString('base64url');
   const agentsFile = join(folder, 'agents.yaml');
   const configFile = join(folder, 'agent-ledger.json');
-  writeFileSync(agentsFile, AGENTS_YAML);
+  writeFileSync(agentsFile, BENCH_AGENTS_YAML);
   const config = {
     server: { port: 0, host: '127.0.0.1' },
     store: { dataDir: join(folder, 'data') },
@@ -264,7 +249,7 @@ async function startSeededService(entry: CliEntry, folder: string, runs: number,
 async function seedRuns(baseUrl: string, apiKey: string, runs: number, timeoutMs: number): Promise<void> {
   const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
   for (let i = 0; i < runs; i++) {
-    const response = await fetch(`${baseUrl}/runs`, { method: 'POST', headers, body: JSON.stringify({ agent: AGENT, input: `run ${i}`, runId: `cli-bench-${i}` }) });
+    const response = await fetch(`${baseUrl}/runs`, { method: 'POST', headers, body: JSON.stringify({ agent: BENCH_AGENT, input: `run ${i}`, runId: `cli-bench-${i}` }) });
     if (response.status !== 202) throw new Error(`POST /runs answered ${response.status}: ${await response.text()}`);
   }
   const deadline = Date.now() + timeoutMs;

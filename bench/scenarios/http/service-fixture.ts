@@ -23,7 +23,8 @@ const SOURCE_FOLDERS = ['apps/agent-ledger/src', 'libs'];
 /** The one agent of the scenario: the scripted model asks for the clock once, then answers. */
 export const BENCH_AGENT = 'bench-clock';
 
-const AGENTS_YAML = `# Written by the http benchmark (bench/scenarios/http): one cheap agent.
+/** The agents file of the benchmarks that start the service (http, cli): one cheap agent, {@link BENCH_AGENT}. */
+export const BENCH_AGENTS_YAML = `# Written by a benchmark that starts the service (bench/scenarios/http, cli): one cheap agent.
 agents:
   - name: ${BENCH_AGENT}
     description: Reads the clock once, then answers (scripted model, READ_ONLY built-in tool).
@@ -115,7 +116,7 @@ export async function startBenchService(options: BenchServiceOptions): Promise<B
   const agentsFile = join(options.folder, 'agents.yaml');
   const configFile = join(options.folder, 'agent-ledger.json');
   mkdirSync(options.folder, { recursive: true });
-  writeFileSync(agentsFile, AGENTS_YAML);
+  writeFileSync(agentsFile, BENCH_AGENTS_YAML);
   const config = {
     server: { port: 0, host: '127.0.0.1' },
     store: { dataDir: join(options.folder, 'data') },
