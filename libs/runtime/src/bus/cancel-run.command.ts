@@ -1,8 +1,9 @@
 import { Command } from '@nestjs/cqrs';
 import { IsObject, IsString, Length, Matches, ValidateNested } from 'class-validator';
 import type { Principal, RunState, RunStatus } from '@agent-ledger/domain';
-import { IsOmittable, PRINCIPAL_MESSAGE, RUN_ID_RULE, RUN_ID_RULE_MESSAGE, assignFields, principalFieldsOf } from '@agent-ledger/validation';
+import { IsOmittable, PRINCIPAL_MESSAGE, RUN_ID_RULE, RUN_ID_RULE_MESSAGE, assignFields } from '@agent-ledger/validation';
 import type { RunSummary } from './run-summary';
+import { keepPrincipalField } from './principal-field';
 
 /** The fields of {@link CancelRun}. */
 export interface CancelRunFields {
@@ -57,8 +58,6 @@ export class CancelRun extends Command<CancelRunResult> implements CancelRunFiel
   constructor(fields: CancelRunFields) {
     super();
     assignFields(this, fields);
-    // The principal is checked with its own rules (principal.kind, principal.id), so it becomes an instance of its class.
-    const principal = principalFieldsOf((fields as { principal?: unknown } | null)?.principal);
-    if (typeof principal === 'object' && principal !== null) Object.defineProperty(this, 'principal', { value: principal, enumerable: true, writable: false, configurable: true });
+    keepPrincipalField(this, fields);
   }
 }

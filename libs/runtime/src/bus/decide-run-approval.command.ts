@@ -2,8 +2,9 @@ import { Command } from '@nestjs/cqrs';
 import { IsIn, IsInt, IsObject, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import type { Principal, RunState, RunStatus } from '@agent-ledger/domain';
 import { MAX_ITERATIONS } from '@agent-ledger/domain';
-import { IsOmittable, PRINCIPAL_MESSAGE, RUN_ID_RULE, RUN_ID_RULE_MESSAGE, assignFields, principalFieldsOf } from '@agent-ledger/validation';
+import { IsOmittable, PRINCIPAL_MESSAGE, RUN_ID_RULE, RUN_ID_RULE_MESSAGE, assignFields } from '@agent-ledger/validation';
 import type { RunSummary } from './run-summary';
+import { keepPrincipalField } from './principal-field';
 
 /** The two decisions on calls that wait for approval. */
 export const APPROVAL_DECISIONS = ['approve', 'deny'] as const;
@@ -81,8 +82,6 @@ export class DecideRunApproval extends Command<DecideRunApprovalResult> implemen
   constructor(fields: DecideRunApprovalFields) {
     super();
     assignFields(this, fields);
-    // The principal is checked with its own rules (principal.kind, principal.id), so it becomes an instance of its class.
-    const principal = principalFieldsOf((fields as { principal?: unknown } | null)?.principal);
-    if (typeof principal === 'object' && principal !== null) Object.defineProperty(this, 'principal', { value: principal, enumerable: true, writable: false, configurable: true });
+    keepPrincipalField(this, fields);
   }
 }

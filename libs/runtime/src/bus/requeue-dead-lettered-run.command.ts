@@ -1,7 +1,8 @@
 import { Command } from '@nestjs/cqrs';
 import { IsIn, IsObject, IsString, Length, Matches, ValidateNested } from 'class-validator';
 import type { Principal, RunState } from '@agent-ledger/domain';
-import { IsOmittable, PRINCIPAL_MESSAGE, RUN_ID_RULE, RUN_ID_RULE_MESSAGE, assignFields, principalFieldsOf } from '@agent-ledger/validation';
+import { IsOmittable, PRINCIPAL_MESSAGE, RUN_ID_RULE, RUN_ID_RULE_MESSAGE, assignFields } from '@agent-ledger/validation';
+import { keepPrincipalField } from './principal-field';
 
 /** An operator's statement of what became of a write that was in flight. */
 export class InFlightWriteResolutionFields {
@@ -71,9 +72,7 @@ export class RequeueDeadLetteredRun extends Command<RequeueDeadLetteredRunResult
   constructor(fields: RequeueDeadLetteredRunFields) {
     super();
     assignFields(this, fields);
-    // The principal is checked with its own rules (principal.kind, principal.id), so it becomes an instance of its class.
-    const principal = principalFieldsOf((fields as { principal?: unknown } | null)?.principal);
-    if (typeof principal === 'object' && principal !== null) Object.defineProperty(this, 'principal', { value: principal, enumerable: true, writable: false, configurable: true });
+    keepPrincipalField(this, fields);
     // The nested statement is checked with its own rules, so it becomes an instance of its class.
     const resolution: unknown = (fields as { resolution?: unknown } | null)?.resolution;
     if (typeof resolution === 'object' && resolution !== null && !Array.isArray(resolution)) {

@@ -10,11 +10,11 @@ import {
   IsOmittable,
   IsPresent,
   PRINCIPAL_MESSAGE,
-  principalFieldsOf,
   RUN_ID_RULE,
   RUN_ID_RULE_MESSAGE,
 } from '@agent-ledger/validation';
 import type { RunSummary } from './run-summary';
+import { keepPrincipalField } from './principal-field';
 
 /** How a run is started. */
 export const START_MODES = ['interactive', 'queued'] as const;
@@ -131,8 +131,6 @@ export class StartRun extends Command<StartRunResult> implements StartRunFields 
   constructor(fields: StartRunFields) {
     super();
     assignFields(this, fields);
-    // The principal is checked with its own rules (principal.kind, principal.id), so it becomes an instance of its class.
-    const principal = principalFieldsOf((fields as { principal?: unknown } | null)?.principal);
-    if (typeof principal === 'object' && principal !== null) Object.defineProperty(this, 'principal', { value: principal, enumerable: true, writable: false, configurable: true });
+    keepPrincipalField(this, fields);
   }
 }

@@ -1,8 +1,9 @@
 import { Command } from '@nestjs/cqrs';
 import { IsObject, IsString, Matches, ValidateNested } from 'class-validator';
 import type { JsonValue, Principal, RunState, RunStatus } from '@agent-ledger/domain';
-import { IsJsonValue, IsPresent, PRINCIPAL_MESSAGE, RUN_ID_RULE, RUN_ID_RULE_MESSAGE, assignFields, principalFieldsOf } from '@agent-ledger/validation';
+import { IsJsonValue, IsPresent, PRINCIPAL_MESSAGE, RUN_ID_RULE, RUN_ID_RULE_MESSAGE, assignFields } from '@agent-ledger/validation';
 import type { RunSummary } from './run-summary';
+import { keepPrincipalField } from './principal-field';
 
 /** The fields of {@link SubmitRunInput}. */
 export interface SubmitRunInputFields {
@@ -55,8 +56,6 @@ export class SubmitRunInput extends Command<SubmitRunInputResult> implements Sub
   constructor(fields: SubmitRunInputFields) {
     super();
     assignFields(this, fields);
-    // The principal is checked with its own rules (principal.kind, principal.id), so it becomes an instance of its class.
-    const principal = principalFieldsOf((fields as { principal?: unknown } | null)?.principal);
-    if (typeof principal === 'object' && principal !== null) Object.defineProperty(this, 'principal', { value: principal, enumerable: true, writable: false, configurable: true });
+    keepPrincipalField(this, fields);
   }
 }
