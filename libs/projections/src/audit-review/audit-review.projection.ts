@@ -77,11 +77,10 @@ export function auditReviewChanges(event: ProjectedEvent, { writeOf, startOf }: 
     case 'RunRequested':
     case 'RunStartRecorded': {
       const d = event.data;
-      const known = startOf(d.runId);
-      const stated = event.type === 'RunStartRecorded' || known?.stated === true;
-      const continuationOf = event.type === 'RunStartRecorded' ? event.data.continuationOf : (event.data.continuation?.of ?? null);
+      const stated = event.type === 'RunStartRecorded';
       // The statement is the audited answer; the request only fills in a run whose statement is not seen yet.
-      if (known?.stated === true && event.type === 'RunRequested') return [];
+      if (!stated && startOf(d.runId)?.stated === true) return [];
+      const continuationOf = stated ? event.data.continuationOf : (event.data.continuation?.of ?? null);
       return [{ table: 'audit_run_starts', row: { runId: d.runId, startedBy: principalLabel(d.requestedBy), requestedAt: d.requestedAt, continuationOf, stated } }];
     }
     case 'StepStarted': {
