@@ -7,7 +7,8 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
  * direction (the domain, the client and the crash points at the bottom; the
  * event store and the validation above them; the runtime and the projections
  * beside each other; their composition, then the HTTP module, then the
- * service on top), imports of another package only through its entry point,
+ * service on top), imports of another package only through its entry points
+ * (the ones its package.json exports),
  * every import of published code declared in the package's package.json, and
  * nothing of a test (a `testing/` folder, `test/`, a spec) reachable from
  * published code.
@@ -37,6 +38,7 @@ interface Manifest {
   readonly types?: string;
   readonly bin?: Record<string, string>;
   readonly exports?: Record<string, unknown>;
+  readonly typesVersions?: Record<string, Record<string, string[]>>;
   readonly files?: string[];
   readonly dependencies?: Record<string, string>;
   readonly peerDependencies?: Record<string, string>;
@@ -92,6 +94,11 @@ const BUILTINS = new Set(builtinModules);
 const isBuiltin = (specifier: string) => specifier.startsWith('node:') || BUILTINS.has(packageOf(specifier));
 
 const packages = workspacePackages();
+
+/** The subpaths a package exports besides `.` and `./package.json` (`/settings`), by package name. */
+const entryPoints = new Map(
+  packages.map((p) => [p.manifest.name, new Set(Object.keys(p.manifest.exports ?? {}).filter((key) => key !== '.' && key !== './package.json').map((key) => key.slice(1)))]),
+);
 const rootVersion = readManifest(ROOT).version;
 
 describe('the workspace packages', () => {
@@ -100,13 +107,18 @@ describe('the workspace packages', () => {
     for (const { manifest } of packages) expect([manifest.name, LAYERS[manifest.name]]).toEqual([manifest.name, expect.any(Number)]);
   });
 
-  it.each(packages.map((p) => [p.manifest.name, p] as const))('%s: one version for all, published files only from dist, types with every entry point', (_name, { manifest }) => {
+  it.each(packages.map((p) => [p.manifest.name, p] as const))('%s: one version for all, published files only from dist, types with every entry point (also for TypeScript\'s older resolution)', (_name, { manifest }) => {
     expect(manifest.version).toBe(rootVersion);
     expect(manifest.private).toBeUndefined();
     expect(manifest.files).toEqual(expect.arrayContaining(['dist']));
     if (manifest.bin === undefined) {
       expect(manifest.types).toBe('dist/index.d.ts');
       expect(manifest.exports?.['.']).toEqual({ types: './dist/index.d.ts', default: './dist/index.js' });
+    }
+    for (const sub of entryPoints.get(manifest.name) ?? []) {
+      expect([sub, manifest.exports?.[`.${sub}`]]).toEqual([sub, { types: `./dist${sub}.d.ts`, default: `./dist${sub}.js` }]);
+      // TypeScript's older module resolution ("node", used by this workspace and by many hosts) reads typesVersions, not exports.
+      expect([sub, manifest.typesVersions?.['*']?.[sub.slice(1)]]).toEqual([sub, [`dist${sub}.d.ts`]]);
     }
   });
 
@@ -144,7 +156,7 @@ describe('the workspace packages', () => {
         }
         if (LAYERS[dependency] !== undefined) {
           const sub = specifier.slice(dependency.length);
-          if (sub !== '' && sub !== '/testing') problems.push(`${where}: '${specifier}' reaches into ${dependency} past its entry point`);
+          if (sub !== '' && sub !== '/testing' && !entryPoints.get(dependency)?.has(sub)) problems.push(`${where}: '${specifier}' reaches into ${dependency} past its entry points`);
           if (!((LAYERS[dependency] as number) < (LAYERS[name] as number))) problems.push(`${where}: '${specifier}' goes against the dependency direction`);
           if (test) continue;
           if (sub === '/testing') problems.push(`${where}: '${specifier}' is a test helper`);

@@ -80,10 +80,8 @@ export type { SagaSource } from './saga/audit-gap-ledger';
 export * from './saga/audit-gap-ledger-store-mismatch.error';
 export { ensureAuditGapLedgerStores, SAGA_STORE_MISMATCH_POLICIES } from './saga/audit-gap-ledger-stores';
 export type { EnsureAuditGapLedgerStoresOptions, SagaStoreMismatchPolicy } from './saga/audit-gap-ledger-stores';
-export * from './audit/audit-store-verdict';
+export * from './audit-review';
 export * from './audit/audit-verdict-builder';
-export * from './audit/audit-store-reviewer';
-export { AUDIT_VERDICT_CHECKPOINT_FILE, AUDIT_VERDICT_CHECKPOINT_FORMAT } from './audit/audit-verdict-checkpoint-file';
 // The public commands and queries of the bus, validated before their handlers run.
 export * from '@agent-ledger/validation';
 export * from './bus/run-summary';

@@ -1,4 +1,4 @@
-import { reviewAuditStores } from '@agent-ledger/runtime';
+import { reviewAuditStores } from '@agent-ledger/runtime/audit-review';
 import type { ServiceConfig } from '../config/service-config';
 import type { CliOutput } from './cli-output';
 import { ExitCode } from './cli-output';

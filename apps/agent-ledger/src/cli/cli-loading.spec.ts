@@ -6,8 +6,8 @@
  * modules were asked for. The bench measures the time it saves
  * (`npm run bench -- --only cli`, docs/benchmarks.md).
  */
-import type { CliOutput } from './cli-output';
 import type * as Main from './main';
+import { forgetWatched, modulesLoadedBy } from './testing/modules-loaded';
 
 /** What `--help` and `--version` do without; an HTTP verb does without all but the first two. */
 const HEAVY = [
@@ -24,33 +24,9 @@ const HEAVY = [
   'yaml',
 ] as const;
 
-function capture(): CliOutput & { lines: string[]; errors: string[] } {
-  const lines: string[] = [];
-  const errors: string[] = [];
-  return { lines, errors, out: (l) => lines.push(l), err: (l) => errors.push(l), isTTY: false };
-}
+const loadedBy = (argv: readonly string[], env: NodeJS.ProcessEnv = {}, deps: Main.CliDeps = {}) => modulesLoadedBy(HEAVY, argv, env, deps);
 
-/** Runs `argv` on a fresh copy of the CLI; resolves to its exit code and the modules of {@link HEAVY} it loaded. */
-async function loadedBy(argv: readonly string[], env: NodeJS.ProcessEnv = {}, deps: Main.CliDeps = {}): Promise<{ code: number; loaded: string[]; output: ReturnType<typeof capture> }> {
-  const loaded: string[] = [];
-  let main: typeof Main | undefined;
-  jest.isolateModules(() => {
-    for (const name of HEAVY) {
-      jest.doMock(name, () => {
-        loaded.push(name);
-        return jest.requireActual(name);
-      });
-    }
-    main = jest.requireActual<typeof Main>('./main');
-  });
-  const output = capture();
-  const code = await (main as typeof Main).runCli(argv, output, env, deps);
-  return { code, loaded, output };
-}
-
-afterEach(() => {
-  for (const name of HEAVY) jest.dontMock(name);
-});
+afterEach(() => forgetWatched(HEAVY));
 
 describe('what a CLI command loads', () => {
   it.each([[['--help']], [['--version']], [['help']], [[]], [['runs', '--help']], [['audit', 'verify', '--help']], [['serve', '--help']], [['nonsense']]])('%j loads none of the packages', async (argv) => {

@@ -1,7 +1,7 @@
 import type { OpenStores } from '../config/open-stores';
 import type { ServiceConfig } from '../config/service-config';
-import type { RunStoreLocation } from '../config/store-identity-check';
-import { runStoreLocation } from '../config/store-identity-check';
+import type { RunStoreLocation } from '../config/store-location';
+import { runStoreLocation } from '../config/store-location';
 import type { CliOutput } from './cli-output';
 import { unreadConfigFiles } from './unread-config-file';
 

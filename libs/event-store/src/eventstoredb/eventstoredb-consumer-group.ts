@@ -1,16 +1,5 @@
 import type { EventStoreDBClient, Filter, Position, PersistentSubscriptionToAll, PersistentSubscriptionToAllResolvedEvent } from '@eventstore/db-client';
-import {
-  BACKWARDS,
-  END,
-  START,
-  PARK,
-  PersistentSubscriptionDoesNotExistError,
-  PersistentSubscriptionExistsError,
-  RETRY,
-  ROUND_ROBIN,
-  eventTypeFilter,
-  persistentSubscriptionToAllSettingsFromDefaults,
-} from '@eventstore/db-client';
+import { esdb } from './eventstoredb-client-library';
 import type { ConsumerGroupEnsured, ConsumerGroupMembership, ConsumerGroupSettings, OfferedEvent } from '../port/consumer-groups';
 import { isConsumerGroupName } from '../port/consumer-groups';
 import { ConsumerGroupMismatchError } from '../port/errors/consumer-group-mismatch.error';
@@ -48,13 +37,13 @@ export function checkGroupSettings(settings: ConsumerGroupSettings): ConsumerGro
 /** An exact event-type filter for the server (its filters take prefixes or a regular expression). */
 function exactTypes(eventTypes: readonly string[]): Filter {
   const escaped = eventTypes.map((type) => type.replace(/[.]/g, '\\.'));
-  return eventTypeFilter({ regex: `^(${escaped.join('|')})$` });
+  return esdb().eventTypeFilter({ regex: `^(${escaped.join('|')})$` });
 }
 
 /** The position of the last record of `$all`, or undefined on an empty database. */
 async function headPosition(client: EventStoreDBClient): Promise<Position | undefined> {
   let head: Position | undefined;
-  for await (const resolved of client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1 })) head = resolved.event?.position ?? head;
+  for await (const resolved of client.readAll({ direction: esdb().BACKWARDS, fromPosition: esdb().END, maxCount: 1 })) head = resolved.event?.position ?? head;
   return head;
 }
 
@@ -72,7 +61,7 @@ export async function ensureEventStoreDbConsumerGroup(client: EventStoreDBClient
     const compare: Array<[string, string, string]> = [
       ['messageTimeoutMs', String(settings.messageTimeoutMs), String(found.messageTimeout)],
       ['maxRetryCount', String(settings.maxRetryCount), String(found.maxRetryCount)],
-      ['consumerStrategy', ROUND_ROBIN, String(found.consumerStrategyName)],
+      ['consumerStrategy', esdb().ROUND_ROBIN, String(found.consumerStrategyName)],
       ['resolveLinkTos', 'false', String(found.resolveLinkTos)],
     ];
     for (const [setting, expected, actual] of compare) {
@@ -81,25 +70,25 @@ export async function ensureEventStoreDbConsumerGroup(client: EventStoreDBClient
     return 'matches';
   } catch (error) {
     if (error instanceof ConsumerGroupMismatchError) throw error;
-    if (!(error instanceof PersistentSubscriptionDoesNotExistError)) throw translateEventStoreDbError(error, { operation });
+    if (!(error instanceof esdb().PersistentSubscriptionDoesNotExistError)) throw translateEventStoreDbError(error, { operation });
   }
   try {
     await client.createPersistentSubscriptionToAll(
       groupName,
-      persistentSubscriptionToAllSettingsFromDefaults({
+      esdb().persistentSubscriptionToAllSettingsFromDefaults({
         // The head as a position, not END: a group reloaded before its first checkpoint (a server restart) starts there, not at the then end.
-        startFrom: (await headPosition(client)) ?? START,
+        startFrom: (await headPosition(client)) ?? esdb().START,
         resolveLinkTos: false,
         messageTimeout: settings.messageTimeoutMs,
         maxRetryCount: settings.maxRetryCount,
-        consumerStrategyName: ROUND_ROBIN,
+        consumerStrategyName: esdb().ROUND_ROBIN,
       }),
       { filter: exactTypes(settings.eventTypes) },
     );
     return 'created';
   } catch (error) {
     // Another process created it between the two calls: check theirs.
-    if (error instanceof PersistentSubscriptionExistsError) return ensureEventStoreDbConsumerGroup(client, groupName, settings);
+    if (error instanceof esdb().PersistentSubscriptionExistsError) return ensureEventStoreDbConsumerGroup(client, groupName, settings);
     throw translateEventStoreDbError(error, { operation });
   }
 }
@@ -159,7 +148,7 @@ export class EventStoreDbMembership implements ConsumerGroupMembership {
       event,
       retryCount: resolved.retryCount,
       ack: () => settle(() => subscription.ack(resolved)),
-      nack: (action, reason) => settle(() => subscription.nack(action === 'park' ? PARK : RETRY, reason, resolved)),
+      nack: (action, reason) => settle(() => subscription.nack(action === 'park' ? esdb().PARK : esdb().RETRY, reason, resolved)),
     };
   }
 

@@ -1,23 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import type * as EventStoreDbClientLibrary from '@eventstore/db-client';
+import { esdb } from './eventstoredb-client-library';
 import type {
   AllStreamResolvedEvent,
+  EventStoreDBClient,
   AppendResult as ClientAppendResult,
   Position as ClientPosition,
   ReadPosition,
   ReadRevision,
-} from '@eventstore/db-client';
-import {
-  BACKWARDS,
-  END,
-  EventStoreDBClient,
-  FORWARDS,
-  START,
-  StreamNotFoundError,
-  WrongExpectedVersionError,
-  eventTypeFilter,
-  jsonEvent,
-  excludeSystemEvents,
-  streamNameFilter,
 } from '@eventstore/db-client';
 import type { EventData, RecordedEvent } from '../port/event';
 import type { AppendOptions, AppendResult, DeleteStreamOptions, EventStore } from '../port/event-store';
@@ -116,7 +106,7 @@ export class EventStoreDbEventStore implements EventStore, ConsumerGroups {
     const resolved = resolveEventStoreDbOptions(options);
     let client: EventStoreDBClient;
     try {
-      client = EventStoreDBClient.connectionString(resolved.connectionString);
+      client = esdb().EventStoreDBClient.connectionString(resolved.connectionString);
     } catch (error) {
       throw new InvalidOptionError('eventStoreDb.connectionString', error instanceof Error ? error.message : String(error));
     }
@@ -171,12 +161,12 @@ export class EventStoreDbEventStore implements EventStore, ConsumerGroups {
     try {
       await this.client.appendToStream(
         STORE_IDENTITY_STREAM,
-        jsonEvent({ type: STORE_IDENTITY_EVENT_TYPE, data: { id: proposed.id, createdAt: proposed.createdAt.toISOString() } }),
+        esdb().jsonEvent({ type: STORE_IDENTITY_EVENT_TYPE, data: { id: proposed.id, createdAt: proposed.createdAt.toISOString() } }),
         { expectedRevision: 'no_stream' },
       );
       return Object.freeze(proposed);
     } catch (error) {
-      if (!(error instanceof WrongExpectedVersionError)) {
+      if (!(error instanceof esdb().WrongExpectedVersionError)) {
         throw translateEventStoreDbError(error, { operation: 'storeIdentity', streamName: STORE_IDENTITY_STREAM, expected: Expected.NO_STREAM });
       }
     }
@@ -190,11 +180,11 @@ export class EventStoreDbEventStore implements EventStore, ConsumerGroups {
     const first: unknown[] = [];
     try {
       // Read to the end (one event at most) rather than leave the call half-consumed.
-      for await (const resolved of this.client.readStream(STORE_IDENTITY_STREAM, { direction: FORWARDS, fromRevision: START, maxCount: 1 })) {
+      for await (const resolved of this.client.readStream(STORE_IDENTITY_STREAM, { direction: esdb().FORWARDS, fromRevision: esdb().START, maxCount: 1 })) {
         first.push(resolved.event?.data);
       }
     } catch (error) {
-      if (error instanceof StreamNotFoundError) return undefined;
+      if (error instanceof esdb().StreamNotFoundError) return undefined;
       throw translateEventStoreDbError(error, { operation: 'storeIdentity', streamName: STORE_IDENTITY_STREAM });
     }
     if (first.length === 0) return undefined;
@@ -253,7 +243,7 @@ export class EventStoreDbEventStore implements EventStore, ConsumerGroups {
       {
         operation,
         open: (cursor, highWaterMark) =>
-          this.client.subscribeToStream(streamName, { fromRevision: cursor ?? START }, { highWaterMark }) as ClientCatchUpSubscription,
+          this.client.subscribeToStream(streamName, { fromRevision: cursor ?? esdb().START }, { highWaterMark }) as ClientCatchUpSubscription,
         cursorOf: (event) => event.revision,
         translate: (error) => translateEventStoreDbError(error, { operation, streamName }),
       },
@@ -270,17 +260,17 @@ export class EventStoreDbEventStore implements EventStore, ConsumerGroups {
     this.assertOpen();
     const filter =
       checked === undefined
-        ? excludeSystemEvents()
+        ? esdb().excludeSystemEvents()
         : checked.filter.streamNamePrefixes !== undefined
-          ? streamNameFilter({ prefixes: [...checked.filter.streamNamePrefixes] })
-          : eventTypeFilter({ prefixes: [...(checked.filter.eventTypePrefixes ?? [])] });
+          ? esdb().streamNameFilter({ prefixes: [...checked.filter.streamNamePrefixes] })
+          : esdb().eventTypeFilter({ prefixes: [...(checked.filter.eventTypePrefixes ?? [])] });
     const operation = 'subscribeToAll';
     return this.register<Position>(
       {
         operation,
         open: (cursor, highWaterMark) =>
           this.client.subscribeToAll(
-            { fromPosition: cursor === undefined ? START : toClientPosition(cursor), filter },
+            { fromPosition: cursor === undefined ? esdb().START : toClientPosition(cursor), filter },
             { highWaterMark },
           ) as ClientCatchUpSubscription,
         cursorOf: (event) => event.position,
@@ -384,16 +374,16 @@ export class EventStoreDbEventStore implements EventStore, ConsumerGroups {
       head = await this.headRevision(streamName);
       if (head === Expected.NO_STREAM) return { streamExists: false, currentRevision: Expected.NO_STREAM, events: [] };
     }
-    let clientDirection: typeof FORWARDS | typeof BACKWARDS = forwards ? FORWARDS : BACKWARDS;
+    let clientDirection: typeof EventStoreDbClientLibrary.FORWARDS | typeof EventStoreDbClientLibrary.BACKWARDS = forwards ? esdb().FORWARDS : esdb().BACKWARDS;
     let fromRevision: ReadRevision;
     let count = maxCount;
-    if (forwards) fromRevision = from === ReadFrom.END ? (head as bigint) : from === undefined ? START : from;
+    if (forwards) fromRevision = from === ReadFrom.END ? (head as bigint) : from === undefined ? esdb().START : from;
     else if (from === ReadFrom.START) {
       // Backwards from the start is the first visible event, as on the other stores.
-      clientDirection = FORWARDS;
-      fromRevision = START;
+      clientDirection = esdb().FORWARDS;
+      fromRevision = esdb().START;
       count = 1;
-    } else fromRevision = from === undefined ? END : from;
+    } else fromRevision = from === undefined ? esdb().END : from;
 
     const events = await this.collectStream(streamName, { direction: clientDirection, fromRevision, maxCount: count });
     if (events === undefined) return { streamExists: false, currentRevision: Expected.NO_STREAM, events: [] };
@@ -410,7 +400,7 @@ export class EventStoreDbEventStore implements EventStore, ConsumerGroups {
   /** The events of a client stream read, or `undefined` when the stream is not found (never written, soft-deleted). */
   private async collectStream(
     streamName: string,
-    options: { direction: typeof FORWARDS | typeof BACKWARDS; fromRevision: ReadRevision; maxCount: number },
+    options: { direction: typeof EventStoreDbClientLibrary.FORWARDS | typeof EventStoreDbClientLibrary.BACKWARDS; fromRevision: ReadRevision; maxCount: number },
   ): Promise<RecordedEvent[] | undefined> {
     const events: RecordedEvent[] = [];
     try {
@@ -419,20 +409,20 @@ export class EventStoreDbEventStore implements EventStore, ConsumerGroups {
         if (event !== undefined) events.push(event);
       }
     } catch (error) {
-      if (error instanceof StreamNotFoundError) return undefined;
+      if (error instanceof esdb().StreamNotFoundError) return undefined;
       throw translateEventStoreDbError(error, { operation: 'readStream', streamName });
     }
     return events;
   }
 
   private async headRevision(streamName: string): Promise<CurrentRevision> {
-    const last = await this.collectStream(streamName, { direction: BACKWARDS, fromRevision: END, maxCount: 1 });
+    const last = await this.collectStream(streamName, { direction: esdb().BACKWARDS, fromRevision: esdb().END, maxCount: 1 });
     return last?.[0]?.revision ?? Expected.NO_STREAM;
   }
 
   /** Position of the event at `revision` (when an append result carries none). */
   private async positionAt(streamName: string, revision: bigint): Promise<Position> {
-    const [event] = (await this.collectStream(streamName, { direction: FORWARDS, fromRevision: revision, maxCount: 1 })) ?? [];
+    const [event] = (await this.collectStream(streamName, { direction: esdb().FORWARDS, fromRevision: revision, maxCount: 1 })) ?? [];
     if (event === undefined || event.revision !== revision) {
       throw new StoreFailureError('no-position', `append to '${streamName}' returned no position, and revision ${revision} cannot be read back`);
     }
@@ -440,7 +430,7 @@ export class EventStoreDbEventStore implements EventStore, ConsumerGroups {
   }
 
   /** One page of `$all` (at most `maxCount` raw records, system ones included). */
-  private async readAllPage(fromPosition: ReadPosition, direction: typeof FORWARDS | typeof BACKWARDS, maxCount: number): Promise<AllStreamResolvedEvent[]> {
+  private async readAllPage(fromPosition: ReadPosition, direction: typeof EventStoreDbClientLibrary.FORWARDS | typeof EventStoreDbClientLibrary.BACKWARDS, maxCount: number): Promise<AllStreamResolvedEvent[]> {
     this.assertOpen();
     return this.track(async () => {
       const page: AllStreamResolvedEvent[] = [];
@@ -479,10 +469,10 @@ export class EventStoreDbEventStore implements EventStore, ConsumerGroups {
       return event !== undefined && (!filter || filter.matches(event.streamName, event.type)) ? event : undefined;
     };
 
-    let cursor: ReadPosition = from === undefined || from === ReadFrom.START || from === ReadFrom.END ? (forwards ? START : END) : toClientPosition(from);
+    let cursor: ReadPosition = from === undefined || from === ReadFrom.START || from === ReadFrom.END ? (forwards ? esdb().START : esdb().END) : toClientPosition(from);
     if (!forwards && typeof cursor === 'object') {
       const at = cursor;
-      const [first] = await this.readAllPage(at, FORWARDS, 1);
+      const [first] = await this.readAllPage(at, esdb().FORWARDS, 1);
       const position = first?.event?.position;
       if (first !== undefined && position !== undefined && position.commit === at.commit && position.prepare === at.prepare) {
         const event = accept(first);
@@ -495,7 +485,7 @@ export class EventStoreDbEventStore implements EventStore, ConsumerGroups {
     // Forwards pages after the first start at the last record seen (inclusive): it is skipped.
     let skip: ClientPosition | undefined;
     for (;;) {
-      const page = await this.readAllPage(cursor, forwards ? FORWARDS : BACKWARDS, DEFAULT_BATCH_SIZE);
+      const page = await this.readAllPage(cursor, forwards ? esdb().FORWARDS : esdb().BACKWARDS, DEFAULT_BATCH_SIZE);
       let last: ClientPosition | undefined;
       for (const resolved of page) {
         const position = resolved.event?.position;

@@ -1,14 +1,4 @@
-import {
-  AccessDeniedError,
-  CancelledError,
-  DeadlineExceededError,
-  MaxAppendSizeExceededError,
-  NotLeaderError,
-  StreamDeletedError as ClientStreamDeletedError,
-  TimeoutError,
-  UnavailableError,
-  WrongExpectedVersionError,
-} from '@eventstore/db-client';
+import { esdb } from './eventstoredb-client-library';
 import { EventStoreError } from '../port/errors/event-store-error';
 import { EventTooLargeError } from '../port/errors/event-too-large.error';
 import { StoreFailureError } from '../port/errors/store-failure.error';
@@ -55,11 +45,11 @@ function grpcCodeOf(error: unknown): number | undefined {
  */
 export function isConnectionFailure(error: unknown): boolean {
   if (
-    error instanceof UnavailableError ||
-    error instanceof NotLeaderError ||
-    error instanceof DeadlineExceededError ||
-    error instanceof TimeoutError ||
-    error instanceof CancelledError
+    error instanceof esdb().UnavailableError ||
+    error instanceof esdb().NotLeaderError ||
+    error instanceof esdb().DeadlineExceededError ||
+    error instanceof esdb().TimeoutError ||
+    error instanceof esdb().CancelledError
   ) {
     return true;
   }
@@ -113,7 +103,7 @@ export function translateEventStoreDbError(error: unknown, context: EventStoreDb
   const where = `${context.operation}${context.streamName === undefined ? '' : ` of '${context.streamName}'`}`;
   const message = `${where}: ${describe(error)}`;
 
-  if (error instanceof WrongExpectedVersionError) {
+  if (error instanceof esdb().WrongExpectedVersionError) {
     return new WrongExpectedRevisionError(
       context.streamName ?? error.streamName,
       context.expected ?? expectedRevisionOf(error.expectedVersion),
@@ -121,18 +111,18 @@ export function translateEventStoreDbError(error: unknown, context: EventStoreDb
       { cause: error },
     );
   }
-  if (error instanceof ClientStreamDeletedError) return new StreamDeletedError(context.streamName ?? error.streamName);
-  if (error instanceof MaxAppendSizeExceededError) {
+  if (error instanceof esdb().StreamDeletedError) return new StreamDeletedError(context.streamName ?? error.streamName);
+  if (error instanceof esdb().MaxAppendSizeExceededError) {
     return new EventTooLargeError(context.appendSize ?? -1, error.maxAppendSize, undefined);
   }
-  if (error instanceof AccessDeniedError) {
+  if (error instanceof esdb().AccessDeniedError) {
     return new StoreUnavailableError(StoreUnavailableReason.CANNOT_OPEN, `access denied: ${message}`, { cause: error });
   }
   if (isConnectionFailure(error)) {
     const code = grpcCodeOf(error);
     const busy =
-      error instanceof DeadlineExceededError ||
-      error instanceof TimeoutError ||
+      error instanceof esdb().DeadlineExceededError ||
+      error instanceof esdb().TimeoutError ||
       code === GrpcCode.DEADLINE_EXCEEDED ||
       code === GrpcCode.ABORTED;
     return new StoreUnavailableError(busy ? StoreUnavailableReason.BUSY : StoreUnavailableReason.CANNOT_OPEN, message, { cause: error });

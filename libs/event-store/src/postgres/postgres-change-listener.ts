@@ -1,5 +1,5 @@
-import { Client } from 'pg';
-import type { ClientConfig } from 'pg';
+import { pg } from './pg-library';
+import type { Client, ClientConfig } from 'pg';
 
 /**
  * Wakes live subscriptions on other connections' commits: one connection
@@ -54,7 +54,7 @@ export class PostgresChangeListener {
   }
 
   private connect(): void {
-    const client = new Client(this.config);
+    const client = new (pg().Client)(this.config);
     client.on('notification', (message) => this.onChange(message.payload === undefined ? undefined : Number(message.payload)));
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client, new Error('the listening connection ended')));

@@ -1,5 +1,5 @@
-import { Pool } from 'pg';
-import type { ClientConfig, PoolClient, QueryResult } from 'pg';
+import { pg } from './pg-library';
+import type { ClientConfig, Pool as PgPool, PoolClient, QueryResult } from 'pg';
 import { ChangeNotifier } from '../core/change-notifier';
 import { abortableDelay } from '../core/pull-batches';
 import { allSubscriptionPage, streamSubscriptionPage, subscribeToAllBySequence, subscribeToStreamBySequence } from '../core/sequence-subscriptions';
@@ -83,7 +83,7 @@ export interface PostgresEventStoreStats {
 export class PostgresEventStore implements EventStore {
   /** The schema holding the store's tables. */
   readonly schema: string;
-  private readonly pool: Pool;
+  private readonly pool: PgPool;
   private readonly notifier: ChangeNotifier;
   private readonly listener: PostgresChangeListener;
   private readonly channel: string;
@@ -148,7 +148,7 @@ export class PostgresEventStore implements EventStore {
       options: '-c synchronous_commit=on',
       ...(tls === undefined ? {} : { ssl: typeof tls === 'boolean' ? tls : { ...tls, ca: Array.isArray(tls.ca) ? [...tls.ca] : (tls.ca as string | undefined) } }),
     };
-    this.pool = new Pool({ ...config, max: poolSize });
+    this.pool = new (pg().Pool)({ ...config, max: poolSize });
     // An idle pooled connection that dies (server restart) is dropped by the pool; the next call gets a new one or a translated error.
     this.pool.on('error', () => undefined);
     this.notifier = new ChangeNotifier((waiting) => this.listener.waiting(waiting));

@@ -1,4 +1,4 @@
-import { storeOf, withoutCredentials, withoutPassword } from './store-identity-check';
+import { storeOf, withoutCredentials, withoutPassword } from './store-location';
 
 describe('where a store is, in start-up messages', () => {
   it('names the embedded files with their settings', () => {

@@ -1,0 +1,8 @@
+/**
+ * `@agent-ledger/runtime/settings`: the runtime's option bounds and defaults
+ * that a configuration reader checks settings against, without Nest, the bus
+ * or the engine: a tool that reads the service's settings but runs nothing
+ * (the CLI's store verbs) loads this entry point only.
+ */
+export { CONSUMER_GROUP_LIMITS, DEFAULT_CONSUMER_GROUP } from './workers/runtime-options';
+export type { ResolvedConsumerGroupOptions } from './workers/runtime-options';
