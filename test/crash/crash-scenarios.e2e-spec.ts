@@ -5,7 +5,7 @@
  * guarantee of docs/guarantees.md checked from the stores, the read
  * models and the execution ledger. See test/crash/README.md.
  *
- * `npm test` runs one scenario per template (7 named points, 3 random),
+ * `npm test` runs one scenario per template (8 named points, 3 random),
  * `CRASH_PARALLEL` (default 5) at a time. The long version:
  * `CRASH_SCENARIOS=200 CI=true npx jest test/crash`.
  */

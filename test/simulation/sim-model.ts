@@ -88,8 +88,16 @@ export interface SettlePlan {
   readonly approvals: readonly boolean[];
 }
 
+/** Where a world keeps the audit streams: a store of their own, or the run store (a step's records in one commit). */
+export type AuditPlacement = 'own store' | 'run store';
+
 /** One generated schedule. */
 export interface Schedule {
+  /**
+   * Where the audit streams live: a store of their own, or the run store (a
+   * step's records in one commit). @default 'own store'
+   */
+  readonly audit?: AuditPlacement;
   /** Runs enqueued before the first action. */
   readonly initial: readonly string[];
   readonly actions: readonly Action[];
@@ -174,6 +182,7 @@ export function runsSegment(a: BasicAction): boolean {
 /** Schedules of at most `maxActions` actions. */
 export function scheduleArbitrary(maxActions: number): fc.Arbitrary<Schedule> {
   return fc.record({
+    audit: fc.constantFrom<AuditPlacement>('own store', 'run store'),
     initial: fc.array(agent, { minLength: 1, maxLength: 3 }),
     actions: fc.array(action, { maxLength: maxActions, size: 'medium' }),
     settle: fc.record({ paused: fc.constantFrom<PausedAtSettle>('resume', 'crash', 'expireThenResume'), approvals: fc.array(fc.boolean(), { minLength: 1, maxLength: 3 }) }),

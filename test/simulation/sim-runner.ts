@@ -17,7 +17,7 @@ export interface ScheduleOutcome {
 
 /** Plays a schedule on a fresh world: the actions, the settle phase, then every invariant. */
 export async function runSchedule(schedule: Schedule, options: SimOptions = {}): Promise<ScheduleOutcome> {
-  const world = await SimWorld.start(options);
+  const world = await SimWorld.start({ ...options, audit: schedule.audit ?? 'own store' });
   let stuck = false;
   let history: History;
   try {
@@ -76,7 +76,8 @@ export class SimTotals {
         `cancels ${c('action:cancel')}, approvals ${c('fault:approve')} / denials ${c('fault:deny')}, inputs ${c('fault:input')}, together ${c('action:together')}`,
       `  API refusals (part of the game): ${sum('refused:')} (${Object.entries(this.counters).filter(([k]) => k.startsWith('refused:')).map(([k, v]) => `${k.slice(8)} ${v}`).join(', ')})`,
       `  runtime: leases lost ${c('metric:leaseLost')}, reaper passes ${c('metric:reaperRuns')}, conflicts re-decided ${c('metric:runCommandConflicts')}, claims lost ${c('metric:claimsLost')}, ` +
-        `audit fail-closed ${c('metric:auditFailClosed')} / fail-soft ${c('metric:auditFailSoft')}, gaps reported ${c('metric:auditGapsReported')}, approvals requested ${c('metric:approvalsRequested')}, inputs requested ${c('metric:inputsRequested')}`,
+        `audit fail-closed ${c('metric:auditFailClosed')} / fail-soft ${c('metric:auditFailSoft')}, gaps reported ${c('metric:auditGapsReported')}, approvals requested ${c('metric:approvalsRequested')}, inputs requested ${c('metric:inputsRequested')}, ` +
+        `steps stored in one commit ${c('metric:stepsAppendedTogether')} (then one record after the other ${c('metric:stepAppendFallbacks')}; worlds with the audit in the run store ${c('world:auditInRunStore')})`,
       `  decisions: races ${c('action:race')}; took effect: approval rounds ${c('decisions:approval')}, input answers ${c('decisions:input')}; ` +
         `statements not stored at once ${c('statements:deferred')}, stored late ${c('statements:late')}, runs failed closed for one ${c('statements:failClosed')}, reconciler tries failed ${c('statements:failed')}`,
       `  pauses at: ${Object.entries(this.counters).filter(([k]) => k.startsWith('pauseAt:')).map(([k, v]) => `${k.slice(8)} ${v}`).join(', ')}`,

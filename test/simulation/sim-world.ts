@@ -25,9 +25,10 @@ import {
 import type { Execution, TestAgent } from '@agent-ledger/runtime/testing';
 import { ManualClock, testTools, ToolBehaviour } from '@agent-ledger/runtime/testing';
 import { toDomainEvents } from '@agent-ledger/runtime';
+import { StepAppender } from '@agent-ledger/runtime/persistence/step-appender';
 import { TOOL_EFFECTS } from './invariants';
 import { MODEL_DOWN_AGENTS, SIM_AGENTS, toolsOf } from './sim-agents';
-import type { Action, BasicAction, PauseAfter, SettlePlan, Slot } from './sim-model';
+import type { Action, AuditPlacement, BasicAction, PauseAfter, SettlePlan, Slot } from './sim-model';
 import { describeAction, LEASE_MS } from './sim-model';
 import { SimStore } from './sim-store';
 
@@ -119,7 +120,16 @@ export interface SimOptions {
    * decides it (what the runtime did before decisions took effect first).
    */
   readonly mutation?: 'nonIdempotentWriteRunsTwice' | 'auditSilentlyLost' | 'statementBeforeDecision';
+  /**
+   * Where the audit streams live: in a store of their own (the default: a
+   * step's records one after the other, the audit able to fail alone), or in
+   * the run store (a step's records in one commit, as the service keeps
+   * them by default; `breakAudit` then refuses every write holding an audit
+   * event).
+   */
+  readonly audit?: AuditPlacement;
 }
+
 
 /** Counters of one schedule (summed over schedules by the spec). */
 export type SimCounters = Record<string, number>;
@@ -241,7 +251,8 @@ export class SimWorld {
 
   private constructor(options: SimOptions) {
     this.runStore = new SimStore(() => this.clock.now());
-    this.auditStore = new SimStore(() => this.clock.now());
+    this.auditStore = options.audit === 'run store' ? this.runStore : new SimStore(() => this.clock.now());
+    if (options.audit === 'run store') this.count('world:auditInRunStore');
     const tools = sharedTools();
     this.behaviour = tools.behaviour;
     this.registry = tools.registry;
@@ -365,11 +376,11 @@ export class SimWorld {
         });
         return;
       case 'breakAudit':
-        if (!this.auditStore.broken) this.count('fault:auditBroken');
-        this.auditStore.broken = true;
+        if (!this.auditBroken) this.count('fault:auditBroken');
+        this.setAuditBroken(true);
         return;
       case 'healAudit':
-        this.auditStore.broken = false;
+        this.setAuditBroken(false);
         return;
       case 'modelOutage':
         if (action.on && !this.modelOutage) this.count('fault:modelOutage');
@@ -414,7 +425,7 @@ export class SimWorld {
    */
   async settle(plan: SettlePlan): Promise<void> {
     this.trace.push(`t=${this.clock.now()} settle(${JSON.stringify(plan)})`);
-    this.auditStore.broken = false;
+    this.setAuditBroken(false);
     this.modelOutage = false;
     this.behaviour.failWith = null;
     if (plan.paused === 'crash') {
@@ -495,7 +506,7 @@ export class SimWorld {
     }
     this.count('auditAppendsRefused', this.auditStore.refused);
     await this.runStore.close();
-    await this.auditStore.close();
+    if (this.auditStore !== this.runStore) await this.auditStore.close();
   }
 
   // ---------------------------------------------------------------- the scheduler
@@ -694,6 +705,17 @@ export class SimWorld {
     }
   }
 
+  /** Whether audit appends are refused now. */
+  private get auditBroken(): boolean {
+    return this.auditStore === this.runStore ? this.runStore.auditBroken : this.auditStore.broken;
+  }
+
+  /** Audit appends refused (the audit store alone; or, in the run store, every write holding an audit event) or accepted again. */
+  private setAuditBroken(broken: boolean): void {
+    if (this.auditStore === this.runStore) this.runStore.auditBroken = broken;
+    else this.auditStore.broken = broken;
+  }
+
   private count(counter: string, by = 1): void {
     this.counters[counter] = (this.counters[counter] ?? 0) + by;
   }
@@ -753,6 +775,14 @@ export class SimWorld {
       const outcome = await process(command, known, causation);
       if (outcome.appended.length > 0) this.recordAppend(slot, command, outcome);
       return outcome;
+    };
+    // ... and the run's commands of a step's one-commit append (the audit in the run store).
+    const steps = module.get(StepAppender);
+    const appendStep = steps.appendStep.bind(steps);
+    steps.appendStep = async (run, entry, now) => {
+      const stored = await appendStep(run, entry, now);
+      if (stored !== null) for (const decided of run) this.recordAppend(slot, decided.command, { ...decided, appended: decided.events });
+      return stored;
     };
     await module.init();
     return {

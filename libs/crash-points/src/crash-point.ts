@@ -13,8 +13,15 @@ export const CrashPoint = {
   DURING_TOOL_CALL: 'duringToolCall',
   /** A tool returned (or threw); its `ToolExecuted` is not appended yet. */
   AFTER_TOOL_RETURNED: 'afterToolReturned',
-  /** A step's `ToolExecuted` is stored; its `AuditRecorded` is not. */
+  /**
+   * A step's `ToolExecuted` is stored; its `AuditRecorded` is not. Reached
+   * only where a step's records are appended one after the other (the audit
+   * streams in a store of their own, EventStoreDB, or a one-commit append
+   * that was refused): elsewhere they are stored together.
+   */
   BEFORE_AUDIT: 'beforeAudit',
+  /** A tool step's records are stored, its audit included (together or one after the other); the next step is not started. */
+  AFTER_STEP_RECORDED: 'afterStepRecorded',
   /** A segment is about to append the event that settles its run. */
   BEFORE_SETTLE: 'beforeSettle',
   /** A projection batch is applied inside its transaction, not committed yet. */

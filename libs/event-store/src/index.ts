@@ -7,6 +7,7 @@ export * from './port/event';
 export * from './port/event-filter';
 export * from './port/event-store';
 export * from './port/consumer-groups';
+export * from './port/multi-stream-append';
 export * from './port/expected-revision';
 export * from './port/json';
 export * from './port/position';

@@ -68,6 +68,7 @@ const MAX_NTH: Record<CrashPoint, number> = {
   duringToolCall: 5,
   afterToolReturned: 5,
   beforeAudit: 5,
+  afterStepRecorded: 5,
   beforeSettle: 3,
   duringProjectionUpdate: 6,
 };

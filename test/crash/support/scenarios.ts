@@ -25,19 +25,36 @@ export interface Template {
 const SHORT_GRACE = 5_000;
 const LONG_GRACE = 120_000;
 
+/**
+ * Where each named point's scenario keeps the audit streams, and its saga's
+ * grace. `beforeAudit` is reached only where a step's records go one after
+ * the other: the audit in a file of its own; the points around a step's one
+ * commit (`afterToolReturned`, `afterStepRecorded`) keep it in the run store,
+ * where that commit is made. The others alternate. A long grace lets the
+ * retry record a missing audit before the saga fails the run.
+ */
+const POINT_SETTINGS: Readonly<Record<CrashPoint, { readonly separateAuditStore: boolean; readonly auditGapGraceMs: number }>> = {
+  beforeWriteFence: { separateAuditStore: false, auditGapGraceMs: SHORT_GRACE },
+  afterWriteFence: { separateAuditStore: true, auditGapGraceMs: LONG_GRACE },
+  duringToolCall: { separateAuditStore: false, auditGapGraceMs: SHORT_GRACE },
+  afterToolReturned: { separateAuditStore: false, auditGapGraceMs: LONG_GRACE },
+  beforeAudit: { separateAuditStore: true, auditGapGraceMs: LONG_GRACE },
+  afterStepRecorded: { separateAuditStore: false, auditGapGraceMs: SHORT_GRACE },
+  beforeSettle: { separateAuditStore: true, auditGapGraceMs: LONG_GRACE },
+  duringProjectionUpdate: { separateAuditStore: false, auditGapGraceMs: SHORT_GRACE },
+};
+
 /** The templates: every named point, then random kills, then the mix. */
 export const TEMPLATES: readonly Template[] = [
   ...CRASH_POINTS.map(
-    (point, i): Template => ({
+    (point): Template => ({
       name: `point-${point}`,
       point,
       everyPointProbability: 0,
       pointCrashBudget: 3,
       randomKills: 0,
       workers: 1,
-      separateAuditStore: i % 2 === 1,
-      // beforeAudit with a long grace: the retry records the missing audit; the other points alternate.
-      auditGapGraceMs: point === 'beforeAudit' ? LONG_GRACE : i % 2 === 0 ? SHORT_GRACE : LONG_GRACE,
+      ...POINT_SETTINGS[point],
     }),
   ),
   { name: 'random-kills', point: null, everyPointProbability: 0, pointCrashBudget: 0, randomKills: 4, workers: 1, separateAuditStore: false, auditGapGraceMs: SHORT_GRACE },
@@ -48,15 +65,16 @@ export const TEMPLATES: readonly Template[] = [
 /**
  * The templates run on PostgreSQL (`crash-scenarios-postgres.e2e-spec.ts`), a
  * subset sized for CI: the write fence (`afterWriteFence`: a worker process
- * dies holding a write's fence, another must not run it again), the audit
- * (`beforeAudit`: the retry records the missing audit), the service's
- * projections (`duringProjectionUpdate`: the read models resume from the
- * server) and the mix (every point at p = 0.04 and random SIGKILLs). Each with
- * two `worker` processes beside the service, and the audit streams in
- * PostgreSQL too (`AUDIT_STORE_PATH` is an embedded file: one shared file
- * would tie the processes to one machine).
+ * dies holding a write's fence, another must not run it again), a step's
+ * records in one commit (`afterToolReturned`: before it, `afterStepRecorded`:
+ * after it), the service's projections (`duringProjectionUpdate`: the read
+ * models resume from the server) and the mix (every point at p = 0.04 and
+ * random SIGKILLs). Each with two `worker` processes beside the service, and
+ * the audit streams in PostgreSQL too (`AUDIT_STORE_PATH` is an embedded
+ * file: one shared file would tie the processes to one machine), so a step's
+ * records go in one commit there and `beforeAudit` is not reached.
  */
-export const POSTGRES_TEMPLATES: readonly Template[] = ['point-afterWriteFence', 'point-beforeAudit', 'point-duringProjectionUpdate', 'random-kills-and-points'].map((name) => {
+export const POSTGRES_TEMPLATES: readonly Template[] = ['point-afterWriteFence', 'point-afterToolReturned', 'point-afterStepRecorded', 'point-duringProjectionUpdate', 'random-kills-and-points'].map((name) => {
   const template = TEMPLATES.find((t) => t.name === name) as Template;
   return { ...template, workers: Math.max(2, template.workers), separateAuditStore: false };
 });

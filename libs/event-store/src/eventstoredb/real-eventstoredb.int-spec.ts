@@ -25,7 +25,7 @@ if (connectionString) {
         return connect();
       },
     },
-    { liveDeadlineMs: 10_000, slowTestTimeoutMs: 60_000 },
+    { liveDeadlineMs: 10_000, slowTestTimeoutMs: 60_000, multiStreamAppend: false },
   );
 } else {
   console.warn(`Skipping the store contract against a real EventStoreDB: ${HOW_TO_RUN}`);

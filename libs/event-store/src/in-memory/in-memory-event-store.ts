@@ -9,6 +9,7 @@ import type { StreamState } from '../core/stream-reads';
 import { readStreamRows } from '../core/stream-reads';
 import type { EventData, RecordedEvent } from '../port/event';
 import type { AppendOptions, AppendResult, DeleteStreamOptions, EventStore } from '../port/event-store';
+import type { MultiStreamAppend, StreamAppend } from '../port/multi-stream-append';
 import { StoreClosedError } from '../port/errors/store-closed.error';
 import { StreamDeletedError } from '../port/errors/stream-deleted.error';
 import { WrongExpectedRevisionError } from '../port/errors/wrong-expected-revision.error';
@@ -18,7 +19,8 @@ import type { ReadAllOptions, ReadStreamOptions, ReadStreamResult } from '../por
 import { Direction } from '../port/read-options';
 import type { EventSubscription, SubscribeToAllOptions, SubscribeToStreamOptions } from '../port/subscription';
 import { assertValidStreamName } from '../stream-name';
-import { prepareAppend } from '../validation/validate-append';
+import type { PreparedAppend } from '../validation/validate-append';
+import { prepareAppend, prepareStreamAppends } from '../validation/validate-append';
 import { prepareDelete } from '../validation/validate-options';
 
 interface MemoryStream extends StreamState {
@@ -45,7 +47,7 @@ export interface InMemoryEventStoreOptions {
  * decision and subscription engine) and passes the same contract suite.
  * Payloads are stored serialised, so callers cannot mutate stored events.
  */
-export class InMemoryEventStore implements EventStore {
+export class InMemoryEventStore implements EventStore, MultiStreamAppend {
   private readonly log: StoredEventRow[] = [];
   private readonly streams = new Map<string, MemoryStream>();
   private readonly notifier = new ChangeNotifier();
@@ -65,47 +67,58 @@ export class InMemoryEventStore implements EventStore {
   }
 
   async append(streamName: string, events: readonly EventData[], options: AppendOptions): Promise<AppendResult> {
-    const prepared = prepareAppend(streamName, events, options);
+    const [result] = await this.appendParts([prepareAppend(streamName, events, options)]);
+    return result as AppendResult;
+  }
+
+  /** Appends to several streams at once ({@link MultiStreamAppend}). */
+  async appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
+    return this.appendParts(prepareStreamAppends(appends));
+  }
+
+  /** Decides every part, then writes them all, or throws the first refusal having written nothing. */
+  private async appendParts(parts: readonly PreparedAppend[]): Promise<AppendResult[]> {
     this.assertOpen();
     await Promise.resolve(); // asynchronous like every real store: callers cannot rely on synchronous effects
     this.assertOpen();
-    const stream = this.streams.get(streamName);
-    const view = this.view(stream);
-    const decision = decideAppend(view, prepared.events.map((e) => e.id), prepared.expectedRevision);
-    switch (decision.kind) {
-      case 'deleted':
-        throw new StreamDeletedError(streamName);
-      case 'conflict':
-        throw new WrongExpectedRevisionError(streamName, prepared.expectedRevision, decision.actual);
-      case 'idempotent': {
+    const decided = parts.map((part) => {
+      const stream = this.streams.get(part.streamName);
+      const decision = decideAppend(this.view(stream), part.events.map((e) => e.id), part.expectedRevision);
+      if (decision.kind === 'deleted') throw new StreamDeletedError(part.streamName);
+      if (decision.kind === 'conflict') throw new WrongExpectedRevisionError(part.streamName, part.expectedRevision, decision.actual);
+      return { part, stream, decision };
+    });
+    let wrote = false;
+    const results = decided.map(({ part, stream, decision }): AppendResult => {
+      if (decision.kind === 'idempotent') {
         const row = stream?.rows[decision.lastRevision] as StoredEventRow;
         return { nextExpectedRevision: BigInt(decision.lastRevision), position: this.positionOf(row.position) };
       }
-      case 'write': {
-        const target = stream ?? { tombstoned: false, firstVisibleRevision: 0, lastRevision: -1, rows: [] };
-        this.streams.set(streamName, target);
-        const created = this.now();
-        let revision = decision.firstRevision;
-        for (const event of prepared.events) {
-          const row: StoredEventRow = {
-            position: this.log.length + 1,
-            stream_name: streamName,
-            revision,
-            event_id: event.id,
-            event_type: event.type,
-            data: event.dataJson,
-            metadata: event.metadataJson,
-            created_at: created,
-          };
-          this.log.push(row);
-          target.rows[revision] = row;
-          revision++;
-        }
-        target.lastRevision = revision - 1;
-        this.notifier.notify();
-        return { nextExpectedRevision: BigInt(target.lastRevision), position: this.positionOf(this.log.length) };
+      wrote = true;
+      const target = stream ?? { tombstoned: false, firstVisibleRevision: 0, lastRevision: -1, rows: [] };
+      this.streams.set(part.streamName, target);
+      const created = this.now();
+      let revision = decision.firstRevision;
+      for (const event of part.events) {
+        const row: StoredEventRow = {
+          position: this.log.length + 1,
+          stream_name: part.streamName,
+          revision,
+          event_id: event.id,
+          event_type: event.type,
+          data: event.dataJson,
+          metadata: event.metadataJson,
+          created_at: created,
+        };
+        this.log.push(row);
+        target.rows[revision] = row;
+        revision++;
       }
-    }
+      target.lastRevision = revision - 1;
+      return { nextExpectedRevision: BigInt(target.lastRevision), position: this.positionOf(this.log.length) };
+    });
+    if (wrote) this.notifier.notify();
+    return results;
   }
 
   async readStream(streamName: string, options?: ReadStreamOptions): Promise<ReadStreamResult> {

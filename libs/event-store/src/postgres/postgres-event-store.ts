@@ -10,6 +10,7 @@ import type { StreamState } from '../core/stream-reads';
 import { planStreamRead } from '../core/stream-reads';
 import type { EventData, RecordedEvent } from '../port/event';
 import type { AppendOptions, AppendResult, DeleteStreamOptions, EventStore } from '../port/event-store';
+import type { MultiStreamAppend, StreamAppend } from '../port/multi-stream-append';
 import type { ExpectedRevision } from '../port/expected-revision';
 import { EventStoreError } from '../port/errors/event-store-error';
 import { InvalidOptionError } from '../port/errors/invalid-option.error';
@@ -22,7 +23,7 @@ import type { StoreIdentity } from '../port/store-identity';
 import type { EventSubscription, SubscribeToAllOptions, SubscribeToStreamOptions } from '../port/subscription';
 import { assertValidStreamName } from '../stream-name';
 import type { PreparedAppend } from '../validation/validate-append';
-import { prepareAppend } from '../validation/validate-append';
+import { prepareAppend, prepareStreamAppends } from '../validation/validate-append';
 import { positiveInteger, prepareDelete } from '../validation/validate-options';
 import { PostgresChangeListener } from './postgres-change-listener';
 import type { PostgresEventStoreOptions } from './postgres-options';
@@ -30,7 +31,7 @@ import { DEFAULT_POSTGRES_SCHEMA, isPostgresSchemaName, postgresTlsParameterOf }
 import { migrate } from './postgres-schema';
 import { translatePostgresError } from './translate-postgres-error';
 import type { BatchPlan, EventLookup, FoundEvent, OperationOutcome, WriteOperation } from './write-batch';
-import { lookupFor, planBatch, streamOf, takeBatch } from './write-batch';
+import { lookupsFor, planBatch, streamsOf, takeBatch } from './write-batch';
 
 /** Event columns in the order of {@link StoredEventRow}; bigints come back as text and are converted by {@link toRow}. */
 const EVENT_COLUMNS = 'position, stream_name, revision, event_id::text AS event_id, event_type, data, metadata, created_at';
@@ -50,7 +51,7 @@ interface RawEventRow {
 interface WriteJob {
   readonly label: string;
   readonly operation: WriteOperation;
-  readonly resolve: (value: AppendResult | undefined) => void;
+  readonly resolve: (value: AppendResult | readonly AppendResult[] | undefined) => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -80,7 +81,7 @@ export interface PostgresEventStoreStats {
  * - The schema (option `schema`) is created or migrated before the first call.
  * - Every node-postgres error is translated by {@link translatePostgresError}.
  */
-export class PostgresEventStore implements EventStore {
+export class PostgresEventStore implements EventStore, MultiStreamAppend {
   /** The schema holding the store's tables. */
   readonly schema: string;
   private readonly pool: PgPool;
@@ -190,6 +191,18 @@ export class PostgresEventStore implements EventStore {
       return Promise.reject(error);
     }
     return this.enqueue(`append to ${streamName}`, { kind: 'append', append: prepared }) as Promise<AppendResult>;
+  }
+
+  /** Appends to several streams in one transaction ({@link MultiStreamAppend}); it shares a group commit's batch like any append. */
+  appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
+    let prepared: PreparedAppend[];
+    try {
+      prepared = prepareStreamAppends(appends);
+      this.assertOpen();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.enqueue(`append to ${prepared.map((part) => part.streamName).join(', ')}`, { kind: 'appendToStreams', appends: prepared }) as Promise<AppendResult[]>;
   }
 
   async readStream(streamName: string, options?: ReadStreamOptions): Promise<ReadStreamResult> {
@@ -309,8 +322,8 @@ export class PostgresEventStore implements EventStore {
    * and the writes made meanwhile wait for the next one; without, each write
    * is a batch of its own, run at once.
    */
-  private enqueue(label: string, operation: WriteOperation): Promise<AppendResult | undefined> {
-    const accepted = new Promise<AppendResult | undefined>((resolve, reject) => {
+  private enqueue(label: string, operation: WriteOperation): Promise<AppendResult | readonly AppendResult[] | undefined> {
+    const accepted = new Promise<AppendResult | readonly AppendResult[] | undefined>((resolve, reject) => {
       const job: WriteJob = { label, operation, resolve, reject };
       if (!this.groupCommit) {
         void this.runBatch([job]);
@@ -329,7 +342,7 @@ export class PostgresEventStore implements EventStore {
   private pump(): void {
     this.flushScheduled = false;
     if (this.batchRunning || this.queue.length === 0) return;
-    const batch = takeBatch(this.queue, this.maxBatchSize, (job) => streamOf(job.operation));
+    const batch = takeBatch(this.queue, this.maxBatchSize, (job) => streamsOf(job.operation));
     this.batchRunning = true;
     void this.runBatch(batch).finally(() => {
       this.batchRunning = false;
@@ -375,7 +388,7 @@ export class PostgresEventStore implements EventStore {
     // The lock is a statement of its own, before the read of the streams: in READ COMMITTED each statement reads a
     // snapshot taken when it starts, so the read sees every batch committed before this one got the lock. One round
     // trip for the three (a simple query: the stream names are literals, escaped by the driver).
-    const names = operations.map((operation) => client.escapeLiteral(streamOf(operation)));
+    const names = operations.flatMap((operation) => streamsOf(operation).map((name) => client.escapeLiteral(name)));
     const begun = (await client.query(
       `BEGIN; SELECT last_position FROM ${s}.log_head WHERE singleton = 1 FOR UPDATE;
        SELECT stream_name, last_revision, truncate_before, tombstoned FROM ${s}.streams WHERE stream_name = ANY(ARRAY[${names.join(', ')}]::text[])`,
@@ -387,7 +400,7 @@ export class PostgresEventStore implements EventStore {
       for (const row of stateRows.rows) {
         states.set(row.stream_name, { lastRevision: Number(row.last_revision), firstVisibleRevision: Number(row.truncate_before), tombstoned: row.tombstoned });
       }
-      const found = await this.lookUp(client, operations.flatMap((operation) => lookupFor(operation, states.get(streamOf(operation))) ?? []));
+      const found = await this.lookUp(client, operations.flatMap((operation) => lookupsFor(operation, states)));
       const plan = planBatch(operations, lastPosition, states, found);
       if (plan.streams.length > 0) await this.writePlan(client, plan);
       await client.query('COMMIT');

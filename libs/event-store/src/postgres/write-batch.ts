@@ -1,4 +1,4 @@
-import type { StreamView } from '../core/append-decision';
+import type { AppendDecision, StreamView } from '../core/append-decision';
 import { decideAppend, decideDelete } from '../core/append-decision';
 import type { StreamState } from '../core/stream-reads';
 import type { AppendResult } from '../port/event-store';
@@ -10,31 +10,34 @@ import type { Position } from '../port/position';
 import { positionFromParts } from '../port/position';
 import type { PreparedAppend } from '../validation/validate-append';
 
-/** One write of a batch: an append, or a soft delete / tombstone. */
+/** One write of a batch: an append, an append to several streams in one commit, or a soft delete / tombstone. */
 export type WriteOperation =
   | { readonly kind: 'append'; readonly append: PreparedAppend }
+  | { readonly kind: 'appendToStreams'; readonly appends: readonly PreparedAppend[] }
   | { readonly kind: 'delete'; readonly streamName: string; readonly expectedRevision: ExpectedRevision; readonly tombstone: boolean };
 
-/** The stream an operation writes to. */
-export function streamOf(operation: WriteOperation): string {
-  return operation.kind === 'append' ? operation.append.streamName : operation.streamName;
+/** The streams an operation writes to. */
+export function streamsOf(operation: WriteOperation): readonly string[] {
+  if (operation.kind === 'append') return [operation.append.streamName];
+  if (operation.kind === 'appendToStreams') return operation.appends.map((part) => part.streamName);
+  return [operation.streamName];
 }
 
 /**
  * Takes the next batch off `queue` (in place): up to `maxSize` operations in
  * queue order, at most one per stream. An operation on a stream already in
- * the batch stays queued, ahead of later ones, for the next batch: each
+ * the batch (on any of its streams) stays queued, ahead of later ones, for the next batch: each
  * operation of a batch is decided against the stream's committed state, and
  * operations on one stream still run in the order they were made.
  */
-export function takeBatch<T>(queue: T[], maxSize: number, stream: (item: T) => string): T[] {
+export function takeBatch<T>(queue: T[], maxSize: number, streamsOfItem: (item: T) => readonly string[]): T[] {
   const batch: T[] = [];
   const streams = new Set<string>();
   const rest: T[] = [];
   for (const item of queue) {
-    const name = stream(item);
-    if (batch.length < maxSize && !streams.has(name)) {
-      streams.add(name);
+    const names = streamsOfItem(item);
+    if (batch.length < maxSize && !names.some((name) => streams.has(name))) {
+      for (const name of names) streams.add(name);
       batch.push(item);
     } else rest.push(item);
   }
@@ -60,10 +63,15 @@ export type EventLookup =
   | { readonly kind: 'ids'; readonly streamName: string; readonly ids: readonly string[]; readonly fromRevision: number }
   | { readonly kind: 'revisions'; readonly streamName: string; readonly from: number; readonly to: number };
 
-/** The look-up an operation needs on a stream in `state` (undefined: the stream has no row), if any. */
-export function lookupFor(operation: WriteOperation, state: StreamState | undefined): EventLookup | undefined {
-  if (operation.kind !== 'append') return undefined;
-  const { streamName, events, expectedRevision } = operation.append;
+/** The look-ups an operation's appends need on their streams in `states` (a stream without a row is absent). */
+export function lookupsFor(operation: WriteOperation, states: ReadonlyMap<string, StreamState>): EventLookup[] {
+  const appends = operation.kind === 'append' ? [operation.append] : operation.kind === 'appendToStreams' ? operation.appends : [];
+  return appends.flatMap((append) => lookupFor(append, states.get(append.streamName)) ?? []);
+}
+
+/** The look-up an append needs on a stream in `state` (undefined: the stream has no row), if any. */
+export function lookupFor(append: PreparedAppend, state: StreamState | undefined): EventLookup | undefined {
+  const { streamName, events, expectedRevision } = append;
   const first = state?.firstVisibleRevision ?? 0;
   const last = state?.lastRevision ?? -1;
   if (events.length === 0 || last < first || state?.tombstoned === true) return undefined;
@@ -95,7 +103,7 @@ export interface StreamRowToWrite {
 }
 
 /** What an operation of a batch gives: its result, or the port's refusal. */
-export type OperationOutcome = { readonly ok: true; readonly value: AppendResult | undefined } | { readonly ok: false; readonly error: Error };
+export type OperationOutcome = { readonly ok: true; readonly value: AppendResult | readonly AppendResult[] | undefined } | { readonly ok: false; readonly error: Error };
 
 /** A decided batch: each operation's outcome and the rows to write. */
 export interface BatchPlan {
@@ -111,7 +119,8 @@ export interface BatchPlan {
  * (`core/append-decision.ts`), against the states and events read under the
  * write lock, and assigns positions from `lastPosition + 1` in batch order.
  * A refused operation (conflict, deleted stream) is an outcome of its own
- * and writes nothing; the others are unaffected. The batch holds at most one
+ * and writes nothing (an append to several streams is refused whole when one
+ * part is); the others are unaffected. The batch holds at most one
  * operation per stream ({@link takeBatch}).
  */
 export function planBatch(
@@ -125,11 +134,10 @@ export function planBatch(
   const streams: StreamRowToWrite[] = [];
   let head = lastPosition;
   for (const operation of operations) {
-    const streamName = streamOf(operation);
-    const state = states.get(streamName);
-    const view = viewOf(state, found.get(streamName) ?? []);
     if (operation.kind === 'delete') {
-      const decision = decideDelete(view, operation.expectedRevision);
+      const { streamName } = operation;
+      const state = states.get(streamName);
+      const decision = decideDelete(viewOf(state, found.get(streamName) ?? []), operation.expectedRevision);
       if (decision.kind === 'deleted') outcomes.push({ ok: false, error: new StreamDeletedError(streamName) });
       else if (decision.kind === 'conflict') outcomes.push({ ok: false, error: new WrongExpectedRevisionError(streamName, operation.expectedRevision, decision.actual) });
       else {
@@ -144,34 +152,39 @@ export function planBatch(
       }
       continue;
     }
-    const { events: toAppend, expectedRevision } = operation.append;
-    const ids = toAppend.map((e) => e.id);
-    const decision = decideAppend(view, ids, expectedRevision);
-    switch (decision.kind) {
-      case 'deleted':
-        outcomes.push({ ok: false, error: new StreamDeletedError(streamName) });
-        break;
-      case 'conflict':
-        outcomes.push({ ok: false, error: new WrongExpectedRevisionError(streamName, expectedRevision, decision.actual) });
-        break;
-      case 'idempotent': {
+    const parts = operation.kind === 'append' ? [operation.append] : operation.appends;
+    // Every part is decided before any is written: one refused, and the operation writes nothing.
+    const decided: Array<{ part: PreparedAppend; decision: AppendDecision }> = [];
+    let refusal: Error | undefined;
+    for (const part of parts) {
+      const decision = decideAppend(viewOf(states.get(part.streamName), found.get(part.streamName) ?? []), part.events.map((e) => e.id), part.expectedRevision);
+      if (decision.kind === 'deleted') refusal = new StreamDeletedError(part.streamName);
+      else if (decision.kind === 'conflict') refusal = new WrongExpectedRevisionError(part.streamName, part.expectedRevision, decision.actual);
+      if (refusal !== undefined) break;
+      decided.push({ part, decision });
+    }
+    if (refusal !== undefined) {
+      outcomes.push({ ok: false, error: refusal });
+      continue;
+    }
+    const results = decided.map(({ part, decision }): AppendResult => {
+      const { streamName } = part;
+      if (decision.kind === 'idempotent') {
         const at = (found.get(streamName) ?? []).find((e) => e.revision === decision.lastRevision);
         if (at === undefined) throw new Error(`internal: no stored event at revision ${decision.lastRevision} of ${streamName} for an idempotent append`);
-        outcomes.push({ ok: true, value: { nextExpectedRevision: BigInt(decision.lastRevision), position: toPosition(at.position) } });
-        break;
+        return { nextExpectedRevision: BigInt(decision.lastRevision), position: toPosition(at.position) };
       }
-      case 'write': {
-        let revision = decision.firstRevision;
-        for (const event of toAppend) {
-          head += 1;
-          events.push({ position: head, streamName, revision, eventId: event.id, type: event.type, data: event.dataJson, metadata: event.metadataJson });
-          revision += 1;
-        }
-        streams.push({ streamName, lastRevision: revision - 1, truncateBefore: state?.firstVisibleRevision ?? 0, tombstoned: false });
-        outcomes.push({ ok: true, value: { nextExpectedRevision: BigInt(revision - 1), position: toPosition(head) } });
-        break;
+      if (decision.kind !== 'write') throw new Error(`internal: ${decision.kind} decision planned for ${streamName}`);
+      let revision = decision.firstRevision;
+      for (const event of part.events) {
+        head += 1;
+        events.push({ position: head, streamName, revision, eventId: event.id, type: event.type, data: event.dataJson, metadata: event.metadataJson });
+        revision += 1;
       }
-    }
+      streams.push({ streamName, lastRevision: revision - 1, truncateBefore: states.get(streamName)?.firstVisibleRevision ?? 0, tombstoned: false });
+      return { nextExpectedRevision: BigInt(revision - 1), position: toPosition(head) };
+    });
+    outcomes.push({ ok: true, value: operation.kind === 'append' ? results[0] : results });
   }
   return { outcomes, events, streams, lastPosition: head };
 }

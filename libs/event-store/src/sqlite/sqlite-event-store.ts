@@ -12,6 +12,7 @@ import type { StreamState } from '../core/stream-reads';
 import { readStreamRows } from '../core/stream-reads';
 import type { EventData, RecordedEvent } from '../port/event';
 import type { AppendOptions, AppendResult, DeleteStreamOptions, EventStore } from '../port/event-store';
+import type { MultiStreamAppend, StreamAppend } from '../port/multi-stream-append';
 import type { ExpectedRevision } from '../port/expected-revision';
 import { InvalidOptionError } from '../port/errors/invalid-option.error';
 import { StoreClosedError } from '../port/errors/store-closed.error';
@@ -27,7 +28,7 @@ import { Direction } from '../port/read-options';
 import type { EventSubscription, SubscribeToAllOptions, SubscribeToStreamOptions } from '../port/subscription';
 import { assertValidStreamName } from '../stream-name';
 import type { PreparedAppend } from '../validation/validate-append';
-import { prepareAppend } from '../validation/validate-append';
+import { prepareAppend, prepareStreamAppends } from '../validation/validate-append';
 import { positiveInteger, prepareDelete } from '../validation/validate-options';
 import { DataVersionPoller } from './data-version-poller';
 import { migrate } from './sqlite-schema';
@@ -102,7 +103,7 @@ const EVENT_COLUMNS = 'position, stream_name, revision, event_id, event_type, da
  * its (short) duration, and up to `busyTimeoutMs` while another process holds
  * the write lock.
  */
-export class SqliteEventStore implements EventStore {
+export class SqliteEventStore implements EventStore, MultiStreamAppend {
   /** The absolute path of the database file. */
   readonly path: string;
   private readonly db: Database.Database;
@@ -215,6 +216,19 @@ export class SqliteEventStore implements EventStore {
       return Promise.reject(error);
     }
     return this.enqueue(`append to ${streamName}`, () => this.appendInTransaction(prepared));
+  }
+
+  /** Appends to several streams in one transaction ({@link MultiStreamAppend}); it shares a group commit's transaction like any append. */
+  appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
+    let prepared: PreparedAppend[];
+    try {
+      prepared = prepareStreamAppends(appends);
+      this.assertOpen();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // A part refused after another wrote rolls the job back alone (runBatch's savepoints): all parts or none.
+    return this.enqueue(`append to ${prepared.map((part) => part.streamName).join(', ')}`, () => prepared.map((part) => this.appendInTransaction(part)));
   }
 
   async readStream(streamName: string, options?: ReadStreamOptions): Promise<ReadStreamResult> {

@@ -27,6 +27,7 @@ import {
   uniqueCategory,
   uniqueStream,
 } from './contract-helpers';
+import { describeMultiStreamAppendContract } from './multi-stream-append-contract';
 
 /** How the contract suite gets stores of the adapter under test. */
 export interface EventStoreContractFactory {
@@ -58,6 +59,13 @@ export interface EventStoreContractOptions {
    * @default 30000
    */
   readonly slowTestTimeoutMs?: number;
+  /**
+   * Whether the adapter appends to several streams in one commit
+   * (`MultiStreamAppend`): its contract is then run; otherwise the suite
+   * checks that the store does not claim it.
+   * @default true
+   */
+  readonly multiStreamAppend?: boolean;
 }
 
 /**
@@ -198,6 +206,8 @@ export function describeEventStoreContract(name: string, factory: EventStoreCont
         expect((await store.readStream(stream)).events).toHaveLength(2);
       });
     });
+
+    describeMultiStreamAppendContract(() => store, options.multiStreamAppend ?? true, slow);
 
     describe('idempotent re-append (deterministic ids)', () => {
       it('re-appending the same ids with the same expected revision succeeds with the same result and writes nothing', async () => {

@@ -1,5 +1,6 @@
 import type { EventData } from '../port/event';
 import type { ExpectedRevision } from '../port/expected-revision';
+import type { StreamAppend } from '../port/multi-stream-append';
 import { ExpectedRevision as Expected } from '../port/expected-revision';
 import { EventTooLargeError } from '../port/errors/event-too-large.error';
 import { InvalidEventError, InvalidEventField } from '../port/errors/invalid-event.error';
@@ -118,4 +119,22 @@ export function prepareAppend(streamName: string, events: readonly EventData[], 
   const total = prepared.reduce((sum, e) => sum + e.size, 0);
   if (total > MAX_APPEND_SIZE) throw new EventTooLargeError(total, MAX_APPEND_SIZE, undefined);
   return { streamName, events: prepared, expectedRevision };
+}
+
+/**
+ * Checks a multi-stream append's parts as {@link prepareAppend} checks one
+ * append each, and that there is at least one and no stream twice.
+ *
+ * @throws InvalidOptionError (`appends`), and each part's errors of {@link prepareAppend}
+ */
+export function prepareStreamAppends(appends: readonly StreamAppend[]): PreparedAppend[] {
+  if (!Array.isArray(appends) || appends.length === 0) throw new InvalidOptionError('appends', 'appendToStreams needs at least one { streamName, events, expectedRevision }');
+  const streams = new Set<string>();
+  return appends.map((part, index) => {
+    if (typeof part !== 'object' || part === null) throw new InvalidOptionError(`appends[${index}]`, 'must be { streamName, events, expectedRevision }');
+    const prepared = prepareAppend(part.streamName, part.events, { expectedRevision: part.expectedRevision });
+    if (streams.has(prepared.streamName)) throw new InvalidOptionError(`appends[${index}].streamName`, `${prepared.streamName} is in two parts: give each stream's events in one part`);
+    streams.add(prepared.streamName);
+    return prepared;
+  });
 }

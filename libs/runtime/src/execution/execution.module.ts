@@ -24,6 +24,7 @@ import type { ExecutionOptions } from '../workers/runtime-options';
 import { EXECUTION_OPTIONS, processorsOptionsOf } from '../workers/runtime-options';
 import { RuntimeMetrics } from '../metrics/runtime-metrics';
 import { SegmentRunner } from '../segment/segment-runner';
+import { StepAppender } from '../persistence/step-appender';
 import { TOOL_CATALOG } from '../segment/tool-catalog';
 import { WorkerPool } from '../workers/worker-pool';
 
@@ -76,6 +77,7 @@ export class ExecutionModule {
         RunCommandProcessor,
         AuditRecorder,
         SegmentRunner,
+        StepAppender,
         QueueIndex,
         WorkerPool,
         Reaper,

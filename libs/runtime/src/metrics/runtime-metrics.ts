@@ -21,6 +21,8 @@ export const RUNTIME_COUNTERS = [
   'auditGapsReported',
   'approvalsRequested',
   'inputsRequested',
+  'stepsAppendedTogether',
+  'stepAppendFallbacks',
 ] as const;
 
 /** One of {@link RUNTIME_COUNTERS}. */

@@ -3,7 +3,7 @@ import type { AuditCommand, AuditDecision, AuditEvent, AuditState, DecisionState
 import { auditDecider, isAuditEventType, statementCommand, statementKey } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
 import { deterministicEventId } from '@agent-ledger/event-store';
-import type { CommandOutcome } from './decider-command-handler';
+import type { CommandOutcome, DecidedCommand } from './decider-command-handler';
 import { DeciderCommandHandler } from './decider-command-handler';
 import { DeciderFailedError } from './decider-failed.error';
 import { AUDIT_EVENT_STORE } from './event-store.tokens';
@@ -12,6 +12,9 @@ import { RuntimeMetrics } from '../metrics/runtime-metrics';
 
 /** What the audit of one step says. */
 export type AuditEntry = RecordAudit['data'];
+
+/** A step's audit decided on its stream, not appended: the audit's part of a step's one append. */
+export type DecidedAudit = DecidedCommand<AuditCommand, AuditState, AuditEvent, AuditDecision>;
 
 const MAX_CONFLICT_RETRIES = 3;
 /** Audit streams whose state is kept between appends (the most recently used), so that a step's audit does not read its whole stream. */
@@ -61,6 +64,35 @@ export class AuditRecorder {
   async record(entry: AuditEntry, now: number): Promise<boolean> {
     const outcome = await this.append(entry.runId, `step ${entry.stepId}`, { type: 'RecordAudit', data: entry, metadata: { now } });
     return outcome !== null;
+  }
+
+  /**
+   * Decides a step's audit on its stream as it stands (the cache's, else
+   * read), without appending: the audit's part of the step's one append
+   * (`StepAppender`). Null when it cannot be decided now (the stream could
+   * not be read, the decider refused the entry or threw): nothing is counted
+   * here, the caller records the audit on its own then ({@link record}), which
+   * counts what fails.
+   */
+  async decideAudit(entry: AuditEntry, now: number): Promise<DecidedAudit | null> {
+    const stream = auditStreamName(entry.runId);
+    try {
+      const decided = this.handler.prepare(stream, { type: 'RecordAudit', data: entry, metadata: { now } }, await this.handler.current(stream), { correlationId: entry.runId });
+      return decided.decision.kind === 'accepted' ? decided : null;
+    } catch (error) {
+      this.logger.debug(`The audit of step ${entry.stepId} of run ${entry.runId} could not be decided for its step's one append: ${error instanceof Error ? error.message : String(error)}`);
+      return null;
+    }
+  }
+
+  /** The audit stream's state once a decided audit is stored. */
+  auditCommitted(audit: DecidedAudit): void {
+    this.handler.committed(audit.stream, audit);
+  }
+
+  /** Forgets the audit stream's state (an append decided on it was refused or failed). */
+  forgetAudit(audit: DecidedAudit): void {
+    this.handler.forget(audit.stream);
   }
 
   /**

@@ -51,6 +51,24 @@ export interface HandleOptions<State> {
 }
 
 /**
+ * A command decided and its events encoded, not appended: one part of an
+ * append the caller makes itself (several streams in one commit). Its events
+ * go to `stream` at `expectedRevision`; once they are stored, the stream is
+ * at `revision` with `state`.
+ */
+export interface DecidedCommand<Command, State, Event, D> extends StreamSnapshot<State> {
+  readonly stream: string;
+  readonly command: Command;
+  readonly decision: D;
+  /** The accepted events (none when the decision is not `accepted`). */
+  readonly events: readonly Event[];
+  /** The stream's revision they were decided at. */
+  readonly expectedRevision: StreamSnapshot<State>['revision'];
+  /** The events as the store takes them. */
+  readonly data: readonly EventData[];
+}
+
+/**
  * The one command loop of the deciders: load the stream (or start from a
  * snapshot the caller holds, or the cache), decide, append the accepted
  * events with the expected revision they were decided at; when the store
@@ -106,6 +124,35 @@ export class DeciderCommandHandler<Command extends { readonly type: string }, St
         snapshot = await this.load(stream);
       }
     }
+  }
+
+  /** The stream's state to decide the next command on: the cache's, else read. */
+  async current(stream: string): Promise<StreamSnapshot<State>> {
+    return this.cache?.get(stream) ?? (await this.load(stream));
+  }
+
+  /**
+   * Decides `command` on `snapshot` and encodes what it decides, without
+   * appending: the caller appends `data` (with other parts, in one commit)
+   * and then tells {@link committed}, or, when the store refused it,
+   * {@link forget}. A throw of the decider is its bug ({@link DeciderFailedError}).
+   */
+  prepare(stream: string, command: Command, snapshot: StreamSnapshot<State>, causation: CausationContext = {}): DecidedCommand<Command, State, Event, D> {
+    const { decision, events, state } = this.decide(stream, command, snapshot);
+    if (events.length === 0) return { stream, command, decision, events, state: snapshot.state, revision: snapshot.revision, expectedRevision: snapshot.revision, data: [] };
+    const nextRevision = snapshot.revision === ExpectedRevision.NO_STREAM ? 0n : snapshot.revision + 1n;
+    const data = this.encode(stream, nextRevision, events, { causation });
+    return { stream, command, decision, events, state, revision: nextRevision + BigInt(events.length - 1), expectedRevision: snapshot.revision, data };
+  }
+
+  /** The stream's state after the caller stored decided events: kept for the next command. */
+  committed(stream: string, snapshot: StreamSnapshot<State>): void {
+    this.cache?.remember(stream, snapshot);
+  }
+
+  /** Forgets what is known of `stream` (an append decided on it was refused): the next command reads it. */
+  forget(stream: string): void {
+    this.cache?.forget(stream);
   }
 
   /** The decision, its events to append (none unless accepted) and the state after them; a throw is the decider's bug. */

@@ -3,7 +3,7 @@ import type { SpanContext } from '@opentelemetry/api';
 import type { RunCommand, RunDecider, RunDecision, RunEvent, RunState } from '@agent-ledger/domain';
 import { isRunEventType } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
-import type { CommandOutcome } from './decider-command-handler';
+import type { CommandOutcome, DecidedCommand } from './decider-command-handler';
 import { DeciderCommandHandler } from './decider-command-handler';
 import type { CausationContext } from './domain-event-codec';
 import { RUN_EVENT_STORE } from './event-store.tokens';
@@ -64,6 +64,21 @@ export class RunCommandProcessor {
   }
 
   /**
+   * Decides `command` on `known` without appending (a step's one append,
+   * `StepAppender`): the events are encoded as {@link process} would append
+   * them, with the same causation.
+   * @throws `DeciderFailedError` when the decider throws (a bug).
+   */
+  decide(command: RunCommand, known: RunSnapshot, causation: CausationContext = {}): DecidedCommand<RunCommand, RunState, RunEvent, RunDecision> {
+    return this.handler.prepare(runStreamName(command.data.runId), command, known, this.causationOf(command, causation));
+  }
+
+  /** Forgets what is known of a run's stream (an append decided on it was refused). */
+  forget(stream: string): void {
+    this.handler.forget(stream);
+  }
+
+  /**
    * Decides `command` and appends what it decides. The events carry the
    * causation's trace context, or the active span's when it names none.
    *
@@ -73,13 +88,15 @@ export class RunCommandProcessor {
    *   and `DeciderFailedError` when the decider throws (a bug).
    */
   process(command: RunCommand, known?: RunSnapshot, causation: CausationContext = {}): Promise<RunCommandOutcome> {
-    return this.handler.handle(runStreamName(command.data.runId), command, {
-      known,
-      causation: {
-        correlationId: causation.correlationId ?? command.data.runId,
-        causationId: causation.causationId,
-        traceContext: causation.traceContext ?? activeTraceContext(),
-      },
-    });
+    return this.handler.handle(runStreamName(command.data.runId), command, { known, causation: this.causationOf(command, causation) });
+  }
+
+  /** The causation the events carry: the run as correlation, and the active span's trace context when none is named. */
+  private causationOf(command: RunCommand, causation: CausationContext): CausationContext {
+    return {
+      correlationId: causation.correlationId ?? command.data.runId,
+      causationId: causation.causationId,
+      traceContext: causation.traceContext ?? activeTraceContext(),
+    };
   }
 }

@@ -16,6 +16,7 @@ import type {
 } from '@agent-ledger/domain';
 import { AuditPersistenceFailedException, classifyFailure, isWrite, statementKey, stepAuditEntry, stepIdFor, ToolEffect } from '@agent-ledger/domain';
 import { isEventStoreError } from '@agent-ledger/event-store';
+import type { CrashPointContext } from '@agent-ledger/crash-points';
 import { CrashPoint, crashPoint } from '@agent-ledger/crash-points';
 import type { Clock } from '../clock/clock';
 import { CLOCK } from '../clock/clock';
@@ -30,6 +31,8 @@ import { QueueIndex } from '../queue/queue-index';
 import { buildConversation } from './conversation-builder';
 import type { RunCommandOutcome, RunSnapshot } from '../persistence/run-command-processor';
 import { RunCommandProcessor } from '../persistence/run-command-processor';
+import type { DecidedRunCommand } from '../persistence/step-appender';
+import { StepAppender } from '../persistence/step-appender';
 import { RuntimeMetrics } from '../metrics/runtime-metrics';
 import type { ToolCatalog } from './tool-catalog';
 import { TOOL_CATALOG } from './tool-catalog';
@@ -65,6 +68,26 @@ export class LeaseLostSignal extends Error {
   }
 }
 
+/**
+ * How much of the lease a step's start would give the stored lease must still
+ * cover for the start to wait for the step's result (one append after the
+ * call): a start that would extend it by more than a tenth is stored first.
+ */
+const STORED_LEASE_COVERS = 0.9;
+
+/** A step's start: sent, or decided and waiting to be stored with the step's result ({@link Segment}). */
+interface PendingStart {
+  /** The run's state with the step started. */
+  readonly state: RunState;
+  /** The decided start while it waits; null when it was sent. */
+  readonly decided: DecidedRunCommand | null;
+  readonly command: RunCommand;
+  /** Whether the start is still to be stored. */
+  readonly waiting: boolean;
+  /** Stores a start that waits, once (nothing when it was sent). */
+  store(): Promise<void>;
+}
+
 /** Thrown inside a segment to stop it with an outcome. */
 class SegmentStop {
   constructor(readonly outcome: SegmentOutcome) {}
@@ -81,7 +104,13 @@ class SegmentStop {
  *   and a lease covering its deadline) was appended under this segment's lease.
  * - After a tool call: `ToolExecuted`, then `AuditRecorded` on the audit
  *   stream. A write whose audit did not persist fails the run closed
- *   (`AUDIT_PERSISTENCE_FAILED`); for anything else the run goes on.
+ *   (`AUDIT_PERSISTENCE_FAILED`); for anything else the run goes on. Where
+ *   the store takes a step's records in one commit ({@link StepAppender}),
+ *   a read's or a model call's `StepStarted`, its result and its audit are
+ *   one append after the call, and a write's `ToolExecuted` and audit one
+ *   append after the write (its fence before it, as everywhere); a refused
+ *   or failed one-commit append is followed by the records one after the
+ *   other, as where the store cannot take them together.
  * - Before any call of a round executes, the calls that need a person's
  *   approval (a write the agent does not pre-approve, or a tool whose code
  *   asks for it) are recorded and the run waits (`WAITING_FOR_APPROVAL`),
@@ -108,6 +137,7 @@ export class SegmentRunner {
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly metrics: RuntimeMetrics,
     private readonly index: QueueIndex,
+    private readonly steps: StepAppender,
   ) {}
 
   /** Runs the segment that holds `lease`, from the snapshot its claim returned. */
@@ -155,6 +185,18 @@ export class SegmentRunner {
 
   /** @internal */ dispatch(command: RunCommand, known: RunSnapshot, span: Span): Promise<RunCommandOutcome> {
     return this.processor.process(command, known, { traceContext: traceContextOfSpan(span.spanContext()) });
+  }
+
+  /** @internal */ get stepsTogether(): boolean {
+    return this.steps.available;
+  }
+
+  /** @internal */ decideAhead(command: RunCommand, known: RunSnapshot, span: Span): DecidedRunCommand {
+    return this.steps.decide(command, known, { traceContext: traceContextOfSpan(span.spanContext()) });
+  }
+
+  /** @internal */ appendStep(run: readonly DecidedRunCommand[], entry: AuditEntry): Promise<RunSnapshot | null> {
+    return this.steps.appendStep(run, entry, this.clock.now());
   }
 
   /** @internal */ recordAudit(entry: AuditEntry): Promise<boolean> {
@@ -289,7 +331,8 @@ class Segment {
     }
 
     return this.inSpan('model call', { [SpanAttribute.AGENT]: agent.definition.name, [SpanAttribute.ROUND]: round, [SpanAttribute.STEP_ID]: stepId, [SpanAttribute.ATTEMPT]: this.lease.attempt }, async (span) => {
-      await this.send({ type: 'StartStep', data: { runId: this.runId, ...this.lease, round }, metadata: this.now() });
+      // A model call changes nothing in the world: where the store allows, its start is stored with its response and audit.
+      const start = await this.startStep({ type: 'StartStep', data: { runId: this.runId, ...this.lease, round }, metadata: this.now() }, true);
       let response: ModelResponse;
       try {
         this.runner.context.metrics.increment('modelCalls');
@@ -297,16 +340,16 @@ class Segment {
           runId: this.runId,
           agent: agent.definition.name,
           round,
-          messages: buildConversation(agent.definition, this.state, round),
+          messages: buildConversation(agent.definition, start.state, round),
           tools: this.runner.context.tools.describe(agent.definition.tools),
           signal: this.controller.signal,
         });
       } catch (error) {
         recordSpanError(span, error);
+        await start.store();
         return this.fail(describeFailure(error), 'PROVIDER_FAILED', retryAfterOf(error));
       }
-      await this.send({ type: 'RecordModelResponse', data: { runId: this.runId, ...this.lease, round, response }, metadata: this.now() });
-      await this.audit(stepId, span);
+      await this.recordStep(start, { type: 'RecordModelResponse', data: { runId: this.runId, ...this.lease, round, response }, metadata: this.now() }, stepId, span);
       return response;
     });
   }
@@ -372,24 +415,29 @@ class Segment {
     const registered = tools.get(call.toolName);
     const at = { runId: this.runId, stepId, effect };
     if (isWrite(effect)) await crashPoint(CrashPoint.BEFORE_WRITE_FENCE, at);
-    await this.send({
-      type: 'StartStep',
-      data: {
-        runId: this.runId,
-        ...this.lease,
-        round,
-        callIndex,
-        tool: {
-          name: call.toolName,
-          effect,
-          operationDeadlineSeconds: registered?.operationDeadlineSeconds ?? undefined,
-          ...(refused ? { refused: true } : {}),
-          ...(preApproved ? { preApprovedBy: agent.definition.name } : {}),
+    // A write's fence is stored before it runs, and so is the start of a call that needed a person's approval; a read's
+    // start may wait for its result (one append after the read).
+    const start = await this.startStep(
+      {
+        type: 'StartStep',
+        data: {
+          runId: this.runId,
+          ...this.lease,
+          round,
+          callIndex,
+          tool: {
+            name: call.toolName,
+            effect,
+            operationDeadlineSeconds: registered?.operationDeadlineSeconds ?? undefined,
+            ...(refused ? { refused: true } : {}),
+            ...(preApproved ? { preApprovedBy: agent.definition.name } : {}),
+          },
         },
+        metadata: this.now(),
       },
-      metadata: this.now(),
-    });
-    const step = this.state.steps.get(stepId) as StepRecord;
+      !isWrite(effect) && registered?.requiresApproval !== true,
+    );
+    const step = start.state.steps.get(stepId) as StepRecord;
     span.setAttribute(SpanAttribute.IDEMPOTENCY_KEY, step.idempotencyKey ?? '');
     if (isWrite(effect)) {
       await crashPoint(CrashPoint.AFTER_WRITE_FENCE, at);
@@ -424,6 +472,7 @@ class Segment {
       } catch (error) {
         if (error instanceof UserInputRequired && effect === ToolEffect.READ_ONLY) {
           this.runner.context.metrics.increment('inputsRequested');
+          await start.store();
           await this.send({ type: 'RequestInput', data: { runId: this.runId, ...this.lease, round, callIndex, prompt: error.prompt }, metadata: this.now() });
         }
         outcome = { outcome: 'failed', error: describeFailure(error) };
@@ -434,8 +483,74 @@ class Segment {
     span.setAttribute(SpanAttribute.TOOL_OUTCOME, outcome.outcome);
     if (outcome.outcome === 'failed') recordSpanFailure(span, outcome.error.code ?? outcome.error.failureClass, outcome.error.message);
     await crashPoint(CrashPoint.AFTER_TOOL_RETURNED, at);
-    await this.send({ type: 'RecordToolExecution', data: { runId: this.runId, ...this.lease, round, callIndex, ...outcome }, metadata: this.now() });
-    await crashPoint(CrashPoint.BEFORE_AUDIT, at);
+    await this.recordStep(start, { type: 'RecordToolExecution', data: { runId: this.runId, ...this.lease, round, callIndex, ...outcome }, metadata: this.now() }, stepId, span, at);
+    await crashPoint(CrashPoint.AFTER_STEP_RECORDED, at);
+  }
+
+  /**
+   * Starts a step: its `StartStep` is sent now, or, when `mayWait` and the
+   * store takes a step's records in one commit, decided now and stored with
+   * the step's result ({@link recordStep}). The step runs on the state it
+   * gives; `store()` stores a start that waited (before anything else is
+   * sent about the step: a failure to report, a request for input).
+   */
+  private async startStep(command: RunCommand, mayWait: boolean): Promise<PendingStart> {
+    if (mayWait && this.runner.stepsTogether) {
+      const decided = this.runner.decideAhead(command, this.snapshot, this.span);
+      // Anything but a start to store (the lease lost, a refusal, a settled run) is sent as it is, and handled as sent; so is a
+      // start whose lease the stored one does not nearly cover (a long call, a read's deadline, a boundary long ago): the
+      // reaper reads the stored lease, and the call must run under the lease its start gives it.
+      if (decided.decision.kind === 'accepted' && decided.events.length > 0 && this.leaseCovers(decided.state, command.metadata.now)) {
+        let waiting = true;
+        return {
+          state: decided.state,
+          decided,
+          command,
+          store: async () => {
+            if (!waiting) return;
+            waiting = false;
+            await this.send(command);
+          },
+          get waiting() {
+            return waiting;
+          },
+        };
+      }
+    }
+    await this.send(command);
+    return { state: this.state, decided: null, command, store: () => Promise.resolve(), waiting: false };
+  }
+
+  /** Whether the stored lease covers nearly all ({@link STORED_LEASE_COVERS}) of the lease a step's start would give it. */
+  private leaseCovers(started: RunState, now: number): boolean {
+    const stored = (this.state.lease?.expiresAt ?? 0) - now;
+    const wanted = (started.lease?.expiresAt ?? 0) - now;
+    return stored > 0 && stored >= STORED_LEASE_COVERS * wanted;
+  }
+
+  /**
+   * Records a step's result and audit: with its start when it waited, in one
+   * commit where the store allows it; else one after the other (the start if
+   * it waited, the result, then the audit, `beforeAudit` between them).
+   */
+  private async recordStep(start: PendingStart, record: RunCommand, stepId: string, span: Span, at?: CrashPointContext): Promise<void> {
+    if (this.runner.stepsTogether) {
+      const base: RunSnapshot = start.decided !== null && start.waiting ? start.decided : this.snapshot;
+      const decided = this.runner.decideAhead(record, base, this.span);
+      const step = decided.state.steps.get(stepId);
+      if (decided.decision.kind === 'accepted' && decided.events.length > 0 && step?.status === 'completed' && step.denied !== true) {
+        const run = start.decided !== null && start.waiting ? [start.decided, decided] : [decided];
+        const stored = await this.runner.appendStep(run, stepAuditEntry(this.runId, step, this.lease.attempt));
+        if (stored !== null) {
+          span.setAttribute(SpanAttribute.AUDIT_OUTCOME, 'stored');
+          this.adopt(stored);
+          return;
+        }
+      }
+    }
+    await start.store();
+    await this.send(record);
+    if (at !== undefined) await crashPoint(CrashPoint.BEFORE_AUDIT, at);
     await this.audit(stepId, span);
   }
 
@@ -487,7 +602,12 @@ class Segment {
     const { decision } = outcome;
     if (decision.kind === 'leaseLost') this.stopLeaseLost();
     if (decision.kind === 'rejected') throw decision.error;
-    this.snapshot = outcome;
+    this.adopt(outcome);
+  }
+
+  /** Takes the run as stored; stops the segment when it is settled, requeued or waiting. */
+  private adopt(snapshot: RunSnapshot): void {
+    this.snapshot = snapshot;
     const status = this.state.status;
     if (this.state.settlement !== null) throw new SegmentStop({ kind: 'settled', state: this.state });
     if (status === 'QUEUED') throw new SegmentStop({ kind: 'requeued', state: this.state });

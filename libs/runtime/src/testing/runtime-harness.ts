@@ -6,7 +6,7 @@ import type { EventStore, RecordedEvent } from '@agent-ledger/event-store';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { StoreFixture, StoreKind } from './store-fixture';
+import type { AuditPlacement, StoreFixture, StoreKind } from './store-fixture';
 import { startStores } from './store-fixture';
 import type { Clock } from '../clock/clock';
 import type { ScriptedRound } from '../agents/agent-definition';
@@ -186,6 +186,8 @@ export interface RuntimeHarnessOptions {
   readonly agents: readonly TestAgent[];
   /** @default 'sqlite' */
   readonly store?: StoreKind;
+  /** Where the audit streams live. @default 'own store' (the audit can fail alone: {@link RuntimeHarness.breakAuditStore}) */
+  readonly audit?: AuditPlacement;
   /** @default no workers (concurrency 0), reaper only by hand */
   readonly execution?: ExecutionOptions;
   /** The folder of the SQLite stores (kept after close). @default a fresh temp folder, removed on close */
@@ -229,7 +231,7 @@ export interface RuntimeHarness {
 /** Starts the execution engine on real stores (SQLite files, or protocol-level EventStoreDB servers). */
 export async function startRuntime(options: RuntimeHarnessOptions): Promise<RuntimeHarness> {
   const shared = options.sharedWith;
-  const stores = shared?.stores ?? (await startStores(options.store ?? 'sqlite', { dir: options.storeDir }));
+  const stores = shared?.stores ?? (await startStores(options.store ?? 'sqlite', { dir: options.storeDir, audit: options.audit ?? 'own store' }));
   const { runStore, auditStore } = stores.open();
   // Each harness is its own "process": its saga keeps its state in a folder of its own unless one is shared.
   const sagaDir = options.sagaDir ?? mkdtempSync(join(tmpdir(), 'agent-ledger-saga-'));

@@ -21,12 +21,34 @@ export interface StoreFixture {
   close(): Promise<void>;
 }
 
+/** Where a test's audit streams live. */
+export type AuditPlacement = 'own store' | 'run store';
+
 /**
- * Starts the stores of a test. The audit streams live in a store of their
- * own (a second SQLite file, a second server, a second schema), so the
- * audit can fail alone.
+ * Starts the stores of a test. By default the audit streams live in a store
+ * of their own (a second SQLite file, a second server, a second schema), so
+ * the audit can fail alone; with `audit: 'run store'`, in the run store, as
+ * the service keeps them by default (a step's records then go in one commit
+ * where the store allows it).
  */
-export async function startStores(kind: StoreKind, options: { readonly dir?: string } = {}): Promise<StoreFixture> {
+export async function startStores(kind: StoreKind, options: { readonly dir?: string; readonly audit?: AuditPlacement } = {}): Promise<StoreFixture> {
+  const fixture = await startSeparateStores(kind, options);
+  if (options.audit !== 'run store') return fixture;
+  return {
+    kind,
+    open: () => {
+      const { runStore, auditStore } = fixture.open();
+      void auditStore.close();
+      return { runStore, auditStore: runStore };
+    },
+    breakAuditStore() {
+      throw new Error('breakAuditStore needs the audit in a store of its own: the audit here is in the run store');
+    },
+    close: () => fixture.close(),
+  };
+}
+
+async function startSeparateStores(kind: StoreKind, options: { readonly dir?: string }): Promise<StoreFixture> {
   const opened: EventStore[] = [];
   const track = <S extends EventStore>(store: S): S => {
     opened.push(store);
