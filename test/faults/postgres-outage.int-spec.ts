@@ -439,9 +439,10 @@ describe('the runtime on PostgreSQL: connections cut and the server restarted wh
     const outageMs = Date.now() - stoppedAt;
     const reconnectMs = await waitUntilStoreAnswers(rt.runStore);
 
-    for (const runId of ['parked-reader', 'parked-putter', 'parked-appender']) {
-      const outcome = await outcomeOf(rt, runId);
-      expect([runId, outcome.status, outcome.events.at(-1)?.type]).toEqual([runId, 'RUNNING', 'StepStarted']);
+    // The writes' fences were stored before their tools ran; the read's start waited for its result (one commit, never made).
+    for (const [runId, last] of [['parked-reader', 'ModelResponded'], ['parked-putter', 'StepStarted'], ['parked-appender', 'StepStarted']]) {
+      const outcome = await outcomeOf(rt, runId as string);
+      expect([runId, outcome.status, outcome.events.at(-1)?.type]).toEqual([runId, 'RUNNING', last]);
     }
     await runQueued(rt, waiting);
     await rt.runs.enqueue({ requestedBy: { kind: 'bus', id: 'test' }, agent: 'reader', input: 'again', runId: 'refused-queued' });

@@ -48,6 +48,6 @@ describe('crash points', () => {
     } finally {
       remove();
     }
-    expect(CRASH_POINTS).toHaveLength(7);
+    expect(CRASH_POINTS).toHaveLength(8);
   });
 });

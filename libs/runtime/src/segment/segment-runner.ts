@@ -81,7 +81,6 @@ interface PendingStart {
   readonly state: RunState;
   /** The decided start while it waits; null when it was sent. */
   readonly decided: DecidedRunCommand | null;
-  readonly command: RunCommand;
   /** Whether the start is still to be stored. */
   readonly waiting: boolean;
   /** Stores a start that waits, once (nothing when it was sent). */
@@ -505,7 +504,6 @@ class Segment {
         return {
           state: decided.state,
           decided,
-          command,
           store: async () => {
             if (!waiting) return;
             waiting = false;
@@ -518,7 +516,7 @@ class Segment {
       }
     }
     await this.send(command);
-    return { state: this.state, decided: null, command, store: () => Promise.resolve(), waiting: false };
+    return { state: this.state, decided: null, store: () => Promise.resolve(), waiting: false };
   }
 
   /** Whether the stored lease covers nearly all ({@link STORED_LEASE_COVERS}) of the lease a step's start would give it. */
