@@ -63,6 +63,15 @@ describe('the crash checks', () => {
     expect(figures).toMatchObject({ runs: 1, claims: 2, requeuedLeaseExpired: 1, executions: { 'ledger.put': 2 }, reExecutedSteps: { 'ledger.put': 1 }, byOutcome: { 'queued COMPLETED': 1 } });
   });
 
+  it('a read that ran and left no record is a figure, a write that did is a violation (2)', () => {
+    const { events, ledger, audits } = goodRun();
+    // A read of round 1 ran and its process died before the read's one commit (start, result, audit).
+    const read = checkInvariants(history(events, [...ledger, line('ledger.read', step('r1/t0'), 2)], audits), submitted);
+    expect(read.violations).toEqual([]);
+    expect(read.figures.readsWithoutRecord).toBe(1);
+    expect(invariantsOf(history(events, [...ledger, line('ledger.put', step('r1/t0'), 2)], audits))).toEqual([2]);
+  });
+
   it('1: a second terminal event, or an event after it', () => {
     const { events, ledger, audits } = goodRun();
     const twice = [...events, { type: 'RunFailed', revision: 13, position: '13:13', data: { runId: R, reason: 'NOT_RETRYABLE' } }];

@@ -34,6 +34,13 @@ export interface HistoryFigures {
   readonly auditGaps: number;
   /** Audits recorded by a later segment than the one that executed the step (it died between ToolExecuted and AuditRecorded). */
   readonly auditsRecordedByRetry: number;
+  /**
+   * Reads that ran and left no record: where a step's records go in one
+   * commit, a read's start is stored with its result, after the read; a
+   * process killed in between, or a run that ended before the read ran
+   * again, leaves none (allowed: a read changes nothing).
+   */
+  readonly readsWithoutRecord: number;
   readonly approvalsGranted: number;
 }
 
@@ -73,6 +80,7 @@ export function checkInvariants(
     requeuedLeaseExpired: 0,
     auditGaps: 0,
     auditsRecordedByRetry: 0,
+    readsWithoutRecord: 0,
     approvalsGranted: 0,
   };
   const ledgerByStep = new Map<string, LedgerLine[]>();
@@ -281,7 +289,8 @@ export function checkInvariants(
       if (lines[0]?.runId !== runId) continue;
       const step = steps.get(stepId);
       if (step === undefined) {
-        add(lines[0]?.tool === 'ledger.read' ? 0 : 2, runId, `step ${stepId} ran (${lines.length} ledger line(s)) but the run's stream never started it`);
+        if (lines.every((l) => l.tool === 'ledger.read')) figures.readsWithoutRecord += 1;
+        else add(2, runId, `step ${stepId} ran (${lines.length} ledger line(s)) but the run's stream never started it`);
         continue;
       }
       if (!isWrite(step.effect)) continue;

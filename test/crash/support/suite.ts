@@ -113,6 +113,7 @@ export function describeCrashScenarios(suite: CrashSuite): void {
           requeuedLeaseExpired: report.figures?.requeuedLeaseExpired,
           auditGaps: report.figures?.auditGaps,
           auditsRecordedByRetry: report.figures?.auditsRecordedByRetry,
+          readsWithoutRecord: report.figures?.readsWithoutRecord,
           approvalsGranted: report.figures?.approvalsGranted,
           violations: report.violations.length + report.harnessErrors.length,
         })),
