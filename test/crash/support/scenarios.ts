@@ -66,15 +66,15 @@ export const TEMPLATES: readonly Template[] = [
  * The templates run on PostgreSQL (`crash-scenarios-postgres.e2e-spec.ts`), a
  * subset sized for CI: the write fence (`afterWriteFence`: a worker process
  * dies holding a write's fence, another must not run it again), a step's
- * records in one commit (`afterToolReturned`: before it, `afterStepRecorded`:
- * after it), the service's projections (`duringProjectionUpdate`: the read
+ * records in one commit (`afterStepRecorded`: the process dies after it; the
+ * mix reaches `afterToolReturned`, before it), the service's projections (`duringProjectionUpdate`: the read
  * models resume from the server) and the mix (every point at p = 0.04 and
  * random SIGKILLs). Each with two `worker` processes beside the service, and
  * the audit streams in PostgreSQL too (`AUDIT_STORE_PATH` is an embedded
  * file: one shared file would tie the processes to one machine), so a step's
  * records go in one commit there and `beforeAudit` is not reached.
  */
-export const POSTGRES_TEMPLATES: readonly Template[] = ['point-afterWriteFence', 'point-afterToolReturned', 'point-afterStepRecorded', 'point-duringProjectionUpdate', 'random-kills-and-points'].map((name) => {
+export const POSTGRES_TEMPLATES: readonly Template[] = ['point-afterWriteFence', 'point-afterStepRecorded', 'point-duringProjectionUpdate', 'random-kills-and-points'].map((name) => {
   const template = TEMPLATES.find((t) => t.name === name) as Template;
   return { ...template, workers: Math.max(2, template.workers), separateAuditStore: false };
 });

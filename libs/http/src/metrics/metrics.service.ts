@@ -30,7 +30,7 @@ const RUNTIME_COUNTER_HELP: Readonly<Record<RuntimeCounter, string>> = {
   auditGapsReported: 'Audit gaps reported by the audit-gap saga, in this process',
   approvalsRequested: "Rounds that paused their run for a person's approval, in this process",
   inputsRequested: 'Tool calls that paused their run for input, in this process',
-  stepsAppendedTogether: "Steps whose records went to the store in one commit (a read's or a model call's start, result and audit; a write's result and audit), in this process",
+  stepsAppendedTogether: "Steps whose records went to the store in one commit (a read's start, result and audit; a write's or a model call's result and audit), in this process",
   stepAppendFallbacks: 'Steps whose one-commit append was refused or failed, their records then appended one after the other as a step without it, in this process',
 };
 

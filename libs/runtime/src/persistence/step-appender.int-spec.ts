@@ -1,9 +1,9 @@
 /**
  * A step's records in one commit (issue 27): where the audit streams live in
  * the run store and it appends to several streams at once (embedded SQLite,
- * PostgreSQL), a read's or a model call's `StepStarted`, result and
- * `AuditRecorded` are one write operation, and a write's `ToolExecuted` and
- * audit one more after its fence. The events, their order in each stream and
+ * PostgreSQL), a read's `StepStarted`, `ToolExecuted` and `AuditRecorded`
+ * are one write operation; a write's `ToolExecuted` and audit one more after
+ * its fence, and a model call's response and audit one more after its start. The events, their order in each stream and
  * the audit chain are those of the records one after the other.
  */
 import type { AuditRecord, RunEvent } from '@agent-ledger/domain';
@@ -49,7 +49,7 @@ describe.each(['sqlite', 'postgres'] as const)('a step in one commit, the audit 
     await rt?.close();
   });
 
-  it('stores each read and model call as one write, and a write as its fence then one more; same events, same chain', async () => {
+  it('stores a read as one write, a write and a model call as their start then one more; same events, same chain', async () => {
     rt = await startRuntime({ store, audit: 'run store', agents: AGENTS });
     expect(rt.auditStore).toBe(rt.runStore);
     const before = writeOperations(rt);
@@ -60,9 +60,10 @@ describe.each(['sqlite', 'postgres'] as const)('a step in one commit, the audit 
     expect(audits.map((e) => e.type)).toEqual(['RunStartRecorded', 'AuditRecorded', 'AuditRecorded', 'AuditRecorded', 'AuditRecorded']);
     expect(audits.slice(1).map((e) => (e.data as { stepId: string }).stepId)).toEqual([`${runId}/r0/llm`, `${runId}/r0/t0`, `${runId}/r0/t1`, `${runId}/r1/llm`]);
     expect(chainBreaks(audits)).toEqual([]);
-    // RunRequested, its start statement, RunClaimed; r0/llm, r0/t0: one each; r0/t1: its fence (with the pre-approval), then its
-    // result with its audit; r1/llm: one; RunCompleted. One after the other it would be 3 + 3 + 3 + 1 + 2 + 3 + 1 = 16.
-    expect(writeOperations(rt) - before).toBe(9);
+    // RunRequested, its start statement, RunClaimed; r0/llm: its start, then its response with its audit; r0/t0: one; r0/t1:
+    // its fence (with the pre-approval), then its result with its audit; r1/llm: two; RunCompleted. One record after the
+    // other it would be 3 + 3 + 3 + 1 + 2 + 3 + 1 = 16.
+    expect(writeOperations(rt) - before).toBe(11);
     expect(rt.metrics.get('stepsAppendedTogether')).toBe(4);
     expect(rt.metrics.get('stepAppendFallbacks')).toBe(0);
     expect(rt.behaviour.executions.map((e) => e.tool)).toEqual(['test.read', 'test.put']);

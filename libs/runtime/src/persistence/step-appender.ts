@@ -18,9 +18,10 @@ export type DecidedRunCommand = DecidedCommand<RunCommand, RunState, RunEvent, R
 const AUDIT_RACES = 2;
 
 /**
- * A step's records in one commit: the run's events of the step (a read's or
- * a model call's `StepStarted` and its result; a write's result, its fence
- * stored before it ran) and its `AuditRecorded`, appended together to the run
+ * A step's records in one commit: the run's events of the step (a read's
+ * `StepStarted` and `ToolExecuted`; a write's `ToolExecuted`, its fence
+ * stored before it ran; a model call's `ModelResponded`, its start stored
+ * before the call) and its `AuditRecorded`, appended together to the run
  * stream and the audit stream, where the run store appends to several streams
  * at once and the audit streams live in it ({@link available}). Elsewhere
  * (EventStoreDB, an audit store of its own) a step's records are appended one

@@ -105,9 +105,10 @@ class SegmentStop {
  *   stream. A write whose audit did not persist fails the run closed
  *   (`AUDIT_PERSISTENCE_FAILED`); for anything else the run goes on. Where
  *   the store takes a step's records in one commit ({@link StepAppender}),
- *   a read's or a model call's `StepStarted`, its result and its audit are
- *   one append after the call, and a write's `ToolExecuted` and audit one
- *   append after the write (its fence before it, as everywhere); a refused
+ *   a read's `StepStarted`, `ToolExecuted` and audit are one append after
+ *   the read; a write's `ToolExecuted` and audit one append after the write
+ *   (its fence before it, as everywhere), and a model call's response and
+ *   audit one append after the call (its start before it); a refused
  *   or failed one-commit append is followed by the records one after the
  *   other, as where the store cannot take them together.
  * - Before any call of a round executes, the calls that need a person's
@@ -330,8 +331,9 @@ class Segment {
     }
 
     return this.inSpan('model call', { [SpanAttribute.AGENT]: agent.definition.name, [SpanAttribute.ROUND]: round, [SpanAttribute.STEP_ID]: stepId, [SpanAttribute.ATTEMPT]: this.lease.attempt }, async (span) => {
-      // A model call changes nothing in the world: where the store allows, its start is stored with its response and audit.
-      const start = await this.startStep({ type: 'StartStep', data: { runId: this.runId, ...this.lease, round }, metadata: this.now() }, true);
+      // Stored before the call, which may be long: who follows the run sees the model being asked. Its response and audit
+      // go together where the store allows.
+      const start = await this.startStep({ type: 'StartStep', data: { runId: this.runId, ...this.lease, round }, metadata: this.now() }, false);
       let response: ModelResponse;
       try {
         this.runner.context.metrics.increment('modelCalls');
