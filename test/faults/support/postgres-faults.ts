@@ -21,6 +21,10 @@ export function named(server: PostgresTestServer, applicationName: string, port 
 /** Runs one statement on a fresh admin connection (not one of the stores'). */
 export async function sql<T extends object>(server: PostgresTestServer, text: string, values: unknown[] = []): Promise<T[]> {
   const client = new Client({ connectionString: named(server, 'fault-test-admin') });
+  // A cut of every connection (cutConnections, run beside a poll of this kind) may end this one too: its query in flight
+  // rejects with the cut, which is all the caller needs; without a listener the same error would also be an unhandled
+  // 'error' event that fails whichever test is running.
+  client.on('error', () => undefined);
   await client.connect();
   try {
     return (await client.query<T>(text, values)).rows;
@@ -62,6 +66,7 @@ export class WriteLockHolder {
   /** Takes the lock of `schema`'s log (the schema must exist). */
   static async take(server: PostgresTestServer, schema: string): Promise<WriteLockHolder> {
     const client = new Client({ connectionString: named(server, 'fault-test-lock') });
+    client.on('error', () => undefined); // a cut may end the holder too: release() then finds the connection gone
     await client.connect();
     await client.query('BEGIN');
     await client.query(`SELECT last_position FROM ${schema}.log_head WHERE singleton = 1 FOR UPDATE`);
