@@ -1,4 +1,5 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import { LatestOnly } from './latest-only';
 import type { ApprovalPage, ApprovalState } from '@agent-ledger/client';
 import { useSession } from '../auth/session';
 import { EffectBadge } from '../components/badges';
@@ -22,15 +23,17 @@ export function ApprovalsPage() {
   const [page, setPage] = useState<ApprovalPage | null>(null);
   const [error, setError] = useState<unknown>(null);
 
+  const answers = useMemo(() => new LatestOnly(), []);
   const load = useCallback(() => {
-    client
-      .listApprovals({ limit: 100, state: state === '' ? undefined : (state as ApprovalState) })
-      .then((answer) => {
+    answers.track(
+      client.listApprovals({ limit: 100, state: state === '' ? undefined : (state as ApprovalState) }),
+      (answer) => {
         setPage(answer);
         setError(null);
-      })
-      .catch(setError);
-  }, [client, state]);
+      },
+      setError,
+    );
+  }, [client, answers, state]);
   useEffect(load, [load]);
   const live = useLiveRefresh(can.streamAllRuns ? 'allRuns' : null, load);
 

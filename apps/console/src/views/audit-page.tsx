@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import { LatestOnly } from './latest-only';
 import type { AuditReviewAnswer as AuditReview, AuditReviewTotals, AuditRunRow as AuditRun, AuditWriteView as AuditWrite, AuditStoreVerdict as ChainsVerification, StoreWrite, StoreWriteWithoutAudit } from '@agent-ledger/client';
 import { auditWritesCsv } from '../audit/audit-csv';
 import { verdictSummary } from '../audit/verdict-summary';
@@ -41,15 +42,17 @@ export function AuditPage() {
   const [checking, setChecking] = useState(false);
   const [error, setError] = useState<unknown>(null);
 
+  const answers = useMemo(() => new LatestOnly(), []);
   const load = useCallback(() => {
-    client
-      .auditReview({ limit: 10_000 })
-      .then((answer) => {
+    answers.track(
+      client.auditReview({ limit: 10_000 }),
+      (answer) => {
         setReview(answer);
         setError(null);
-      })
-      .catch(setError);
-  }, [client]);
+      },
+      setError,
+    );
+  }, [client, answers]);
   useEffect(load, [load]);
   // Audit events are not on /events (run streams only): a run event refreshes, and a slow poll catches the rest.
   const live = useLiveRefresh(can.streamAllRuns ? 'allRuns' : null, load, { pollMs: 5_000 });

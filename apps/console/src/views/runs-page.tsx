@@ -1,4 +1,5 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import { LatestOnly } from './latest-only';
 import type { AgentSummary as AgentInfo, RunPage as RunPageAnswer, RunStatus, RunStatusRow as RunRow, TerminationReason } from '@agent-ledger/client';
 import { RUN_STATUSES } from '@agent-ledger/client';
 import { useSession } from '../auth/session';
@@ -33,13 +34,14 @@ export function RunsPage() {
   const [error, setError] = useState<unknown>(null);
   const cursor = cursors[cursors.length - 1] ?? null;
 
+  const answers = useMemo(() => new LatestOnly(), []);
   const load = useCallback(() => {
     const at = (bound: 'since' | 'until') => {
       const ms = filters[bound] === '' ? NaN : new Date(filters[bound]).getTime();
       return Number.isNaN(ms) ? undefined : ms;
     };
-    client
-      .listRuns({
+    answers.track(
+      client.listRuns({
         limit: PAGE_SIZE,
         status: filters.status === '' ? undefined : (filters.status as RunStatus),
         agent: filters.agent.trim() === '' ? undefined : filters.agent.trim(),
@@ -48,13 +50,14 @@ export function RunsPage() {
         since: at('since'),
         until: at('until'),
         cursor: cursor ?? undefined,
-      })
-      .then((answer) => {
+      }),
+      (answer) => {
         setPage(answer);
         setError(null);
-      })
-      .catch(setError);
-  }, [client, filters, cursor]);
+      },
+      setError,
+    );
+  }, [client, answers, filters, cursor]);
 
   useEffect(load, [load]);
   const live = useLiveRefresh(can.streamAllRuns ? 'allRuns' : null, load);
