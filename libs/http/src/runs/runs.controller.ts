@@ -86,6 +86,9 @@ export class RunsController {
       return;
     }
     const answer: StartRunInteractive = { runId: outcome.runId, mode: outcome.mode, replayed: outcome.replayed, segment: outcome.segment, run: runViewOf(outcome.runId, outcome.state) };
+    // Read your writes: what the run recorded is in this process's read models before the answer (at most RUN_READ_MISS_WAIT_MS),
+    // so that GET /runs/{runId}/steps right after it shows every step it answers for.
+    await this.runners.settled(RUN_READ_MISS_WAIT_MS);
     replyJson(response, 200, answer, headers);
   }
 
