@@ -47,6 +47,7 @@ import { EventStoreDbSubscription } from './eventstoredb-subscription';
 import { checkGroupName, checkGroupSettings, ensureEventStoreDbConsumerGroup, EventStoreDbMembership } from './eventstoredb-consumer-group';
 import type { EventStoreDbErrorContext } from './translate-eventstoredb-error';
 import { translateEventStoreDbError } from './translate-eventstoredb-error';
+import { checkedCall } from '../core/checked-call';
 
 /**
  * The stream holding the store's identity: a system stream (`$`), so the
@@ -142,16 +143,14 @@ export class EventStoreDbEventStore implements EventStore, ConsumerGroups {
    * first callers (of any process) agree on the one that was written first.
    */
   storeIdentity(): Promise<StoreIdentity> {
-    try {
-      this.assertOpen();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    this.identity ??= this.track(() => this.readOrRecordIdentity()).catch((error: unknown) => {
-      this.identity = undefined; // a failure (server down) is not remembered: the next call tries again
-      throw error;
-    });
-    return this.identity;
+    return checkedCall(
+      () => this.assertOpen(),
+      () =>
+        (this.identity ??= this.track(() => this.readOrRecordIdentity()).catch((error: unknown) => {
+          this.identity = undefined; // a failure (server down) is not remembered: the next call tries again
+          throw error;
+        })),
+    );
   }
 
   private async readOrRecordIdentity(): Promise<StoreIdentity> {
@@ -206,14 +205,14 @@ export class EventStoreDbEventStore implements EventStore, ConsumerGroups {
   }
 
   ensureConsumerGroup(groupName: string, settings: ConsumerGroupSettings): Promise<ConsumerGroupEnsured> {
-    try {
-      const name = checkGroupName(groupName);
-      const checked = checkGroupSettings(settings);
-      this.assertOpen();
-      return this.track(() => ensureEventStoreDbConsumerGroup(this.client, name, checked));
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return checkedCall(
+      () => {
+        const checked = { name: checkGroupName(groupName), settings: checkGroupSettings(settings) };
+        this.assertOpen();
+        return checked;
+      },
+      ({ name, settings: checked }) => this.track(() => ensureEventStoreDbConsumerGroup(this.client, name, checked)),
+    );
   }
 
   joinConsumerGroup(groupName: string, options: { readonly bufferSize: number }): ConsumerGroupMembership {

@@ -11,7 +11,6 @@ import { planStreamRead } from '../core/stream-reads';
 import type { EventData, RecordedEvent } from '../port/event';
 import type { AppendOptions, AppendResult, DeleteStreamOptions, EventStore } from '../port/event-store';
 import type { MultiStreamAppend, StreamAppend } from '../port/multi-stream-append';
-import type { ExpectedRevision } from '../port/expected-revision';
 import { EventStoreError } from '../port/errors/event-store-error';
 import { InvalidOptionError } from '../port/errors/invalid-option.error';
 import { StoreClosedError } from '../port/errors/store-closed.error';
@@ -22,8 +21,8 @@ import { Direction } from '../port/read-options';
 import type { StoreIdentity } from '../port/store-identity';
 import type { EventSubscription, SubscribeToAllOptions, SubscribeToStreamOptions } from '../port/subscription';
 import { assertValidStreamName } from '../stream-name';
-import type { PreparedAppend } from '../validation/validate-append';
 import { prepareAppend, prepareStreamAppends } from '../validation/validate-append';
+import { checkedCall } from '../core/checked-call';
 import { positiveInteger, prepareDelete } from '../validation/validate-options';
 import { PostgresChangeListener } from './postgres-change-listener';
 import type { PostgresEventStoreOptions } from './postgres-options';
@@ -183,26 +182,19 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
   }
 
   append(streamName: string, events: readonly EventData[], options: AppendOptions): Promise<AppendResult> {
-    let prepared: PreparedAppend;
-    try {
-      prepared = prepareAppend(streamName, events, options);
-      this.assertOpen();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.enqueue(`append to ${streamName}`, { kind: 'append', append: prepared }) as Promise<AppendResult>;
+    return checkedCall(
+      () => this.opened(prepareAppend(streamName, events, options)),
+      (prepared) => this.enqueue(`append to ${streamName}`, { kind: 'append', append: prepared }) as Promise<AppendResult>,
+    );
   }
 
   /** Appends to several streams in one transaction ({@link MultiStreamAppend}); it shares a group commit's batch like any append. */
   appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
-    let prepared: PreparedAppend[];
-    try {
-      prepared = prepareStreamAppends(appends);
-      this.assertOpen();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.enqueue(`append to ${prepared.map((part) => part.streamName).join(', ')}`, { kind: 'appendToStreams', appends: prepared }) as Promise<AppendResult[]>;
+    return checkedCall(
+      () => this.opened(prepareStreamAppends(appends)),
+      (prepared) =>
+        this.enqueue(`append to ${prepared.map((part) => part.streamName).join(', ')}`, { kind: 'appendToStreams', appends: prepared }) as Promise<AppendResult[]>,
+    );
   }
 
   async readStream(streamName: string, options?: ReadStreamOptions): Promise<ReadStreamResult> {
@@ -307,14 +299,10 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
   // --- writes -------------------------------------------------------------
 
   private delete(streamName: string, options: DeleteStreamOptions, tombstone: boolean): Promise<void> {
-    let expectedRevision: ExpectedRevision;
-    try {
-      expectedRevision = prepareDelete(streamName, options);
-      this.assertOpen();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.enqueue(`${tombstone ? 'tombstone' : 'delete'} ${streamName}`, { kind: 'delete', streamName, expectedRevision, tombstone }) as Promise<void>;
+    return checkedCall(
+      () => this.opened(prepareDelete(streamName, options)),
+      (expectedRevision) => this.enqueue(`${tombstone ? 'tombstone' : 'delete'} ${streamName}`, { kind: 'delete', streamName, expectedRevision, tombstone }) as Promise<void>,
+    );
   }
 
   /**
@@ -496,12 +484,10 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
 
   /** Every call on a connection is tracked: close() waits for them before ending the pool (pg-pool drops a connect pending at its end). */
   private withClient<T>(label: string, work: (client: PoolClient) => Promise<T>): Promise<T> {
-    try {
-      this.assertOpen();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.track(this.onClient(label, work));
+    return checkedCall(
+      () => this.assertOpen(),
+      () => this.track(this.onClient(label, work)),
+    );
   }
 
   private async onClient<T>(label: string, work: (client: PoolClient) => Promise<T>): Promise<T> {
@@ -613,6 +599,12 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
     const row = result.rows[0];
     if (!row) return undefined;
     return { lastRevision: Number(row.last_revision), firstVisibleRevision: Number(row.truncate_before), tombstoned: row.tombstoned };
+  }
+
+  /** `checked`, once the store is found open. */
+  private opened<C>(checked: C): C {
+    this.assertOpen();
+    return checked;
   }
 
   private assertOpen(): void {

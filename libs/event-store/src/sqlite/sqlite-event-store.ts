@@ -29,6 +29,7 @@ import type { EventSubscription, SubscribeToAllOptions, SubscribeToStreamOptions
 import { assertValidStreamName } from '../stream-name';
 import type { PreparedAppend } from '../validation/validate-append';
 import { prepareAppend, prepareStreamAppends } from '../validation/validate-append';
+import { checkedCall } from '../core/checked-call';
 import { positiveInteger, prepareDelete } from '../validation/validate-options';
 import { DataVersionPoller } from './data-version-poller';
 import { migrate } from './sqlite-schema';
@@ -208,27 +209,19 @@ export class SqliteEventStore implements EventStore, MultiStreamAppend {
   }
 
   append(streamName: string, events: readonly EventData[], options: AppendOptions): Promise<AppendResult> {
-    let prepared: PreparedAppend;
-    try {
-      prepared = prepareAppend(streamName, events, options);
-      this.assertOpen();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.enqueue(`append to ${streamName}`, () => this.appendInTransaction(prepared));
+    return checkedCall(
+      () => this.opened(prepareAppend(streamName, events, options)),
+      (prepared) => this.enqueue(`append to ${streamName}`, () => this.appendInTransaction(prepared)),
+    );
   }
 
   /** Appends to several streams in one transaction ({@link MultiStreamAppend}); it shares a group commit's transaction like any append. */
   appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
-    let prepared: PreparedAppend[];
-    try {
-      prepared = prepareStreamAppends(appends);
-      this.assertOpen();
-    } catch (error) {
-      return Promise.reject(error);
-    }
     // A part refused after another wrote rolls the job back alone (runBatch's savepoints): all parts or none.
-    return this.enqueue(`append to ${prepared.map((part) => part.streamName).join(', ')}`, () => prepared.map((part) => this.appendInTransaction(part)));
+    return checkedCall(
+      () => this.opened(prepareStreamAppends(appends)),
+      (prepared) => this.enqueue(`append to ${prepared.map((part) => part.streamName).join(', ')}`, () => prepared.map((part) => this.appendInTransaction(part))),
+    );
   }
 
   async readStream(streamName: string, options?: ReadStreamOptions): Promise<ReadStreamResult> {
@@ -333,22 +326,20 @@ export class SqliteEventStore implements EventStore, MultiStreamAppend {
   // --- writes -------------------------------------------------------------
 
   private delete(streamName: string, options: DeleteStreamOptions, tombstone: boolean): Promise<void> {
-    let expected: ExpectedRevision;
-    try {
-      expected = prepareDelete(streamName, options);
-      this.assertOpen();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.enqueue(`${tombstone ? 'tombstone' : 'delete'} ${streamName}`, () => {
-      const state = this.streamState(streamName);
-      assertDeleteAllowed(streamName, this.view(streamName, state), expected);
-      const last = state?.lastRevision ?? -1;
-      this.operationWrote = true;
-      if (tombstone) this.statements.tombstone.run({ stream: streamName, last });
-      else this.statements.softDelete.run({ stream: streamName, last, truncateBefore: last + 1 });
-      return undefined;
-    });
+    return checkedCall(
+      () => this.opened(prepareDelete(streamName, options)),
+      (expected) => this.enqueue(`${tombstone ? 'tombstone' : 'delete'} ${streamName}`, () => this.deleteInTransaction(streamName, expected, tombstone)),
+    );
+  }
+
+  private deleteInTransaction(streamName: string, expected: ExpectedRevision, tombstone: boolean): undefined {
+    const state = this.streamState(streamName);
+    assertDeleteAllowed(streamName, this.view(streamName, state), expected);
+    const last = state?.lastRevision ?? -1;
+    this.operationWrote = true;
+    if (tombstone) this.statements.tombstone.run({ stream: streamName, last });
+    else this.statements.softDelete.run({ stream: streamName, last, truncateBefore: last + 1 });
+    return undefined;
   }
 
   private appendInTransaction(append: PreparedAppend): AppendResult {
@@ -561,6 +552,12 @@ export class SqliteEventStore implements EventStore, MultiStreamAppend {
     } catch (error) {
       throw translateSqliteError(error, context);
     }
+  }
+
+  /** `checked`, once the store is found open. */
+  private opened<C>(checked: C): C {
+    this.assertOpen();
+    return checked;
   }
 
   private assertOpen(): void {

@@ -141,4 +141,22 @@ describe.each<StoreKind>(['sqlite', 'eventstoredb'])('AuditRecorder on %s (integ
     expect(failures(metrics)).toEqual({ auditAppendFailures: 0, auditCommandsRejected: 0, deciderFailures: 2 });
     expect((await auditStore.readStream(auditStreamName('run-7'))).streamExists).toBe(false);
   });
+
+  it("a step's audit the decider throws on is counted once: the one-commit decision leaves it to the record that follows", async () => {
+    const { auditStore } = fixture.open();
+    const metrics = new RuntimeMetrics();
+    const recorder = new AuditRecorder(auditStore, metrics);
+    const decide = jest.spyOn(auditDecider, 'decide').mockImplementation(() => {
+      throw new TypeError('a bug in the audit decider');
+    });
+    try {
+      // The step appender's path: no decision for the one commit, then the audit recorded on its own.
+      await expect(recorder.decideAudit(entry('run-8', 0), 1000)).resolves.toBeNull();
+      expect(failures(metrics)).toEqual({ auditAppendFailures: 0, auditCommandsRejected: 0, deciderFailures: 0 });
+      await expect(recorder.record(entry('run-8', 0), 1000)).resolves.toBe(false);
+    } finally {
+      decide.mockRestore();
+    }
+    expect(failures(metrics)).toEqual({ auditAppendFailures: 0, auditCommandsRejected: 0, deciderFailures: 1 });
+  });
 });

@@ -71,13 +71,15 @@ export class AuditRecorder {
    * read), without appending: the audit's part of the step's one append
    * (`StepAppender`). Null when it cannot be decided now (the stream could
    * not be read, the decider refused the entry or threw): nothing is counted
-   * here, the caller records the audit on its own then ({@link record}), which
-   * counts what fails.
+   * nor logged above debug here (a decider's throw included), the caller
+   * records the audit on its own then ({@link record}), which decides again
+   * and counts what fails, once.
    */
   async decideAudit(entry: AuditEntry, now: number): Promise<DecidedAudit | null> {
     const stream = auditStreamName(entry.runId);
     try {
-      const decided = this.handler.prepare(stream, { type: 'RecordAudit', data: entry, metadata: { now } }, await this.handler.current(stream), { correlationId: entry.runId });
+      const snapshot = await this.handler.current(stream);
+      const decided = this.handler.prepare(stream, { type: 'RecordAudit', data: entry, metadata: { now } }, snapshot, { correlationId: entry.runId }, 'leftToCaller');
       return decided.decision.kind === 'accepted' ? decided : null;
     } catch (error) {
       this.logger.debug(`The audit of step ${entry.stepId} of run ${entry.runId} could not be decided for its step's one append: ${error instanceof Error ? error.message : String(error)}`);

@@ -135,10 +135,19 @@ export class DeciderCommandHandler<Command extends { readonly type: string }, St
    * Decides `command` on `snapshot` and encodes what it decides, without
    * appending: the caller appends `data` (with other parts, in one commit)
    * and then tells {@link committed}, or, when the store refused it,
-   * {@link forget}. A throw of the decider is its bug ({@link DeciderFailedError}).
+   * {@link forget}. A throw of the decider is its bug ({@link DeciderFailedError}),
+   * logged and counted unless `failures` is `'leftToCaller'`: a caller that
+   * then sends the same command through {@link handle} (which reports it)
+   * would count one bug twice.
    */
-  prepare(stream: string, command: Command, snapshot: StreamSnapshot<State>, causation: CausationContext = {}): DecidedCommand<Command, State, Event, D> {
-    const { decision, events, state } = this.decide(stream, command, snapshot);
+  prepare(
+    stream: string,
+    command: Command,
+    snapshot: StreamSnapshot<State>,
+    causation: CausationContext = {},
+    failures: 'reported' | 'leftToCaller' = 'reported',
+  ): DecidedCommand<Command, State, Event, D> {
+    const { decision, events, state } = this.decide(stream, command, snapshot, failures);
     if (events.length === 0) return { stream, command, decision, events, state: snapshot.state, revision: snapshot.revision, expectedRevision: snapshot.revision, data: [] };
     const nextRevision = snapshot.revision === ExpectedRevision.NO_STREAM ? 0n : snapshot.revision + 1n;
     const data = this.encode(stream, nextRevision, events, { causation });
@@ -156,7 +165,7 @@ export class DeciderCommandHandler<Command extends { readonly type: string }, St
   }
 
   /** The decision, its events to append (none unless accepted) and the state after them; a throw is the decider's bug. */
-  private decide(stream: string, command: Command, snapshot: StreamSnapshot<State>): { decision: D; events: readonly Event[]; state: State } {
+  private decide(stream: string, command: Command, snapshot: StreamSnapshot<State>, failures: 'reported' | 'leftToCaller' = 'reported'): { decision: D; events: readonly Event[]; state: State } {
     const { decider, metrics } = this.options;
     try {
       const decision = decider.decide(command, snapshot.state);
@@ -164,6 +173,7 @@ export class DeciderCommandHandler<Command extends { readonly type: string }, St
       return { decision, events, state: events.reduce((state, event) => decider.evolve(state, event), snapshot.state) };
     } catch (error) {
       const failure = new DeciderFailedError(stream, command.type, error);
+      if (failures === 'leftToCaller') throw failure;
       metrics.increment('deciderFailures');
       this.logger.error(`${failure.message}\n${error instanceof Error ? (error.stack ?? '') : ''}`);
       throw failure;
