@@ -317,9 +317,55 @@ describe('PostgresEventStore on a private PostgreSQL cluster', () => {
       await append(single);
       expect(bounded.stats()).toMatchObject({ operations: 20, largestBatch: 4 });
       expect(bounded.stats().transactions).toBeGreaterThanOrEqual(5);
-      expect(single.stats()).toEqual({ transactions: 20, operations: 20, largestBatch: 1 });
+      expect(single.stats()).toEqual({ transactions: 20, operations: 20, largestBatch: 1, inOneStatement: 20, decidedAfterRead: 0 });
       const [row] = await sql<{ n: number }>(`SELECT count(DISTINCT xmin::text)::int AS n FROM batch_single.events`);
       expect(row?.n).toBe(20);
+    });
+
+    it('an append at the revision it expects is one statement; one that is not is decided after a read (a conflict, a repeat, a tombstone), as before', async () => {
+      const store = connect('one_statement');
+      await store.storeIdentity();
+      const counted = () => {
+        const { inOneStatement, decidedAfterRead } = store.stats();
+        return { inOneStatement, decidedAfterRead };
+      };
+      const [stream, other, gone] = [uniqueStream(), uniqueStream(), uniqueStream()];
+      const first = someEvents(2);
+      expect(await store.append(stream, first, { expectedRevision: ExpectedRevision.NO_STREAM })).toMatchObject({ nextExpectedRevision: 1n });
+      const second = await store.append(stream, [anEvent('Second')], { expectedRevision: 1n });
+      expect(second.nextExpectedRevision).toBe(2n);
+      const together = await store.appendToStreams([
+        { streamName: other, events: [anEvent('Other')], expectedRevision: ExpectedRevision.NO_STREAM },
+        { streamName: stream, events: [anEvent('Third')], expectedRevision: 2n },
+      ]);
+      expect(together.map((r) => r.nextExpectedRevision)).toEqual([0n, 3n]);
+      expect(sequenceOf(together[1]!.position)).toBe(sequenceOf(together[0]!.position) + 1);
+      expect(counted()).toEqual({ inOneStatement: 3, decidedAfterRead: 0 });
+      // What the statement wrote is what the rows say: revisions, positions, the streams' rows, one transaction for the two parts.
+      expect((await store.readStream(stream)).events.map((e) => [e.type, e.revision, sequenceOf(e.position)])).toEqual([
+        ['Counted', 0n, 1],
+        ['Counted', 1n, 2],
+        ['Second', 2n, 3],
+        ['Third', 3n, 5],
+      ]);
+      expect(await sql(`SELECT stream_name, last_revision::int AS last FROM one_statement.streams WHERE stream_name = ANY($1::text[]) ORDER BY last`, [[stream, other]])).toEqual([
+        { stream_name: other, last: 0 },
+        { stream_name: stream, last: 3 },
+      ]);
+      expect(await transactionsOf('one_statement', [other])).toBe(1);
+      const [xmins] = await sql<{ n: number }>(`SELECT count(DISTINCT xmin::text)::int AS n FROM one_statement.events WHERE position IN (4, 5)`);
+      expect(xmins?.n).toBe(1);
+
+      // Not where expected: nothing written by the statement, the read decides as it always did.
+      const conflict = await rejectionOf(store.append(stream, [anEvent()], { expectedRevision: 1n }));
+      expect(conflict).toBeInstanceOf(WrongExpectedRevisionError);
+      expect(conflict).toMatchObject({ actual: 3n });
+      expect(await store.append(stream, first, { expectedRevision: ExpectedRevision.NO_STREAM })).toMatchObject({ nextExpectedRevision: 1n });
+      await store.append(gone, [anEvent()], { expectedRevision: ExpectedRevision.NO_STREAM });
+      await store.tombstoneStream(gone);
+      expect(await rejectionOf(store.append(gone, [anEvent()], { expectedRevision: 0n }))).toBeInstanceOf(StreamDeletedError);
+      expect(counted()).toEqual({ inOneStatement: 4, decidedAfterRead: 4 }); // the tombstone is decided after a read too
+      expect(await sql(`SELECT count(*)::int AS n FROM one_statement.events`)).toEqual([{ n: 6 }]);
     });
 
     it('close() lets the appends it found queued commit before it ends the pool', async () => {
@@ -418,6 +464,22 @@ describe('PostgresEventStore on a private PostgreSQL cluster', () => {
     expect(new Set(identities.map((i) => i.id)).size).toBe(1);
     expect(identities[0]?.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(await sql('SELECT count(*)::int AS n FROM identity_race.store_identity')).toEqual([{ n: 1 }]);
+  });
+
+  it('brings a version 1 schema (no append_expected) to the current version, keeping its events and identity', async () => {
+    const old = connect('version_one');
+    const stream = uniqueStream();
+    await old.append(stream, someEvents(2), { expectedRevision: ExpectedRevision.NO_STREAM });
+    const identity = await old.storeIdentity();
+    await old.close();
+    await sql(`DROP FUNCTION version_one.append_expected`);
+    await sql(`UPDATE version_one.schema_version SET version = 1`);
+    const store = connect('version_one');
+    expect(await store.storeIdentity()).toEqual(identity);
+    expect(await sql(`SELECT version FROM version_one.schema_version`)).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
+    expect(await store.append(stream, [anEvent()], { expectedRevision: 1n })).toMatchObject({ nextExpectedRevision: 2n });
+    expect(store.stats()).toMatchObject({ inOneStatement: 1, decidedAfterRead: 0 });
+    expect((await store.readStream(stream)).events).toHaveLength(3);
   });
 
   it('refuses a schema of a newer version with StoreFailureError, writing nothing', async () => {

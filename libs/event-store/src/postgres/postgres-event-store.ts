@@ -23,6 +23,7 @@ import type { EventSubscription, SubscribeToAllOptions, SubscribeToStreamOptions
 import { assertValidStreamName } from '../stream-name';
 import { prepareAppend, prepareStreamAppends } from '../validation/validate-append';
 import { checkedCall } from '../core/checked-call';
+import { expectedBatchOf, outcomesOfExpectedBatch } from './expected-batch';
 import { positiveInteger, prepareDelete } from '../validation/validate-options';
 import { PostgresChangeListener } from './postgres-change-listener';
 import type { PostgresEventStoreOptions } from './postgres-options';
@@ -62,6 +63,15 @@ export interface PostgresEventStoreStats {
   readonly operations: number;
   /** Most operations grouped into one transaction so far. */
   readonly largestBatch: number;
+  /** Batches written in one statement (`append_expected`: one round trip, one commit). */
+  readonly inOneStatement: number;
+  /**
+   * Batches decided in TypeScript after a read of their streams (three round
+   * trips or more): a delete, an `any` or `stream_exists` append, or a stream
+   * not where its append expected it (a conflict, a repeat), which first cost
+   * a call of `append_expected` that wrote nothing.
+   */
+  readonly decidedAfterRead: number;
 }
 
 /**
@@ -102,7 +112,7 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
   private readonly queue: WriteJob[] = [];
   private batchRunning = false;
   private flushScheduled = false;
-  private readonly counters = { transactions: 0, operations: 0, largestBatch: 0 };
+  private readonly counters = { transactions: 0, operations: 0, largestBatch: 0, inOneStatement: 0, decidedAfterRead: 0 };
   /** The log head after this store's last commit that woke its subscriptions itself. */
   private notifiedUpTo = 0;
 
@@ -349,10 +359,11 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
     this.counters.transactions++;
     this.counters.operations += batch.length;
     this.counters.largestBatch = Math.max(this.counters.largestBatch, batch.length);
-    let plan: BatchPlan;
+    const operations = batch.map((job) => job.operation);
+    let plan: Pick<BatchPlan, 'outcomes' | 'lastPosition'>;
     try {
       await this.ensureReady();
-      plan = await this.useConnection((client) => this.batchInTransaction(client, batch.map((job) => job.operation)));
+      plan = await this.useConnection(async (client) => (await this.expectedBatch(client, operations)) ?? (await this.batchInTransaction(client, operations)));
     } catch (error) {
       for (const job of batch) job.reject(translatePostgresError(error, batch.length === 1 ? job.label : `${job.label} (one of a batch of ${batch.length} writes)`));
       return;
@@ -362,7 +373,29 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
       if (outcome.ok) job.resolve(outcome.value);
       else job.reject(outcome.error);
     });
-    if (plan.events.length > 0) this.changed(undefined, plan.lastPosition);
+    if (plan.outcomes.some((outcome) => outcome.ok)) this.changed(undefined, plan.lastPosition);
+  }
+
+  /**
+   * The batch in one statement when every operation appends at an exact
+   * expected revision (`append_expected`, in autocommit: one round trip, one
+   * commit); null when it is not such a batch, or when a stream is not where
+   * its append expects it (nothing was written: the batch is then decided
+   * in TypeScript, which tells a conflict from a repeat).
+   */
+  private async expectedBatch(client: PoolClient, operations: readonly WriteOperation[]): Promise<Pick<BatchPlan, 'outcomes' | 'lastPosition'> | null> {
+    const batch = expectedBatchOf(operations);
+    if (batch === null) return null;
+    const answer = await client.query<{ written: string[] | null }>({
+      name: `agent-ledger-append-expected-${this.schema}`,
+      text: `SELECT ${this.schema}.append_expected($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) AS written`,
+      values: [batch.streams, batch.expected, batch.counts, batch.parts, batch.offsets, batch.ids, batch.types, batch.data, batch.metadata, this.now(), this.channel],
+    });
+    const written = answer.rows[0]?.written ?? null;
+    if (written === null) return null;
+    this.counters.inOneStatement++;
+    const [head, ...firsts] = written.map(Number);
+    return outcomesOfExpectedBatch(operations, head as number, firsts);
   }
 
   /**
@@ -372,6 +405,7 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
    * notification; commit.
    */
   private async batchInTransaction(client: PoolClient, operations: readonly WriteOperation[]): Promise<BatchPlan> {
+    this.counters.decidedAfterRead++;
     const s = this.schema;
     // The lock is a statement of its own, before the read of the streams: in READ COMMITTED each statement reads a
     // snapshot taken when it starts, so the read sees every batch committed before this one got the lock. One round

@@ -5,8 +5,9 @@ import { StoreFailureError } from '../port/errors/store-failure.error';
 /**
  * Version of the schema below, kept in `<schema>.schema_version`.
  * 1: the log, the streams, the log head and the store's identity.
+ * 2: the function `append_expected` (a batch of appends at their expected revisions, in one statement).
  */
-export const POSTGRES_SCHEMA_VERSION = 1;
+export const POSTGRES_SCHEMA_VERSION = 2;
 
 /**
  * The PostgreSQL store's schema, in the schema `s` (documented in
@@ -19,6 +20,13 @@ export const POSTGRES_SCHEMA_VERSION = 1;
  *   positions become visible in increasing order, without gaps.
  * - `streams`: one row per stream (last revision, soft-delete point, tombstone).
  * - `store_identity`: one row, written with the schema.
+ * - `append_expected(...)`: a batch of appends that each expect an exact
+ *   revision, in one statement (so one round trip and one commit in
+ *   autocommit): it locks the head, and writes only when every stream is at
+ *   the revision its append expects (the rules of `decideAppend` for that
+ *   case); otherwise it writes nothing and answers null, and the batch is
+ *   decided in TypeScript. It answers the head before the batch, then the
+ *   first revision written to each part's stream.
  */
 function schemaSql(s: string): string {
   return `
@@ -50,6 +58,42 @@ CREATE TABLE IF NOT EXISTS ${s}.store_identity (
   id           uuid    NOT NULL,
   created_at   bigint  NOT NULL
 );
+CREATE OR REPLACE FUNCTION ${s}.append_expected(
+  p_streams text[], p_expected bigint[], p_counts integer[],
+  p_parts integer[], p_offsets integer[], p_ids uuid[], p_types text[], p_data text[], p_metadata text[],
+  p_created_at bigint, p_channel text
+) RETURNS bigint[] LANGUAGE plpgsql VOLATILE AS $append_expected$
+DECLARE
+  v_head bigint;
+  v_firsts bigint[];
+BEGIN
+  SELECT last_position INTO v_head FROM ${s}.log_head WHERE singleton = 1 FOR UPDATE;
+  -- Each statement of a VOLATILE function reads a snapshot taken when it starts: this one sees every batch committed
+  -- before the lock was granted. A part's first revision, or null when its stream is not where the part expects it.
+  SELECT array_agg(
+           CASE
+             WHEN st.stream_name IS NULL THEN CASE WHEN q.expected IS NULL THEN 0 END
+             WHEN st.tombstoned THEN NULL
+             WHEN st.last_revision = coalesce(q.expected, st.truncate_before - 1) THEN st.last_revision + 1
+           END ORDER BY q.ord)
+    INTO v_firsts
+    FROM unnest(p_streams, p_expected) WITH ORDINALITY AS q(stream_name, expected, ord)
+    LEFT JOIN ${s}.streams st ON st.stream_name = q.stream_name;
+  IF array_position(v_firsts, NULL) IS NOT NULL THEN
+    RETURN NULL;
+  END IF;
+  INSERT INTO ${s}.events (position, stream_name, revision, event_id, event_type, data, metadata, created_at)
+  SELECT v_head + e.n, p_streams[e.part], v_firsts[e.part] + e.off, e.id, e.type, e.data, e.metadata, p_created_at
+    FROM unnest(p_parts, p_offsets, p_ids, p_types, p_data, p_metadata) WITH ORDINALITY AS e(part, off, id, type, data, metadata, n);
+  INSERT INTO ${s}.streams (stream_name, last_revision, truncate_before, tombstoned)
+  SELECT q.stream_name, v_firsts[q.ord] + q.count - 1, 0, false
+    FROM unnest(p_streams, p_counts) WITH ORDINALITY AS q(stream_name, count, ord)
+  ON CONFLICT (stream_name) DO UPDATE SET last_revision = excluded.last_revision;
+  UPDATE ${s}.log_head SET last_position = v_head + cardinality(p_ids) WHERE singleton = 1;
+  PERFORM pg_notify(p_channel, (v_head + cardinality(p_ids))::text);
+  RETURN v_head || v_firsts;
+END
+$append_expected$;
 `;
 }
 
