@@ -7,6 +7,7 @@ import type { PostgresTestServer } from '../support/postgres';
 import { startPostgresTestServer } from '../support/postgres';
 import { scaled } from '../support/time-scale';
 import type { PostgresStores } from './support/postgres-faults';
+import { APPEND_EXPECTED_STATEMENT } from '../../libs/event-store/src/postgres/postgres-event-store';
 import { FreezableProxy } from './support/freezable-proxy';
 import { AUDIT_STORE_APP, cutConnections, named, RUN_STORE_APP, sql, startPostgresStores, WriteLockHolder } from './support/postgres-faults';
 import type { CapturedLogs, LiveProjections, RunOutcome } from './support/runtime';
@@ -239,37 +240,42 @@ describe('PostgreSQL adapter: appends in flight when the connections are cut or 
     },
   );
 
-  it('an append whose COMMIT reached the server but whose answer never came back: refused with StoreUnavailableError(connectionLost) after queryTimeoutMs, yet written; repeated with the same ids it is idempotent, at its first position', async () => {
-    proxy = await FreezableProxy.start(server.port);
-    const connectionString = server.connectionString.replace(`:${server.port}/`, `:${proxy.port}/`);
-    const store = await PostgresEventStore.open({ connectionString, schema: 'adapter_lost_commit_answer', poolSize: 2, connectionTimeoutMs: 1_000, queryTimeoutMs: 1_000 });
-    opened.push(store);
-    const stream = `faultcommit-${randomUUID().slice(0, 8)}`;
-    await store.append(stream, [{ id: randomUUID(), type: 'First', data: {} }], { expectedRevision: ExpectedRevision.NO_STREAM });
-    const events = [0, 1].map((n) => ({ id: randomUUID(), type: 'Ambiguous', data: { n } }));
+  it.each([
+    { path: 'in one statement', watched: APPEND_EXPECTED_STATEMENT, expectedRevision: 0n as ExpectedRevision },
+    { path: 'decided after a read', watched: 'COMMIT', expectedRevision: ExpectedRevision.ANY as ExpectedRevision },
+  ])(
+    'an append ($path) whose commit reached the server but whose answer never came back: refused with StoreUnavailableError(connectionLost) after queryTimeoutMs, yet written; repeated with the same ids it is idempotent, at its first position',
+    async ({ watched, expectedRevision }) => {
+      proxy = await FreezableProxy.start(server.port);
+      const connectionString = server.connectionString.replace(`:${server.port}/`, `:${proxy.port}/`);
+      const store = await PostgresEventStore.open({ connectionString, schema: 'adapter_lost_commit_answer', poolSize: 2, connectionTimeoutMs: 1_000, queryTimeoutMs: 1_000 });
+      opened.push(store);
+      const stream = `faultcommit-${randomUUID().slice(0, 8)}`;
+      await store.append(stream, [{ id: randomUUID(), type: 'First', data: {} }], { expectedRevision: ExpectedRevision.NO_STREAM });
+      const events = [0, 1].map((n) => ({ id: randomUUID(), type: 'Ambiguous', data: { n } }));
 
-    proxy.freezeAfter('COMMIT');
-    const refused = await store.append(stream, events, { expectedRevision: 0n }).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    expect(refused).toBeInstanceOf(StoreUnavailableError);
-    expect(refused).toMatchObject({ reason: StoreUnavailableReason.CONNECTION_LOST, retryable: true });
-    proxy.thaw();
+      // The client's last message of the write that commits (the statement's execution, or the COMMIT) passes; its answer is held.
+      proxy.freezeAfter(watched);
+      const refused = await store.append(stream, events, { expectedRevision }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(StoreUnavailableError);
+      expect(refused).toMatchObject({ reason: StoreUnavailableReason.CONNECTION_LOST, retryable: true });
+      proxy.thaw();
 
-    // It was committed all the same.
-    const stored = await store.readStream(stream);
-    expect(stored.events.map((e) => e.id)).toEqual([stored.events[0]!.id, ...events.map((e) => e.id)]);
-    const position = stored.events.at(-1)!.position;
-    // Repeated as it was (same ids, same expected revision), and with `any`: acknowledged at the first position, nothing added.
-    for (const expectedRevision of [0n, ExpectedRevision.ANY] as const) {
-      const repeated = await store.append(stream, events, { expectedRevision });
-      expect([repeated.nextExpectedRevision, repeated.position]).toEqual([2n, position]);
-    }
-    const all: RecordedEvent[] = [];
-    for await (const event of store.readAll()) all.push(event);
-    expect(all.map((e) => e.type)).toEqual(['First', 'Ambiguous', 'Ambiguous']);
-  });
+      // It was committed all the same.
+      const stored = await store.readStream(stream);
+      expect(stored.events.map((e) => e.id)).toEqual([stored.events[0]!.id, ...events.map((e) => e.id)]);
+      const position = stored.events.at(-1)!.position;
+      // Repeated as it was (same ids, same expected revision), and with `any`: acknowledged at the first position, nothing added.
+      for (const again of [0n, ExpectedRevision.ANY] as const) {
+        const repeated = await store.append(stream, events, { expectedRevision: again });
+        expect([repeated.nextExpectedRevision, repeated.position]).toEqual([2n, position]);
+      }
+      expect((await store.readStream(stream)).events.map((e) => e.type)).toEqual(['First', 'Ambiguous', 'Ambiguous']);
+    },
+  );
 });
 
 // --- the runtime ----------------------------------------------------------------------------

@@ -74,6 +74,9 @@ export interface PostgresEventStoreStats {
   readonly decidedAfterRead: number;
 }
 
+/** The name of the prepared statement that calls `append_expected` (the fault tests watch for it on the wire). */
+export const APPEND_EXPECTED_STATEMENT = 'agent-ledger-append-expected';
+
 /**
  * The PostgreSQL event store, on node-postgres with a pool.
  *
@@ -360,10 +363,15 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
     this.counters.operations += batch.length;
     this.counters.largestBatch = Math.max(this.counters.largestBatch, batch.length);
     const operations = batch.map((job) => job.operation);
-    let plan: Pick<BatchPlan, 'outcomes' | 'lastPosition'>;
+    let plan: Pick<BatchPlan, 'outcomes' | 'lastPosition'> & { readonly wroteEvents: boolean };
     try {
       await this.ensureReady();
-      plan = await this.useConnection(async (client) => (await this.expectedBatch(client, operations)) ?? (await this.batchInTransaction(client, operations)));
+      plan = await this.useConnection(async (client) => {
+        const written = await this.expectedBatch(client, operations);
+        if (written !== null) return { ...written, wroteEvents: true };
+        const decided = await this.batchInTransaction(client, operations);
+        return { ...decided, wroteEvents: decided.events.length > 0 };
+      });
     } catch (error) {
       for (const job of batch) job.reject(translatePostgresError(error, batch.length === 1 ? job.label : `${job.label} (one of a batch of ${batch.length} writes)`));
       return;
@@ -373,7 +381,7 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
       if (outcome.ok) job.resolve(outcome.value);
       else job.reject(outcome.error);
     });
-    if (plan.outcomes.some((outcome) => outcome.ok)) this.changed(undefined, plan.lastPosition);
+    if (plan.wroteEvents) this.changed(undefined, plan.lastPosition);
   }
 
   /**
@@ -387,7 +395,8 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
     const batch = expectedBatchOf(operations);
     if (batch === null) return null;
     const answer = await client.query<{ written: string[] | null }>({
-      name: `agent-ledger-append-expected-${this.schema}`,
+      // Prepared once per connection; a store's pool serves its one schema, so the name need not hold it (at most 63 bytes).
+      name: APPEND_EXPECTED_STATEMENT,
       text: `SELECT ${this.schema}.append_expected($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) AS written`,
       values: [batch.streams, batch.expected, batch.counts, batch.parts, batch.offsets, batch.ids, batch.types, batch.data, batch.metadata, this.now(), this.channel],
     });
