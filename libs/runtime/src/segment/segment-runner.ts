@@ -79,10 +79,8 @@ const STORED_LEASE_COVERS = 0.9;
 interface PendingStart {
   /** The run's state with the step started. */
   readonly state: RunState;
-  /** The decided start while it waits; null when it was sent. */
-  readonly decided: DecidedRunCommand | null;
-  /** Whether the start is still to be stored. */
-  readonly waiting: boolean;
+  /** The decided start while it is still to be stored; null once stored, or when it was sent. */
+  readonly waiting: DecidedRunCommand | null;
   /** Stores a start that waits, once (nothing when it was sent). */
   store(): Promise<void>;
 }
@@ -502,13 +500,12 @@ class Segment {
       // start whose lease the stored one does not nearly cover (a long call, a read's deadline, a boundary long ago): the
       // reaper reads the stored lease, and the call must run under the lease its start gives it.
       if (decided.decision.kind === 'accepted' && decided.events.length > 0 && this.leaseCovers(decided.state, command.metadata.now)) {
-        let waiting = true;
+        let waiting: DecidedRunCommand | null = decided;
         return {
           state: decided.state,
-          decided,
           store: async () => {
-            if (!waiting) return;
-            waiting = false;
+            if (waiting === null) return;
+            waiting = null;
             await this.send(command);
           },
           get waiting() {
@@ -518,7 +515,7 @@ class Segment {
       }
     }
     await this.send(command);
-    return { state: this.state, decided: null, store: () => Promise.resolve(), waiting: false };
+    return { state: this.state, store: () => Promise.resolve(), waiting: null };
   }
 
   /** Whether the stored lease covers nearly all ({@link STORED_LEASE_COVERS}) of the lease a step's start would give it. */
@@ -535,11 +532,11 @@ class Segment {
    */
   private async recordStep(start: PendingStart, record: RunCommand, stepId: string, span: Span, at?: CrashPointContext): Promise<void> {
     if (this.runner.stepsTogether) {
-      const base: RunSnapshot = start.decided !== null && start.waiting ? start.decided : this.snapshot;
-      const decided = this.runner.decideAhead(record, base, this.span);
+      const waiting = start.waiting;
+      const decided = this.runner.decideAhead(record, waiting ?? this.snapshot, this.span);
       const step = decided.state.steps.get(stepId);
       if (decided.decision.kind === 'accepted' && decided.events.length > 0 && step?.status === 'completed' && step.denied !== true) {
-        const run = start.decided !== null && start.waiting ? [start.decided, decided] : [decided];
+        const run = waiting !== null ? [waiting, decided] : [decided];
         const stored = await this.runner.appendStep(run, stepAuditEntry(this.runId, step, this.lease.attempt));
         if (stored !== null) {
           span.setAttribute(SpanAttribute.AUDIT_OUTCOME, 'stored');
