@@ -18,9 +18,9 @@ const shared: Config = {
   testEnvironment: 'node',
   // A test without a timeout of its own: Jest's 5 s, scaled for load (TEST_TIME_SCALE, test/support/time-scale.ts).
   testTimeout: scaled(5_000),
-  // Each file in a process of its own, checked (test/support/one-file-per-process.ts); the service's settings from
-  // the shell that runs the suite never reach a test (test/support/clean-environment.ts).
-  setupFiles: ['<rootDir>/test/support/one-file-per-process.ts', '<rootDir>/test/support/clean-environment.ts'],
+  // An earlier file's AsyncLocalStorages disabled when a file starts (test/support/release-earlier-files.ts); the
+  // service's settings from the shell that runs the suite never reach a test (test/support/clean-environment.ts).
+  setupFiles: ['<rootDir>/test/support/release-earlier-files.ts', '<rootDir>/test/support/clean-environment.ts'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }],
@@ -33,15 +33,14 @@ const shared: Config = {
 };
 
 const config: Config = {
-  // A fresh worker process for every test file (Jest: "0 always restarts the worker"), also with one worker, which
-  // would otherwise run every file in Jest's own process. In a shared process each file leaves an AsyncLocalStorage
-  // alive that every later promise pays for, so a file's cost grew with the number of files before it; a fresh
-  // process costs about 0.3 s a file instead. See docs/reliability.md ("One process a test file").
-  workerIdleMemoryLimit: 0,
-  // One file more than the cores (Jest's default is one less, which is one at a time on two cores): many files spend
-  // most of their time waiting on real time (a write's lease, a reaper, npm) while the others use the cores. On two
-  // cores the e2e tier alone took 529 s with two workers (the cores 23% idle) and 443 s with three (0% idle).
-  maxWorkers: availableParallelism() + 1,
+  // Workers run file after file (a fresh process a file cost 1.3 s of CPU each: Jest, ts-jest and TypeScript loaded
+  // again); one that holds more than 1 GB after a file is replaced. The per-file AsyncLocalStorage that made later
+  // files slower is disabled by test/support/release-earlier-files.ts. See docs/reliability.md ("The suite's cost").
+  workerIdleMemoryLimit: '1GB',
+  // At least two files at a time, also on two cores (Jest's default would be one): many files spend much of their
+  // time waiting on real time (a write's lease, a child process, npm) while the other worker uses the core. Three
+  // on two cores gave the same whole run (the cores are busy throughout; docs/reliability.md).
+  maxWorkers: Math.max(2, availableParallelism() - 1),
   // Tier by tier, the longest files first (test/support/tier-sequencer.js).
   testSequencer: '<rootDir>/test/support/tier-sequencer.js',
   projects: [
