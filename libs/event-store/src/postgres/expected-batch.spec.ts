@@ -1,17 +1,7 @@
 import { ExpectedRevision } from '../port/expected-revision';
 import { sequenceOf } from '../core/sequence-reads';
-import { prepareAppend } from '../validation/validate-append';
-import type { WriteOperation } from './write-batch';
+import { appendOperation as append, appendToStreamsOperation as appendToStreams, eventIdOf as ID } from '../testing/write-operations';
 import { expectedBatchOf, outcomesOfExpectedBatch } from './expected-batch';
-
-const ID = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
-const prepared = (stream: string, ids: number[], expectedRevision: ExpectedRevision) =>
-  prepareAppend(stream, ids.map((n) => ({ id: ID(n), type: `T${n}`, data: { n } })), { expectedRevision });
-const append = (stream: string, ids: number[], expectedRevision: ExpectedRevision): WriteOperation => ({ kind: 'append', append: prepared(stream, ids, expectedRevision) });
-const appendToStreams = (...parts: Array<[string, number[], ExpectedRevision]>): WriteOperation => ({
-  kind: 'appendToStreams',
-  appends: parts.map(([stream, ids, expectedRevision]) => prepared(stream, ids, expectedRevision)),
-});
 
 describe('expectedBatchOf', () => {
   it("flattens a batch of exact appends into the function's arrays: the parts in order, each event naming its part and offset", () => {

@@ -3,18 +3,8 @@ import { ExpectedRevision } from '../port/expected-revision';
 import { StreamDeletedError } from '../port/errors/stream-deleted.error';
 import { WrongExpectedRevisionError } from '../port/errors/wrong-expected-revision.error';
 import { sequenceOf } from '../core/sequence-reads';
-import { prepareAppend } from '../validation/validate-append';
-import type { WriteOperation } from './write-batch';
+import { appendOperation as append, appendToStreamsOperation as appendToStreams, eventIdOf as ID, preparedAppend as prepared } from '../testing/write-operations';
 import { lookupFor, lookupsFor, planBatch, takeBatch } from './write-batch';
-
-const ID = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
-const prepared = (stream: string, ids: number[], expectedRevision: ExpectedRevision) =>
-  prepareAppend(stream, ids.map((n) => ({ id: ID(n), type: 'T', data: { n } })), { expectedRevision });
-const append = (stream: string, ids: number[], expectedRevision: ExpectedRevision): WriteOperation => ({ kind: 'append', append: prepared(stream, ids, expectedRevision) });
-const appendToStreams = (...parts: Array<[string, number[], ExpectedRevision]>): WriteOperation => ({
-  kind: 'appendToStreams',
-  appends: parts.map(([stream, ids, expectedRevision]) => prepared(stream, ids, expectedRevision)),
-});
 
 describe('takeBatch', () => {
   it('takes at most one operation per stream, in queue order, up to the size; the rest stays queued in order', () => {

@@ -48,6 +48,18 @@ const failures = (metrics: RuntimeMetrics) => ({
   deciderFailures: metrics.get('deciderFailures'),
 });
 
+/** Runs `work` while the audit decider throws (a bug), then restores it. */
+async function whileAuditDeciderThrows(work: () => Promise<void>): Promise<void> {
+  const decide = jest.spyOn(auditDecider, 'decide').mockImplementation(() => {
+    throw new TypeError('a bug in the audit decider');
+  });
+  try {
+    await work();
+  } finally {
+    decide.mockRestore();
+  }
+}
+
 describe.each<StoreKind>(['sqlite', 'eventstoredb'])('AuditRecorder on %s (integration)', (kind) => {
   let fixture: StoreFixture;
   beforeEach(async () => {
@@ -129,15 +141,10 @@ describe.each<StoreKind>(['sqlite', 'eventstoredb'])('AuditRecorder on %s (integ
     const { auditStore } = fixture.open();
     const metrics = new RuntimeMetrics();
     const recorder = new AuditRecorder(auditStore, metrics);
-    const decide = jest.spyOn(auditDecider, 'decide').mockImplementation(() => {
-      throw new TypeError('a bug in the audit decider');
-    });
-    try {
+    await whileAuditDeciderThrows(async () => {
       await expect(recorder.record(entry('run-7', 0), 1000)).resolves.toBe(false);
       await expect(recorder.recordStatement(approval('alice', 'run-7'), 1000)).resolves.toBe('notStored');
-    } finally {
-      decide.mockRestore();
-    }
+    });
     expect(failures(metrics)).toEqual({ auditAppendFailures: 0, auditCommandsRejected: 0, deciderFailures: 2 });
     expect((await auditStore.readStream(auditStreamName('run-7'))).streamExists).toBe(false);
   });
@@ -146,17 +153,12 @@ describe.each<StoreKind>(['sqlite', 'eventstoredb'])('AuditRecorder on %s (integ
     const { auditStore } = fixture.open();
     const metrics = new RuntimeMetrics();
     const recorder = new AuditRecorder(auditStore, metrics);
-    const decide = jest.spyOn(auditDecider, 'decide').mockImplementation(() => {
-      throw new TypeError('a bug in the audit decider');
-    });
-    try {
+    await whileAuditDeciderThrows(async () => {
       // The step appender's path: no decision for the one commit, then the audit recorded on its own.
       await expect(recorder.decideAudit(entry('run-8', 0), 1000)).resolves.toBeNull();
       expect(failures(metrics)).toEqual({ auditAppendFailures: 0, auditCommandsRejected: 0, deciderFailures: 0 });
       await expect(recorder.record(entry('run-8', 0), 1000)).resolves.toBe(false);
-    } finally {
-      decide.mockRestore();
-    }
+    });
     expect(failures(metrics)).toEqual({ auditAppendFailures: 0, auditCommandsRejected: 0, deciderFailures: 1 });
   });
 });
