@@ -22,8 +22,8 @@
  * The wall time is from the first file's start to the last file's end.
  */
 
-const { readFileSync } = require('node:fs');
-const { relative } = require('node:path');
+const { existsSync, readFileSync } = require('node:fs');
+const { dirname, join, relative } = require('node:path');
 
 /**
  * The tiers of jest.config.ts, each by the suffix of its files, most specific
@@ -44,7 +44,7 @@ function tierOf(file) {
 
 /**
  * @param {{ testResults: Array<{ name: string, startTime: number, endTime: number, status: string }> }} report Jest's JSON report
- * @param {string} root the folder file names are shown relative to
+ * @param {string} root the folder file names are shown relative to when no repository holds them
  */
 function summarize(report, root) {
   /** @type {Map<string, { tier: string, files: number, failed: number, seconds: number, longest: { file: string, seconds: number } }>} */
@@ -53,7 +53,7 @@ function summarize(report, root) {
   let end = -Infinity;
   let seconds = 0;
   for (const result of report.testResults) {
-    const file = relative(root, result.name);
+    const file = relative(repositoryOf(result.name, root), result.name);
     const tier = tierOf(file);
     const took = Math.max(0, result.endTime - result.startTime) / 1000;
     const row = tiers.get(tier) ?? { tier, files: 0, failed: 0, seconds: 0, longest: { file: '', seconds: -1 } };
@@ -78,11 +78,27 @@ function summarize(report, root) {
   };
 }
 
+/**
+ * The repository a test file belongs to: the nearest folder above it holding `jest.config.ts`, so that a report
+ * written by another clone (a fresh-clone CI run) names the same paths as one of this clone; `fallback` when none does
+ * (the clone is gone).
+ *
+ * @param {string} file an absolute path, as Jest reports it
+ * @param {string} fallback
+ * @returns {string}
+ */
+function repositoryOf(file, fallback) {
+  for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, 'jest.config.ts'))) return dir;
+  }
+  return fallback;
+}
+
 /** A file that took less is not worth listing in test/support/file-seconds.json: its order hardly matters. */
 const FILE_SECONDS_FLOOR = 3;
 
 /**
- * Each file of {@link FILE_SECONDS_FLOOR} seconds or more, by its path relative to `root`, and its seconds rounded up,
+ * Each file of {@link FILE_SECONDS_FLOOR} seconds or more, by its path in its repository (`root` when it has none), and its seconds rounded up,
  * longest first.
  *
  * @param {{ testResults: Array<{ name: string, startTime: number, endTime: number }> }} report Jest's JSON report
@@ -92,7 +108,7 @@ const FILE_SECONDS_FLOOR = 3;
 function fileSeconds(report, root) {
   return Object.fromEntries(
     report.testResults
-      .map((result) => /** @type {[string, number]} */ ([relative(root, result.name), Math.max(0, result.endTime - result.startTime) / 1000]))
+      .map((result) => /** @type {[string, number]} */ ([relative(repositoryOf(result.name, root), result.name), Math.max(0, result.endTime - result.startTime) / 1000]))
       .filter(([, seconds]) => seconds >= FILE_SECONDS_FLOOR)
       .map(([file, seconds]) => /** @type {[string, number]} */ ([file, Math.ceil(seconds)]))
       .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1)),

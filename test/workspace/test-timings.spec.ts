@@ -1,3 +1,5 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import config from '../../jest.config';
 import { fileSeconds, formatTable, summarize, TIERS, tierOf } from '../../scripts/test-timings';
@@ -54,5 +56,18 @@ describe('scripts/test-timings.js', () => {
       ['b.e2e-spec.ts', 3],
       ['d.spec.ts', 3],
     ]);
+  });
+
+  it("names a file by its path in the clone that ran it, not relative to this one (a fresh clone's report)", () => {
+    const clone = mkdtempSync(join(tmpdir(), 'clone-'));
+    try {
+      writeFileSync(join(clone, 'jest.config.ts'), '');
+      mkdirSync(join(clone, 'test', 'e2e'), { recursive: true });
+      const report = { testResults: [{ name: join(clone, 'test', 'e2e', 'a.e2e-spec.ts'), startTime: 0, endTime: 4_000, status: 'passed' }] };
+      expect(fileSeconds(report, '/elsewhere')).toEqual({ 'test/e2e/a.e2e-spec.ts': 4 });
+      expect(summarize(report, '/elsewhere').tiers[0]?.longest.file).toBe('test/e2e/a.e2e-spec.ts');
+    } finally {
+      rmSync(clone, { recursive: true, force: true });
+    }
   });
 });
