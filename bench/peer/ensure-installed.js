@@ -1,11 +1,12 @@
-// Installs the bench-only peer dependencies of bench/peer/package.json (Emmett's SQLite event
-// store, the peer of the `store` scenario) before `npm run bench`, when they are missing.
+// Installs the bench-only peer dependencies of bench/peer/package.json before `npm run bench`,
+// when any of them is missing: Emmett's SQLite event store (the peer of the `store` scenario),
+// DBOS and Restate's SDK and server (the peers of the `peers` scenario).
 //
 // The product never imports them: they live in their own package, outside the root lock file,
-// and the scenario loads them at run time. Installing takes a few minutes the first time
+// and the scenarios load them at run time. Installing takes a few minutes the first time
 // (sqlite3 compiles from source where no prebuilt binary fits). When the install fails, this
-// prints a warning and exits 0: the store scenario then measures the product alone and says
-// "peer not installed", and the other scenarios run as usual.
+// prints a warning and exits 0: a scenario whose peer is missing measures the product alone and
+// says "peer not installed", and the other scenarios run as usual.
 'use strict';
 /* eslint-disable @typescript-eslint/no-require-imports -- plain CommonJS, run by node before anything is compiled */
 
@@ -14,7 +15,16 @@ const { existsSync } = require('node:fs');
 const { join } = require('node:path');
 
 const peerDirectory = __dirname;
-const marker = join(peerDirectory, 'node_modules', '@event-driven-io', 'emmett-sqlite', 'package.json');
+
+/** One package.json per peer package; any of them missing means an install. */
+const markers = [
+  { name: '@event-driven-io/emmett-sqlite', scenario: 'store' },
+  { name: '@dbos-inc/dbos-sdk', scenario: 'peers' },
+  { name: '@restatedev/restate-sdk', scenario: 'peers' },
+  { name: '@restatedev/restate-server', scenario: 'peers' },
+].map((marker) => ({ ...marker, path: join(peerDirectory, 'node_modules', ...marker.name.split('/'), 'package.json') }));
+
+const missingMarkers = () => markers.filter((marker) => !existsSync(marker.path));
 
 function npmCommand() {
   // Under `npm run`, npm_execpath is the npm that runs us: use the same one.
@@ -24,10 +34,11 @@ function npmCommand() {
 }
 
 function main() {
-  if (existsSync(marker)) return;
+  const missing = missingMarkers();
+  if (missing.length === 0) return;
   process.stderr.write(
-    'bench/peer: @event-driven-io/emmett-sqlite is not installed (it is the peer of the store scenario, ' +
-      'a bench-only dependency); running `npm ci --no-audit --no-fund` in bench/peer (sqlite3 may compile from source: a few minutes)\n',
+    `bench/peer: ${missing.map((m) => `${m.name} (${m.scenario} scenario)`).join(', ')} not installed (bench-only dependencies); ` +
+      'running `npm ci --no-audit --no-fund` in bench/peer (sqlite3 may compile from source: a few minutes)\n',
   );
   const npm = npmCommand();
   // npm's output goes to our stderr: stdout carries the benchmark tables.
@@ -35,22 +46,23 @@ function main() {
     cwd: peerDirectory,
     stdio: ['inherit', 2, 'inherit'],
   });
+  const stillMissing = missingMarkers();
   const failure =
     result.error !== undefined
       ? result.error.message
       : result.status !== 0
         ? `npm ci exited with ${result.status === null ? `signal ${result.signal}` : `code ${result.status}`}`
-        : !existsSync(marker)
-          ? 'npm ci succeeded but @event-driven-io/emmett-sqlite is still missing'
+        : stillMissing.length > 0
+          ? `npm ci succeeded but ${stillMissing.map((m) => m.name).join(', ')} still missing`
           : null;
   if (failure !== null) {
     process.stderr.write(
-      `bench/peer: WARNING: could not install the peer (${failure}). The store scenario will measure the product alone ` +
-        "and report 'peer not installed'; the other scenarios are not affected.\n",
+      `bench/peer: WARNING: could not install the peers (${failure}). A scenario whose peer is missing (store, peers) ` +
+        "will measure the product alone and report 'peer not installed'; the other scenarios are not affected.\n",
     );
     return;
   }
-  process.stderr.write('bench/peer: peer installed\n');
+  process.stderr.write('bench/peer: peers installed\n');
 }
 
 main();
