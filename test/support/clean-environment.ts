@@ -19,6 +19,7 @@ export const SERVICE_ENVIRONMENT: readonly string[] = [
   'AGENT_LEDGER_CRASH_POINTS',
   'AGENT_LEDGER_CRASH_SEED',
   'AGENT_LEDGER_TEST_LEDGER',
+  'AGENT_LEDGER_WORKER_PROCESS',
 ];
 
 for (const name of SERVICE_ENVIRONMENT) delete process.env[name];

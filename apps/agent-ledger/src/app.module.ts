@@ -1,8 +1,9 @@
+import { extname, join } from 'node:path';
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import type { RunPolicyOptions } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
-import type { AgentDefinition, LoadedPlugins, ToolsModuleOptions, WorkerOptions } from '@agent-ledger/runtime';
+import type { AgentDefinition, LoadedPlugins, ToolsModuleOptions, WorkerOptions, WorkerProcessesOptions } from '@agent-ledger/runtime';
 import { NO_PLUGINS } from '@agent-ledger/runtime';
 import { testLedgerImports } from './config/crash-test/test-ledger.tools';
 import { auditGapSagaPath, processorsPath, readModelsPath, sagaMismatchPolicyOf } from './config/read-models';
@@ -18,9 +19,33 @@ export function runPolicyOf(config: Pick<ServiceConfig, 'leaseSeconds' | 'backof
   return Object.keys(options).length === 0 ? undefined : options;
 }
 
-/** The workers' options of a process of the service: how many, and the consumer group on EventStoreDB. */
-export function workerOptionsOf(config: Pick<ServiceConfig, 'consumerGroup'>, concurrency: number): WorkerOptions {
-  return config.consumerGroup === null ? { concurrency } : { concurrency, consumerGroup: config.consumerGroup };
+/**
+ * The workers' options of a process of the service: how many in this process,
+ * the worker processes it supervises, and the consumer group on EventStoreDB.
+ *
+ * With `WORKER_PROCESSES` above 0 (and workers to run), this process starts
+ * that many `agent-ledger worker --no-saga` processes on the same
+ * configuration, each with `concurrency` workers, no reaper and no worker
+ * process of its own; `serve` then runs no worker itself (its core is left to
+ * the HTTP API, the read models, the saga and the reaper: the layout measured
+ * fastest, docs/benchmarks.md), a `worker` runs its own besides.
+ */
+export function workerOptionsOf(
+  config: Pick<ServiceConfig, 'consumerGroup' | 'workerProcesses' | 'configFile'>,
+  concurrency: number,
+  role: 'serve' | 'worker',
+): WorkerOptions {
+  const group = config.consumerGroup === null ? {} : { consumerGroup: config.consumerGroup };
+  if (config.workerProcesses === 0 || concurrency === 0) return { concurrency, ...group };
+  const env: NodeJS.ProcessEnv = { ...process.env, WORKER_PROCESSES: '0', WORKER_CONCURRENCY: String(concurrency), REAPER_INTERVAL_MS: '0' };
+  if (config.configFile !== null) env.AGENT_LEDGER_CONFIG = config.configFile;
+  const processes: WorkerProcessesOptions = { count: config.workerProcesses, entry: cliEntry(), args: ['worker', '--no-saga'], env };
+  return { concurrency: role === 'serve' ? 0 : concurrency, processes, ...group };
+}
+
+/** The CLI beside this module: `cli/main.js` in the build, `cli/main.ts` from the sources (ts-node). */
+function cliEntry(): string {
+  return join(__dirname, 'cli', `main${extname(__filename)}`);
 }
 
 /**
@@ -63,7 +88,7 @@ export class AppModule {
             tools: serviceToolsOf(config, plugins),
             models: { providers: plugins.modelProviders },
             policy: runPolicyOf(config),
-            workers: workerOptionsOf(config, config.workerConcurrency),
+            workers: workerOptionsOf(config, config.workerConcurrency, 'serve'),
             reaper: { intervalMs: config.reaperIntervalMs },
             auditGapSaga: { databasePath: auditGapSagaPath(config), gracePeriodMs: config.auditGapGraceMs, onStoreMismatch: sagaMismatchPolicyOf(config) },
             processors: { databasePath: processorsPath(config), onStoreMismatch: sagaMismatchPolicyOf(config) },

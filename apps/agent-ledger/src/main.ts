@@ -19,6 +19,7 @@ import { listenFailureMessage } from './config/listen-failure';
 import { prepareServiceFolders } from './config/service-folders';
 import { checkStoreIdentities } from './config/store-identity-check';
 import { startTracing } from './config/tracing';
+import { WorkerProcessSupervisor } from '@agent-ledger/runtime';
 
 /** Reads the configuration, or ends the process with a message naming the bad setting (exit code 3, as the CLI answers a bad configuration). */
 function configurationOrExit(): ServiceConfig {
@@ -153,6 +154,18 @@ async function bootstrap(): Promise<void> {
   if (agents.length === 0) Logger.warn('No agent is configured: name an agents file (AGENTS_CONFIG) or plugins with agents (AGENT_LEDGER_PLUGINS); every run will be refused', 'Bootstrap');
   Logger.log(`agent-ledger listening on http://${host}:${port} (${backend}; agents: ${agents.map((a) => a.name).join(', ')}${pluginsNote(plugins)})`, 'Bootstrap');
   Logger.log(consoleUrlLine(config.host, port), 'Bootstrap');
+  Logger.log(whatRunsWhere(app.get(WorkerProcessSupervisor), config), 'Bootstrap');
+}
+
+/** The start-up line that says which process executes the runs. */
+function whatRunsWhere(supervisor: WorkerProcessSupervisor, config: ServiceConfig): string {
+  const workers = `${config.workerConcurrency} worker${config.workerConcurrency === 1 ? '' : 's'}`;
+  if (supervisor.count === 0) {
+    const why = config.workerProcesses === 0 ? 'WORKER_PROCESSES=0' : 'WORKER_CONCURRENCY=0';
+    return `runs execute in this process (pid ${process.pid}, ${config.workerConcurrency === 0 ? 'no worker: interactive runs only' : workers}; no worker process: ${why})`;
+  }
+  const pids = supervisor.states().map((s) => s.pid ?? '-').join(', ');
+  return `runs execute in ${supervisor.count} worker process${supervisor.count === 1 ? '' : 'es'} of ${workers} each (pids ${pids}; WORKER_PROCESSES); this process (pid ${process.pid}) serves the API and runs the read models, the audit-gap saga, the reaper and interactive runs`;
 }
 
 void bootstrap();

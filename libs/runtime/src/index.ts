@@ -71,6 +71,9 @@ export { OFFERED_EVENT_TYPES, resolveConsumerGroupOptions } from './workers/cons
 export type { SegmentOutcome } from './segment/segment-runner';
 export * from './segment/tool-catalog';
 export * from './workers/worker-pool';
+export * from './workers/worker-process-supervisor';
+export * from './workers/worker-process-link';
+export * from './workers/worker-processes-options';
 export * from './runtime.module';
 export * from './module/deferred-providers';
 export * from './saga/audit-gap-saga';

@@ -14,6 +14,7 @@ import { ExecutionModule } from './execution/execution.module';
 import { RUN_DECIDER } from './persistence/run-decider.token';
 import type { ExecutionOptions } from './workers/runtime-options';
 import { EXECUTION_OPTIONS, processorsOptionsOf } from './workers/runtime-options';
+import { checkWorkerProcessesOptions } from './workers/worker-processes-options';
 import { TOOL_CATALOG } from './segment/tool-catalog';
 import type { ModelProviderFactoryOptions } from './models/model-provider-factory';
 import { createModelProvider } from './models/model-provider-factory';
@@ -82,6 +83,7 @@ export class AgentLedgerRuntimeModule {
   /** The runtime over options known now. */
   static forRoot(options: AgentLedgerRuntimeOptions): DynamicModule {
     checkAuditGapSagaOptions(options.auditGapSaga);
+    if (options.workers?.processes !== undefined) checkWorkerProcessesOptions(options.workers.processes, 'AgentLedgerRuntimeModule.forRoot: workers.processes');
     return {
       module: AgentLedgerRuntimeModule,
       imports: [
@@ -175,6 +177,7 @@ export function checkRuntimeOptions<O extends AgentLedgerRuntimeOptions>(options
   if (typeof options.store?.subscribeToAll !== 'function') throw new ConfigurationError(`${where}.store must be an EventStore`);
   if (!Array.isArray(options.agents)) throw new ConfigurationError(`${where}.agents must be an array of agent definitions`);
   checkAuditGapSagaOptions(options.auditGapSaga, `${where}.auditGapSaga`);
+  if (options.workers?.processes !== undefined) checkWorkerProcessesOptions(options.workers.processes, `${where}.workers.processes`);
   return options;
 }
 

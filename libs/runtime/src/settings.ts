@@ -6,3 +6,4 @@
  */
 export { CONSUMER_GROUP_LIMITS, DEFAULT_CONSUMER_GROUP } from './workers/runtime-options';
 export type { ResolvedConsumerGroupOptions } from './workers/runtime-options';
+export { MAX_WORKER_PROCESSES, resolveWorkerProcessCount, WORKER_PROCESS_ENV } from './workers/worker-processes-options';

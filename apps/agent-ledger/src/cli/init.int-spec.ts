@@ -78,7 +78,7 @@ describe('the starter of agent-ledger init (in-process)', () => {
     writeFileSync(join(project, 'dist/tools.js'), compiled.outputText);
 
     const config = readServiceConfig(
-      { AGENT_LEDGER_CONFIG: join(project, 'agent-ledger.yaml'), EVENTSTORE_CONNECTION_STRING: '', PORT: '0', WORKER_CONCURRENCY: '1', REAPER_INTERVAL_MS: '0', CONSOLE_DIR: join(dir, 'console') },
+      { AGENT_LEDGER_CONFIG: join(project, 'agent-ledger.yaml'), EVENTSTORE_CONNECTION_STRING: '', PORT: '0', WORKER_CONCURRENCY: '1', WORKER_PROCESSES: '0', REAPER_INTERVAL_MS: '0', CONSOLE_DIR: join(dir, 'console') },
       dir,
     );
     expect(config).toMatchObject({ plugins: [join(project, 'dist/tools.js')], agentsConfigPath: join(project, 'agents.yaml'), dataDir: join(project, 'data'), workspaceDir: join(project, 'data', 'workspace') });

@@ -12,6 +12,7 @@ import { prepareServiceFolders } from '../config/service-folders';
 import { checkStoreIdentities } from '../config/store-identity-check';
 import { loadServiceDefinitions, pluginsNote } from '../config/service-definitions';
 import { WorkerModule } from './worker.module';
+import { linkToSupervisor, RuntimeMetrics, WorkerProcessSupervisor } from '@agent-ledger/runtime';
 
 /** `worker` options. */
 export interface WorkerCommandOptions {
@@ -53,17 +54,24 @@ export async function worker(config: ServiceConfig, options: WorkerCommandOption
       return ExitCode.FAILURE;
     }
     const app = await NestFactory.createApplicationContext(WorkerModule.forRoot({ config, stores, agents, plugins, concurrency, saga: !options.noSaga }), { abortOnError: false, logger: serviceLogger(config) });
+    // A worker process that `serve` or another `worker` supervises reports its counters to it, and drains when it goes away.
+    const gone = new AbortController();
+    const link = linkToSupervisor(app.get(RuntimeMetrics), () => gone.abort('the supervising process went away'));
     try {
       const backend = config.postgres !== null ? `PostgreSQL schema ${config.postgres.schema}` : config.eventStoreConnectionString === null ? `embedded store ${config.eventStorePath}` : 'EventStoreDB';
       const reaper = config.reaperIntervalMs === 0 ? 'off' : `every ${config.reaperIntervalMs} ms`;
+      const supervisor = app.get(WorkerProcessSupervisor);
+      const own = supervisor.count === 0 ? '' : `, ${supervisor.count} worker process${supervisor.count === 1 ? '' : 'es'} of ${concurrency} worker${concurrency === 1 ? '' : 's'} each (pids ${supervisor.states().map((s) => s.pid ?? '-').join(', ')})`;
       output.out(
-        `agent-ledger worker started: pid ${process.pid}, ${concurrency} worker${concurrency === 1 ? '' : 's'}, reaper ${reaper}, audit-gap saga ${options.noSaga ? 'off' : 'on'} (${backend}; agents: ${agents.map((a) => a.name).join(', ')}${pluginsNote(plugins)})`,
+        `agent-ledger worker started: pid ${process.pid}${link === null ? '' : ` (worker process ${link.number} of pid ${process.ppid})`}, ${concurrency} worker${concurrency === 1 ? '' : 's'}${own}, reaper ${reaper}, audit-gap saga ${options.noSaga ? 'off' : 'on'} (${backend}; agents: ${agents.map((a) => a.name).join(', ')}${pluginsNote(plugins)})`,
       );
-      await aborted(stop);
-      output.out(`${typeof stop.reason === 'string' ? stop.reason : 'stop'}: shutting down`);
+      const signal = AbortSignal.any([stop, gone.signal]);
+      await aborted(signal);
+      output.out(`${typeof signal.reason === 'string' ? signal.reason : 'stop'}: shutting down`);
     } finally {
       // Workers, reaper and saga stop first (Nest's shutdown), then the stores they write to close.
       await app.close();
+      link?.close();
     }
   } finally {
     await stores.close();

@@ -40,7 +40,7 @@ export class WorkerModule {
           tools: serviceToolsOf(config, plugins),
           models: { providers: plugins.modelProviders },
           policy: runPolicyOf(config),
-          workers: workerOptionsOf(config, concurrency),
+          workers: workerOptionsOf(config, concurrency, 'worker'),
           reaper: { intervalMs: config.reaperIntervalMs },
           auditGapSaga: saga
             ? { databasePath: auditGapSagaPath(config), gracePeriodMs: config.auditGapGraceMs, onStoreMismatch: sagaMismatchPolicyOf(config) }

@@ -35,6 +35,7 @@ export const CONFIG_FILE_KEYS = {
   'agents.configFile': 'AGENTS_CONFIG',
   'tools.workspaceDir': 'WORKSPACE_DIR',
   'workers.concurrency': 'WORKER_CONCURRENCY',
+  'workers.processes': 'WORKER_PROCESSES',
   'workers.reaperIntervalMs': 'REAPER_INTERVAL_MS',
   'runs.leaseSeconds': 'LEASE_SECONDS',
   'runs.backoffBaseSeconds': 'BACKOFF_BASE_SECONDS',

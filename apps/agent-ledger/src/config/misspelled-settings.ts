@@ -1,7 +1,8 @@
+import { WORKER_PROCESS_ENV } from '@agent-ledger/runtime/settings';
 import { SERVICE_ENVIRONMENT_VARIABLES } from './service-environment';
 
-/** Variables of agent-ledger's that are not the service's settings: the CLI's own. */
-const OTHER_KNOWN = ['AGENT_LEDGER_URL', 'AGENT_LEDGER_API_KEY'];
+/** Variables of agent-ledger's that are not the service's settings: the CLI's own, and the one a supervised worker process is started with. */
+const OTHER_KNOWN = ['AGENT_LEDGER_URL', 'AGENT_LEDGER_API_KEY', WORKER_PROCESS_ENV];
 
 /** The settings' families: the first word of every multi-word setting (`WORKER` of `WORKER_CONCURRENCY`), but the generic `NODE`. */
 const FAMILIES = new Set(

@@ -1,5 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashApiKey } from '@agent-ledger/http';
 import { isLoopbackHost, readServiceConfig } from './service-config';
@@ -35,6 +35,7 @@ describe('readServiceConfig', () => {
       agentsConfigPath: null,
       workspaceDir: '/srv/app/data/workspace',
       workerConcurrency: 4,
+      workerProcesses: Math.max(0, availableParallelism() - 1),
       leaseSeconds: undefined,
       backoffBaseSeconds: undefined,
       backoffCapSeconds: undefined,
@@ -108,10 +109,30 @@ describe('readServiceConfig', () => {
     });
   });
 
+  it('reads WORKER_PROCESSES: auto (one fewer than the cores), or a number from 0 to 64, from the environment or the file', () => {
+    const auto = Math.max(0, availableParallelism() - 1);
+    expect(readServiceConfig({ WORKER_PROCESSES: 'auto' }).workerProcesses).toBe(auto);
+    expect(readServiceConfig({ WORKER_PROCESSES: '0' }).workerProcesses).toBe(0);
+    expect(readServiceConfig({ WORKER_PROCESSES: '64' }).workerProcesses).toBe(64);
+    const dir = mkdtempSync(join(tmpdir(), 'al-config-'));
+    try {
+      const file = join(dir, 'agent-ledger.yaml');
+      writeFileSync(file, 'workers:\n  processes: 3\n');
+      expect(readServiceConfig({ AGENT_LEDGER_CONFIG: file }).workerProcesses).toBe(3);
+      writeFileSync(file, 'workers:\n  processes: many\n');
+      expect(() => readServiceConfig({ AGENT_LEDGER_CONFIG: file })).toThrow(/workers\.processes in config file .* must be auto or an integer from 0 to 64 \(got "many"\)/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it.each([
     ['PORT', 'eighty'],
     ['PORT', '70000'],
     ['WORKER_CONCURRENCY', '-1'],
+    ['WORKER_PROCESSES', 'all'],
+    ['WORKER_PROCESSES', '65'],
+    ['WORKER_PROCESSES', '-1'],
     ['LEASE_SECONDS', '0'],
     ['REAPER_INTERVAL_MS', '1.5'],
     ['HTTP_BODY_LIMIT_BYTES', '10'],

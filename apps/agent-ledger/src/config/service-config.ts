@@ -4,7 +4,7 @@ import { InvalidFieldError } from '@agent-ledger/domain';
 import type { PostgresTlsOptions } from '@agent-ledger/event-store';
 import { DEFAULT_POSTGRES_SCHEMA, isConsumerGroupName, isPostgresSchemaName, postgresTlsParameterOf } from '@agent-ledger/event-store';
 import type { ResolvedConsumerGroupOptions } from '@agent-ledger/runtime/settings';
-import { CONSUMER_GROUP_LIMITS, DEFAULT_CONSUMER_GROUP } from '@agent-ledger/runtime/settings';
+import { CONSUMER_GROUP_LIMITS, DEFAULT_CONSUMER_GROUP, MAX_WORKER_PROCESSES, resolveWorkerProcessCount } from '@agent-ledger/runtime/settings';
 import type { ApiKeyEntry, AuthMode, AuthSettings, HttpApiOptions } from '@agent-ledger/http/settings';
 import { AUTH_MODES, builtConsoleDir, parseApiKeyEntries } from '@agent-ledger/http/settings';
 import type { StoreMismatchPolicy } from '@agent-ledger/projections/settings';
@@ -95,6 +95,14 @@ export interface ServiceConfig extends HttpApiOptions {
   readonly logFormat: LogFormat;
   /** `WORKER_CONCURRENCY`: segments this process executes at once; 0 for none. @default 4 */
   readonly workerConcurrency: number;
+  /**
+   * `WORKER_PROCESSES`: worker processes `serve` and `worker` start and
+   * supervise, each with `WORKER_CONCURRENCY` workers, so that the service uses
+   * the machine's cores: `auto` for one fewer than the cores (none on one
+   * core), or 0 to 64; 0 keeps everything in one process. Resolved here to a
+   * number. @default auto
+   */
+  readonly workerProcesses: number;
   /** `LEASE_SECONDS`: lease length. @default 900 (the run policy's) */
   readonly leaseSeconds: number | undefined;
   /** `BACKOFF_BASE_SECONDS`: wait before the first retry, doubled for each further one. @default 30 (the run policy's) */
@@ -272,6 +280,7 @@ export function resolveServiceConfig(environment: Env, file: ConfigFile | null, 
     agentsConfigPath: path('AGENTS_CONFIG') ?? defaultAgentsFile(cwd),
     workspaceDir: path('WORKSPACE_DIR') ?? join(dataDir, 'workspace'),
     workerConcurrency: int('WORKER_CONCURRENCY', 0, 256, 4),
+    workerProcesses: workerProcessesOf(find('WORKER_PROCESSES')),
     leaseSeconds: optionalInt('LEASE_SECONDS', 1, 86_400),
     backoffBaseSeconds,
     backoffCapSeconds,
@@ -480,6 +489,17 @@ function integerOf(found: Found, min: number, max: number): number {
   if (typeof raw !== 'string' || !/^\d+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max) {
     const shown = typeof found.value === 'string' ? `"${found.value}"` : JSON.stringify(found.value);
     throw new InvalidFieldError(found.field, `${found.where} must be an integer from ${min} to ${max} (got ${shown})`.trim());
+  }
+  return Number(raw);
+}
+
+/** `WORKER_PROCESSES`: `auto` (the default) or an integer from 0 to {@link MAX_WORKER_PROCESSES}, as a number of processes on this machine. */
+function workerProcessesOf(found: Found | undefined): number {
+  if (found === undefined || (typeof found.value === 'string' && found.value.trim() === 'auto')) return resolveWorkerProcessCount('auto');
+  const raw = typeof found.value === 'number' ? String(found.value) : found.value;
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw.trim()) || Number(raw) > MAX_WORKER_PROCESSES) {
+    const shown = typeof found.value === 'string' ? `"${found.value}"` : JSON.stringify(found.value);
+    throw new InvalidFieldError(found.field, `${found.where} must be auto or an integer from 0 to ${MAX_WORKER_PROCESSES} (got ${shown})`.trim());
   }
   return Number(raw);
 }

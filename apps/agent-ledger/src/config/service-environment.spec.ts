@@ -36,6 +36,7 @@ const PROBES: Record<ServiceEnvironmentVariable, { readonly value: string; reado
   AGENTS_CONFIG: { value: 'agents.yaml' },
   WORKSPACE_DIR: { value: 'workspace' },
   WORKER_CONCURRENCY: { value: '2' },
+  WORKER_PROCESSES: { value: '7' },
   REAPER_INTERVAL_MS: { value: '0' },
   LEASE_SECONDS: { value: '60' },
   BACKOFF_BASE_SECONDS: { value: '10' },

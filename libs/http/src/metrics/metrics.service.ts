@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { RunStatus } from '@agent-ledger/domain';
 import { APPROVAL_STATES, ProjectionQueries, ProjectionStore } from '@agent-ledger/projections';
 import type { RuntimeCounter } from '@agent-ledger/runtime';
-import { RUNTIME_COUNTERS, RuntimeMetrics } from '@agent-ledger/runtime';
+import { RUNTIME_COUNTERS, RuntimeMetrics, WorkerProcessSupervisor } from '@agent-ledger/runtime';
 import { ProjectionLagService } from '../projections/projection-lag.service';
 import { PROJECTION_LAG_CAP } from '../projections/read-models.controller';
 import type { MetricFamily } from './prometheus-text';
@@ -11,27 +11,28 @@ import type { MetricFamily } from './prometheus-text';
 const REAPER_ACTIONS = ['requeued', 'failed', 'cancelled'] as const;
 
 const RUNTIME_COUNTER_HELP: Readonly<Record<RuntimeCounter, string>> = {
-  runCommandConflicts: 'Run commands retried after a concurrency conflict, in this process',
-  auditAppendFailures: 'Audit records that could not be appended (the audit store failed or refused), in this process',
-  auditCommandsRejected: 'Audit records and statements the audit decider refused (a malformed entry, a conflicting statement), in this process',
-  deciderFailures: 'Commands whose decider threw instead of deciding (a bug; nothing was appended), in this process',
-  auditFailSoft: 'Audits not stored of steps that do not write (the run went on), in this process',
-  auditFailClosed: 'Audits not stored of writes (the run failed closed), in this process',
-  leaseLost: 'Segments that lost their lease and stopped, in this process',
-  segmentsStarted: 'Segments started, in this process',
-  segmentsStopped: 'Segments stopped, in this process',
-  toolExecutions: 'Tool executions, in this process',
-  modelCalls: 'Model calls, in this process',
-  reaperRuns: 'Reaper passes, in this process',
-  claimsLost: 'Claims lost to another worker, in this process',
-  runOffers: 'Runnable runs the EventStoreDB consumer group offered to this process',
-  claimsSwept: "Claims this process's workers tried on runs that waited past the consumer group's sweep delay (the fallback for lost timers and parked offers)",
-  consumerGroupFailures: 'Failures of the consumer group membership (joined again) or of an ack or nack, in this process',
-  auditGapsReported: 'Audit gaps reported by the audit-gap saga, in this process',
-  approvalsRequested: "Rounds that paused their run for a person's approval, in this process",
-  inputsRequested: 'Tool calls that paused their run for input, in this process',
-  stepsAppendedTogether: "Steps whose records went to the store in one commit (a read's start, result and audit; a write's or a model call's result and audit), in this process",
-  stepAppendFallbacks: 'Steps whose one-commit append was refused or failed, their records then appended one after the other as a step without it, in this process',
+  runCommandConflicts: 'Run commands retried after a concurrency conflict, in this process and its worker processes',
+  auditAppendFailures: 'Audit records that could not be appended (the audit store failed or refused), in this process and its worker processes',
+  auditCommandsRejected: 'Audit records and statements the audit decider refused (a malformed entry, a conflicting statement), in this process and its worker processes',
+  deciderFailures: 'Commands whose decider threw instead of deciding (a bug; nothing was appended), in this process and its worker processes',
+  auditFailSoft: 'Audits not stored of steps that do not write (the run went on), in this process and its worker processes',
+  auditFailClosed: 'Audits not stored of writes (the run failed closed), in this process and its worker processes',
+  leaseLost: 'Segments that lost their lease and stopped, in this process and its worker processes',
+  segmentsStarted: 'Segments started, in this process and its worker processes',
+  segmentsStopped: 'Segments stopped, in this process and its worker processes',
+  toolExecutions: 'Tool executions, in this process and its worker processes',
+  modelCalls: 'Model calls, in this process and its worker processes',
+  reaperRuns: 'Reaper passes, in this process and its worker processes',
+  claimsLost: 'Claims lost to another worker, in this process and its worker processes',
+  runOffers: 'Runnable runs the EventStoreDB consumer group offered to this process and its worker processes',
+  claimsSwept: "Claims this process's and its worker processes' workers tried on runs that waited past the consumer group's sweep delay (the fallback for lost timers and parked offers)",
+  consumerGroupFailures: 'Failures of the consumer group membership (joined again) or of an ack or nack, in this process and its worker processes',
+  auditGapsReported: 'Audit gaps reported by the audit-gap saga, in this process and its worker processes',
+  approvalsRequested: "Rounds that paused their run for a person's approval, in this process and its worker processes",
+  inputsRequested: 'Tool calls that paused their run for input, in this process and its worker processes',
+  stepsAppendedTogether: "Steps whose records went to the store in one commit (a read's start, result and audit; a write's or a model call's result and audit), in this process and its worker processes",
+  stepAppendFallbacks: 'Steps whose one-commit append was refused or failed, their records then appended one after the other as a step without it, in this process and its worker processes',
+  workerProcessRestarts: 'Worker processes this process supervises that exited unasked and were started again',
 };
 
 function snake(name: string): string {
@@ -53,6 +54,7 @@ export class MetricsService {
     private readonly store: ProjectionStore,
     private readonly queries: ProjectionQueries,
     private readonly lag: ProjectionLagService,
+    private readonly workerProcesses: WorkerProcessSupervisor,
   ) {}
 
   async collect(): Promise<MetricFamily[]> {
@@ -70,6 +72,7 @@ export class MetricsService {
     const lag = await this.lag.status(PROJECTION_LAG_CAP);
     const reaper = new Map<string, number>(REAPER_ACTIONS.map((action) => [action, 0]));
     for (const series of this.runtime.labelled('reaperActions')) reaper.set(series.labels.action ?? 'unknown', series.value);
+    const workerStates = this.workerProcesses.states();
     const memory = process.memoryUsage();
     const cpu = process.cpuUsage();
     return [
@@ -95,19 +98,19 @@ export class MetricsService {
       { name: 'agent_ledger_audit_gaps_detected', help: 'Writes whose missing audit the audit-gap saga detected (audit-review read model)', type: 'gauge', samples: [{ value: totals.gapsDetected }] },
       {
         name: 'agent_ledger_audit_failures_total',
-        help: 'Audits that could not be stored, by the step effect and what the run did (fail_closed: failed the run; fail_soft: went on), in this process',
+        help: 'Audits that could not be stored, by the step effect and what the run did (fail_closed: failed the run; fail_soft: went on), in this process and its worker processes',
         type: 'counter',
         samples: this.runtime.labelled('auditFailures').map((series) => ({ labels: { effect: series.labels.effect ?? 'NONE', mode: series.labels.mode ?? 'unknown' }, value: series.value })),
       },
       {
         name: 'agent_ledger_reaper_actions_total',
-        help: 'Runs the reaper settled or requeued after their lease expired, by action, in this process',
+        help: 'Runs the reaper settled or requeued after their lease expired, by action, in this process and its worker processes',
         type: 'counter',
         samples: [...reaper].map(([action, value]) => ({ labels: { action }, value })),
       },
       {
         name: 'agent_ledger_decision_statements_total',
-        help: 'Statements of decisions (approval, input, resolution) not stored right after the decision (deferred), stored later before anything the decision allows (late), not stored late either so the run failed closed (failClosed), or a reconciler try that failed (failed), in this process',
+        help: 'Statements of decisions (approval, input, resolution) not stored right after the decision (deferred), stored later before anything the decision allows (late), not stored late either so the run failed closed (failClosed), or a reconciler try that failed (failed), in this process and its worker processes',
         type: 'counter',
         samples: this.runtime.labelled('decisionStatements').map((series) => ({ labels: { kind: series.labels.kind ?? 'unknown', outcome: series.labels.outcome ?? 'unknown' }, value: series.value })),
       },
@@ -119,6 +122,12 @@ export class MetricsService {
         help: `Projected events after a projection's checkpoint in its source, counted up to ${PROJECTION_LAG_CAP}`,
         type: 'gauge',
         samples: lag.filter((entry) => entry.lag !== null).map((entry) => ({ labels: { projection: entry.projection, source: entry.source }, value: entry.lag?.events ?? 0 })),
+      },
+      {
+        name: 'agent_ledger_worker_processes',
+        help: 'Worker processes this process supervises (WORKER_PROCESSES), by state: running, or waiting to be started again after it exited',
+        type: 'gauge',
+        samples: (['running', 'restarting'] as const).map((state) => ({ labels: { state }, value: workerStates.filter((s) => (s.pid === null) === (state === 'restarting')).length })),
       },
       { name: 'process_resident_memory_bytes', help: 'Resident memory size in bytes', type: 'gauge', samples: [{ value: memory.rss }] },
       { name: 'nodejs_heap_used_bytes', help: 'V8 heap used in bytes', type: 'gauge', samples: [{ value: memory.heapUsed }] },

@@ -27,6 +27,7 @@ import { SegmentRunner } from '../segment/segment-runner';
 import { StepAppender } from '../persistence/step-appender';
 import { TOOL_CATALOG } from '../segment/tool-catalog';
 import { WorkerPool } from '../workers/worker-pool';
+import { WorkerProcessSupervisor } from '../workers/worker-process-supervisor';
 
 /** What the execution engine is built from. */
 export interface ExecutionModuleOptions extends ExecutionOptions {
@@ -80,12 +81,13 @@ export class ExecutionModule {
         StepAppender,
         QueueIndex,
         WorkerPool,
+        WorkerProcessSupervisor,
         Reaper,
         ...BUS_PROVIDERS,
         AgentToolsCheck,
         AuditGapSaga,
       ],
-      exports: [RunService, WorkerPool, Reaper, AuditGapSaga, QueueIndex, EventProcessors, RuntimeMetrics, RunCommandProcessor, RUN_EVENT_STORE, AUDIT_EVENT_STORE, CLOCK, TOOL_CATALOG],
+      exports: [RunService, WorkerPool, WorkerProcessSupervisor, Reaper, AuditGapSaga, QueueIndex, EventProcessors, RuntimeMetrics, RunCommandProcessor, RUN_EVENT_STORE, AUDIT_EVENT_STORE, CLOCK, TOOL_CATALOG],
     };
   }
 }

@@ -20,4 +20,23 @@ describe('RuntimeMetrics', () => {
     ]);
     expect(metrics.labelled('reaperActions')).toEqual([]);
   });
+
+  it("adds its worker processes' last reports, and keeps a retired one's counts in the totals", () => {
+    const metrics = new RuntimeMetrics();
+    metrics.increment('toolExecutions');
+    metrics.incrementLabelled('reaperActions', { action: 'requeued' });
+    metrics.absorb('worker-1', { counters: { toolExecutions: 5 }, labelled: { reaperActions: [{ labels: { action: 'requeued' }, value: 2 }] } });
+    metrics.absorb('worker-1', { counters: { toolExecutions: 7 }, labelled: { reaperActions: [{ labels: { action: 'requeued' }, value: 3 }] } });
+    expect(metrics.get('toolExecutions')).toBe(8);
+    expect(metrics.labelled('reaperActions')).toEqual([{ labels: { action: 'requeued' }, value: 4 }]);
+    metrics.retire('worker-1');
+    metrics.absorb('worker-1b', { counters: { toolExecutions: 1 }, labelled: { reaperActions: [{ labels: { action: 'failed' }, value: 1 }] } });
+    expect(metrics.get('toolExecutions')).toBe(9);
+    expect(metrics.labelled('reaperActions')).toEqual([
+      { labels: { action: 'requeued' }, value: 4 },
+      { labels: { action: 'failed' }, value: 1 },
+    ]);
+    // What it sends its own supervisor is its own counts only.
+    expect(metrics.ownSnapshot()).toEqual({ counters: { toolExecutions: 1 }, labelled: { reaperActions: [{ labels: { action: 'requeued' }, value: 1 }] } });
+  });
 });

@@ -1,6 +1,7 @@
 import type { RunPolicyOptions } from '@agent-ledger/domain';
 import type { ProcessorsOptions } from '../persistence/event-processors.options';
 import type { AuditGapSagaOptions } from '../saga/audit-gap-saga.options';
+import type { WorkerProcessesOptions } from './worker-processes-options';
 
 /** How this process's workers take queued runs. */
 export interface WorkerOptions {
@@ -15,6 +16,13 @@ export interface WorkerOptions {
    * @default the defaults of {@link ConsumerGroupOptions}
    */
   readonly consumerGroup?: ConsumerGroupOptions | false;
+  /**
+   * Worker processes this process starts and supervises, to use the machine's
+   * other cores (each builds its own workers from `entry`); this process's own
+   * workers are still `concurrency`: give 0 to leave the runs to them.
+   * @default none
+   */
+  readonly processes?: WorkerProcessesOptions;
 }
 
 /** The consumer group the workers of every process join on a store that serves them. */

@@ -84,7 +84,8 @@ export interface HttpTestAnswer<T = unknown> {
 
 /**
  * Starts the application with `keys` (none: the development mode) and
- * `env` on top of a fresh data folder (no workers unless `WORKER_CONCURRENCY` is given).
+ * `env` on top of a fresh data folder (no workers unless `WORKER_CONCURRENCY` is given; they run in
+ * this process: `WORKER_PROCESSES=0`, since a worker process could not load the sources Jest compiles).
  */
 export async function startHttpTestApp(options: { readonly keys?: readonly HttpTestKey[]; readonly env?: Readonly<Record<string, string>> } = {}): Promise<HttpTestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'agent-ledger-http-int-'));
@@ -97,6 +98,7 @@ export async function startHttpTestApp(options: { readonly keys?: readonly HttpT
       EVENTSTORE_CONNECTION_STRING: '',
       AGENTS_CONFIG: agentsPath,
       WORKER_CONCURRENCY: '0',
+      WORKER_PROCESSES: '0',
       REAPER_INTERVAL_MS: '0',
       CONSOLE_DIR: join(dataDir, 'console'),
       ...(keys.length === 0 ? {} : { API_KEYS: JSON.stringify(keys.map((k) => k.entry)) }),
