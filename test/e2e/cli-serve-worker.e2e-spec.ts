@@ -35,7 +35,8 @@ describe('agent-ledger serve and worker (e2e)', () => {
   });
 
   it('a worker process executes the runs of a serve that has no worker; both stop cleanly on SIGTERM', async () => {
-    const storeEnv = { AGENT_LEDGER_DATA_DIR: dataDir, AGENTS_CONFIG: join(dataDir, 'agents.yaml') };
+    // Each is one process here (the worker processes of serve and worker are worker-processes.e2e-spec.ts's).
+    const storeEnv = { AGENT_LEDGER_DATA_DIR: dataDir, AGENTS_CONFIG: join(dataDir, 'agents.yaml'), WORKER_PROCESSES: '0' };
     serve = startCliProcess(['serve', '--port', '0'], { ...storeEnv, WORKER_CONCURRENCY: '0' });
     const [, port] = await serve.waitFor(/listening on http:\/\/127\.0\.0\.1:(\d+)/, 90_000);
     const env = { AGENT_LEDGER_URL: `http://127.0.0.1:${port}` };

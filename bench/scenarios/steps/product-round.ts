@@ -7,6 +7,7 @@
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { CommandBus } from '@nestjs/cqrs';
 import type { ToolEffect } from '@agent-ledger/domain';
 import type { Durability } from '@agent-ledger/event-store';
@@ -43,32 +44,31 @@ export interface ProductRoundResult {
   readonly window: { readonly fromUs: number; readonly toUs: number };
 }
 
-/** The second process, kept up across rounds. */
+/** The second process (or, `thread`, a worker thread of this process), kept up across rounds. */
 export class WorkerChild {
-  private readonly child: ChildProcess;
+  private readonly child: ChildProcess | Worker;
   private readonly replies: WorkerProcessReply[] = [];
   private waiting: (() => void) | null = null;
   private exited: string | null = null;
 
-  constructor() {
-    this.child = fork(join(__dirname, 'worker-process.ts'), [], {
-      cwd: ROOT,
-      execArgv: ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register'],
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
+  constructor(readonly kind: 'process' | 'thread' = 'process') {
+    const file = join(__dirname, 'worker-process.ts');
+    const execArgv = ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register'];
+    this.child = kind === 'process' ? fork(file, [], { cwd: ROOT, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }) : new Worker(file, { execArgv });
     this.child.on('message', (message: WorkerProcessReply) => {
       this.replies.push(message);
       this.waiting?.();
     });
-    this.child.on('exit', (code, signal) => {
-      this.exited = `the worker process exited (code ${code}, signal ${signal})`;
+    this.child.on('exit', (code: number | null, signal?: string | null) => {
+      this.exited = `the worker ${kind} exited (code ${code}, signal ${signal ?? null})`;
       this.waiting?.();
     });
   }
 
   /** Sends a command and waits for its reply (a start-up takes seconds: the child compiles the product). */
   async send(command: WorkerProcessCommand): Promise<WorkerProcessReply> {
-    this.child.send(command);
+    if (this.child instanceof Worker) this.child.postMessage(command);
+    else this.child.send(command);
     const deadline = Date.now() + 120_000;
     while (this.replies.length === 0) {
       if (this.exited !== null) throw new Error(this.exited);
@@ -85,7 +85,9 @@ export class WorkerChild {
   }
 
   stop(): void {
-    if (this.exited === null) this.child.kill('SIGKILL');
+    if (this.exited !== null) return;
+    if (this.child instanceof Worker) void this.child.terminate();
+    else this.child.kill('SIGKILL');
   }
 }
 

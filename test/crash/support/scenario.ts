@@ -52,13 +52,19 @@ export interface ScenarioSpec {
   readonly settleTimeoutMs: number;
 }
 
-/** The lease and reaper settings of every scenario: a dead segment's run is taken back within seconds (a write's fence still holds it for its deadline + 60 s). */
+/**
+ * The lease and reaper settings of every scenario: a dead segment's run is taken back within seconds (a write's fence
+ * still holds it for its deadline + 60 s). The service runs its workers itself (`WORKER_PROCESSES=0`): the scenarios
+ * crash the process that executes the runs and account for each crash; worker processes killed under a running
+ * service are test/e2e/worker-processes.e2e-spec.ts's.
+ */
 export const CRASH_RUNTIME_ENV = {
   LEASE_SECONDS: '4',
   REAPER_INTERVAL_MS: '500',
   BACKOFF_BASE_SECONDS: '1',
   BACKOFF_CAP_SECONDS: '2',
   WORKER_CONCURRENCY: '2',
+  WORKER_PROCESSES: '0',
 } as const;
 
 /** How many times a named point is reached before it fires, at most, per process incarnation. */

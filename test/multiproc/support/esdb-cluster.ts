@@ -66,6 +66,8 @@ export class EsdbCluster {
       EVENTSTORE_CONNECTION_STRING: esdb.connectionString,
       AGENTS_CONFIG: options.agentsPath,
       PORT: '0',
+      // Each managed process is one process: the cluster adds and kills them one by one (no worker processes of their own).
+      WORKER_PROCESSES: '0',
       ...options.env,
       ...clusterEnv(),
     };
