@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import { createRunDecider } from '@agent-ledger/domain';
 import { ExpectedRevision, SqliteEventStore } from '@agent-ledger/event-store';
 import { runStreamName, toEventData } from '@agent-ledger/runtime';
+import { eventually } from '../e2e/support/http-service';
 import { scaled } from '../support/time-scale';
 import type { SnippetSource } from './support/markdown-snippets';
 import { compileSnippets, packageResolution, snippetSource, snippetsOf } from './support/markdown-snippets';
@@ -26,16 +27,6 @@ function blockStarting(sources: readonly SnippetSource[], firstLine: string): Sn
   const found = sources.filter((source) => source.snippet.code.startsWith(firstLine));
   if (found.length !== 1) throw new Error(`docs/library.md has ${found.length} blocks starting with "${firstLine}"`);
   return found[0] as SnippetSource;
-}
-
-async function until<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + scaled(timeoutMs);
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe('docs/library.md: worker processes', () => {
@@ -70,7 +61,7 @@ describe('docs/library.md: worker processes', () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
       const storePath = join(cwd, 'data', 'my-app', 'agent-ledger.sqlite');
-      await until(() => (existsSync(storePath) ? true : undefined), `the host's store (${output})`);
+      await eventually(async () => (existsSync(storePath) ? true : undefined), "the host's store", 90_000);
       // A queued run of the doc's agent, requested in the store as the bus would.
       const store = SqliteEventStore.open({ path: storePath });
       const runId = 'doc-worker-processes-1';
@@ -85,10 +76,12 @@ describe('docs/library.md: worker processes', () => {
           await new Promise((resolve) => setTimeout(resolve, 2_000));
           expect((await types()).map((e) => e.type)).toEqual(['RunRequested']);
         } else {
-          const events = await until(async () => {
+          const events = await eventually(async () => {
             const read = await types();
             return read.some((e) => e.type === 'RunCompleted') ? read : undefined;
-          }, `the run completed (${output})`);
+          }, 'the run completed in a worker process', 90_000).catch((error: unknown) => {
+            throw new Error(`${String(error)}; the host printed:\n${output}`);
+          });
           const claim = events.find((e) => e.type === 'RunClaimed');
           const owner = String((claim?.data as { owner?: unknown } | undefined)?.owner);
           expect(owner).toMatch(/^worker:[^:]+:\d+:/);
