@@ -122,18 +122,21 @@ export class WorkerProcessSupervisor implements OnApplicationBootstrap, BeforeAp
         slot.child = null;
         resolve();
         if (this.stopping) return;
-        this.restartLater(slot, options, signal === null ? `exited with code ${code}` : `was killed by ${signal}`, child.pid);
+        this.restartLater(slot, options, signal === null ? `exited with code ${code}` : `was killed by ${signal}`, child.pid, code === 0);
       });
     });
   }
 
-  private restartLater(slot: Slot, options: WorkerProcessesOptions, how: string, pid: number | undefined): void {
+  private restartLater(slot: Slot, options: WorkerProcessesOptions, how: string, pid: number | undefined, clean: boolean): void {
     slot.quickExits = Date.now() - slot.startedAt < STABLE_AFTER_MS ? slot.quickExits + 1 : 1;
     const delay = Math.min(MAX_RESTART_DELAY_MS, (options.restartDelayMs ?? 1_000) * 2 ** (slot.quickExits - 1));
-    this.logger.error(`worker process ${slot.number} (pid ${pid ?? 'unknown'}) ${how}: starting it again in ${delay} ms; the runs it held are taken back when their leases expire`);
+    const what = `worker process ${slot.number} (pid ${pid ?? 'unknown'}) ${how}`;
+    // A clean exit is often this process's own stop arriving a moment later (Ctrl-C reaches the whole process group): said only if it is started again.
+    if (!clean) this.logger.error(`${what}: starting it again in ${delay} ms; the runs it held are taken back when their leases expire`);
     slot.timer = setTimeout(() => {
       slot.timer = null;
       if (this.stopping) return;
+      if (clean) this.logger.warn(`${what} unasked: started again after ${delay} ms`);
       slot.restarts += 1;
       this.metrics.increment('workerProcessRestarts');
       this.spawn(slot, options);
