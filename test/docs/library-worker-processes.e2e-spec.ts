@@ -44,7 +44,8 @@ describe('docs/library.md: worker processes', () => {
     const sources = snippetsOf('docs/library.md', readFileSync(join(root, 'docs', 'library.md'), 'utf8')).map(snippetSource);
     const host = blockStarting(sources, '// host.ts');
     const worker = blockStarting(sources, '// worker.ts');
-    const compiled = compileSnippets([host, worker], join(dir, 'build'));
+    // A Nest host's project depends on Nest (the starter, a plugin's project, does not).
+    const compiled = compileSnippets([host, worker], join(dir, 'build'), { packages: ['@nestjs/common', '@nestjs/core'] });
     expect(compiled.global).toEqual([]);
     expect([...compiled.diagnostics.values()].flat()).toEqual([]);
     const hostJs = compiled.javascript.get(host) as string;
@@ -55,7 +56,7 @@ describe('docs/library.md: worker processes', () => {
     mkdirSync(cwd, { recursive: true });
     const resolution = packageResolution();
     let output = '';
-    const child = spawn(process.execPath, [...resolution.args, hostJs], { cwd, env: { ...process.env, ...resolution.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...resolution.args, hostJs], { cwd, env: { ...process.env, NODE_PATH: join(root, 'node_modules'), ...resolution.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

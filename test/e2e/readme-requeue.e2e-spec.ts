@@ -125,7 +125,7 @@ describe("the requeue example of docs/operations.md, as written (e2e)", () => {
   it('dead-letters a run with its append in flight, then requeues it with --write-not-executed: every line works as written', async () => {
     const commands = readmeCommands(readFileSync(join(root, DOC), 'utf8'), '### Requeue a dead-lettered run');
     expect(commands).toEqual([
-      'AGENT_LEDGER_DATA_DIR=./data-requeue AGENT_LEDGER_CRASH_POINTS=afterWriteFence@2 LEASE_SECONDS=10 agent-ledger serve',
+      'AGENT_LEDGER_DATA_DIR=./data-requeue AGENT_LEDGER_CRASH_POINTS=afterWriteFence@2 LEASE_SECONDS=10 WORKER_PROCESSES=0 agent-ledger serve',
       "DEAD=$(agent-ledger runs start --agent file-clerk --input 'Write the report' -q)",
       'agent-ledger events follow $DEAD --until ApprovalRequested',
       'agent-ledger runs approve $DEAD',

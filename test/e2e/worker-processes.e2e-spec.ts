@@ -112,6 +112,8 @@ describe('serve with worker processes (e2e)', () => {
     // The counts of the killed worker process stay in the totals.
     expect(metric(metrics, 'agent_ledger_tool_executions_total')).toBeGreaterThanOrEqual(2);
     expectExit(await runCliProcess(['runs', 'cancel', heldRun], env), 0);
+    // The new worker process hears the cancel and aborts its model call (the first call's connection died with the killed process; a drain would wait for a call in flight, up to its deadline).
+    await eventually(async () => (model.aborted() >= 2 ? true : undefined), 'the held model call aborted by the cancel', 60_000);
 
     const stopped = await (serve as CliProcess).stop('SIGTERM');
     serve = undefined;

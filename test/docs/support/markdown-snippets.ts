@@ -263,9 +263,11 @@ export interface CompiledSnippets {
  * count (the packages' sources are not what a user compiles: they get the
  * built declarations, with the starter's `skipLibCheck`). Each block's
  * JavaScript is emitted; {@link packageResolution} says how `node` finds the
- * packages it requires.
+ * packages it requires. `packages` names other packages the blocks may import,
+ * from the repository's node_modules (a Nest host's `@nestjs/*`, which the
+ * starter does not depend on).
  */
-export function compileSnippets(sources: readonly SnippetSource[], workDir: string): CompiledSnippets {
+export function compileSnippets(sources: readonly SnippetSource[], workDir: string, extra: { readonly packages?: readonly string[] } = {}): CompiledSnippets {
   const projectDir = join(workDir, 'project');
   const outDir = join(workDir, 'out');
   const snippetsDir = join(projectDir, 'snippets');
@@ -287,7 +289,7 @@ export function compileSnippets(sources: readonly SnippetSource[], workDir: stri
     rootDir: '/',
     outDir,
     baseUrl: root,
-    paths: { '@agent-ledger/*': ['libs/*/src'] },
+    paths: { '@agent-ledger/*': ['libs/*/src'], ...Object.fromEntries((extra.packages ?? []).map((name) => [name, [join('node_modules', name)]])) },
     typeRoots: [join(root, 'node_modules', '@types')],
     noEmitOnError: false,
   };
