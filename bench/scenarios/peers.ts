@@ -2,6 +2,7 @@ import type { BenchContext, BenchScenario, Measurement, Ratio, ScenarioResult, T
 import { formatNumber } from '../support/report';
 import { median, ratioSamples } from '../support/stats';
 import { agentLedgerRound } from './peers/agent-ledger-round';
+import { WorkerChild } from './steps/product-round';
 import { dbosRound, findDbos } from './peers/dbos-round';
 import { PEER_NOT_INSTALLED } from './peers/peer-packages';
 import type { BenchCluster } from './peers/postgres-cluster';
@@ -27,7 +28,7 @@ import { DEFAULT_PEER_DIRECTORY } from './store/peer-store';
 export { PEER_NOT_INSTALLED };
 
 /** The systems of the scenario, as the ratios and notes name them. */
-export type PeersSubject = 'agent-ledger' | 'agent-ledger on PostgreSQL' | 'DBOS' | 'Restate';
+export type PeersSubject = 'agent-ledger' | 'agent-ledger, worker process' | 'agent-ledger on PostgreSQL' | 'DBOS' | 'Restate';
 
 /** The name of a ratio of steps/s at C runs in flight (kept exactly: the chart's targets and docs/benchmarks.md refer to them). */
 export function peersRatioName(numerator: PeersSubject, denominator: PeersSubject, runs: number): string {
@@ -43,12 +44,19 @@ const RATIO_TARGETS: ReadonlyArray<{ readonly runs: number; readonly numerator: 
   { runs: 1, numerator: 'agent-ledger on PostgreSQL', denominator: 'DBOS', minimum: 1 },
   { runs: 8, numerator: 'agent-ledger on PostgreSQL', denominator: 'DBOS', minimum: 1.5 },
   { runs: 64, numerator: 'agent-ledger on PostgreSQL', denominator: 'DBOS', minimum: 1.5 },
+  // The same targets for the service's default layout on a machine of several cores (WORKER_PROCESSES=auto).
+  { runs: 1, numerator: 'agent-ledger, worker process', denominator: 'DBOS', minimum: 1.5 },
+  { runs: 8, numerator: 'agent-ledger, worker process', denominator: 'DBOS', minimum: 2 },
+  { runs: 64, numerator: 'agent-ledger, worker process', denominator: 'Restate', minimum: 2.5 },
+  { runs: 64, numerator: 'agent-ledger, worker process', denominator: 'DBOS', minimum: 4 },
 ];
 
 /** The ratios the scenario reports, numerator over denominator (those of a target and the others at every C). */
 const RATIOS: ReadonlyArray<readonly [PeersSubject, PeersSubject]> = [
   ['agent-ledger', 'DBOS'],
   ['agent-ledger', 'Restate'],
+  ['agent-ledger, worker process', 'DBOS'],
+  ['agent-ledger, worker process', 'Restate'],
   ['agent-ledger on PostgreSQL', 'DBOS'],
 ];
 
@@ -128,6 +136,8 @@ async function runPeersScenario(context: BenchContext, peerDirectory: string, ch
   let cluster: BenchCluster | null = null;
   if (noPostgres === null) cluster = await startBenchCluster();
   const subjects: Subject[] = [];
+  // The second process of the worker-process layout, kept up across rounds (started at its first round).
+  const second: { child: WorkerChild | null } = { child: null };
   try {
     subjects.push({
       name: 'agent-ledger',
@@ -136,6 +146,17 @@ async function runPeersScenario(context: BenchContext, peerDirectory: string, ch
       skipped: null,
       details: null,
       round: async (workload) => ({ result: await agentLedgerRound({ dir: context.tempDir('agent-ledger'), store: { kind: 'embedded' }, workload }), details: [] }),
+    });
+    subjects.push({
+      name: 'agent-ledger, worker process',
+      kind: 'product',
+      variant: { system: 'agent-ledger', store: 'embedded', durability: 'powerLoss', layout: 'worker process' },
+      skipped: null,
+      details: null,
+      round: async (workload) => {
+        second.child ??= new WorkerChild('process');
+        return { result: await agentLedgerRound({ dir: context.tempDir('agent-ledger-wp'), store: { kind: 'embedded' }, workload, worker: second.child }), details: [] };
+      },
     });
     const postgres = cluster;
     subjects.push({
@@ -240,21 +261,23 @@ async function runPeersScenario(context: BenchContext, peerDirectory: string, ch
         const met = ratio >= target.minimum;
         const by = Math.abs(ratio / target.minimum - 1) * 100;
         targets.push({
-          target: `C=${runs}, fsync on: ${numerator === 'agent-ledger' ? 'agent-ledger (embedded store)' : numerator} tool steps/s >= ${target.minimum}x ${denominator}'s`,
+          target: `C=${runs}, fsync on: ${numerator === 'agent-ledger' ? 'agent-ledger (embedded store)' : numerator === 'agent-ledger, worker process' ? 'agent-ledger (embedded store, a worker process)' : numerator} tool steps/s >= ${target.minimum}x ${denominator}'s`,
           measured: `${ratio.toFixed(2)}x (${formatNumber(median(top.steps))} vs ${formatNumber(median(bottom.steps))} steps/s), ${by.toFixed(0)}% ${met ? 'above' : 'below'} the target`,
           met,
         });
       }
-      const product = complete('agent-ledger');
-      if (runs === 64 && product !== null) {
+      for (const [name, shown] of [['agent-ledger', 'agent-ledger (embedded store)'], ['agent-ledger, worker process', 'agent-ledger (embedded store, a worker process)']] as const) {
+        const product = complete(name);
+        if (runs !== 64 || product === null) continue;
         const p99 = median(product.p99);
-        targets.push({ target: `C=64, fsync on: agent-ledger (embedded store) p99 step latency < ${P99_TARGET_MS} ms`, measured: `${formatNumber(p99)} ms`, met: p99 < P99_TARGET_MS });
+        targets.push({ target: `C=64, fsync on: ${shown} p99 step latency < ${P99_TARGET_MS} ms`, measured: `${formatNumber(p99)} ms`, met: p99 < P99_TARGET_MS });
       }
     }
 
     notes.unshift(...settingsNotes(concurrencies, context.quick, cluster, dbos.installed ? dbos.version : null, restate.installed ? restate : null, restateSettings));
     return { measurements, ratios, targets, notes };
   } finally {
+    second.child?.stop();
     await cluster?.server.stop();
   }
 }
