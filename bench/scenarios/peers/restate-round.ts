@@ -9,7 +9,6 @@
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { arch, platform } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,6 +16,7 @@ import { runChildRound } from './child-round';
 import type { RestateRoundRequest } from './restate-child';
 import { findPeerPackage, PEER_NOT_INSTALLED, peerRequire } from './peer-packages';
 import type { PeerWorkload, SubjectRoundResult } from './workload';
+import { freePort } from '../../../test/support/free-port';
 
 const run = promisify(execFile);
 
@@ -40,18 +40,6 @@ export function findRestate(peerDirectory: string): RestateInstall {
     return { installed: false, reason: `${PEER_NOT_INSTALLED} (${binaryPackage}, the server's binary for this platform, is missing)` };
   }
   return { installed: true, sdkVersion: sdk.version, serverVersion: server.version, binary };
-}
-
-/** A free loopback port, as the OS gives one. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /** The configuration file: the server's defaults but for where it listens and keeps its data, and no telemetry. */

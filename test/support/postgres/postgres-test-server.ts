@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from '../free-port';
 
 const run = promisify(execFile);
 
@@ -47,18 +47,6 @@ export function findPostgresBinaries(): string {
     'PostgreSQL server binaries (initdb, pg_ctl) not found on PATH nor in /usr/lib/postgresql/*/bin: ' +
       '.ci/run installs them (apt-get install postgresql); on a development machine run `sudo apt-get install postgresql`.',
   );
-}
-
-/** A free loopback port, as the OS gives one. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /** The uid and gid of the `postgres` system user, when this process is root (initdb refuses to run as root). */
