@@ -307,11 +307,13 @@ describe('docker-compose.yml', () => {
       expect(worker.restart).toMatch(/^(unless-stopped|always|on-failure)/);
     });
 
-    it('gets the configuration of agent-ledger-pg (the same database and schema), with only variables the service knows', () => {
+    it('gets the configuration of agent-ledger-pg (the same database and schema), with only variables the service knows, and is one process a replica', () => {
       const known = new Set<string>([...SERVICE_ENVIRONMENT_VARIABLES, ...providerKeyVariables()]);
       expect(Object.keys(worker.environment ?? {}).filter((variable) => !known.has(variable))).toEqual([]);
-      expect(worker.environment).toEqual(compose.services['agent-ledger-pg']?.environment);
+      // The replicas are the scaling knob (--scale): no worker processes of their own.
+      expect(worker.environment).toEqual({ ...compose.services['agent-ledger-pg']?.environment, WORKER_PROCESSES: '0' });
       const config = readServiceConfig(Object.fromEntries(env), workdir);
+      expect(config.workerProcesses).toBe(0);
       expect(config.postgres?.connectionString).toBe(readServiceConfig(Object.fromEntries(containerEnvironment(compose, 'agent-ledger-pg', dockerfile)), workdir).postgres?.connectionString);
     });
 
