@@ -44,7 +44,8 @@ describe('agent-ledger CLI against the service (e2e)', () => {
 
   beforeAll(async () => {
     model = await startHoldingModelServer();
-    service = await startHttpService({ agentsYaml: testAgentsYaml(model.baseUrl) });
+    // The service as it runs by default: its runs in a worker process on a machine of several cores (a cancel crosses to it).
+    service = await startHttpService({ agentsYaml: testAgentsYaml(model.baseUrl), env: { WORKER_PROCESSES: 'auto' } });
     env = { AGENT_LEDGER_URL: service.baseUrl };
   });
 

@@ -30,8 +30,11 @@ export function entryArgs(program: keyof typeof BUILT): string[] {
 /**
  * The environment of a service process started by a test: this process's,
  * ts-node's settings (for the sources), the embedded store (no EventStoreDB
- * connection inherited from the shell) and a free port, then `env`.
+ * connection inherited from the shell), a free port and one process
+ * (`WORKER_PROCESSES=0`: a worker process beside every service of the HTTP
+ * tests would cost the suite about a minute for what they do not test; the
+ * tests of worker processes, and `cli-runs`, run the default), then `env`.
  */
 export function serviceProcessEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
-  return { ...process.env, TS_NODE_TRANSPILE_ONLY: '1', TS_NODE_PROJECT: TS_PROJECT, EVENTSTORE_CONNECTION_STRING: '', PORT: '0', ...env };
+  return { ...process.env, TS_NODE_TRANSPILE_ONLY: '1', TS_NODE_PROJECT: TS_PROJECT, EVENTSTORE_CONNECTION_STRING: '', PORT: '0', WORKER_PROCESSES: '0', ...env };
 }
