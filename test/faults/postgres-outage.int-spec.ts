@@ -158,8 +158,10 @@ describe('PostgreSQL adapter: appends in flight when the connections are cut or 
           cut.push(await cutConnections(server));
           await eventually(() => (appenders.acknowledged() >= before + 50 ? true : undefined), 30_000, 'appends after a cut');
         }
-        // Each cut found the pool's connections (in flight and idle) and the listening one.
-        for (const n of cut) expect(n).toBeGreaterThan(1);
+        // Each cut found a connection of the store's. The first found the pool's and the listening one; a later one may come
+        // before the listener has connected again (it backs off) while one pool connection carries every batch (group commit).
+        for (const n of cut) expect(n).toBeGreaterThanOrEqual(1);
+        expect(cut[0]).toBeGreaterThan(1);
         figures.serverProcessesCut = cut;
       } else if (fault === 'server restart') {
         await server.restart();
