@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ToolEffect } from '@agent-ledger/domain';
 import { productStepRound, WorkerChild } from './scenarios/steps/product-round';
+import { median } from './support/stats';
 
 async function main() {
   const rounds = Number(process.env.ROUNDS ?? 4);
@@ -53,9 +54,8 @@ async function main() {
     proc.stop();
     thread.stop();
   }
-  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
   for (const key of Object.keys(results))
-    console.log(`${key.padEnd(16)} ${med(results[key]!).toFixed(0).padStart(6)} steps/s  p99 ${med(p99s[key]!).toFixed(1)} ms  main-thread-process cpu ${med(cpu[key]!).toFixed(3)} ms/step   samples ${results[key]!.map((x) => x.toFixed(0)).join('/')}`);
+    console.log(`${key.padEnd(16)} ${median(results[key]!).toFixed(0).padStart(6)} steps/s  p99 ${median(p99s[key]!).toFixed(1)} ms  main-thread-process cpu ${median(cpu[key]!).toFixed(3)} ms/step   samples ${results[key]!.map((x) => x.toFixed(0)).join('/')}`);
   process.exit(0);
 }
 void main();

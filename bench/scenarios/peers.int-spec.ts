@@ -3,7 +3,7 @@ import type { QuickBenchContext } from '../support/quick-context';
 import { quickBenchContext } from '../support/quick-context';
 import { createPeersScenario, PEER_NOT_INSTALLED, peersRatioName, peersScenario } from './peers';
 import { findDbos } from './peers/dbos-round';
-import { postgresMissing } from './peers/postgres-cluster';
+import { postgresMissing } from '../support/postgres-cluster';
 import { findRestate } from './peers/restate-round';
 import { DEFAULT_PEER_DIRECTORY } from './store/peer-store';
 import { scaled } from '../../test/support/time-scale';

@@ -1,9 +1,7 @@
 import { ToolEffect } from '@agent-ledger/domain';
 import type { Durability } from '@agent-ledger/event-store';
-import { Client } from 'pg';
-import type { PostgresTestServer } from '../../test/support/postgres';
-import { findPostgresBinaries, startPostgresTestServer } from '../../test/support/postgres';
 import type { BenchScenario, Measurement, Ratio, TargetCheck } from '../support/bench-scenario';
+import { postgresMissing, startBenchCluster } from '../support/postgres-cluster';
 import { median, ratioSamples } from '../support/stats';
 import { formatNumber } from '../support/report';
 import { productStepRound, WorkerChild } from './steps/product-round';
@@ -57,27 +55,6 @@ function configurations(quick: boolean): StepConfig[] {
   return list;
 }
 
-/** Starts the private PostgreSQL cluster of the PostgreSQL configurations, and checks that it flushes its WAL (fsync on). */
-async function startCluster(): Promise<{ server: PostgresTestServer; settings: string }> {
-  const server = await startPostgresTestServer();
-  try {
-    const client = new Client({ connectionString: server.connectionString, options: '-c synchronous_commit=on' });
-    await client.connect();
-    try {
-      const rows = (await client.query<{ name: string; setting: string }>(
-        `SELECT name, setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'wal_sync_method', 'full_page_writes', 'server_version') ORDER BY name`,
-      )).rows;
-      if (rows.find((r) => r.name === 'fsync')?.setting !== 'on') throw new Error('the private PostgreSQL cluster runs with fsync off: its figures would not be durable ones');
-      return { server, settings: rows.map((r) => `${r.name}=${r.setting}`).join(', ') };
-    } finally {
-      await client.end();
-    }
-  } catch (error) {
-    await server.stop();
-    throw error;
-  }
-}
-
 /** Step throughput (issue 9, item 1; issue 20 on PostgreSQL): the product's workers against better-sqlite3 appending the same step events. */
 export const stepsScenario: BenchScenario = {
   name: 'steps',
@@ -88,16 +65,11 @@ export const stepsScenario: BenchScenario = {
     const measurements: Measurement[] = [];
     const ratios: Ratio[] = [];
     const targets: TargetCheck[] = [];
-    let postgresMissing: string | null = null;
-    try {
-      findPostgresBinaries();
-    } catch (error) {
-      postgresMissing = error instanceof Error ? error.message : String(error);
-    }
+    const noPostgres = postgresMissing();
     // Without PostgreSQL's server binaries the embedded store's configurations still run; the notes say why the others did not.
-    const configs = configurations(context.quick).filter((c) => c.store === 'sqlite' || postgresMissing === null);
+    const configs = configurations(context.quick).filter((c) => c.store === 'sqlite' || noPostgres === null);
     const worker = configs.some((c) => c.processes === 2) ? new WorkerChild() : null;
-    const cluster = configs.some((c) => c.store === 'postgres') ? await startCluster() : null;
+    const cluster = configs.some((c) => c.store === 'postgres') ? await startBenchCluster() : null;
     let schemas = 0;
     try {
       for (const config of configs) {
@@ -201,7 +173,7 @@ export const stepsScenario: BenchScenario = {
         'step latency: from one step\'s AuditRecorded to the next\'s in a run (stored times, ms resolution); raw: from a step\'s request to its commit',
         'raw baseline: better-sqlite3, the same table and indexes, the product\'s StepStarted/ToolExecuted/AuditRecorded of this round (same sizes), same journal mode and synchronous setting; group = the steps pending in one event-loop turn in one transaction, separate = each event its own transaction',
         'processCrash = WAL + synchronous=NORMAL; powerLoss = WAL + synchronous=FULL',
-        ...(postgresMissing !== null ? [`store=postgres: not measured: ${postgresMissing}`] : []),
+        ...(noPostgres !== null ? [`store=postgres: not measured: ${noPostgres}`] : []),
         ...(cluster === null
           ? []
           : [

@@ -4,6 +4,7 @@ import { Module } from '@nestjs/common';
 import type { RunPolicyOptions } from '@agent-ledger/domain';
 import type { EventStore } from '@agent-ledger/event-store';
 import type { AgentDefinition, LoadedPlugins, ToolsModuleOptions, WorkerOptions, WorkerProcessesOptions } from '@agent-ledger/runtime';
+import type { WorkerProcessSupervisor } from '@agent-ledger/runtime';
 import { NO_PLUGINS } from '@agent-ledger/runtime';
 import { testLedgerImports } from './config/crash-test/test-ledger.tools';
 import { auditGapSagaPath, processorsPath, readModelsPath, sagaMismatchPolicyOf } from './config/read-models';
@@ -41,6 +42,12 @@ export function workerOptionsOf(
   if (config.configFile !== null) env.AGENT_LEDGER_CONFIG = config.configFile;
   const processes: WorkerProcessesOptions = { count: config.workerProcesses, entry: cliEntry(), args: ['worker', '--no-saga'], env };
   return { concurrency: role === 'serve' ? 0 : concurrency, processes, ...group };
+}
+
+/** How the start-up lines name a process's worker processes: `1 worker process of 4 workers each (pids 4242)`, `note` after the pids. */
+export function workerProcessesPhrase(supervisor: WorkerProcessSupervisor, concurrency: number, note?: string): string {
+  const pids = supervisor.states().map((state) => state.pid ?? '-').join(', ');
+  return `${supervisor.count} worker process${supervisor.count === 1 ? '' : 'es'} of ${concurrency} worker${concurrency === 1 ? '' : 's'} each (pids ${pids}${note === undefined ? '' : `; ${note}`})`;
 }
 
 /** The CLI beside this module: `cli/main.js` in the build, `cli/main.ts` from the sources (ts-node). */

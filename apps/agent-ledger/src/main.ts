@@ -14,6 +14,7 @@ import { readServiceConfig } from './config/service-config';
 import { authDisabledBanner } from '@agent-ledger/http';
 import type { ServiceDefinitions } from './config/service-definitions';
 import { loadServiceDefinitions, pluginsNote } from './config/service-definitions';
+import { workerProcessesPhrase } from './app.module';
 import { createServiceApp } from './service-app';
 import { listenFailureMessage } from './config/listen-failure';
 import { prepareServiceFolders } from './config/service-folders';
@@ -164,8 +165,7 @@ function whatRunsWhere(supervisor: WorkerProcessSupervisor, config: ServiceConfi
     const why = config.workerProcesses === 0 ? 'WORKER_PROCESSES=0' : 'WORKER_CONCURRENCY=0';
     return `runs execute in this process (pid ${process.pid}, ${config.workerConcurrency === 0 ? 'no worker: interactive runs only' : workers}; no worker process: ${why})`;
   }
-  const pids = supervisor.states().map((s) => s.pid ?? '-').join(', ');
-  return `runs execute in ${supervisor.count} worker process${supervisor.count === 1 ? '' : 'es'} of ${workers} each (pids ${pids}; WORKER_PROCESSES); this process (pid ${process.pid}) serves the API and runs the read models, the audit-gap saga, the reaper and interactive runs`;
+  return `runs execute in ${workerProcessesPhrase(supervisor, config.workerConcurrency, 'WORKER_PROCESSES')}; this process (pid ${process.pid}) serves the API and runs the read models, the audit-gap saga, the reaper and interactive runs`;
 }
 
 void bootstrap();

@@ -12,6 +12,7 @@ import { prepareServiceFolders } from '../config/service-folders';
 import { checkStoreIdentities } from '../config/store-identity-check';
 import { loadServiceDefinitions, pluginsNote } from '../config/service-definitions';
 import { WorkerModule } from './worker.module';
+import { workerProcessesPhrase } from '../app.module';
 import { linkToSupervisor, RuntimeMetrics, WorkerProcessSupervisor } from '@agent-ledger/runtime';
 
 /** `worker` options. */
@@ -61,7 +62,7 @@ export async function worker(config: ServiceConfig, options: WorkerCommandOption
       const backend = config.postgres !== null ? `PostgreSQL schema ${config.postgres.schema}` : config.eventStoreConnectionString === null ? `embedded store ${config.eventStorePath}` : 'EventStoreDB';
       const reaper = config.reaperIntervalMs === 0 ? 'off' : `every ${config.reaperIntervalMs} ms`;
       const supervisor = app.get(WorkerProcessSupervisor);
-      const own = supervisor.count === 0 ? '' : `, ${supervisor.count} worker process${supervisor.count === 1 ? '' : 'es'} of ${concurrency} worker${concurrency === 1 ? '' : 's'} each (pids ${supervisor.states().map((s) => s.pid ?? '-').join(', ')})`;
+      const own = supervisor.count === 0 ? '' : `, ${workerProcessesPhrase(supervisor, concurrency)}`;
       output.out(
         `agent-ledger worker started: pid ${process.pid}${link === null ? '' : ` (worker process ${link.number} of pid ${process.ppid})`}, ${concurrency} worker${concurrency === 1 ? '' : 's'}${own}, reaper ${reaper}, audit-gap saga ${options.noSaga ? 'off' : 'on'} (${backend}; agents: ${agents.map((a) => a.name).join(', ')}${pluginsNote(plugins)})`,
       );

@@ -484,11 +484,11 @@ function stringOf(found: Found): string {
   throw new InvalidFieldError(found.field, `${found.where} must be a non-empty string`.trim());
 }
 
-function integerOf(found: Found, min: number, max: number): number {
+function integerOf(found: Found, min: number, max: number, orWord?: string): number {
   const raw = typeof found.value === 'number' ? String(found.value) : found.value;
   if (typeof raw !== 'string' || !/^\d+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max) {
     const shown = typeof found.value === 'string' ? `"${found.value}"` : JSON.stringify(found.value);
-    throw new InvalidFieldError(found.field, `${found.where} must be an integer from ${min} to ${max} (got ${shown})`.trim());
+    throw new InvalidFieldError(found.field, `${found.where} must be ${orWord === undefined ? '' : `${orWord} or `}an integer from ${min} to ${max} (got ${shown})`.trim());
   }
   return Number(raw);
 }
@@ -496,12 +496,7 @@ function integerOf(found: Found, min: number, max: number): number {
 /** `WORKER_PROCESSES`: `auto` (the default) or an integer from 0 to {@link MAX_WORKER_PROCESSES}, as a number of processes on this machine. */
 function workerProcessesOf(found: Found | undefined): number {
   if (found === undefined || (typeof found.value === 'string' && found.value.trim() === 'auto')) return resolveWorkerProcessCount('auto');
-  const raw = typeof found.value === 'number' ? String(found.value) : found.value;
-  if (typeof raw !== 'string' || !/^\d+$/.test(raw.trim()) || Number(raw) > MAX_WORKER_PROCESSES) {
-    const shown = typeof found.value === 'string' ? `"${found.value}"` : JSON.stringify(found.value);
-    throw new InvalidFieldError(found.field, `${found.where} must be auto or an integer from 0 to ${MAX_WORKER_PROCESSES} (got ${shown})`.trim());
-  }
-  return Number(raw);
+  return integerOf(found, 0, MAX_WORKER_PROCESSES, 'auto');
 }
 
 /** The agents file used when `AGENTS_CONFIG` is not set: this repository's example, when the service runs from a folder that has it; none elsewhere. */

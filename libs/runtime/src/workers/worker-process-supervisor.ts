@@ -52,6 +52,8 @@ interface Slot {
 export class WorkerProcessSupervisor implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('WorkerProcesses');
   private readonly options: WorkerProcessesOptions | null;
+  /** How many worker processes this process keeps running (0: none). */
+  readonly count: number;
   private readonly slots: Slot[] = [];
   private stopping = false;
 
@@ -60,12 +62,8 @@ export class WorkerProcessSupervisor implements OnApplicationBootstrap, BeforeAp
     private readonly metrics: RuntimeMetrics,
   ) {
     const options = execution.workers?.processes;
-    this.options = options === undefined || resolveWorkerProcessCount(options.count) === 0 ? null : options;
-  }
-
-  /** How many worker processes this process keeps running (0: none). */
-  get count(): number {
-    return this.options === null ? 0 : resolveWorkerProcessCount(this.options.count);
+    this.count = options === undefined ? 0 : resolveWorkerProcessCount(options.count);
+    this.options = this.count === 0 ? null : (options as WorkerProcessesOptions);
   }
 
   /** Each worker process: its number, its pid (null while it waits to be started again), its restarts. */

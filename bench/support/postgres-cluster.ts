@@ -1,11 +1,11 @@
 /**
- * The private PostgreSQL cluster of the peers scenario (`startPostgresTestServer`,
+ * The private PostgreSQL cluster of the bench's PostgreSQL rounds (`startPostgresTestServer`,
  * PostgreSQL's binaries of this machine): agent-ledger's PostgreSQL rounds and
  * DBOS's system databases share it. It must flush its WAL (fsync on).
  */
 import { Client } from 'pg';
-import type { PostgresTestServer } from '../../../test/support/postgres';
-import { findPostgresBinaries, startPostgresTestServer } from '../../../test/support/postgres';
+import type { PostgresTestServer } from '../../test/support/postgres';
+import { findPostgresBinaries, startPostgresTestServer } from '../../test/support/postgres';
 
 /** Why there is no cluster (no server binaries), or null when there can be one. */
 export function postgresMissing(): string | null {
