@@ -56,9 +56,23 @@ export function parsePosition(token: string): Position {
 
 /** Orders two positions of the same store: negative if `a` is before `b`, 0 if equal, positive if after. */
 export function comparePositions(a: Position, b: Position): number {
-  const pa = positionToParts(a);
-  const pb = positionToParts(b);
-  if (pa.commit !== pb.commit) return pa.commit < pb.commit ? -1 : 1;
-  if (pa.prepare !== pb.prepare) return pa.prepare < pb.prepare ? -1 : 1;
+  const colonA = checkedColon(a);
+  const colonB = checkedColon(b);
+  return compareDigits(a, 0, colonA, b, 0, colonB) || compareDigits(a, colonA + 1, a.length, b, colonB + 1, b.length);
+}
+
+/** Where a valid token's colon is. @throws InvalidPositionError when `position` is not a position token */
+function checkedColon(position: Position): number {
+  if (typeof position !== 'string' || !TOKEN.test(position)) throw new InvalidPositionError(String(position));
+  return position.indexOf(':');
+}
+
+/** Orders two runs of decimal digits without leading zeros (as the token has them): the longer is larger, else the first digit that differs. */
+function compareDigits(a: string, aFrom: number, aTo: number, b: string, bFrom: number, bTo: number): number {
+  if (aTo - aFrom !== bTo - bFrom) return aTo - aFrom < bTo - bFrom ? -1 : 1;
+  for (let i = 0; i < aTo - aFrom; i++) {
+    const d = a.charCodeAt(aFrom + i) - b.charCodeAt(bFrom + i);
+    if (d !== 0) return d < 0 ? -1 : 1;
+  }
   return 0;
 }
