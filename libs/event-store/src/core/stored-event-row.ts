@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../port/event';
+import type { Position } from '../port/position';
 import { positionFromParts } from '../port/position';
 
 /**
@@ -22,15 +23,21 @@ export interface StoredEventRow {
 
 /** Turns a stored row into a fresh {@link RecordedEvent} (parsed anew: callers may mutate it freely). */
 export function toRecordedEvent(row: StoredEventRow): RecordedEvent {
-  const seq = BigInt(row.position);
   return {
     streamName: row.stream_name,
     id: row.event_id,
     type: row.event_type,
     revision: BigInt(row.revision),
-    position: positionFromParts({ commit: seq, prepare: seq }),
+    position: sequencePosition(row.position),
     data: JSON.parse(row.data) as Record<string, unknown>,
     metadata: JSON.parse(row.metadata) as RecordedEvent['metadata'],
     created: new Date(row.created_at),
   };
+}
+
+/** The position of a global sequence number (commit and prepare both): its token written directly when the number is a safe non-negative integer. */
+function sequencePosition(sequence: number): Position {
+  if (Number.isSafeInteger(sequence) && sequence >= 0) return `${sequence}:${sequence}` as Position;
+  const seq = BigInt(sequence);
+  return positionFromParts({ commit: seq, prepare: seq });
 }
