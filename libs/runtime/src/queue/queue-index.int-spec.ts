@@ -139,6 +139,21 @@ describe('QueueIndex: a checkpointed projection of the unfinished runs', () => {
     expect(second.host.stats().runs?.eventsRead).toBe(later.events.length);
   });
 
+  it('lists the first due runs up to a limit, oldest due first, and refuses a limit that is not a count', async () => {
+    const histories = [3, 1, 2].map((offset) => new RunHistory(decider, `run-${randomUUID()}`).request(T0 + offset));
+    for (const h of histories) await append(h.runId, h.events);
+    const { index, host } = boot();
+    await host.open();
+    await host.catchUp();
+    const [third, first, second] = histories.map((h) => h.runId);
+    expect(index.dueQueued(T0 + 3)).toEqual([first, second, third]);
+    expect(index.dueQueued(T0 + 3, 'queued', 2)).toEqual([first, second]);
+    expect(index.dueQueued(T0 + 3, 'queued', 0)).toEqual([]);
+    expect(index.dueQueued(T0 + 1, 'queued', 5)).toEqual([first]);
+    expect(() => index.dueQueued(T0, 'queued', -1)).toThrow(RangeError);
+    expect(() => index.dueQueued(T0, 'queued', 1.5)).toThrow(RangeError);
+  });
+
   it('notifies its change signal when a run becomes claimable, and tells cancel listeners of their run only', async () => {
     const { index } = boot();
     index.start();

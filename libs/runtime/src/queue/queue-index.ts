@@ -54,10 +54,11 @@ export class QueueIndex {
     };
   }
 
-  /** Queued runs due at `now`, oldest due first. */
-  dueQueued(now: number, mode: RunMode = 'queued'): string[] {
+  /** Queued runs due at `now`, oldest due first; the first `limit` of them when given (a worker skipping the runs it holds asks for one more than it holds). */
+  dueQueued(now: number, mode: RunMode = 'queued', limit?: number): string[] {
     if (this.closed) return [];
-    return this.projection.dueQueued(now, mode);
+    if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 0)) throw new RangeError(`dueQueued: limit must be a non-negative integer, got ${String(limit)}`);
+    return this.projection.dueQueued(now, mode, limit);
   }
 
   /** Running runs whose lease expired before `now`. */

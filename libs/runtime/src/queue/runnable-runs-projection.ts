@@ -86,7 +86,7 @@ export class RunnableRunsProjection implements EventProcessor {
     readonly update: Database.Statement<[string, string, number, number | null, string]>;
     readonly moveLease: Database.Statement<[number, string, number]>;
     readonly remove: Database.Statement<[string]>;
-    readonly due: Database.Statement<[string, number], { run_id: string }>;
+    readonly due: Database.Statement<[string, number, number], { run_id: string }>;
     readonly expired: Database.Statement<[number], { run_id: string }>;
     readonly unclaimedInteractive: Database.Statement<[number], { run_id: string }>;
     readonly counts: Database.Statement<[], { status: RunnableStatus; n: number }>;
@@ -109,7 +109,7 @@ export class RunnableRunsProjection implements EventProcessor {
       update: db.prepare('UPDATE queue_runs SET mode = ?, status = ?, not_before = ?, lease_expires_at = ? WHERE run_id = ?'),
       moveLease: db.prepare('UPDATE queue_runs SET lease_expires_at = ? WHERE run_id = ? AND lease_expires_at IS NOT ?'),
       remove: db.prepare('DELETE FROM queue_runs WHERE run_id = ?'),
-      due: db.prepare("SELECT run_id FROM queue_runs WHERE status = 'QUEUED' AND mode = ? AND not_before <= ? ORDER BY not_before, run_id"),
+      due: db.prepare("SELECT run_id FROM queue_runs WHERE status = 'QUEUED' AND mode = ? AND not_before <= ? ORDER BY not_before, run_id LIMIT ?"),
       expired: db.prepare("SELECT run_id FROM queue_runs WHERE status = 'RUNNING' AND lease_expires_at <= ? ORDER BY lease_expires_at, run_id"),
       unclaimedInteractive: db.prepare("SELECT run_id FROM queue_runs WHERE status = 'QUEUED' AND mode = 'interactive' AND not_before <= ? ORDER BY not_before, run_id"),
       counts: db.prepare('SELECT status, COUNT(*) AS n FROM queue_runs GROUP BY status'),
@@ -124,9 +124,10 @@ export class RunnableRunsProjection implements EventProcessor {
     this.database.sqlite.exec('DELETE FROM queue_runs');
   }
 
-  /** Queued runs of a mode due at `now`, oldest due first. */
-  dueQueued(now: number, mode: RunMode): string[] {
-    return this.statements.due.all(mode, now).map((r) => r.run_id);
+  /** Queued runs of a mode due at `now`, oldest due first; the first `limit` of them when given. */
+  dueQueued(now: number, mode: RunMode, limit?: number): string[] {
+    // SQLite's LIMIT -1: no limit.
+    return this.statements.due.all(mode, now, limit ?? -1).map((r) => r.run_id);
   }
 
   /** Running runs whose lease expired by `now`. */

@@ -169,7 +169,8 @@ export class WorkerPool implements OnModuleInit, OnApplicationBootstrap, OnAppli
    * a claim counts `claimsSwept`. {@link runOnce} looks at `now`.
    */
   private dueRun(now: number, horizon: number): RunOffer | undefined {
-    const runId = this.index.dueQueued(horizon).find((id) => !this.busy.has(id));
+    // At most busy.size of the oldest due runs are held here: one more is enough to find a free one, without listing the whole queue.
+    const runId = this.index.dueQueued(horizon, 'queued', this.busy.size + 1).find((id) => !this.busy.has(id));
     if (runId === undefined) return undefined;
     if (this.feed !== null && horizon < now) this.metrics.increment('claimsSwept');
     return { runId };
