@@ -8,9 +8,10 @@ import { WorkerProcessSupervisor } from './worker-process-supervisor';
 
 /** A stand-in worker process: reports 3 tool executions, then waits; on SIGTERM it exits 0, unless told to ignore it. */
 const ENTRY = `
-process.send({ type: 'agent-ledger:metrics', snapshot: { counters: { toolExecutions: 3 }, labelled: {} } });
 if (process.env.IGNORE_SIGTERM === '1') process.on('SIGTERM', () => undefined);
 else process.on('SIGTERM', () => process.exit(0));
+// Sent once the handler is in place: a parent that acts on the report cannot signal a process still on its default handler.
+process.send({ type: 'agent-ledger:metrics', snapshot: { counters: { toolExecutions: 3 }, labelled: {} } });
 setInterval(() => undefined, 1000);
 `;
 
