@@ -35,6 +35,13 @@ export interface RebuildOptions {
    * @default 250
    */
   readonly progressIntervalMs?: number;
+  /**
+   * Rows the rebuild tracks by rowid in memory (about 12 bytes a row) while
+   * its tables are unindexed; past it, it indexes their keys and finds rows
+   * by key (slower) for the rest of the replay.
+   * @default 3,000,000
+   */
+  readonly rowIndexCapacity?: number;
   /** Aborts the rebuild before the swap: the live tables stay, the partial ones are dropped. */
   readonly signal?: AbortSignal;
   /**
@@ -54,6 +61,9 @@ export interface RebuildWithCallbackOptions extends RebuildOptions {
 /** Events per rebuild transaction by default. */
 const DEFAULT_BATCH_SIZE = 5_000;
 
+/** Rows tracked by rowid at most by default (2^22 slots of 12 bytes: 48 MiB). */
+const DEFAULT_ROW_INDEX_CAPACITY = 3_000_000;
+
 /** Events read from the source at a time: a batch is applied page by page, so only its rows stay in memory, not its events. */
 const PAGE_SIZE = 1_000;
 
@@ -72,6 +82,8 @@ const CATCH_UP_PASSES = 3;
  */
 export class ProjectionRebuilder {
   private running: readonly ProjectionName[] | null = null;
+  /** Whether the running rebuild indexed its tables' keys before the end of the replay (its rowid index was full). */
+  private keysIndexed = false;
 
   constructor(
     private readonly store: ProjectionStore,
@@ -112,8 +124,10 @@ export class ProjectionRebuilder {
     const names = definitions.map((d) => d.name);
     const batchSize = positiveInteger(options.batchSize, 'batchSize', DEFAULT_BATCH_SIZE);
     const interval = options.progressIntervalMs ?? 250;
+    const rowIndexCapacity = positiveInteger(options.rowIndexCapacity, 'rowIndexCapacity', DEFAULT_ROW_INDEX_CAPACITY);
     if (this.running !== null) throw new RebuildInProgressError(this.running);
     this.running = names;
+    this.keysIndexed = false;
     let swapped = false;
     const started = Date.now();
     const tally = { eventsDone: 0, eventsApplied: 0 };
@@ -121,8 +135,9 @@ export class ProjectionRebuilder {
       const identities = await Promise.all(this.sources.map(async (s) => ({ source: s.name, storeId: (await s.store.storeIdentity()).id })));
       if (!this.store.coversEveryProjection(definitions)) this.refuseAnotherStore(identities);
       this.store.prepareRebuild(definitions, this.sources.map((s) => s.name));
-      // The rebuild tables are new and only this rebuild writes them: a key it never wrote has no row.
-      const written = new WrittenKeys();
+      // The rebuild tables are new and only this rebuild writes them: a key it never wrote has no row, and one it wrote
+      // is where it wrote it (the tables are appended to, unindexed, until the history is in).
+      const written = new WrittenKeys(rowIndexCapacity);
       for (const { source, storeId } of identities) this.store.recordSourceIdentity(source, storeId, TableSlot.REBUILD);
       const heads = await Promise.all(this.sources.map((s) => headCommit(s.store)));
       const totalUnits = heads.reduce((a, b) => a + b, 0n);
@@ -233,6 +248,11 @@ export class ProjectionRebuilder {
       tally.eventsDone += fresh;
       tally.eventsApplied += outcome.applied;
       fresh = 0;
+      // Past what the rowid index holds, rows are found by key: the keys must be indexed before the next batch.
+      if (written.full && !this.keysIndexed) {
+        this.store.indexRebuild(definitions);
+        this.keysIndexed = true;
+      }
     };
     const events = source.store.readAll({ fromPosition: from ?? 'start', filter: PROJECTED_EVENTS_FILTER });
     for await (const page of pullBatches(events, Math.min(batchSize, PAGE_SIZE))) {

@@ -9,6 +9,7 @@ import type { Checkpoint } from './checkpoint';
 import { checkpointName } from './checkpoint';
 import { projectEvents } from './project-events';
 import type { TableSlot } from './sql-table';
+import type { TableStatements } from './sqlite-row-store';
 import { SqliteRowStore } from './sqlite-row-store';
 import type { WrittenKeys } from './written-keys';
 
@@ -37,7 +38,7 @@ export interface BatchStorage {
   /** Every table of the store's projections, by name. */
   readonly tables: ReadonlyMap<string, TableSpec<Row>>;
   /** Row statements by physical table, prepared once. */
-  readonly statements: Map<string, { select: Database.Statement; upsert: Database.Statement }>;
+  readonly statements: Map<string, TableStatements>;
   checkpoint(projection: ProjectionName, source: string, slot: TableSlot): Checkpoint | undefined;
   /** `INSERT OR REPLACE` of a checkpoint row of the slot (name, projection, source, position, events_applied, updated_at). */
   checkpointUpsert(slot: TableSlot): Database.Statement;

@@ -22,6 +22,7 @@ import type { BatchInput, BatchOutcome, BatchStorage, PendingBatchInput, Rebuild
 import { PendingBatch } from './pending-batch';
 import { ProjectionProcessor } from './projection-processor';
 import { ReadModelState } from './read-model-state';
+import type { TableStatements } from './sqlite-row-store';
 import type { WrittenKeys } from './written-keys';
 
 export type { BatchInput, BatchOutcome } from './pending-batch';
@@ -59,9 +60,11 @@ export class ProjectionStore {
   private readonly db: Database.Database;
   private readonly byName: ReadonlyMap<ProjectionName, ProjectionDefinition>;
   private readonly tables: ReadonlyMap<string, TableSpec<Row>>;
-  private readonly statements = new Map<string, { select: Database.Statement; upsert: Database.Statement }>();
+  private readonly statements = new Map<string, TableStatements>();
   private readonly now: () => number;
   private closed = false;
+  /** The page cache size to restore once a rebuild is swapped in or discarded (null: none running). */
+  private cacheBeforeRebuild: number | null = null;
   /** Statements on the checkpoint tables (never dropped), prepared once: each live batch runs them. */
   private readonly checkpointStatements = new Map<string, Database.Statement>();
   /** What a batch writes through. */
@@ -236,8 +239,9 @@ export class ProjectionStore {
    * applied in memory as they are added, in as many pulls as the caller
    * likes, and written with the rebuild checkpoints in one transaction by
    * {@link RebuildBatch.commit}. Only the rebuild writes these tables, so
-   * nothing is locked until the commit; `written` (the keys the rebuild wrote
-   * so far) spares the reads of rows that cannot exist yet.
+   * nothing is locked until the commit; `written` (where the rebuild wrote
+   * each row so far) finds rows in its unindexed tables by rowid, and spares
+   * the reads of rows that cannot exist yet.
    */
   beginRebuildBatch(input: Omit<PendingBatchInput, 'slot'>, written: WrittenKeys): RebuildBatch | Extract<BatchOutcome, { kind: 'checkpointMoved' }> {
     this.assertOpen();
@@ -249,8 +253,10 @@ export class ProjectionStore {
    * left by an earlier, unfinished rebuild) and their rebuild checkpoints, one
    * per source, at the start, and forgets the source identities an unfinished
    * rebuild recorded. The live tables are not touched. The tables get their
-   * secondary indexes later ({@link indexRebuild}): filled in key order
-   * afterwards, an index is built in one sort instead of row by row.
+   * indexes, their key's included, later ({@link indexRebuild}): rows are
+   * appended meanwhile, and an index built afterwards takes one sort instead
+   * of a random insert per row. The page cache is small until the swap or
+   * the discard.
    */
   prepareRebuild(projections: readonly ProjectionDefinition[], sources: readonly string[]): void {
     this.assertOpen();
@@ -270,11 +276,21 @@ export class ProjectionStore {
       }
     }).immediate();
     this.statements.clear();
+    // The rebuild appends to its tables and rereads only recent rows: a small page cache while it runs keeps a large
+    // rebuild's memory down (the live tables' cache comes back with the swap or the discard).
+    this.cacheBeforeRebuild ??= this.db.pragma('cache_size', { simple: true }) as number;
+    this.db.pragma(`cache_size = ${REBUILD_CACHE_SIZE}`);
+  }
+
+  private restoreCache(): void {
+    if (this.cacheBeforeRebuild === null) return;
+    this.db.pragma(`cache_size = ${this.cacheBeforeRebuild}`);
+    this.cacheBeforeRebuild = null;
   }
 
   /**
-   * Creates the secondary indexes of the projections' `<table>__rebuild`
-   * tables (those missing: idempotent), in one transaction. The rebuild calls
+   * Creates the indexes of the projections' `<table>__rebuild` tables (the
+   * key's unique index, the secondary ones; those missing: idempotent), in one transaction. The rebuild calls
    * it once the history is replayed, before catching up; {@link swap} calls it
    * too, so that no table is swapped in without its indexes.
    */
@@ -332,6 +348,7 @@ export class ProjectionStore {
       this.db.exec(`DELETE FROM ${sourcesTable(Slot.REBUILD)}`);
     }).immediate();
     this.statements.clear();
+    this.restoreCache();
   }
 
   /** Whether `projections` names every projection of this store. */
@@ -384,6 +401,7 @@ export class ProjectionStore {
       this.db.exec(`DELETE FROM ${sourcesTable(Slot.REBUILD)}`);
     }).immediate();
     this.statements.clear();
+    this.restoreCache();
   }
 
   /** Whether `__rebuild` tables of the projection exist (a rebuild is running or was abandoned). */
@@ -470,6 +488,9 @@ export class ProjectionStore {
 function sourcesTable(slot: TableSlot): string {
   return slot === Slot.LIVE ? 'projection_sources' : 'projection_sources__rebuild';
 }
+
+/** The page cache while a rebuild replays: 16 MiB (negative: KiB). */
+const REBUILD_CACHE_SIZE = -16384;
 
 /** The page cache while a rebuild's indexes are built: 8 MiB (negative: KiB). */
 const INDEXING_CACHE_SIZE = -8192;

@@ -20,23 +20,34 @@ export function physicalName(table: Pick<TableSpec, 'name'>, slot: TableSlot): s
 
 const SQL_TYPES: Record<ColumnType, string> = { text: 'TEXT', integer: 'INTEGER', boolean: 'INTEGER' };
 
-/** The `CREATE TABLE` statement of a table in a slot (its secondary indexes: {@link createIndexSql}). */
+/**
+ * The `CREATE TABLE` statement of a table in a slot: a rowid table, so that
+ * rows are stored in insertion order. A live table's key is its primary key;
+ * a rebuild's table has no index on its key until the history is replayed
+ * (rows are appended, and found by rowid meanwhile: `WrittenKeys`), when
+ * {@link createIndexSql} adds a unique one.
+ */
 export function createTableSql(table: TableSpec<Row>, slot: TableSlot): string {
-  const columns = Object.entries(table.columns).map(
-    ([field, type]) => `${columnName(field)} ${SQL_TYPES[type as ColumnType]}${field === table.key ? ' PRIMARY KEY NOT NULL' : ''}`,
-  );
-  return `CREATE TABLE ${physicalName(table, slot)} (${columns.join(', ')}) WITHOUT ROWID`;
+  const key = slot === TableSlot.LIVE ? ' PRIMARY KEY NOT NULL' : ' NOT NULL';
+  const columns = Object.entries(table.columns).map(([field, type]) => `${columnName(field)} ${SQL_TYPES[type as ColumnType]}${field === table.key ? key : ''}`);
+  return `CREATE TABLE ${physicalName(table, slot)} (${columns.join(', ')})`;
 }
 
 /**
- * The `CREATE INDEX IF NOT EXISTS` statements of a table's secondary indexes in a slot;
- * index names carry `generation`, so they never collide across rebuilds.
+ * The `CREATE [UNIQUE] INDEX IF NOT EXISTS` statements of a table's indexes in a slot:
+ * in the rebuild slot, the unique index of its key first, then its secondary indexes.
+ * Index names carry `generation`, so they never collide across rebuilds.
  */
 export function createIndexSql(table: TableSpec<Row>, slot: TableSlot, generation: number): string[] {
-  return (table.indexes ?? []).map((index) => {
-    const cols = index.map(columnName);
-    return `CREATE INDEX IF NOT EXISTS ${table.name}_${cols.join('_')}_g${generation} ON ${physicalName(table, slot)} (${cols.join(', ')})`;
-  });
+  const key = columnName(table.key);
+  const unique = slot === TableSlot.REBUILD ? [`CREATE UNIQUE INDEX IF NOT EXISTS ${table.name}_${key}_key_g${generation} ON ${physicalName(table, slot)} (${key})`] : [];
+  return [
+    ...unique,
+    ...(table.indexes ?? []).map((index) => {
+      const cols = index.map(columnName);
+      return `CREATE INDEX IF NOT EXISTS ${table.name}_${cols.join('_')}_g${generation} ON ${physicalName(table, slot)} (${cols.join(', ')})`;
+    }),
+  ];
 }
 
 /**
