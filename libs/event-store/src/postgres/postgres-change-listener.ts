@@ -1,14 +1,30 @@
 import { pg } from './pg-library';
 import type { Client, ClientConfig } from 'pg';
+import { registerListenerSql } from './postgres-schema';
+
+/** Where a {@link PostgresChangeListener} registers itself: the store's schema, its id there, and the schema made ready first. */
+export interface ListenerRegistration {
+  readonly schema: string;
+  /** The store's listener id (a UUID), which its own writes name so as not to notify it. */
+  readonly id: string;
+  /** Creates or migrates the schema (the listeners' table is part of it). */
+  readonly ready: () => Promise<void>;
+  readonly now: () => number;
+}
 
 /**
- * Wakes live subscriptions on other connections' commits: one connection
- * (outside the pool) that LISTENs on the store's channel, which every write
- * transaction NOTIFYs (delivered at commit). While subscriptions wait, a slow
+ * Wakes live subscriptions on other stores' commits: one connection
+ * (outside the pool) that LISTENs on the store's channel and then registers
+ * in the schema's `listeners` table; a write transaction NOTIFYs (delivered
+ * at commit) when a store other than its own is registered there. Its own
+ * store's commits wake its subscriptions in-process. While subscriptions wait, a slow
  * fallback tick wakes them too, so a notification lost with a dropped
  * listening connection delays them by one interval at most, never for good.
  * A lost listening connection is reconnected (with a back-off) while the
- * store is open; each (re)connection wakes the subscriptions once.
+ * store is open; each (re)connection wakes the subscriptions once, after its
+ * registration committed. The registration is deleted at close; a process
+ * that dies leaves it behind until the next registration on the schema
+ * deletes it (meanwhile writers notify for nothing, which is harmless).
  * `onChange` gets the notification's payload (the log head the commit left)
  * when it comes from a notification, nothing for the other wake-ups.
  */
@@ -27,6 +43,7 @@ export class PostgresChangeListener {
     private readonly channel: string,
     private readonly onChange: (head?: number) => void,
     private readonly fallbackMs: number,
+    private readonly registration: ListenerRegistration,
   ) {}
 
   /** Called with `true` when a subscription starts waiting, `false` when none waits. */
@@ -50,7 +67,11 @@ export class PostgresChangeListener {
     await this.connecting;
     const client = this.client;
     this.client = undefined;
-    await client?.end().catch((error: unknown) => (this.lastError = error));
+    if (client === undefined) return;
+    await client
+      .query(`DELETE FROM ${this.registration.schema}.listeners WHERE id = '${this.registration.id}'`)
+      .catch((error: unknown) => (this.lastError = error)); // left behind, it costs other writers notifications, nothing else
+    await client.end().catch((error: unknown) => (this.lastError = error));
   }
 
   private connect(): void {
@@ -60,8 +81,11 @@ export class PostgresChangeListener {
     client.on('end', () => this.lost(client, new Error('the listening connection ended')));
     this.connecting = (async () => {
       try {
+        await this.registration.ready();
         await client.connect();
+        // LISTEN first, committed on its own: a write that sees the registration notifies a connection already listening.
         await client.query(`LISTEN "${this.channel}"`);
+        await client.query(registerListenerSql(this.registration.schema, this.registration.id, this.registration.now()));
         if (this.closed) {
           await client.end();
           return;

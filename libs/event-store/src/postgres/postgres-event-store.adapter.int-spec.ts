@@ -32,7 +32,10 @@ afterAll(async () => {
   await server.stop();
 });
 
-function connect(schema: string, extra: { poolSize?: number; reconnectTimeoutMs?: number; groupCommit?: boolean; maxBatchSize?: number } = {}): PostgresEventStore {
+function connect(
+  schema: string,
+  extra: { poolSize?: number; reconnectTimeoutMs?: number; groupCommit?: boolean; maxBatchSize?: number; fallbackPollIntervalMs?: number } = {},
+): PostgresEventStore {
   const store = PostgresEventStore.connect({ connectionString: server.connectionString, schema, ...extra });
   opened.push(store);
   return store;
@@ -317,7 +320,7 @@ describe('PostgresEventStore on a private PostgreSQL cluster', () => {
       await append(single);
       expect(bounded.stats()).toMatchObject({ operations: 20, largestBatch: 4 });
       expect(bounded.stats().transactions).toBeGreaterThanOrEqual(5);
-      expect(single.stats()).toEqual({ transactions: 20, operations: 20, largestBatch: 1, inOneStatement: 20, decidedAfterRead: 0 });
+      expect(single.stats()).toEqual({ transactions: 20, operations: 20, largestBatch: 1, inOneStatement: 20, decidedAfterRead: 0, pagesFromMemory: 0 });
       const [row] = await sql<{ n: number }>(`SELECT count(DISTINCT xmin::text)::int AS n FROM batch_single.events`);
       expect(row?.n).toBe(20);
     });
@@ -428,7 +431,7 @@ describe('PostgresEventStore on a private PostgreSQL cluster', () => {
     const tables = await sql<{ table_name: string }>(
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'tenant_a' ORDER BY table_name`,
     );
-    expect(tables.map((t) => t.table_name)).toEqual(['events', 'log_head', 'schema_version', 'store_identity', 'streams']);
+    expect(tables.map((t) => t.table_name)).toEqual(['events', 'listeners', 'log_head', 'schema_version', 'store_identity', 'streams']);
     expect(await sql(`SELECT version FROM tenant_a.schema_version`)).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
   });
 
@@ -494,5 +497,145 @@ describe('PostgresEventStore on a private PostgreSQL cluster', () => {
     const error = await rejectionOf(PostgresEventStore.open({ connectionString: 'postgresql://nobody@127.0.0.1:1/postgres', connectionTimeoutMs: 2_000 }));
     expect(error).toBeInstanceOf(StoreUnavailableError);
     expect(error).toMatchObject({ reason: StoreUnavailableReason.CONNECTION_LOST, retryable: true });
+  });
+});
+
+describe('notifications only where a listener needs them; a store reads its own commits from memory', () => {
+  // No fallback tick within a test's time: a subscription of another store sees an append only by its notification.
+  const NO_FALLBACK = { fallbackPollIntervalMs: 3_600_000 };
+
+  /** Pulls a subscription for ever (so that it waits, its store's listener registered), keeping what it gets. */
+  function consume(subscription: AsyncIterable<RecordedEvent>): RecordedEvent[] {
+    const received: RecordedEvent[] = [];
+    void (async () => {
+      for await (const event of subscription) received.push(event);
+    })().catch(() => undefined);
+    return received;
+  }
+
+  const listeners = async (schema: string): Promise<number> => (await sql<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.listeners`))[0]?.n ?? -1;
+
+  /** A raw connection LISTENing on a schema's channel (not registered: it sees the notifications that writers send anyway). */
+  async function rawListener(schema: string): Promise<{ payloads: string[]; end(): Promise<void> }> {
+    const client = new Client({ connectionString: server.connectionString });
+    await client.connect();
+    const payloads: string[] = [];
+    client.on('notification', (message) => payloads.push(message.payload ?? ''));
+    await client.query(`LISTEN "agent_ledger_${schema}"`);
+    return { payloads, end: () => client.end() };
+  }
+
+  it('a write notifies only when another store listens: none while only the writer listens, then one per commit once another store has registered', async () => {
+    const schema = 'notify_when_needed';
+    const writer = connect(schema);
+    const stream = uniqueStream();
+    // The writer's own subscription waits (its listener registered): its commits wake it in-process, with no notification.
+    const own = consume(writer.subscribeToStream(stream));
+    const first = await writer.append(stream, [anEvent()], { expectedRevision: ExpectedRevision.NO_STREAM });
+    await eventually(() => own.length === 1);
+    await eventually(async () => (await listeners(schema)) === 1);
+    const raw = await rawListener(schema);
+    try {
+      const unheard = await writer.append(stream, [anEvent()], { expectedRevision: first.nextExpectedRevision });
+      await eventually(() => own.length === 2);
+
+      const other = connect(schema, NO_FALLBACK);
+      const remote = consume(other.subscribeToStream(stream, { afterRevision: unheard.nextExpectedRevision }));
+      await eventually(async () => (await listeners(schema)) === 2);
+      const heard = await writer.append(stream, [anEvent('Heard')], { expectedRevision: unheard.nextExpectedRevision });
+      await eventually(() => remote.length === 1);
+      expect(remote.map((e) => e.type)).toEqual(['Heard']);
+      // Notifications reach a listener in commit order: the second append's would have come before the third's.
+      await eventually(() => raw.payloads.length > 0);
+      expect(raw.payloads).toEqual([String(sequenceOf(heard.position))]);
+    } finally {
+      await raw.end();
+    }
+  });
+
+  it('a store that starts listening after the writer wrote sees what was written before and after, without a fallback tick', async () => {
+    const schema = 'late_listener';
+    const writer = connect(schema);
+    const stream = uniqueStream();
+    const before = await writer.append(stream, someEvents(2, 'Before'), { expectedRevision: ExpectedRevision.NO_STREAM });
+    const late = connect(schema, NO_FALLBACK);
+    const pull = puller(late.subscribeToAll());
+    const early = await pull.take(2);
+    expect(early.map((e) => e.type)).toEqual(['Before', 'Before']);
+    // Appends at once and while it registers, then after: each reaches it by its read after registering or by a notification.
+    let expected = before.nextExpectedRevision;
+    for (let i = 0; i < 20; i++) expected = (await writer.append(stream, [anEvent('After', { i })], { expectedRevision: expected })).nextExpectedRevision;
+    const after = await pull.take(20, 20_000);
+    expect(after.map((e) => e.data['i'])).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    const stored = await writer.readStream(stream);
+    expect(after.map((e) => e.id)).toEqual(stored.events.slice(2).map((e) => e.id));
+  });
+
+  it("a store's $all subscription gets its own commits from memory exactly as the server stores them, and another store's commits between them in order", async () => {
+    const schema = 'own_commits';
+    const a = connect(schema, NO_FALLBACK);
+    const b = connect(schema, NO_FALLBACK);
+    await a.storeIdentity();
+    const live = consume(a.subscribeToAll());
+    await eventually(async () => (await listeners(schema)) === 1); // a waits, registered
+    const streams = [uniqueStream('a'), uniqueStream('b')];
+    const revisions: Array<bigint | typeof ExpectedRevision.NO_STREAM> = [ExpectedRevision.NO_STREAM, ExpectedRevision.NO_STREAM];
+    for (let i = 0; i < 30; i++) {
+      const w = i % 3 === 2 ? 1 : 0; // a, a, b, a, a, b...
+      const store = w === 0 ? a : b;
+      const events = someEvents(1 + (i % 2), 'Mixed', i).map((e) => ({ ...e, metadata: { $correlationId: `c${i}`, n: i } }));
+      const result = await store.append(streams[w] as string, events, { expectedRevision: revisions[w] as bigint });
+      revisions[w] = result.nextExpectedRevision;
+      await eventually(() => live.length === sequenceOf(result.position)); // b's by its notification: no fallback tick in time
+    }
+    const stored: RecordedEvent[] = [];
+    for await (const event of a.readAll()) stored.push(event);
+    expect(live).toEqual(stored);
+    expect(a.stats().pagesFromMemory).toBeGreaterThan(0);
+    expect(live.map((e) => sequenceOf(e.position))).toEqual(Array.from({ length: stored.length }, (_, i) => i + 1));
+  });
+
+  it('brings a version 2 schema (no listeners table) to the current version: the new append_expected beside the old one, notifications as before', async () => {
+    const schema = 'version_two';
+    const old = connect(schema);
+    const stream = uniqueStream();
+    await old.append(stream, someEvents(2), { expectedRevision: ExpectedRevision.NO_STREAM });
+    const identity = await old.storeIdentity();
+    await old.close();
+    await sql(`DROP TABLE ${schema}.listeners`);
+    await sql(`DROP FUNCTION ${schema}.append_expected(text[], bigint[], integer[], integer[], integer[], uuid[], text[], text[], text[], bigint, text, uuid)`);
+    // Version 2's function, as a process of that version still running would call it.
+    await sql(`CREATE FUNCTION ${schema}.append_expected(text[], bigint[], integer[], integer[], integer[], uuid[], text[], text[], text[], bigint, text)
+               RETURNS bigint[] LANGUAGE sql AS 'SELECT NULL::bigint[]'`);
+    await sql(`UPDATE ${schema}.schema_version SET version = 2`);
+    const store = connect(schema);
+    const other = connect(schema, NO_FALLBACK);
+    expect(await store.storeIdentity()).toEqual(identity);
+    expect(await sql(`SELECT version FROM ${schema}.schema_version`)).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
+    const remote = consume(other.subscribeToStream(stream, { afterRevision: 1n }));
+    await eventually(async () => (await listeners(schema)) === 1);
+    expect(await store.append(stream, [anEvent('AfterMigration')], { expectedRevision: 1n })).toMatchObject({ nextExpectedRevision: 2n });
+    expect(store.stats()).toMatchObject({ inOneStatement: 1, decidedAfterRead: 0 });
+    await eventually(() => remote.length === 1);
+    expect(remote.map((e) => e.type)).toEqual(['AfterMigration']);
+    const overloads = await sql<{ n: number }>(`SELECT count(*)::int AS n FROM pg_proc p JOIN pg_namespace s ON s.oid = p.pronamespace WHERE s.nspname = $1 AND p.proname = 'append_expected'`, [schema]);
+    expect(overloads).toEqual([{ n: 2 }]);
+  });
+
+  it('a closed store deletes its registration; a registration left by a connection that is gone is deleted by the next one', async () => {
+    const schema = 'registrations';
+    const first = connect(schema);
+    const sub = consume(first.subscribeToAll());
+    await first.append(uniqueStream(), [anEvent()], { expectedRevision: ExpectedRevision.NO_STREAM });
+    await eventually(() => sub.length === 1);
+    await eventually(async () => (await listeners(schema)) === 1);
+    await sql(`INSERT INTO ${schema}.listeners (id, pid, since) VALUES ('00000000-0000-4000-8000-000000000000', -1, 0)`);
+    await first.close();
+    expect(await sql(`SELECT pid FROM ${schema}.listeners`)).toEqual([{ pid: -1 }]);
+    const second = connect(schema);
+    const again = consume(second.subscribeToAll());
+    await eventually(() => again.length === 1);
+    await eventually(async () => (await sql<{ pid: number }>(`SELECT pid FROM ${schema}.listeners`)).every((r) => r.pid > 0));
+    expect(await sql(`SELECT count(*)::int AS n FROM ${schema}.listeners`)).toEqual([{ n: 1 }]);
   });
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { pg } from './pg-library';
 import type { ClientConfig, Pool as PgPool, PoolClient, QueryResult } from 'pg';
 import { ChangeNotifier } from '../core/change-notifier';
@@ -26,10 +27,12 @@ import { checkedCall } from '../core/checked-call';
 import { expectedBatchOf, outcomesOfExpectedBatch } from './expected-batch';
 import { positiveInteger, prepareDelete } from '../validation/validate-options';
 import { PostgresChangeListener } from './postgres-change-listener';
+import { RecentCommits } from './recent-commits';
 import type { PostgresEventStoreOptions } from './postgres-options';
 import { DEFAULT_POSTGRES_SCHEMA, isPostgresSchemaName, postgresTlsParameterOf } from './postgres-options';
 import { migrate } from './postgres-schema';
 import { translatePostgresError } from './translate-postgres-error';
+import type { ExpectedBatch } from './expected-batch';
 import type { BatchPlan, EventLookup, FoundEvent, OperationOutcome, WriteOperation } from './write-batch';
 import { lookupsFor, planBatch, streamsOf, takeBatch } from './write-batch';
 
@@ -72,10 +75,69 @@ export interface PostgresEventStoreStats {
    * a call of `append_expected` that wrote nothing.
    */
   readonly decidedAfterRead: number;
+  /** `$all` subscription pages answered from this store's own last commits, without a query ({@link PostgresEventStore} keeps them). */
+  readonly pagesFromMemory: number;
 }
 
 /** The name of the prepared statement that calls `append_expected` (the fault tests watch for it on the wire). */
 export const APPEND_EXPECTED_STATEMENT = 'agent-ledger-append-expected';
+
+/**
+ * The store's statements, each a named prepared statement (parsed and
+ * planned once per pooled connection; a pool serves one store, so one
+ * schema, and the names need not hold it).
+ */
+interface Statements {
+  readonly appendExpected: string;
+  readonly streamState: string;
+  readonly streamForwards: string;
+  readonly streamBackwards: string;
+  readonly streamPage: string;
+  readonly allForwards: string;
+  readonly allBackwards: string;
+  readonly lookUp: string;
+  readonly writePlan: string;
+}
+
+function statementsOf(s: string): Statements {
+  const streamRead = (order: string): string =>
+    `SELECT ${EVENT_COLUMNS} FROM ${s}.events WHERE stream_name = $1 AND revision BETWEEN $2 AND $3 ORDER BY revision ${order} LIMIT $4`;
+  return {
+    appendExpected: `SELECT ${s}.append_expected($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS written`,
+    streamState: `SELECT last_revision, truncate_before, tombstoned FROM ${s}.streams WHERE stream_name = $1`,
+    streamForwards: streamRead('ASC'),
+    streamBackwards: streamRead('DESC'),
+    streamPage: `SELECT ${EVENT_COLUMNS} FROM ${s}.events WHERE stream_name = $1 AND revision > $2
+                   AND revision >= coalesce((SELECT truncate_before FROM ${s}.streams WHERE stream_name = $1), 0)
+                 ORDER BY revision ASC LIMIT $3`,
+    allForwards: `SELECT ${EVENT_COLUMNS} FROM ${s}.events WHERE position > $1 ORDER BY position ASC LIMIT $2`,
+    allBackwards: `SELECT ${EVENT_COLUMNS} FROM ${s}.events WHERE position < $1 ORDER BY position DESC LIMIT $2`,
+    lookUp: `SELECT e.stream_name, e.event_id::text AS event_id, e.revision, e.position
+               FROM unnest($1::text[], $2::uuid[], $3::bigint[]) AS q(stream_name, event_id, first)
+               JOIN ${s}.events e ON e.stream_name = q.stream_name AND e.event_id = q.event_id AND e.revision >= q.first
+             UNION ALL
+             SELECT e.stream_name, e.event_id::text, e.revision, e.position
+               FROM unnest($4::text[], $5::bigint[], $6::bigint[]) AS q(stream_name, lo, hi)
+               JOIN ${s}.events e ON e.stream_name = q.stream_name AND e.revision BETWEEN q.lo AND q.hi`,
+    // The notification only when events were written and a store other than this one listens (see postgres-schema.ts).
+    writePlan: `WITH appended AS (
+         INSERT INTO ${s}.events (position, stream_name, revision, event_id, event_type, data, metadata, created_at)
+         SELECT position, stream_name, revision, event_id, event_type, data, metadata, $8::bigint
+         FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::uuid[], $5::text[], $6::text[], $7::text[])
+           AS e(position, stream_name, revision, event_id, event_type, data, metadata)
+         RETURNING 1
+       ), streams AS (
+         INSERT INTO ${s}.streams (stream_name, last_revision, truncate_before, tombstoned)
+         SELECT * FROM unnest($9::text[], $10::bigint[], $11::bigint[], $12::boolean[])
+         ON CONFLICT (stream_name) DO UPDATE
+           SET last_revision = excluded.last_revision, truncate_before = excluded.truncate_before, tombstoned = excluded.tombstoned
+         RETURNING 1
+       ), head AS (
+         UPDATE ${s}.log_head SET last_position = $13 WHERE singleton = 1 RETURNING 1
+       )
+       SELECT pg_notify($14, $15) WHERE $16 AND EXISTS (SELECT 1 FROM ${s}.listeners WHERE id IS DISTINCT FROM $17::uuid)`,
+  };
+}
 
 /**
  * The PostgreSQL event store, on node-postgres with a pool.
@@ -89,7 +151,11 @@ export const APPEND_EXPECTED_STATEMENT = 'agent-ledger-append-expected';
  *   write per stream; `maxBatchSize` writes). Each write is decided on its
  *   own, so a refused one fails alone; every promise settles after the COMMIT.
  * - Live subscriptions are woken by LISTEN/NOTIFY ({@link PostgresChangeListener}),
- *   with a slow fallback tick while they wait.
+ *   with a slow fallback tick while they wait. A write notifies only when
+ *   another store listens: this store's own commits wake its subscriptions
+ *   in-process, and its `$all` subscriptions read the events it just
+ *   committed from memory ({@link RecentCommits}) rather than from the server.
+ * - Every statement on the hot paths is a named prepared statement.
  * - The schema (option `schema`) is created or migrated before the first call.
  * - Every node-postgres error is translated by {@link translatePostgresError}.
  */
@@ -115,9 +181,13 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
   private readonly queue: WriteJob[] = [];
   private batchRunning = false;
   private flushScheduled = false;
-  private readonly counters = { transactions: 0, operations: 0, largestBatch: 0, inOneStatement: 0, decidedAfterRead: 0 };
+  private readonly counters = { transactions: 0, operations: 0, largestBatch: 0, inOneStatement: 0, decidedAfterRead: 0, pagesFromMemory: 0 };
   /** The log head after this store's last commit that woke its subscriptions itself. */
   private notifiedUpTo = 0;
+  private readonly statements: Statements;
+  /** This store's id in the schema's `listeners` table; its writes name it so as not to notify it. */
+  private readonly listenerId = randomUUID();
+  private readonly recent = new RecentCommits();
 
   private constructor(options: PostgresEventStoreOptions) {
     if (typeof options !== 'object' || options === null) throw new InvalidOptionError('options', 'expected { connectionString }');
@@ -152,6 +222,7 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
     this.schema = schema;
     this.now = options.now ?? Date.now;
     this.channel = `agent_ledger_${schema}`;
+    this.statements = statementsOf(schema);
     const config: ClientConfig = {
       connectionString: options.connectionString,
       connectionTimeoutMillis: connectionTimeoutMs,
@@ -165,7 +236,12 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
     // An idle pooled connection that dies (server restart) is dropped by the pool; the next call gets a new one or a translated error.
     this.pool.on('error', () => undefined);
     this.notifier = new ChangeNotifier((waiting) => this.listener.waiting(waiting));
-    this.listener = new PostgresChangeListener(config, this.channel, (head) => this.changed(head), fallbackMs);
+    this.listener = new PostgresChangeListener(config, this.channel, (head) => this.changed(head), fallbackMs, {
+      schema,
+      id: this.listenerId,
+      ready: () => this.ensureReady(),
+      now: this.now,
+    });
   }
 
   /**
@@ -217,11 +293,12 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
       // and event rows are never updated nor deleted, so the second read gives the rows the first one's moment had.
       const plan = planStreamRead(streamName, await this.streamState(client, streamName), options);
       if (plan.kind === 'done') return plan.result;
-      const order = plan.direction === Direction.FORWARDS ? 'ASC' : 'DESC';
-      const rows = await client.query<RawEventRow>(
-        `SELECT ${EVENT_COLUMNS} FROM ${this.schema}.events WHERE stream_name = $1 AND revision BETWEEN $2 AND $3 ORDER BY revision ${order} LIMIT $4`,
-        [streamName, plan.from, plan.to, plan.limit],
-      );
+      const forwards = plan.direction === Direction.FORWARDS;
+      const rows = await client.query<RawEventRow>({
+        name: forwards ? 'agent-ledger-stream-forwards' : 'agent-ledger-stream-backwards',
+        text: forwards ? this.statements.streamForwards : this.statements.streamBackwards,
+        values: [streamName, plan.from, plan.to, plan.limit],
+      });
       return { streamExists: true, currentRevision: plan.currentRevision, events: rows.rows.map((r) => toRecordedEvent(toRow(r))) };
     });
   }
@@ -239,12 +316,7 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
       readPage: (cursor: number, limit: number) =>
         this.bridged(() =>
           this.withClient(`subscribe to ${streamName}`, async (client) => {
-            const result = await client.query<RawEventRow>(
-              `SELECT ${EVENT_COLUMNS} FROM ${this.schema}.events WHERE stream_name = $1 AND revision > $2
-                 AND revision >= coalesce((SELECT truncate_before FROM ${this.schema}.streams WHERE stream_name = $1), 0)
-               ORDER BY revision ASC LIMIT $3`,
-              [streamName, cursor, limit],
-            );
+            const result = await client.query<RawEventRow>({ name: 'agent-ledger-stream-page', text: this.statements.streamPage, values: [streamName, cursor, limit] });
             return streamSubscriptionPage(result.rows.map(toRow), cursor, limit);
           }),
         ),
@@ -257,7 +329,9 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
         notifier: this.notifier,
         isClosed: () => this.fullyClosed,
         readPage: async (cursor: number, limit: number) => {
-          const rows = await this.bridged(() => this.pageOfAll(cursor, Direction.FORWARDS, limit));
+          const remembered = this.recent.page(cursor, limit);
+          if (remembered !== undefined) this.counters.pagesFromMemory++;
+          const rows = remembered ?? (await this.bridged(() => this.pageOfAll(cursor, Direction.FORWARDS, limit)));
           return allSubscriptionPage(rows, cursor, limit, filter);
         },
     }));
@@ -363,16 +437,18 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
     this.counters.operations += batch.length;
     this.counters.largestBatch = Math.max(this.counters.largestBatch, batch.length);
     const operations = batch.map((job) => job.operation);
-    let plan: Pick<BatchPlan, 'outcomes' | 'lastPosition'> & { readonly wroteEvents: boolean };
+    let plan: Pick<BatchPlan, 'outcomes' | 'lastPosition'> & { readonly rows: readonly StoredEventRow[]; readonly head: number };
+    const since = this.recent.begin();
     try {
       await this.ensureReady();
       plan = await this.useConnection(async (client) => {
         const written = await this.expectedBatch(client, operations);
-        if (written !== null) return { ...written, wroteEvents: true };
-        const decided = await this.batchInTransaction(client, operations);
-        return { ...decided, wroteEvents: decided.events.length > 0 };
+        if (written !== null) return written;
+        return this.batchInTransaction(client, operations);
       });
     } catch (error) {
+      // The batch may have committed all the same (an answer lost with the connection): its events are not in memory.
+      this.recent.doubt();
       for (const job of batch) job.reject(translatePostgresError(error, batch.length === 1 ? job.label : `${job.label} (one of a batch of ${batch.length} writes)`));
       return;
     }
@@ -381,7 +457,10 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
       if (outcome.ok) job.resolve(outcome.value);
       else job.reject(outcome.error);
     });
-    if (plan.wroteEvents) this.changed(undefined, plan.lastPosition);
+    if (plan.rows.length > 0) {
+      this.recent.committed(since, plan.head, plan.rows);
+      this.changed(undefined, plan.lastPosition);
+    }
   }
 
   /**
@@ -391,20 +470,21 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
    * its append expects it (nothing was written: the batch is then decided
    * in TypeScript, which tells a conflict from a repeat).
    */
-  private async expectedBatch(client: PoolClient, operations: readonly WriteOperation[]): Promise<Pick<BatchPlan, 'outcomes' | 'lastPosition'> | null> {
+  private async expectedBatch(client: PoolClient, operations: readonly WriteOperation[]): Promise<WrittenBatch | null> {
     const batch = expectedBatchOf(operations);
     if (batch === null) return null;
+    const createdAt = this.now();
     const answer = await client.query<{ written: string[] | null }>({
       // Prepared once per connection; a store's pool serves its one schema, so the name need not hold it (at most 63 bytes).
       name: APPEND_EXPECTED_STATEMENT,
-      text: `SELECT ${this.schema}.append_expected($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) AS written`,
-      values: [batch.streams, batch.expected, batch.counts, batch.parts, batch.offsets, batch.ids, batch.types, batch.data, batch.metadata, this.now(), this.channel],
+      text: this.statements.appendExpected,
+      values: [batch.streams, batch.expected, batch.counts, batch.parts, batch.offsets, batch.ids, batch.types, batch.data, batch.metadata, createdAt, this.channel, this.listenerId],
     });
     const written = answer.rows[0]?.written ?? null;
     if (written === null) return null;
     this.counters.inOneStatement++;
-    const [head, ...firsts] = written.map(Number);
-    return outcomesOfExpectedBatch(operations, head as number, firsts);
+    const [head, ...firsts] = written.map(Number) as [number, ...number[]];
+    return { ...outcomesOfExpectedBatch(operations, head, firsts), head, rows: rowsOfExpectedBatch(batch, head, firsts, createdAt) };
   }
 
   /**
@@ -413,7 +493,7 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
    * event, the streams' rows and the head in one statement, with the
    * notification; commit.
    */
-  private async batchInTransaction(client: PoolClient, operations: readonly WriteOperation[]): Promise<BatchPlan> {
+  private async batchInTransaction(client: PoolClient, operations: readonly WriteOperation[]): Promise<WrittenBatch> {
     this.counters.decidedAfterRead++;
     const s = this.schema;
     // The lock is a statement of its own, before the read of the streams: in READ COMMITTED each statement reads a
@@ -433,9 +513,13 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
       }
       const found = await this.lookUp(client, operations.flatMap((operation) => lookupsFor(operation, states)));
       const plan = planBatch(operations, lastPosition, states, found);
-      if (plan.streams.length > 0) await this.writePlan(client, plan);
+      const createdAt = this.now();
+      if (plan.streams.length > 0) await this.writePlan(client, plan, createdAt);
       await client.query('COMMIT');
-      return plan;
+      const rows = plan.events.map(
+        (e): StoredEventRow => ({ position: e.position, stream_name: e.streamName, revision: e.revision, event_id: e.eventId, event_type: e.type, data: e.data, metadata: e.metadata, created_at: createdAt }),
+      );
+      return { outcomes: plan.outcomes, lastPosition: plan.lastPosition, head: lastPosition, rows };
     } catch (error) {
       // After a driver error the connection is destroyed (useConnection), which ends the transaction on the server: a
       // ROLLBACK sent on a connection that no longer answers (a partition) would only wait one more queryTimeoutMs.
@@ -463,17 +547,11 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
         byRevision.to.push(lookup.to);
       }
     }
-    const s = this.schema;
-    const rows = await client.query<{ stream_name: string; event_id: string; revision: string; position: string }>(
-      `SELECT e.stream_name, e.event_id::text AS event_id, e.revision, e.position
-         FROM unnest($1::text[], $2::uuid[], $3::bigint[]) AS q(stream_name, event_id, first)
-         JOIN ${s}.events e ON e.stream_name = q.stream_name AND e.event_id = q.event_id AND e.revision >= q.first
-       UNION ALL
-       SELECT e.stream_name, e.event_id::text, e.revision, e.position
-         FROM unnest($4::text[], $5::bigint[], $6::bigint[]) AS q(stream_name, lo, hi)
-         JOIN ${s}.events e ON e.stream_name = q.stream_name AND e.revision BETWEEN q.lo AND q.hi`,
-      [byId.streams, byId.ids, byId.from, byRevision.streams, byRevision.from, byRevision.to],
-    );
+    const rows = await client.query<{ stream_name: string; event_id: string; revision: string; position: string }>({
+      name: 'agent-ledger-look-up',
+      text: this.statements.lookUp,
+      values: [byId.streams, byId.ids, byId.from, byRevision.streams, byRevision.from, byRevision.to],
+    });
     for (const row of rows.rows) {
       const list = found.get(row.stream_name) ?? [];
       list.push({ eventId: row.event_id.toLowerCase(), revision: Number(row.revision), position: Number(row.position) });
@@ -483,28 +561,13 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
   }
 
   /** Writes a decided batch in one statement: the events, the streams' rows, the log head, and the notification when events were written. */
-  private async writePlan(client: PoolClient, plan: BatchPlan): Promise<void> {
-    const s = this.schema;
+  private async writePlan(client: PoolClient, plan: BatchPlan, createdAt: number): Promise<void> {
     const e = plan.events;
     const st = plan.streams;
-    await client.query(
-      `WITH appended AS (
-         INSERT INTO ${s}.events (position, stream_name, revision, event_id, event_type, data, metadata, created_at)
-         SELECT position, stream_name, revision, event_id, event_type, data, metadata, $8::bigint
-         FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::uuid[], $5::text[], $6::text[], $7::text[])
-           AS e(position, stream_name, revision, event_id, event_type, data, metadata)
-         RETURNING 1
-       ), streams AS (
-         INSERT INTO ${s}.streams (stream_name, last_revision, truncate_before, tombstoned)
-         SELECT * FROM unnest($9::text[], $10::bigint[], $11::bigint[], $12::boolean[])
-         ON CONFLICT (stream_name) DO UPDATE
-           SET last_revision = excluded.last_revision, truncate_before = excluded.truncate_before, tombstoned = excluded.tombstoned
-         RETURNING 1
-       ), head AS (
-         UPDATE ${s}.log_head SET last_position = $13 WHERE singleton = 1 RETURNING 1
-       )
-       SELECT pg_notify($14, $15) WHERE $16`,
-      [
+    await client.query({
+      name: 'agent-ledger-write-plan',
+      text: this.statements.writePlan,
+      values: [
         e.map((r) => r.position),
         e.map((r) => r.streamName),
         e.map((r) => r.revision),
@@ -512,7 +575,7 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
         e.map((r) => r.type),
         e.map((r) => r.data),
         e.map((r) => r.metadata),
-        this.now(),
+        createdAt,
         st.map((r) => r.streamName),
         st.map((r) => r.lastRevision),
         st.map((r) => r.truncateBefore),
@@ -521,8 +584,9 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
         this.channel,
         String(plan.lastPosition),
         e.length > 0,
+        this.listenerId,
       ],
-    );
+    });
   }
 
   /** Every call on a connection is tracked: close() waits for them before ending the pool (pg-pool drops a connect pending at its end). */
@@ -610,7 +674,10 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
    */
   private changed(notifiedHead: number | undefined, committedHead?: number): void {
     if (committedHead !== undefined) this.notifiedUpTo = Math.max(this.notifiedUpTo, committedHead);
-    else if (notifiedHead !== undefined && Number.isFinite(notifiedHead) && notifiedHead <= this.notifiedUpTo) return;
+    else if (notifiedHead !== undefined && Number.isFinite(notifiedHead)) {
+      this.recent.heard(notifiedHead);
+      if (notifiedHead <= this.notifiedUpTo) return;
+    } else this.recent.doubt();
     this.notifier.notify();
   }
 
@@ -626,19 +693,21 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
   private async pageOfAll(cursor: number, direction: Direction, limit: number): Promise<StoredEventRow[]> {
     return this.withClient('read $all', async (client) => {
       const forwards = direction === Direction.FORWARDS;
-      const result = await client.query<RawEventRow>(
-        `SELECT ${EVENT_COLUMNS} FROM ${this.schema}.events WHERE position ${forwards ? '>' : '<'} $1 ORDER BY position ${forwards ? 'ASC' : 'DESC'} LIMIT $2`,
-        [Math.min(cursor, Number.MAX_SAFE_INTEGER), limit],
-      );
+      const result = await client.query<RawEventRow>({
+        name: forwards ? 'agent-ledger-all-forwards' : 'agent-ledger-all-backwards',
+        text: forwards ? this.statements.allForwards : this.statements.allBackwards,
+        values: [Math.min(cursor, Number.MAX_SAFE_INTEGER), limit],
+      });
       return result.rows.map(toRow);
     });
   }
 
   private async streamState(client: PoolClient, streamName: string): Promise<StreamState | undefined> {
-    const result = await client.query<{ last_revision: string; truncate_before: string; tombstoned: boolean }>(
-      `SELECT last_revision, truncate_before, tombstoned FROM ${this.schema}.streams WHERE stream_name = $1`,
-      [streamName],
-    );
+    const result = await client.query<{ last_revision: string; truncate_before: string; tombstoned: boolean }>({
+      name: 'agent-ledger-stream-state',
+      text: this.statements.streamState,
+      values: [streamName],
+    });
     const row = result.rows[0];
     if (!row) return undefined;
     return { lastRevision: Number(row.last_revision), firstVisibleRevision: Number(row.truncate_before), tombstoned: row.tombstoned };
@@ -653,6 +722,29 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
   private assertOpen(): void {
     if (this.closed) throw new StoreClosedError();
   }
+}
+
+/** A batch written: each operation's outcome, the log head before it and after it, and the event rows it wrote. */
+interface WrittenBatch extends Pick<BatchPlan, 'outcomes' | 'lastPosition'> {
+  readonly head: number;
+  readonly rows: readonly StoredEventRow[];
+}
+
+/** The rows `append_expected` wrote for `batch`: positions after `head` in the events' order, revisions from each part's first. */
+function rowsOfExpectedBatch(batch: ExpectedBatch, head: number, firsts: readonly number[], createdAt: number): StoredEventRow[] {
+  return batch.ids.map((id, i): StoredEventRow => {
+    const part = (batch.parts[i] as number) - 1;
+    return {
+      position: head + i + 1,
+      stream_name: batch.streams[part] as string,
+      revision: (firsts[part] as number) + (batch.offsets[i] as number),
+      event_id: id,
+      event_type: batch.types[i] as string,
+      data: batch.data[i] as string,
+      metadata: batch.metadata[i] as string,
+      created_at: createdAt,
+    };
+  });
 }
 
 function toRow(raw: RawEventRow): StoredEventRow {

@@ -6,8 +6,11 @@ import { StoreFailureError } from '../port/errors/store-failure.error';
  * Version of the schema below, kept in `<schema>.schema_version`.
  * 1: the log, the streams, the log head and the store's identity.
  * 2: the function `append_expected` (a batch of appends at their expected revisions, in one statement).
+ * 3: the table `listeners` (the stores listening for notifications), and `append_expected` with the writing
+ *    store's listener, notifying only when another store listens. The version 2 function is left in place for
+ *    the processes of the previous version still running during an upgrade.
  */
-export const POSTGRES_SCHEMA_VERSION = 2;
+export const POSTGRES_SCHEMA_VERSION = 3;
 
 /**
  * The PostgreSQL store's schema, in the schema `s` (documented in
@@ -20,13 +23,20 @@ export const POSTGRES_SCHEMA_VERSION = 2;
  *   positions become visible in increasing order, without gaps.
  * - `streams`: one row per stream (last revision, soft-delete point, tombstone).
  * - `store_identity`: one row, written with the schema.
+ * - `listeners`: one row per store that LISTENs on the schema's channel (its
+ *   id, the listening connection's backend pid). A write notifies only when a
+ *   row of another store is there; a store registers under a share lock of
+ *   `log_head`, so a write either sees its row or committed before the
+ *   registration did (then the store's first read after registering sees it).
+ *   Rows of connections that are gone are deleted by the next registration.
  * - `append_expected(...)`: a batch of appends that each expect an exact
  *   revision, in one statement (so one round trip and one commit in
  *   autocommit): it locks the head, and writes only when every stream is at
  *   the revision its append expects (the rules of `decideAppend` for that
  *   case); otherwise it writes nothing and answers null, and the batch is
  *   decided in TypeScript. It answers the head before the batch, then the
- *   first revision written to each part's stream.
+ *   first revision written to each part's stream. It notifies the channel
+ *   only when a store other than `p_listener` (the writer's) listens.
  */
 function schemaSql(s: string): string {
   return `
@@ -58,10 +68,15 @@ CREATE TABLE IF NOT EXISTS ${s}.store_identity (
   id           uuid    NOT NULL,
   created_at   bigint  NOT NULL
 );
+CREATE TABLE IF NOT EXISTS ${s}.listeners (
+  id     uuid    PRIMARY KEY,
+  pid    integer NOT NULL,
+  since  bigint  NOT NULL
+);
 CREATE OR REPLACE FUNCTION ${s}.append_expected(
   p_streams text[], p_expected bigint[], p_counts integer[],
   p_parts integer[], p_offsets integer[], p_ids uuid[], p_types text[], p_data text[], p_metadata text[],
-  p_created_at bigint, p_channel text
+  p_created_at bigint, p_channel text, p_listener uuid
 ) RETURNS bigint[] LANGUAGE plpgsql VOLATILE AS $append_expected$
 DECLARE
   v_head bigint;
@@ -90,7 +105,10 @@ BEGIN
     FROM unnest(p_streams, p_counts) WITH ORDINALITY AS q(stream_name, count, ord)
   ON CONFLICT (stream_name) DO UPDATE SET last_revision = excluded.last_revision;
   UPDATE ${s}.log_head SET last_position = v_head + cardinality(p_ids) WHERE singleton = 1;
-  PERFORM pg_notify(p_channel, (v_head + cardinality(p_ids))::text);
+  -- A statement of its own, after the lock: it sees every registration committed before the lock was granted.
+  IF EXISTS (SELECT 1 FROM ${s}.listeners WHERE id IS DISTINCT FROM p_listener) THEN
+    PERFORM pg_notify(p_channel, (v_head + cardinality(p_ids))::text);
+  END IF;
   RETURN v_head || v_firsts;
 END
 $append_expected$;
@@ -130,4 +148,20 @@ export async function migrate(client: PoolClient, schema: string, now: () => num
     await client.query('ROLLBACK').catch(() => undefined); // the connection may be gone: the server rolls back then
     throw error;
   }
+}
+
+/**
+ * Registers a listening connection in `<schema>.listeners` under `id`, in one
+ * transaction that first takes a share lock of `log_head`: a write that holds
+ * the lock commits first (a read after this one sees it), a later write sees
+ * the row and notifies. Rows of backends that are gone are deleted. Sent by
+ * the listening connection itself, after its LISTEN (one round trip).
+ */
+export function registerListenerSql(schema: string, id: string, now: number): string {
+  return `BEGIN;
+SELECT 1 FROM ${schema}.log_head WHERE singleton = 1 FOR SHARE;
+DELETE FROM ${schema}.listeners WHERE pid NOT IN (SELECT pid FROM pg_stat_activity);
+INSERT INTO ${schema}.listeners (id, pid, since) VALUES ('${id}', pg_backend_pid(), ${Math.trunc(now)})
+  ON CONFLICT (id) DO UPDATE SET pid = excluded.pid, since = excluded.since;
+COMMIT`;
 }
