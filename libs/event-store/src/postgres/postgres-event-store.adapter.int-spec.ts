@@ -6,6 +6,7 @@ import { sequenceOf } from '../core/sequence-reads';
 import type { RecordedEvent } from '../port/event';
 import { ExpectedRevision } from '../port/expected-revision';
 import { InvalidOptionError } from '../port/errors/invalid-option.error';
+import { StoreClosedError } from '../port/errors/store-closed.error';
 import { StoreFailureError } from '../port/errors/store-failure.error';
 import { StoreUnavailableError, StoreUnavailableReason } from '../port/errors/store-unavailable.error';
 import { StreamDeletedError } from '../port/errors/stream-deleted.error';
@@ -593,6 +594,29 @@ describe('notifications only where a listener needs them; a store reads its own 
     expect(live).toEqual(stored);
     expect(a.stats().pagesFromMemory).toBeGreaterThan(0);
     expect(live.map((e) => sequenceOf(e.position))).toEqual(Array.from({ length: stored.length }, (_, i) => i + 1));
+  });
+
+  it('close() ends a live $all subscription that was reading from memory (StoreClosedError), and returns', async () => {
+    const schema = 'close_from_memory';
+    const store = await PostgresEventStore.open({ connectionString: server.connectionString, schema, fallbackPollIntervalMs: 3_600_000 });
+    const subscription = store.subscribeToAll();
+    const received: RecordedEvent[] = [];
+    const ended = (async () => {
+      for await (const event of subscription) received.push(event);
+    })().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await eventually(async () => (await listeners(schema)) === 1);
+    let expected: bigint | typeof ExpectedRevision.NO_STREAM = ExpectedRevision.NO_STREAM;
+    const stream = uniqueStream();
+    for (let i = 0; i < 3; i++) {
+      expected = (await store.append(stream, [anEvent()], { expectedRevision: expected })).nextExpectedRevision;
+      await eventually(() => received.length === i + 1);
+    }
+    expect(store.stats().pagesFromMemory).toBeGreaterThan(0);
+    await store.close();
+    expect(await ended).toBeInstanceOf(StoreClosedError);
   });
 
   it('brings a version 2 schema (no listeners table) to the current version: the new append_expected beside the old one, notifications as before', async () => {

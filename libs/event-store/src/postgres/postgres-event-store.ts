@@ -329,7 +329,9 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
         notifier: this.notifier,
         isClosed: () => this.fullyClosed,
         readPage: async (cursor: number, limit: number) => {
-          const remembered = this.recent.page(cursor, limit);
+          // Closing, the read goes through bridged(), which ends the subscription once the store is closed (the notifier,
+          // closed first, no longer makes it wait: a page from memory would loop without yielding to the event loop).
+          const remembered = this.closed ? undefined : this.recent.page(cursor, limit);
           if (remembered !== undefined) this.counters.pagesFromMemory++;
           const rows = remembered ?? (await this.bridged(() => this.pageOfAll(cursor, Direction.FORWARDS, limit)));
           return allSubscriptionPage(rows, cursor, limit, filter);
