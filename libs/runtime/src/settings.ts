@@ -7,3 +7,5 @@
 export { CONSUMER_GROUP_LIMITS, DEFAULT_CONSUMER_GROUP } from './workers/runtime-options';
 export type { ResolvedConsumerGroupOptions } from './workers/runtime-options';
 export { MAX_WORKER_PROCESSES, resolveWorkerProcessCount, WORKER_PROCESS_ENV } from './workers/worker-processes-options';
+export { usableCores } from './workers/usable-cores';
+export type { ReadText } from './workers/usable-cores';

@@ -1,5 +1,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
+import { usableCores } from '@agent-ledger/runtime/settings';
 import { join } from 'node:path';
 import { hashApiKey } from '@agent-ledger/http';
 import { isLoopbackHost, readServiceConfig } from './service-config';
@@ -35,7 +36,7 @@ describe('readServiceConfig', () => {
       agentsConfigPath: null,
       workspaceDir: '/srv/app/data/workspace',
       workerConcurrency: 4,
-      workerProcesses: Math.max(0, availableParallelism() - 1),
+      workerProcesses: Math.max(0, usableCores() - 1),
       leaseSeconds: undefined,
       backoffBaseSeconds: undefined,
       backoffCapSeconds: undefined,
@@ -110,7 +111,7 @@ describe('readServiceConfig', () => {
   });
 
   it('reads WORKER_PROCESSES: auto (one fewer than the cores), or a number from 0 to 64, from the environment or the file', () => {
-    const auto = Math.max(0, availableParallelism() - 1);
+    const auto = Math.max(0, usableCores() - 1);
     expect(readServiceConfig({ WORKER_PROCESSES: 'auto' }).workerProcesses).toBe(auto);
     expect(readServiceConfig({ WORKER_PROCESSES: '0' }).workerProcesses).toBe(0);
     expect(readServiceConfig({ WORKER_PROCESSES: '64' }).workerProcesses).toBe(64);

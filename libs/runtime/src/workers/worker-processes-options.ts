@@ -1,5 +1,5 @@
-import { availableParallelism } from 'node:os';
 import { ConfigurationError } from '@agent-ledger/domain';
+import { usableCores } from './usable-cores';
 
 /**
  * Worker processes a process starts and supervises, so that a host uses the
@@ -11,8 +11,9 @@ import { ConfigurationError } from '@agent-ledger/domain';
  */
 export interface WorkerProcessesOptions {
   /**
-   * How many: `'auto'` for one fewer than the machine's cores
-   * (`os.availableParallelism() - 1`: none on one core); 0 for none.
+   * How many: `'auto'` for one fewer than the cores the process may use
+   * (`os.availableParallelism()`, bounded by a container's CPU quota, minus
+   * one: none on one core); 0 for none.
    */
   readonly count: number | 'auto';
   /** The script each worker process runs, with this process's Node.js options (`process.execArgv`). */
@@ -33,8 +34,8 @@ export const MAX_WORKER_PROCESSES = 64;
 /** The environment variable that tells a worker process its number (from 1), and that a process supervises it. */
 export const WORKER_PROCESS_ENV = 'AGENT_LEDGER_WORKER_PROCESS';
 
-/** How many worker processes `count` means on this machine. */
-export function resolveWorkerProcessCount(count: number | 'auto', cores: number = availableParallelism()): number {
+/** How many worker processes `count` means on this machine (`cores`: those the process may use, see {@link usableCores}). */
+export function resolveWorkerProcessCount(count: number | 'auto', cores: number = usableCores()): number {
   return count === 'auto' ? Math.min(MAX_WORKER_PROCESSES, Math.max(0, cores - 1)) : count;
 }
 
