@@ -235,6 +235,10 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
     this.pool = new (pg().Pool)({ ...config, max: poolSize });
     // An idle pooled connection that dies (server restart) is dropped by the pool; the next call gets a new one or a translated error.
     this.pool.on('error', () => undefined);
+    // A new connection is handed out from inside the socket read that completed its start-up: a termination (57P01) in
+    // the same read reaches it before useConnection listens (a microtask later), as an unhandled 'error' event. Every
+    // connection listens from birth; useConnection still records the error (the connection is then destroyed).
+    this.pool.on('connect', (client) => client.on('error', () => undefined));
     this.notifier = new ChangeNotifier((waiting) => this.listener.waiting(waiting));
     this.listener = new PostgresChangeListener(config, this.channel, (head) => this.changed(head), fallbackMs, {
       schema,
