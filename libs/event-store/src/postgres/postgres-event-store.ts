@@ -88,39 +88,45 @@ export const APPEND_EXPECTED_STATEMENT = 'agent-ledger-append-expected';
  * schema, and the names need not hold it).
  */
 interface Statements {
-  readonly appendExpected: string;
-  readonly streamState: string;
-  readonly streamForwards: string;
-  readonly streamBackwards: string;
-  readonly streamPage: string;
-  readonly allForwards: string;
-  readonly allBackwards: string;
-  readonly lookUp: string;
-  readonly writePlan: string;
+  readonly appendExpected: PreparedStatement;
+  readonly streamState: PreparedStatement;
+  readonly streamForwards: PreparedStatement;
+  readonly streamBackwards: PreparedStatement;
+  readonly streamPage: PreparedStatement;
+  readonly allForwards: PreparedStatement;
+  readonly allBackwards: PreparedStatement;
+  readonly lookUp: PreparedStatement;
+  readonly writePlan: PreparedStatement;
+}
+
+/** A prepared statement's name (at most 63 bytes) with its text: spread into a query beside its values. */
+interface PreparedStatement {
+  readonly name: string;
+  readonly text: string;
 }
 
 function statementsOf(s: string): Statements {
   const streamRead = (order: string): string =>
     `SELECT ${EVENT_COLUMNS} FROM ${s}.events WHERE stream_name = $1 AND revision BETWEEN $2 AND $3 ORDER BY revision ${order} LIMIT $4`;
   return {
-    appendExpected: `SELECT ${s}.append_expected($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS written`,
-    streamState: `SELECT last_revision, truncate_before, tombstoned FROM ${s}.streams WHERE stream_name = $1`,
-    streamForwards: streamRead('ASC'),
-    streamBackwards: streamRead('DESC'),
-    streamPage: `SELECT ${EVENT_COLUMNS} FROM ${s}.events WHERE stream_name = $1 AND revision > $2
+    appendExpected: { name: APPEND_EXPECTED_STATEMENT, text: `SELECT ${s}.append_expected($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS written` },
+    streamState: { name: 'agent-ledger-stream-state', text: `SELECT last_revision, truncate_before, tombstoned FROM ${s}.streams WHERE stream_name = $1` },
+    streamForwards: { name: 'agent-ledger-stream-forwards', text: streamRead('ASC') },
+    streamBackwards: { name: 'agent-ledger-stream-backwards', text: streamRead('DESC') },
+    streamPage: { name: 'agent-ledger-stream-page', text: `SELECT ${EVENT_COLUMNS} FROM ${s}.events WHERE stream_name = $1 AND revision > $2
                    AND revision >= coalesce((SELECT truncate_before FROM ${s}.streams WHERE stream_name = $1), 0)
-                 ORDER BY revision ASC LIMIT $3`,
-    allForwards: `SELECT ${EVENT_COLUMNS} FROM ${s}.events WHERE position > $1 ORDER BY position ASC LIMIT $2`,
-    allBackwards: `SELECT ${EVENT_COLUMNS} FROM ${s}.events WHERE position < $1 ORDER BY position DESC LIMIT $2`,
-    lookUp: `SELECT e.stream_name, e.event_id::text AS event_id, e.revision, e.position
+                 ORDER BY revision ASC LIMIT $3` },
+    allForwards: { name: 'agent-ledger-all-forwards', text: `SELECT ${EVENT_COLUMNS} FROM ${s}.events WHERE position > $1 ORDER BY position ASC LIMIT $2` },
+    allBackwards: { name: 'agent-ledger-all-backwards', text: `SELECT ${EVENT_COLUMNS} FROM ${s}.events WHERE position < $1 ORDER BY position DESC LIMIT $2` },
+    lookUp: { name: 'agent-ledger-look-up', text: `SELECT e.stream_name, e.event_id::text AS event_id, e.revision, e.position
                FROM unnest($1::text[], $2::uuid[], $3::bigint[]) AS q(stream_name, event_id, first)
                JOIN ${s}.events e ON e.stream_name = q.stream_name AND e.event_id = q.event_id AND e.revision >= q.first
              UNION ALL
              SELECT e.stream_name, e.event_id::text, e.revision, e.position
                FROM unnest($4::text[], $5::bigint[], $6::bigint[]) AS q(stream_name, lo, hi)
-               JOIN ${s}.events e ON e.stream_name = q.stream_name AND e.revision BETWEEN q.lo AND q.hi`,
+               JOIN ${s}.events e ON e.stream_name = q.stream_name AND e.revision BETWEEN q.lo AND q.hi` },
     // The notification only when events were written and a store other than this one listens (see postgres-schema.ts).
-    writePlan: `WITH appended AS (
+    writePlan: { name: 'agent-ledger-write-plan', text: `WITH appended AS (
          INSERT INTO ${s}.events (position, stream_name, revision, event_id, event_type, data, metadata, created_at)
          SELECT position, stream_name, revision, event_id, event_type, data, metadata, $8::bigint
          FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::uuid[], $5::text[], $6::text[], $7::text[])
@@ -135,7 +141,7 @@ function statementsOf(s: string): Statements {
        ), head AS (
          UPDATE ${s}.log_head SET last_position = $13 WHERE singleton = 1 RETURNING 1
        )
-       SELECT pg_notify($14, $15) WHERE $16 AND EXISTS (SELECT 1 FROM ${s}.listeners WHERE id IS DISTINCT FROM $17::uuid)`,
+       SELECT pg_notify($14, $15) WHERE $16 AND EXISTS (SELECT 1 FROM ${s}.listeners WHERE id IS DISTINCT FROM $17::uuid)` },
   };
 }
 
@@ -299,8 +305,7 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
       if (plan.kind === 'done') return plan.result;
       const forwards = plan.direction === Direction.FORWARDS;
       const rows = await client.query<RawEventRow>({
-        name: forwards ? 'agent-ledger-stream-forwards' : 'agent-ledger-stream-backwards',
-        text: forwards ? this.statements.streamForwards : this.statements.streamBackwards,
+        ...(forwards ? this.statements.streamForwards : this.statements.streamBackwards),
         values: [streamName, plan.from, plan.to, plan.limit],
       });
       return { streamExists: true, currentRevision: plan.currentRevision, events: rows.rows.map((r) => toRecordedEvent(toRow(r))) };
@@ -320,7 +325,7 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
       readPage: (cursor: number, limit: number) =>
         this.bridged(() =>
           this.withClient(`subscribe to ${streamName}`, async (client) => {
-            const result = await client.query<RawEventRow>({ name: 'agent-ledger-stream-page', text: this.statements.streamPage, values: [streamName, cursor, limit] });
+            const result = await client.query<RawEventRow>({ ...this.statements.streamPage, values: [streamName, cursor, limit] });
             return streamSubscriptionPage(result.rows.map(toRow), cursor, limit);
           }),
         ),
@@ -481,9 +486,7 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
     if (batch === null) return null;
     const createdAt = this.now();
     const answer = await client.query<{ written: string[] | null }>({
-      // Prepared once per connection; a store's pool serves its one schema, so the name need not hold it (at most 63 bytes).
-      name: APPEND_EXPECTED_STATEMENT,
-      text: this.statements.appendExpected,
+      ...this.statements.appendExpected,
       values: [batch.streams, batch.expected, batch.counts, batch.parts, batch.offsets, batch.ids, batch.types, batch.data, batch.metadata, createdAt, this.channel, this.listenerId],
     });
     const written = answer.rows[0]?.written ?? null;
@@ -554,8 +557,7 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
       }
     }
     const rows = await client.query<{ stream_name: string; event_id: string; revision: string; position: string }>({
-      name: 'agent-ledger-look-up',
-      text: this.statements.lookUp,
+      ...this.statements.lookUp,
       values: [byId.streams, byId.ids, byId.from, byRevision.streams, byRevision.from, byRevision.to],
     });
     for (const row of rows.rows) {
@@ -571,8 +573,7 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
     const e = plan.events;
     const st = plan.streams;
     await client.query({
-      name: 'agent-ledger-write-plan',
-      text: this.statements.writePlan,
+      ...this.statements.writePlan,
       values: [
         e.map((r) => r.position),
         e.map((r) => r.streamName),
@@ -700,8 +701,7 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
     return this.withClient('read $all', async (client) => {
       const forwards = direction === Direction.FORWARDS;
       const result = await client.query<RawEventRow>({
-        name: forwards ? 'agent-ledger-all-forwards' : 'agent-ledger-all-backwards',
-        text: forwards ? this.statements.allForwards : this.statements.allBackwards,
+        ...(forwards ? this.statements.allForwards : this.statements.allBackwards),
         values: [Math.min(cursor, Number.MAX_SAFE_INTEGER), limit],
       });
       return result.rows.map(toRow);
@@ -710,8 +710,7 @@ export class PostgresEventStore implements EventStore, MultiStreamAppend {
 
   private async streamState(client: PoolClient, streamName: string): Promise<StreamState | undefined> {
     const result = await client.query<{ last_revision: string; truncate_before: string; tombstoned: boolean }>({
-      name: 'agent-ledger-stream-state',
-      text: this.statements.streamState,
+      ...this.statements.streamState,
       values: [streamName],
     });
     const row = result.rows[0];
