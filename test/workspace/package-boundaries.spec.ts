@@ -26,6 +26,7 @@ const LAYERS: Readonly<Record<string, number>> = {
   '@agent-ledger/runtime': 2,
   '@agent-ledger/projections': 2,
   '@agent-ledger/module': 3,
+  '@agent-ledger/mcp': 3,
   '@agent-ledger/http': 4,
   'agent-ledger': 5,
 };

@@ -15,9 +15,11 @@ const LAYERS: Readonly<Record<string, number>> = {
   metrics: 0,
   tracing: 0,
   tools: 1,
-  // The model providers and the agents' configuration check each other's shapes: one layer.
+  // The model providers and the agents' configuration check each other's shapes: one layer. The MCP server
+  // bindings are read from the agents file: the same layer.
   models: 2,
   agents: 2,
+  mcp: 2,
   persistence: 3,
   queue: 4,
   segment: 5,

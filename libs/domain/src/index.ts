@@ -18,6 +18,7 @@ export * from './errors/unsupported-event-schema.error';
 export * from './tool-effect/tool-effect';
 export * from './tool-effect/tool-effect-declaration';
 export * from './tool-effect/tool-effect-resolver';
+export * from './tool-effect/external-tool-effect';
 export * from './failure/failure-class';
 export * from './failure/failure-classifier';
 export * from './run/run-status';

@@ -5,6 +5,7 @@ export * from './tools/tool-metadata';
 export { TOOL_METADATA_PROPERTY, Tool, getToolMetadata } from './tools/tool.decorator';
 export type { ToolClass } from './tools/tool.decorator';
 export * from './tools/registered-tool';
+export * from './tools/tool-origin';
 export * from './tools/argument-validation';
 export * from './tools/tool-registry';
 export * from './tools/tools-module-options';
@@ -53,6 +54,7 @@ export type { AuditEntry, StatementRecording } from './persistence/audit-recorde
 export * from './persistence/event-store.tokens';
 export * from './execution/execution.module';
 export * from './queue/queue-index';
+export * from './mcp/mcp-server-binding';
 export type { RunnableRun, RunnableStatus } from './queue/runnable-runs-projection';
 export { EventProcessors } from './persistence/event-processors';
 export type { ProcessorSource } from './persistence/event-processors';

@@ -14,6 +14,17 @@ export function createArgumentSchemaAjv(): Ajv2020 {
 }
 
 /**
+ * A new Ajv for the argument schemas of tools whose code is not ours (an MCP
+ * server's `inputSchema`): draft 2020-12, `allErrors`, but not strict and
+ * without format checks, since such schemas are written for other
+ * validators (the server validates its arguments again). Never used for the
+ * product's or a plugin's tools.
+ */
+export function createExternalArgumentSchemaAjv(): Ajv2020 {
+  return new Ajv2020({ strict: false, allErrors: true, validateFormats: false, logger: false });
+}
+
+/**
  * Ajv's errors for a tool's arguments as sentences that name the field, for
  * the model: `arguments.path must be string`, `arguments.path is required`,
  * `arguments.mode is not allowed`, `arguments.lines[2] must be integer`.

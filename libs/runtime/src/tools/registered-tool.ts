@@ -1,6 +1,7 @@
 import type { ToolEffect } from '@agent-ledger/domain';
 import type { AgentTool } from './agent-tool';
 import type { ToolDataClass, ToolMetadata } from './tool-metadata';
+import type { ToolOrigin } from './tool-origin';
 
 /**
  * A tool as the {@link ToolRegistry} holds it: what it declared, read once
@@ -31,4 +32,10 @@ export interface RegisteredTool {
   readonly requiresApproval: boolean;
   /** The tool instance (the Nest provider). */
   readonly tool: AgentTool;
+  /**
+   * Where the tool comes from: `code` (the product's or a plugin's, whose code
+   * declares its effect), or `mcp` (an MCP server's, whose effect its binding
+   * and the server's hints gave, and whether they conflict).
+   */
+  readonly origin: ToolOrigin;
 }

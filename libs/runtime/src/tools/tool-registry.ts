@@ -11,13 +11,15 @@ import {
 import type { DeclaresToolEffect, JsonObject, ToolEffect } from '@agent-ledger/domain';
 import type { ValidateFunction } from 'ajv/dist/2020';
 import type { AgentTool } from './agent-tool';
-import { createArgumentSchemaAjv, describeArgumentErrors } from './argument-schema';
+import { createArgumentSchemaAjv, createExternalArgumentSchemaAjv, describeArgumentErrors } from './argument-schema';
 import type { ArgumentValidation } from './argument-validation';
 import type { RegisteredTool } from './registered-tool';
 import { getToolMetadata } from './tool.decorator';
 import { DEFAULT_TOOL_DATA_CLASS } from './tool-metadata';
 import type { ToolDescription } from './tool-metadata';
 import { toolLabel, validateToolMetadata } from './tool-metadata-validation';
+import { CODE_TOOL_ORIGIN } from './tool-origin';
+import type { McpToolOrigin, ToolOrigin } from './tool-origin';
 
 interface Entry {
   readonly registered: RegisteredTool;
@@ -36,6 +38,7 @@ interface Entry {
 @Injectable()
 export class ToolRegistry {
   private readonly ajv = createArgumentSchemaAjv();
+  private externalAjv: ReturnType<typeof createExternalArgumentSchemaAjv> | undefined;
   private readonly entries = new Map<string, Entry>();
   private resolver = new ToolEffectResolver([]);
   private workspace: string | undefined;
@@ -75,6 +78,25 @@ export class ToolRegistry {
    *   declaration is invalid (the field is named).
    */
   register(tool: AgentTool & object): void {
+    this.add(tool, CODE_TOOL_ORIGIN);
+  }
+
+  /**
+   * Registers a tool of an MCP server, whose class `@agent-ledger/mcp` defined
+   * for its binding: as {@link ToolRegistry.register}, except that its
+   * argument schema (the server's `inputSchema`) is compiled leniently
+   * (unknown formats and keywords ignored: the server validates again), and
+   * that the registry keeps where its effect came from (`origin`). The
+   * effect is still read from the instance's `getEffect()`, once; it must be
+   * the one `origin` names.
+   *
+   * @throws as {@link ToolRegistry.register}; {@link ConfigurationError} when the instance's effect is not `origin.effect`.
+   */
+  registerExternal(tool: AgentTool & object, origin: McpToolOrigin): void {
+    this.add(tool, Object.freeze({ ...origin }));
+  }
+
+  private add(tool: AgentTool & object, origin: ToolOrigin): void {
     const declared = getToolMetadata(tool);
     if (declared === undefined) {
       const className = (tool as { constructor?: { name?: unknown } }).constructor?.name;
@@ -93,12 +115,15 @@ export class ToolRegistry {
       );
     }
     const effect = readEffect(tool, label);
+    if (origin.kind === 'mcp' && origin.effect !== effect) {
+      throw new ConfigurationError(`${label} declares ${effect} in code, but its binding resolved ${origin.effect}`);
+    }
     let validate: ValidateFunction;
     try {
-      validate = this.ajv.compile(metadata.parameters);
+      validate = origin.kind === 'code' ? this.ajv.compile(metadata.parameters) : this.externalSchemaAjv().compile(metadata.parameters);
     } catch (error) {
       throw new ConfigurationError(
-        `${label}.parameters does not compile as a strict JSON schema: ${error instanceof Error ? error.message : String(error)}`,
+        `${label}.parameters does not compile as a ${origin.kind === 'code' ? 'strict ' : ''}JSON schema: ${error instanceof Error ? error.message : String(error)}`,
         { cause: error },
       );
     }
@@ -109,9 +134,15 @@ export class ToolRegistry {
       dataClass: metadata.dataClass ?? DEFAULT_TOOL_DATA_CLASS,
       requiresApproval: metadata.requiresApproval ?? false,
       tool,
+      origin,
     });
     this.entries.set(metadata.name, { registered, validate });
     this.resolver = new ToolEffectResolver([...this.entries.values()].map(({ registered: r }) => recordedDeclaration(r)));
+  }
+
+  private externalSchemaAjv(): ReturnType<typeof createExternalArgumentSchemaAjv> {
+    this.externalAjv ??= createExternalArgumentSchemaAjv();
+    return this.externalAjv;
   }
 
   /** The tool registered under `name`, if any. */
