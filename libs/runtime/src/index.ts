@@ -55,6 +55,7 @@ export * from './persistence/event-store.tokens';
 export * from './execution/execution.module';
 export * from './queue/queue-index';
 export * from './mcp/mcp-server-binding';
+export * from './mcp/mcp-value';
 export type { RunnableRun, RunnableStatus } from './queue/runnable-runs-projection';
 export { EventProcessors } from './persistence/event-processors';
 export type { ProcessorSource } from './persistence/event-processors';
