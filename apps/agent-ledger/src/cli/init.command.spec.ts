@@ -57,6 +57,39 @@ describe('agent-ledger init', () => {
     expect(output.lines.join('\n')).toContain(`Wrote a starter in ${target}`);
   });
 
+  it('with --mcp, also binds the MCP filesystem server in the agents file with declared effects, gives it files/, depends on the version the tests run against, and adds an agent on its tools', async () => {
+    const target = join(dir, 'with-mcp');
+    const output = capture();
+    expect(await runCli(['init', target, '--mcp'], output)).toBe(ExitCode.OK);
+    expect(readdirSync(target, { recursive: true }).map(String).sort()).toEqual(
+      ['.gitignore', 'README.md', 'agent-ledger.yaml', 'agents.yaml', 'files', join('files', 'README.md'), 'package.json', 'src', join('src', 'tools.ts'), 'tsconfig.json'].sort(),
+    );
+    const manifest = JSON.parse(readFileSync(join(target, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const tested = (JSON.parse(readFileSync(join(__dirname, '..', '..', '..', '..', 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies;
+    expect(manifest.dependencies['@modelcontextprotocol/server-filesystem']).toBe(tested['@modelcontextprotocol/server-filesystem']);
+    const agents = parseYaml(readFileSync(join(target, 'agents.yaml'), 'utf8')) as {
+      mcpServers: { name: string; transport: { type: string; command: string; args: string[] }; tools: Record<string, { effect?: string }> }[];
+      agents: { name: string; tools: string[]; approvals?: { preApproved: string[] } }[];
+    };
+    expect(agents.mcpServers).toEqual([
+      {
+        name: 'fs',
+        transport: { type: 'stdio', command: 'node', args: ['./node_modules/@modelcontextprotocol/server-filesystem/dist/index.js', './files'] },
+        tools: {
+          read_text_file: { effect: 'READ_ONLY' },
+          list_directory: { effect: 'READ_ONLY' },
+          write_file: { effect: 'IDEMPOTENT_WRITE', operationDeadlineSeconds: 30 },
+        },
+      },
+    ]);
+    expect(agents.agents.map((agent) => [agent.name, agent.tools, agent.approvals?.preApproved])).toEqual([
+      ['note-keeper', ['notes.save', 'notes.read'], ['notes.save']],
+      ['file-clerk', ['fs.write_file', 'fs.read_text_file'], ['fs.write_file']],
+    ]);
+    expect(readFileSync(join(target, 'README.md'), 'utf8').trimEnd().split('\n')).toHaveLength(6);
+    expect(output.lines.join('\n')).toContain('npx agent-ledger runs start --agent file-clerk');
+  });
+
   it('writes into an empty folder that exists', () => {
     expect(init(dir, capture(), '1.2.3')).toBe(ExitCode.OK);
     expect(existsSync(join(dir, 'src/tools.ts'))).toBe(true);

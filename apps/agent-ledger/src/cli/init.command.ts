@@ -3,17 +3,18 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { ownVersion } from './own-version';
 import type { CliOutput } from './cli-output';
 import { ExitCode } from './cli-output';
-import { packageNameOf, STARTER_AGENT, starterFiles } from './starter-files';
+import { packageNameOf, STARTER_AGENT, STARTER_MCP_AGENT, starterFiles } from './starter-files';
 
 /**
  * `agent-ledger init [dir]`: writes a starter project into `dir` (created when
  * missing), which must be empty: a plugin with a read-only and a write tool
  * (`src/tools.ts`), an agents file whose agent uses them with a scripted
  * model, the service's configuration (`agent-ledger.yaml`), `package.json`,
- * `tsconfig.json` and a README. A folder that is not empty is refused, named,
- * and nothing is written.
+ * `tsconfig.json` and a README. With `mcp`, also the MCP filesystem server
+ * bound in the agents file, its `files/` folder and an agent on its tools. A
+ * folder that is not empty is refused, named, and nothing is written.
  */
-export function init(dir: string, output: CliOutput, version: string = ownVersion()): ExitCode {
+export function init(dir: string, output: CliOutput, version: string = ownVersion(), options: { readonly mcp?: boolean } = {}): ExitCode {
   const target = resolve(dir);
   if (existsSync(target)) {
     if (!statSync(target).isDirectory()) {
@@ -27,7 +28,8 @@ export function init(dir: string, output: CliOutput, version: string = ownVersio
       return ExitCode.FAILURE;
     }
   }
-  const files = starterFiles({ name: packageNameOf(basename(target)), version });
+  const mcp = options.mcp === true;
+  const files = starterFiles({ name: packageNameOf(basename(target)), version, mcp });
   mkdirSync(target, { recursive: true });
   for (const file of files) {
     mkdirSync(dirname(join(target, file.path)), { recursive: true });
@@ -43,6 +45,8 @@ Next:
   npm run build
   npm run serve
 and, in another terminal:
-  npx agent-ledger runs start --agent ${STARTER_AGENT} --input "remember the groceries" --mode interactive`);
+  npx agent-ledger runs start --agent ${STARTER_AGENT} --input "remember the groceries" --mode interactive${
+    mcp ? `\n  npx agent-ledger runs start --agent ${STARTER_MCP_AGENT} --input "keep the groceries" --mode interactive` : ''
+  }`);
   return ExitCode.OK;
 }

@@ -97,17 +97,20 @@ const VERBS: readonly Verb[] = [
   {
     words: ['init'],
     args: ['[dir]'],
-    synopsis: '[dir]',
+    synopsis: '[dir] [--mcp]',
     summary: 'write a starter project (a plugin with two tools, an agent, the settings) into an empty folder',
     help: `Writes into dir (default: the current folder), which must be empty or missing: package.json,
 tsconfig.json, src/tools.ts (a plugin with notes.read, READ_ONLY, and notes.save,
 IDEMPOTENT_WRITE), agents.yaml (an agent on them with a scripted model: no API key
 needed), agent-ledger.yaml (plugins, agents file, data folder) and a README.
+--mcp: also binds the MCP filesystem server (@modelcontextprotocol/server-filesystem,
+a dependency) in agents.yaml, with a declared effect for each of its tools,
+gives it the folder files/, and adds the agent file-clerk on its tools.
 A folder that is not empty is refused (exit 3) and nothing is written.`,
-    options: {},
-    run: async ({ positionals, output }) => {
+    options: { mcp: { type: 'boolean' } },
+    run: async ({ positionals, values, output }) => {
       const { init } = await import('./init.command');
-      return init(positionals[0] ?? '.', output);
+      return init(positionals[0] ?? '.', output, undefined, { mcp: values.mcp === true });
     },
   },
   {

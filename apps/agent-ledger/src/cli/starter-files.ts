@@ -11,6 +11,13 @@ export interface StarterOptions {
   readonly name: string;
   /** The version of `agent-ledger` and `@agent-ledger/*` to depend on (this CLI's own). */
   readonly version: string;
+  /**
+   * Also bind the MCP reference filesystem server (`init --mcp`): its package
+   * as a dependency, a `files/` folder it may read and write, its binding in
+   * the agents file with declared effects, and an agent that uses it.
+   * @default false
+   */
+  readonly mcp?: boolean;
 }
 
 /** One file of the starter: its path relative to the project's folder, and its content. */
@@ -22,16 +29,27 @@ export interface StarterFile {
 /** The agent the starter defines. */
 export const STARTER_AGENT = 'note-keeper';
 
+/** The agent `init --mcp` adds, on the MCP filesystem server's tools. */
+export const STARTER_MCP_AGENT = 'file-clerk';
+
+/**
+ * The version of `@modelcontextprotocol/server-filesystem` the `--mcp`
+ * starter pins: the one agent-ledger's tests run against (a server's tools,
+ * their schemas and hints can change from one version to the next).
+ */
+export const STARTER_FILESYSTEM_SERVER_VERSION = '2026.8.31';
+
 /** The starter's files, in the order they are written. */
-export function starterFiles({ name, version }: StarterOptions): readonly StarterFile[] {
+export function starterFiles({ name, version, mcp = false }: StarterOptions): readonly StarterFile[] {
   return [
-    { path: 'package.json', content: `${JSON.stringify(packageJson(name, version), null, 2)}\n` },
+    { path: 'package.json', content: `${JSON.stringify(packageJson(name, version, mcp), null, 2)}\n` },
     { path: 'tsconfig.json', content: `${JSON.stringify(TSCONFIG, null, 2)}\n` },
     { path: 'src/tools.ts', content: TOOLS_TS },
-    { path: 'agents.yaml', content: AGENTS_YAML },
+    { path: 'agents.yaml', content: mcp ? MCP_SERVERS_YAML + AGENTS_YAML + MCP_AGENT_YAML : AGENTS_YAML },
     { path: 'agent-ledger.yaml', content: SERVICE_CONFIG_YAML },
     { path: '.gitignore', content: 'node_modules/\ndist/\ndata/\n' },
-    { path: 'README.md', content: readme(name) },
+    ...(mcp ? [{ path: 'files/README.md', content: FILES_README }] : []),
+    { path: 'README.md', content: readme(name, mcp) },
   ];
 }
 
@@ -41,7 +59,7 @@ export function packageNameOf(folderName: string): string {
   return name === '' ? 'agent-ledger-project' : name;
 }
 
-function packageJson(name: string, version: string) {
+function packageJson(name: string, version: string, mcp: boolean) {
   return {
     name,
     version: '0.1.0',
@@ -56,6 +74,7 @@ function packageJson(name: string, version: string) {
       'agent-ledger': version,
       '@agent-ledger/domain': version,
       '@agent-ledger/runtime': version,
+      ...(mcp ? { '@modelcontextprotocol/server-filesystem': STARTER_FILESYSTEM_SERVER_VERSION } : {}),
     },
     devDependencies: {
       '@types/node': '^20.19.0',
@@ -212,6 +231,55 @@ agents:
           finalIfDenied: "I did not save the groceries note: {{error:notes.save}}"
 `;
 
+const MCP_SERVERS_YAML = `# MCP servers whose tools the agents below may call, as <server>.<tool>
+# (agent-ledger's docs/mcp.md). The service starts this one, supervises it,
+# and checks at start that every tool listed here exists. A tool's effect is
+# declared here: where nothing declares it, it is NON_IDEMPOTENT_WRITE, and
+# the server's own hints may only make it stricter.
+mcpServers:
+  - name: fs
+    transport:
+      type: stdio
+      command: node
+      # Relative paths are from this file's folder, where the server runs:
+      # the server may read and write in ./files only.
+      args: [./node_modules/@modelcontextprotocol/server-filesystem/dist/index.js, ./files]
+    tools:
+      read_text_file: { effect: READ_ONLY }
+      list_directory: { effect: READ_ONLY }
+      # Writing the same content to the same file again changes nothing more.
+      write_file: { effect: IDEMPOTENT_WRITE, operationDeadlineSeconds: 30 }
+
+`;
+
+const MCP_AGENT_YAML = `
+  - name: ${STARTER_MCP_AGENT}
+    description: Writes a file through the MCP filesystem server, then reads it back.
+    instructions: >-
+      You keep files. Write what you are asked to keep into a file, read it
+      back to check it, and answer with one sentence.
+    tools: [fs.write_file, fs.read_text_file]
+    maxIterations: 5
+    approvals:
+      preApproved: [fs.write_file]
+    provider:
+      type: scripted
+      script:
+        - toolCalls:
+            - tool: fs.write_file
+              arguments: { path: groceries.txt, content: "milk, bread" }
+        - toolCalls:
+            - tool: fs.read_text_file
+              arguments: { path: groceries.txt }
+        - final: "Wrote groceries.txt and read it back: {{result:fs.read_text_file/structuredContent/content}}"
+          finalIfFailed: "Writing groceries.txt {{outcome:fs.write_file}}, and reading it back {{outcome:fs.read_text_file}}."
+          finalIfDenied: "I did not write groceries.txt: {{error:fs.write_file}}"
+`;
+
+const FILES_README = `The folder the MCP filesystem server (agents.yaml, mcpServers: fs) may read
+and write: the ${STARTER_MCP_AGENT} agent writes groceries.txt here.
+`;
+
 const SERVICE_CONFIG_YAML = `# agent-ledger's settings (agent-ledger serve --config agent-ledger.yaml).
 # Relative paths are from this file's folder; an environment variable of the
 # same setting wins (AGENT_LEDGER_PLUGINS, AGENTS_CONFIG, AGENT_LEDGER_DATA_DIR,
@@ -230,11 +298,15 @@ server:
   port: 3000
 `;
 
-function readme(name: string): string {
+function readme(name: string, mcp: boolean): string {
+  const mcpLines = mcp
+    ? `Run the agent on the MCP filesystem server's tools (it writes ./files/groceries.txt): \`npx agent-ledger runs start --agent ${STARTER_MCP_AGENT} --input "keep the groceries" --mode interactive\`
+`
+    : '';
   return `# ${name}: tools and an agent for agent-ledger
 Install: \`npm install\`
 Build the plugin (src/tools.ts to dist/tools.js): \`npm run build\`
 Serve (http://127.0.0.1:3000, data in ./data, the notes in the tools' workspace ./data/workspace/notes): \`npm run serve\`
 Run the agent: \`curl -s -X POST http://127.0.0.1:3000/runs -H 'content-type: application/json' -d '{"agent":"${STARTER_AGENT}","input":"remember the groceries","mode":"interactive"}'\` (or \`npx agent-ledger runs start --agent ${STARTER_AGENT} --input "remember the groceries" --mode interactive\`)
-`;
+${mcpLines}`;
 }
