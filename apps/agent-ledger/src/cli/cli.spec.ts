@@ -173,9 +173,9 @@ describe('agent-ledger CLI: command line', () => {
       "Unknown option '--colour': the options of agent-ledger runs list are --status, --agent, --limit, --cursor, --json, --url, --timeout (and --help)\n\nUsage: agent-ledger runs list " +
         listed.errors[0]?.split('Usage: agent-ledger runs list ')[1],
     );
-    const none = capture();
-    expect(await runCli(['init', '--force'], none, ENV)).toBe(2);
-    expect(none.errText()).toContain("Unknown option '--force': agent-ledger init takes no option (and --help)");
+    const one = capture();
+    expect(await runCli(['init', '--force'], one, ENV)).toBe(2);
+    expect(one.errText()).toContain("Unknown option '--force': the options of agent-ledger init are --mcp (and --help)");
   });
 
   it('refuses an API key on the command line, pointing to AGENT_LEDGER_API_KEY', async () => {
