@@ -77,6 +77,7 @@ export * from './workers/worker-pool';
 export * from './workers/worker-process-supervisor';
 export * from './workers/worker-process-link';
 export * from './workers/worker-processes-options';
+export * from './workers/restart-backoff';
 export * from './runtime.module';
 export * from './module/deferred-providers';
 export * from './saga/audit-gap-saga';

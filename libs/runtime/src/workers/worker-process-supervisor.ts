@@ -7,14 +7,13 @@ import { ConfigurationError } from '@agent-ledger/domain';
 import { RuntimeMetrics } from '../metrics/runtime-metrics';
 import type { ExecutionOptions } from './runtime-options';
 import { EXECUTION_OPTIONS } from './runtime-options';
+import { RestartBackoff } from './restart-backoff';
 import { isWorkerProcessReport } from './worker-process-link';
 import type { WorkerProcessesOptions } from './worker-processes-options';
 import { resolveWorkerProcessCount, WORKER_PROCESS_ENV } from './worker-processes-options';
 
 /** The longest wait before a worker process that keeps exiting is started again. */
 const MAX_RESTART_DELAY_MS = 30_000;
-/** A worker process that ran this long before exiting is started again after the first delay, not a longer one. */
-const STABLE_AFTER_MS = 60_000;
 
 /** One supervised worker process, as `/metrics` and the start-up log show it. */
 export interface WorkerProcessState {
@@ -31,8 +30,7 @@ interface Slot {
   child: ChildProcess | null;
   startedAt: number;
   restarts: number;
-  /** Exits in a row that came before {@link STABLE_AFTER_MS}. */
-  quickExits: number;
+  readonly backoff: RestartBackoff;
   timer: NodeJS.Timeout | null;
   exited: Promise<void>;
 }
@@ -75,7 +73,8 @@ export class WorkerProcessSupervisor implements OnApplicationBootstrap, BeforeAp
     if (this.options === null) return;
     if (!existsSync(this.options.entry)) throw new ConfigurationError(`workers.processes.entry: ${this.options.entry} does not exist (the script each worker process runs)`);
     for (let number = 1; number <= this.count; number += 1) {
-      const slot: Slot = { number, child: null, startedAt: 0, restarts: 0, quickExits: 0, timer: null, exited: Promise.resolve() };
+      const backoff = new RestartBackoff({ initialDelayMs: this.options.restartDelayMs ?? 1_000, maxDelayMs: MAX_RESTART_DELAY_MS });
+      const slot: Slot = { number, child: null, startedAt: 0, restarts: 0, backoff, timer: null, exited: Promise.resolve() };
       this.slots.push(slot);
       this.spawn(slot, this.options);
     }
@@ -126,8 +125,7 @@ export class WorkerProcessSupervisor implements OnApplicationBootstrap, BeforeAp
   }
 
   private restartLater(slot: Slot, options: WorkerProcessesOptions, how: string, pid: number | undefined, clean: boolean): void {
-    slot.quickExits = Date.now() - slot.startedAt < STABLE_AFTER_MS ? slot.quickExits + 1 : 1;
-    const delay = Math.min(MAX_RESTART_DELAY_MS, (options.restartDelayMs ?? 1_000) * 2 ** (slot.quickExits - 1));
+    const delay = slot.backoff.delayAfterExit(Date.now() - slot.startedAt);
     const what = `worker process ${slot.number} (pid ${pid ?? 'unknown'}) ${how}`;
     // A clean exit is often this process's own stop arriving a moment later (Ctrl-C reaches the whole process group): said only if it is started again.
     if (!clean) this.logger.error(`${what}: starting it again in ${delay} ms; the runs it held are taken back when their leases expire`);
