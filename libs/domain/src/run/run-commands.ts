@@ -61,6 +61,28 @@ export interface StepTool {
    * append, in that order. Not for a refused call.
    */
   readonly preApprovedBy?: string;
+  /**
+   * Set when the tool's effect was resolved from a binding's declaration and
+   * its server's hints that disagree (an MCP tool): the step records
+   * `ToolEffectConflictRecorded` right before its `StepStarted`, in the same
+   * append, at each start. `effect` must be the one the rule gives (the hints
+   * when trusted, else the stricter of the two). Not for a refused call.
+   */
+  readonly effectConflict?: ToolEffectConflict;
+}
+
+/** An external tool's declared effect and its server's hints, which disagree (`resolveExternalToolEffect`'s conflict). */
+export interface ToolEffectConflict {
+  /** The binding's server name. */
+  readonly server: string;
+  /** The tool's name on that server. */
+  readonly tool: string;
+  /** The effect the binding declared. */
+  readonly declared: ToolEffect;
+  /** The effect the server's hints give (not the declared one). */
+  readonly hinted: ToolEffect;
+  /** Whether the binding trusts the server's hints (they then decide). */
+  readonly trusted: boolean;
 }
 
 /** Begin a step: a model call (no `callIndex`) or a tool call (`callIndex` and `tool`). */

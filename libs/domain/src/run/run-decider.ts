@@ -20,6 +20,7 @@ import {
 import { isFailureClass, isRetryable } from '../failure/failure-class';
 import { MAX_ITERATIONS } from '../limits';
 import { assertPrincipal, principalLabel } from '../principal/principal';
+import { stricterEffect } from '../tool-effect/external-tool-effect';
 import { isToolEffect, isWrite, ToolEffect } from '../tool-effect/tool-effect';
 import { retryDelayMs } from './retry-backoff';
 import type {
@@ -43,6 +44,7 @@ import type {
   SegmentLease,
   StartStep,
   SubmitInput,
+  ToolEffectConflict,
 } from './run-commands';
 import type { RunDecision } from './run-decision';
 import { accepted, rejected } from '../decision';
@@ -279,6 +281,11 @@ function startStep({ data, metadata }: StartStep, state: RunState, policy: RunPo
     const at = { runId: data.runId, stepId, round: data.round, callIndex: data.callIndex, toolName: name, effect, agent: data.tool.preApprovedBy };
     preApproved = preApprovalOf(at, { effect: 'data.tool.effect', agent: 'data.tool.preApprovedBy' }, state, metadata.now);
   }
+  let conflict: RunEvent | null = null;
+  if (data.tool.effectConflict !== undefined) {
+    if (data.tool.refused === true) throw new InvalidFieldError('data.tool.effectConflict', 'must not be given for a refused call');
+    conflict = effectConflictOf({ runId: data.runId, stepId, round: data.round, callIndex: data.callIndex, toolName: name, effect }, data.tool.effectConflict, metadata.now);
+  }
   if (isWrite(effect) && data.tool.refused !== true && !state.approvals.has(stepId) && preApproved === null) {
     return rejected(new ApprovalRequiredError(data.runId, stepId));
   }
@@ -298,8 +305,51 @@ function startStep({ data, metadata }: StartStep, state: RunState, policy: RunPo
       leaseExpiresAt: Math.max(leaseExpiresAt, state.lease?.expiresAt ?? 0),
     },
   };
-  // A pre-approved write: its pre-approval and its fence in one append, in that order.
-  return preApproved === null ? accepted(fence) : accepted(preApproved, fence);
+  // A pre-approved write: its pre-approval and its fence in one append, in that order; an effect conflict right before the fence.
+  if (conflict === null) return preApproved === null ? accepted(fence) : accepted(preApproved, fence);
+  return preApproved === null ? accepted(conflict, fence) : accepted(preApproved, conflict, fence);
+}
+
+/**
+ * The `ToolEffectConflictRecorded` of a step's start. Throws, naming the
+ * field, for a conflict that is not one (the same effect declared and
+ * hinted) or an effect that is not the one the rule gives: the hints when
+ * trusted, else the stricter of the two.
+ */
+function effectConflictOf(
+  at: { readonly runId: string; readonly stepId: string; readonly round: number; readonly callIndex: number; readonly toolName: string; readonly effect: ToolEffect },
+  conflict: ToolEffectConflict,
+  now: number,
+): RunEvent {
+  const field = 'data.tool.effectConflict';
+  if (typeof conflict !== 'object' || conflict === null) throw new InvalidFieldError(field, 'must be an object');
+  const { server, tool, declared, hinted, trusted } = conflict;
+  if (typeof server !== 'string' || server.length === 0) throw new InvalidFieldError(`${field}.server`, 'must be a non-empty string');
+  if (typeof tool !== 'string' || tool.length === 0) throw new InvalidFieldError(`${field}.tool`, 'must be a non-empty string');
+  if (!isToolEffect(declared)) throw new InvalidFieldError(`${field}.declared`, 'must be READ_ONLY, IDEMPOTENT_WRITE or NON_IDEMPOTENT_WRITE');
+  if (!isToolEffect(hinted)) throw new InvalidFieldError(`${field}.hinted`, 'must be READ_ONLY, IDEMPOTENT_WRITE or NON_IDEMPOTENT_WRITE');
+  if (hinted === declared) throw new InvalidFieldError(`${field}.hinted`, 'must differ from the declared effect: the same effect is no conflict');
+  if (typeof trusted !== 'boolean') throw new InvalidFieldError(`${field}.trusted`, 'must be a boolean');
+  const resolved = trusted ? hinted : stricterEffect(declared, hinted);
+  if (at.effect !== resolved) throw new InvalidFieldError('data.tool.effect', `must be ${resolved}: the effect ${trusted ? 'trusted hints give' : 'the stricter of the declaration and the hints'}`);
+  return {
+    type: 'ToolEffectConflictRecorded',
+    data: {
+      runId: at.runId,
+      stepId: at.stepId,
+      round: at.round,
+      callIndex: at.callIndex,
+      toolName: at.toolName,
+      server,
+      tool,
+      declared,
+      hinted,
+      trusted,
+      effect: resolved,
+      effectSource: resolved === declared ? 'declared' : 'hint',
+      recordedAt: now,
+    },
+  };
 }
 
 /** A repeated report of a completed step is accepted and changes nothing. */

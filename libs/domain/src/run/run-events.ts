@@ -340,6 +340,38 @@ export type ToolCallPreApproved = DomainEvent<
   }
 >;
 
+/**
+ * The step about to start calls a tool whose effect the binding of its
+ * server declared and the server's own hints contradict (an MCP tool,
+ * `resolveExternalToolEffect`'s conflict). Recorded with each start of such a
+ * step, right before its `StepStarted`, in the same append. `effect` is the
+ * effect the step runs with (its `StepStarted`'s), from `effectSource`: the
+ * declaration, or the hints (stricter and untrusted, or trusted).
+ */
+export type ToolEffectConflictRecorded = DomainEvent<
+  'ToolEffectConflictRecorded',
+  {
+    readonly runId: string;
+    readonly stepId: string;
+    readonly round: number;
+    readonly callIndex: number;
+    readonly toolName: string;
+    /** The binding's server name. */
+    readonly server: string;
+    /** The tool's name on that server. */
+    readonly tool: string;
+    /** The effect the binding declared. */
+    readonly declared: ToolEffect;
+    /** The effect the server's hints give. */
+    readonly hinted: ToolEffect;
+    /** Whether the binding trusts the server's hints. */
+    readonly trusted: boolean;
+    readonly effect: ToolEffect;
+    readonly effectSource: 'declared' | 'hint';
+    readonly recordedAt: number;
+  }
+>;
+
 /** A person approved the calls waiting for approval; the run is queued again, due at once, to execute them. */
 export type ApprovalGranted = DomainEvent<
   'ApprovalGranted',
@@ -420,6 +452,7 @@ export type RunEvent =
   | RunRequeuedByOperator
   | ApprovalRequested
   | ToolCallPreApproved
+  | ToolEffectConflictRecorded
   | ApprovalGranted
   | ApprovalDenied
   | InputRequested
@@ -452,6 +485,7 @@ export const RUN_EVENT_SCHEMA_VERSIONS: Readonly<Record<RunEventType, number>> =
   RunRequeuedByOperator: 2,
   ApprovalRequested: 1,
   ToolCallPreApproved: 1,
+  ToolEffectConflictRecorded: 1,
   ApprovalGranted: 2,
   ApprovalDenied: 2,
   InputRequested: 1,

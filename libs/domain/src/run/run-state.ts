@@ -241,6 +241,9 @@ function evolveFacts(state: RunState, event: RunEvent): RunState {
     }
     case 'ToolCallPreApproved':
       return { ...state, approvals: withEntry(state.approvals, event.data.stepId, 'preApproved') };
+    case 'ToolEffectConflictRecorded':
+      // For the step's readers: no rule needs it (the StepStarted after it carries the effect the step runs with).
+      return state;
     case 'ApprovalGranted': {
       let approvals = state.approvals;
       for (const stepId of event.data.stepIds) approvals = withEntry(approvals, stepId, 'granted');

@@ -20,6 +20,7 @@ const LEADS_TO: Record<RunEventType, RunStatus | 'same'> = {
   RunRequeuedByOperator: 'same',
   ApprovalRequested: 'WAITING_FOR_APPROVAL',
   ToolCallPreApproved: 'same',
+  ToolEffectConflictRecorded: 'same',
   ApprovalGranted: 'QUEUED',
   ApprovalDenied: 'QUEUED',
   InputRequested: 'WAITING_FOR_INPUT',

@@ -12,8 +12,8 @@ import { isTerminalStatus } from './run-status';
 /**
  * The status each run event type leads to, or `null` for a type that leaves
  * the status as it is (a step, a lease renewal, a cancel request, an audit
- * gap, a pre-approval, an operator's requeue of a dead-lettered run, which
- * stays `FAILED`).
+ * gap, a pre-approval, a tool's effect conflict, an operator's requeue of a
+ * dead-lettered run, which stays `FAILED`).
  */
 export const RUN_STATUS_ENTERED_BY: Readonly<Record<RunEventType, RunStatus | null>> = Object.freeze({
   RunRequested: 'QUEUED',
@@ -31,6 +31,7 @@ export const RUN_STATUS_ENTERED_BY: Readonly<Record<RunEventType, RunStatus | nu
   RunRequeuedByOperator: null,
   ApprovalRequested: 'WAITING_FOR_APPROVAL',
   ToolCallPreApproved: null,
+  ToolEffectConflictRecorded: null,
   ApprovalGranted: 'QUEUED',
   ApprovalDenied: 'QUEUED',
   InputRequested: 'WAITING_FOR_INPUT',
