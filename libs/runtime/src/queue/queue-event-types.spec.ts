@@ -9,7 +9,7 @@ describe('the event types the queue reads', () => {
   });
 
   it('leaves out what a step records besides its fence, so the store filters it out', () => {
-    for (const type of ['ToolExecuted', 'ModelResponded', 'ToolCallPreApproved', 'AuditRecorded']) {
+    for (const type of ['ToolExecuted', 'ModelResponded', 'ToolCallPreApproved', 'ToolEffectConflictRecorded', 'AuditRecorded']) {
       expect(QUEUE_EVENT_TYPES.some((prefix) => type.startsWith(prefix))).toBe(false);
     }
   });

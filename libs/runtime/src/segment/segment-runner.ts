@@ -23,6 +23,7 @@ import { CLOCK } from '../clock/clock';
 import { deadlineSignal } from '../clock/deadline-signal';
 import { approvalsOf } from '../agents/agent-approvals';
 import { UserInputRequired } from '../tools/user-input-required';
+import { stepEffectConflict } from '../tools/step-effect-conflict';
 import type { AgentCatalog, CatalogAgent } from './agent-catalog';
 import { AGENT_CATALOG } from './agent-catalog';
 import type { AuditEntry, StatementRecording } from '../persistence/audit-recorder';
@@ -115,6 +116,9 @@ class SegmentStop {
  *   giving up its lease; a pre-approved write records `ToolCallPreApproved`
  *   with its fence, in one append. A read-only tool may ask for input
  *   (`UserInputRequired`): the run waits (`WAITING_FOR_INPUT`) the same way.
+ * - A step of an MCP tool whose declared effect and server hints conflict
+ *   records `ToolEffectConflictRecorded` right before its `StepStarted`, in
+ *   the same append, at each start.
  * - Before any step, the statement of every decision the run holds (an
  *   approval, a denial, an input answer) is ensured in the audit chain: one
  *   that could not be stored right after its decision is stored now (late),
@@ -412,6 +416,7 @@ class Segment {
   ): Promise<void> {
     const { tools } = this.runner.context;
     const registered = tools.get(call.toolName);
+    const effectConflict = refused ? undefined : stepEffectConflict(registered?.origin);
     const at = { runId: this.runId, stepId, effect };
     if (isWrite(effect)) await crashPoint(CrashPoint.BEFORE_WRITE_FENCE, at);
     // A write's fence is stored before it runs, and so is the start of a call that needed a person's approval; a read's
@@ -430,6 +435,8 @@ class Segment {
             operationDeadlineSeconds: registered?.operationDeadlineSeconds ?? undefined,
             ...(refused ? { refused: true } : {}),
             ...(preApproved ? { preApprovedBy: agent.definition.name } : {}),
+            // An MCP tool whose declared effect and server hints disagree: the conflict is recorded with the step, before its start.
+            ...(effectConflict === undefined ? {} : { effectConflict }),
           },
         },
         metadata: this.now(),

@@ -1,6 +1,7 @@
 import type { JsonObject, ToolEffect } from '@agent-ledger/domain';
 import type { AgentTool } from '../tools/agent-tool';
 import type { ToolDescription, ToolMetadata } from '../tools/tool-metadata';
+import type { ToolOrigin } from '../tools/tool-origin';
 
 /** A tool as the runtime executes it: its declarations, its effect read from its code, and the instance. */
 export interface CatalogTool {
@@ -11,6 +12,8 @@ export interface CatalogTool {
   /** Whether the tool's code asks a person's approval before every call, whatever its effect (no configuration waives it). */
   readonly requiresApproval: boolean;
   readonly tool: AgentTool;
+  /** Where the tool comes from, and so where its effect was declared (an MCP tool's, with any conflict); absent: code. */
+  readonly origin?: ToolOrigin;
 }
 
 /** The result of checking a call's arguments against the tool's JSON schema. */

@@ -17,6 +17,7 @@ import { Tool } from '../tools/tool.decorator';
 import { UserInputRequired } from '../tools/user-input-required';
 import type { AgentApprovals } from '../agents/agent-approvals';
 import { ToolRegistry } from '../tools/tool-registry';
+import type { McpToolOrigin } from '../tools/tool-origin';
 import { agentCatalogOf } from '../segment/agent-catalog';
 import { ExecutionModule } from '../execution/execution.module';
 import type { ExecutionOptions } from '../workers/runtime-options';
@@ -198,6 +199,8 @@ export interface RuntimeHarnessOptions {
   readonly sharedWith?: RuntimeHarness;
   /** Tools registered besides the test tools (instances of `@Tool` classes), e.g. a product's own tools. @default none */
   readonly tools?: readonly (AgentTool & object)[];
+  /** Tools registered as an MCP server's (`ToolRegistry.registerExternal`), each with its origin. @default none */
+  readonly externalTools?: readonly { readonly tool: AgentTool & object; readonly origin: McpToolOrigin }[];
   /** The workspace folder every tool call gets (`ToolContext.workspaceDir`), an absolute path. @default none */
   readonly workspaceDir?: string;
 }
@@ -240,6 +243,7 @@ export async function startRuntime(options: RuntimeHarnessOptions): Promise<Runt
   const registry = new ToolRegistry();
   for (const tool of testTools(behaviour)) registry.register(tool as AgentTool & object);
   for (const tool of options.tools ?? []) registry.register(tool);
+  for (const { tool, origin } of options.externalTools ?? []) registry.registerExternal(tool, origin);
   if (options.workspaceDir !== undefined) registry.useWorkspace(options.workspaceDir);
   const agents = agentCatalogOf(
     options.agents.map((agent) => ({
