@@ -4,3 +4,4 @@
  * own tools; and the ledger itself as an MCP server.
  */
 export {};
+export * from './server/index';

@@ -1,0 +1,42 @@
+import type { Readable, Writable } from 'node:stream';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { LedgerMcpServerOptions } from './ledger-mcp-server';
+import { createLedgerMcpServer } from './ledger-mcp-server';
+
+/** Where {@link serveLedgerMcpStdio} reads and writes. */
+export interface LedgerMcpStdioOptions extends LedgerMcpServerOptions {
+  /** The MCP client's messages. @default process.stdin */
+  readonly input?: Readable;
+  /** The server's messages, and nothing else. @default process.stdout */
+  readonly output?: Writable;
+  /** Told of a protocol error (a line that is not JSON-RPC, a write that failed). */
+  readonly onError?: (error: Error) => void;
+}
+
+/**
+ * Serves the ledger's MCP tools over stdio (newline-delimited JSON-RPC) to
+ * one MCP client, until its input ends; then answers the calls still in
+ * flight and resolves. Nothing but the protocol is written to `output`.
+ */
+export async function serveLedgerMcpStdio(options: LedgerMcpStdioOptions): Promise<void> {
+  const input = options.input ?? process.stdin;
+  const output = options.output ?? process.stdout;
+  const onError = options.onError ?? (() => undefined);
+  const { server, idle } = createLedgerMcpServer(options);
+  // A client gone before an answer is written (EPIPE) is not a crash of the server.
+  const onOutputError = (error: Error): void => onError(error);
+  output.on('error', onOutputError);
+  const ended = new Promise<void>((resolve) => {
+    input.once('end', resolve);
+    input.once('close', resolve);
+  });
+  server.server.onerror = onError;
+  try {
+    await server.connect(new StdioServerTransport(input, output));
+    await ended;
+    await idle();
+  } finally {
+    await server.close();
+    output.off('error', onOutputError);
+  }
+}
