@@ -4,12 +4,26 @@ import type { ConfigIssue } from './agents-config.error';
 /**
  * Keys that try to configure a tool's side effect. They are refused wherever
  * they appear in a configuration: a tool's effect is a property of its code.
+ * The one exception is `effect` in the binding of an MCP server's tool
+ * (`mcpServers[i].tools.<tool>.effect`), whose code is neither the product's
+ * nor a plugin's: see {@link ObjectReadOptions.declaresToolEffect}.
  */
 export const EFFECT_KEYS: readonly string[] = Object.freeze(['effect', 'effects', 'toolEffects']);
 
 /** The message given for any key of {@link EFFECT_KEYS}. */
 export const EFFECT_KEY_MESSAGE =
-  'is refused: tool effects are declared in code and cannot be configured (a tool declares its effect by implementing DeclaresToolEffect)';
+  "is refused: tool effects are declared in code and cannot be configured (a tool declares its effect by implementing DeclaresToolEffect); only an MCP server's tool declares its effect in its binding, at mcpServers[].tools.<tool>.effect";
+
+/** Options of {@link ConfigReader.object}. */
+export interface ObjectReadOptions {
+  /**
+   * The mapping is the binding of one MCP server's tool: its key `effect` is
+   * read like a known key (the caller checks its value). Every other key of
+   * {@link EFFECT_KEYS} stays refused, and no other mapping may set this.
+   * @default false
+   */
+  readonly declaresToolEffect?: boolean;
+}
 
 /**
  * Collects the issues of one configuration document, with helpers that read a
@@ -33,7 +47,9 @@ export class ConfigReader {
   /**
    * Reads a mapping whose keys must all be in `known`. An unknown key is an
    * issue (a typo must not be silently ignored), with a suggestion when it is
-   * close to a known key and the {@link EFFECT_KEY_MESSAGE} for an effect key.
+   * close to a known key. An effect key ({@link EFFECT_KEYS}) is refused even
+   * when `known` lists it, with its hint or {@link EFFECT_KEY_MESSAGE}, but
+   * for `effect` where `options.declaresToolEffect` says so.
    *
    * @param hints - messages for keys that are refused for a reason worth explaining.
    */
@@ -43,17 +59,20 @@ export class ConfigReader {
     what: string,
     known: readonly string[],
     hints: Readonly<Record<string, string>> = {},
+    options: ObjectReadOptions = {},
   ): Readonly<Record<string, unknown>> | undefined {
     if (!isPlainObject(value)) {
-      this.add(path, `must be ${what} (a mapping), not ${describe(value)}`);
+      this.add(path, `must be ${what} (a mapping), not ${describeConfigValue(value)}`);
       return undefined;
     }
     for (const key of Object.keys(value)) {
-      if (known.includes(key)) continue;
       const at = joinPath(path, key);
-      if (EFFECT_KEYS.includes(key)) {
-        this.add(at, EFFECT_KEY_MESSAGE);
-      } else if (hints[key] !== undefined) {
+      if (EFFECT_KEYS.includes(key) && !(key === 'effect' && options.declaresToolEffect === true)) {
+        this.add(at, hints[key] ?? EFFECT_KEY_MESSAGE);
+        continue;
+      }
+      if (known.includes(key)) continue;
+      if (hints[key] !== undefined) {
         this.add(at, hints[key]);
       } else {
         const near = known.find((candidate) => editDistance(candidate.toLowerCase(), key.toLowerCase()) <= 2);
@@ -73,7 +92,7 @@ export class ConfigReader {
       return undefined;
     }
     if (typeof value !== 'string') {
-      this.add(path, `must be a string, not ${describe(value)}`);
+      this.add(path, `must be a string, not ${describeConfigValue(value)}`);
       return undefined;
     }
     if (options.nonEmpty === true && value.trim() === '') {
@@ -113,7 +132,7 @@ export class ConfigReader {
       (range.exclusiveMin === true ? value <= range.min : value < range.min) ||
       value > range.max
     ) {
-      this.add(path, `must be ${expected}, not ${describe(value)}`);
+      this.add(path, `must be ${expected}, not ${describeConfigValue(value)}`);
       return undefined;
     }
     return value;
@@ -126,7 +145,7 @@ export class ConfigReader {
       return undefined;
     }
     if (!Array.isArray(value)) {
-      this.add(path, `must be a list, not ${describe(value)}`);
+      this.add(path, `must be a list, not ${describeConfigValue(value)}`);
       return undefined;
     }
     if (options.nonEmpty === true && value.length === 0) {
@@ -142,7 +161,7 @@ export class ConfigReader {
    */
   jsonObject(value: unknown, path: string): JsonObject | undefined {
     if (!isPlainObject(value)) {
-      this.add(path, `must be an object (a mapping), not ${describe(value)}`);
+      this.add(path, `must be an object (a mapping), not ${describeConfigValue(value)}`);
       return undefined;
     }
     const problem = findNonJson(value, path);
@@ -168,7 +187,8 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return proto === Object.prototype || proto === null;
 }
 
-function describe(value: unknown): string {
+/** How a wrong value reads in a message: `the string "x"`, `number 3`, `a list`, `a mapping`, `nothing`. */
+export function describeConfigValue(value: unknown): string {
   if (value === null) return 'null';
   if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'a list';
@@ -197,7 +217,7 @@ function findNonJson(value: unknown, path: string): ConfigIssue | undefined {
     }
     return undefined;
   }
-  return { path, message: `must be JSON data, not ${describe(value)}` };
+  return { path, message: `must be JSON data, not ${describeConfigValue(value)}` };
 }
 
 /** Levenshtein distance, for "did you mean" on short keys. */
