@@ -142,7 +142,7 @@ describe('the console not built, and the routes with API keys (e2e)', () => {
     expect((await withKey(service.baseUrl, limited).get('/me')).body).toEqual({ keyId: 'clock-bot', scopes: ['runs:submit', 'runs:read'], agents: ['clock'], authMode: 'api-keys' });
     const agents = await withKey(service.baseUrl, limited).get<{ agents: { name: string; tools: { name: string; effect: string }[] }[] }>('/agents');
     expect(agents.status).toBe(200);
-    expect(agents.body.agents).toEqual([expect.objectContaining({ name: 'clock', tools: [{ name: 'clock.now', effect: 'READ_ONLY' }] })]);
+    expect(agents.body.agents).toEqual([expect.objectContaining({ name: 'clock', tools: [{ name: 'clock.now', effect: 'READ_ONLY', source: { kind: 'code' } }] })]);
     expect((await withKey(service.baseUrl, null).get('/me')).status).toBe(401);
     const chains = await withKey(service.baseUrl, auditor).get('/audit/chains');
     expect(chains).toMatchObject({ status: 200, body: { runs: 0, records: 0, brokenRuns: [], breaks: [] } });

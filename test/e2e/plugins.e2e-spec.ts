@@ -125,8 +125,8 @@ describe('plugins in the real process (e2e)', () => {
 
     const agents = await request<{ agents: { name: string; tools: unknown[] }[] }>(service.baseUrl, 'GET', '/agents');
     expect(agents.body.agents.find((agent) => agent.name === 'refunder')?.tools).toEqual([
-      { name: 'crm.lookup', effect: 'READ_ONLY' },
-      { name: 'crm.refund', effect: 'NON_IDEMPOTENT_WRITE' },
+      { name: 'crm.lookup', effect: 'READ_ONLY', source: { kind: 'code' } },
+      { name: 'crm.refund', effect: 'NON_IDEMPOTENT_WRITE', source: { kind: 'code' } },
     ]);
 
     const started = await request<{ runId: string; run: { status: string; answer: string } }>(service.baseUrl, 'POST', '/runs', { agent: 'refunder', input: 'C-7', mode: 'interactive' });

@@ -177,7 +177,7 @@ describe('AgentLedgerHttpModule in a Nest host of its own', () => {
       {
         name: 'greeter',
         description: 'Signs the guestbook.',
-        tools: [{ name: 'guestbook.sign', effect: 'NON_IDEMPOTENT_WRITE', description: 'Signs the guestbook.', parameters: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false } }],
+        tools: [{ name: 'guestbook.sign', effect: 'NON_IDEMPOTENT_WRITE', source: { kind: 'code' }, description: 'Signs the guestbook.', parameters: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false } }],
         preApproved: ['guestbook.sign'],
       },
     ]);

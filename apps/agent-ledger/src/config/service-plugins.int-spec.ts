@@ -183,8 +183,8 @@ describe('plugins in the service (in-process)', () => {
         name: 'note-taker',
         description: null,
         tools: [
-          { name: 'notes.read', effect: 'READ_ONLY' },
-          { name: 'clock.now', effect: 'READ_ONLY' },
+          { name: 'notes.read', effect: 'READ_ONLY', source: { kind: 'code' } },
+          { name: 'clock.now', effect: 'READ_ONLY', source: { kind: 'code' } },
         ],
         approvals: { preApproved: [], onDenial: 'endRun' },
       },
@@ -192,8 +192,8 @@ describe('plugins in the service (in-process)', () => {
         name: 'triager',
         description: 'Finds the ticket and comments on it.',
         tools: [
-          { name: 'tickets.search', effect: 'READ_ONLY' },
-          { name: 'tickets.comment', effect: 'NON_IDEMPOTENT_WRITE' },
+          { name: 'tickets.search', effect: 'READ_ONLY', source: { kind: 'code' } },
+          { name: 'tickets.comment', effect: 'NON_IDEMPOTENT_WRITE', source: { kind: 'code' } },
         ],
         approvals: { preApproved: ['tickets.comment'], onDenial: 'endRun' },
       },

@@ -1,13 +1,15 @@
 import type { Infer } from './schema';
 import { s } from './schema';
+import { agentToolSourceSchema } from './agents-answer';
 import { TOOL_EFFECTS } from './vocabulary';
 
 const specObject = (description: string) => s.record(s.unknown()).describe(description);
 
-/** One tool of an agent as the document describes it: what the model is offered, and the effect its code declares. */
+/** One tool of an agent as the document describes it: what the model is offered, its effect, and where the effect was declared. */
 export const documentedToolSchema = s.object({
   name: s.string(),
-  effect: s.enum(TOOL_EFFECTS).describe('From the tool registry (the tool\'s code)'),
+  effect: s.enum(TOOL_EFFECTS).describe('From the tool registry: the effect its calls run with'),
+  source: s.nullable(agentToolSourceSchema).describe('Where the tool and its effect come from; null for a name no tool is registered under'),
   description: s.nullable(s.string()),
   parameters: s.nullable(s.record(s.unknown())).describe("The JSON schema its arguments are checked against (null for a name no tool is registered under)"),
 });

@@ -68,6 +68,11 @@ export const TOOL_EFFECTS = ['READ_ONLY', 'IDEMPOTENT_WRITE', 'NON_IDEMPOTENT_WR
 /** One of {@link TOOL_EFFECTS}. */
 export type ToolEffect = (typeof TOOL_EFFECTS)[number];
 
+/** Where an MCP tool's effect came from: its binding's declaration, its server's hints, or the safe default (`NON_IDEMPOTENT_WRITE`). */
+export const EXTERNAL_TOOL_EFFECT_SOURCES = ['declared', 'hint', 'default'] as const;
+/** One of {@link EXTERNAL_TOOL_EFFECT_SOURCES}. */
+export type ExternalToolEffectSource = (typeof EXTERNAL_TOOL_EFFECT_SOURCES)[number];
+
 /** What a denial does: the model is told (`tellModel`), or the run ends `APPROVAL_DENIED` (`endRun`). */
 export const ON_DENIAL_VALUES = ['tellModel', 'endRun'] as const;
 /** One of {@link ON_DENIAL_VALUES}. */

@@ -1,5 +1,7 @@
 import type { ToolEffect } from '@agent-ledger/domain';
-import type { AgentDefinition } from '@agent-ledger/runtime';
+import { resolveExternalToolEffect } from '@agent-ledger/domain';
+import type { AgentDefinition, CatalogTool, McpToolOrigin } from '@agent-ledger/runtime';
+import { CODE_TOOL_ORIGIN } from '@agent-ledger/runtime';
 import { agentSummaries } from './agent-summary';
 
 const definition = (name: string, tools: string[], extra: Partial<AgentDefinition> = {}): AgentDefinition => ({
@@ -11,8 +13,15 @@ const definition = (name: string, tools: string[], extra: Partial<AgentDefinitio
   ...extra,
 });
 
-const EFFECTS: Record<string, ToolEffect> = { 'files.read': 'READ_ONLY', 'files.append': 'NON_IDEMPOTENT_WRITE' };
-const registry = { effectFor: (name: string): ToolEffect => EFFECTS[name] ?? 'NON_IDEMPOTENT_WRITE' };
+const EFFECTS: Record<string, ToolEffect> = { 'files.read': 'READ_ONLY', 'files.append': 'NON_IDEMPOTENT_WRITE', 'fs.write_file': 'IDEMPOTENT_WRITE' };
+/** `fs.write_file`: declared READ_ONLY, hinted IDEMPOTENT_WRITE by a trusted server. */
+const WRITE_FILE: McpToolOrigin = { kind: 'mcp', server: 'fs', tool: 'write_file', ...resolveExternalToolEffect('READ_ONLY', { idempotentHint: true }, true) };
+/** What the summaries read of a registered tool: its origin (none known: code). */
+const ORIGINS: Record<string, Pick<CatalogTool, 'origin'>> = { 'files.read': {}, 'files.append': { origin: CODE_TOOL_ORIGIN }, 'fs.write_file': { origin: WRITE_FILE } };
+const registry = {
+  effectFor: (name: string): ToolEffect => EFFECTS[name] ?? 'NON_IDEMPOTENT_WRITE',
+  get: (name: string) => ORIGINS[name] as CatalogTool | undefined,
+};
 
 describe('agentSummaries', () => {
   const agents = [
@@ -28,13 +37,26 @@ describe('agentSummaries', () => {
       name: 'alpha',
       description: 'first',
       tools: [
-        { name: 'files.append', effect: 'NON_IDEMPOTENT_WRITE' },
-        { name: 'gone.tool', effect: 'NON_IDEMPOTENT_WRITE' },
+        { name: 'files.append', effect: 'NON_IDEMPOTENT_WRITE', source: { kind: 'code' } },
+        { name: 'gone.tool', effect: 'NON_IDEMPOTENT_WRITE', source: null },
       ],
       approvals: { preApproved: ['files.append'], onDenial: 'tellModel' },
     });
     expect(summaries[2]).toMatchObject({ description: null, approvals: { preApproved: [], onDenial: 'endRun' } });
     expect(JSON.stringify(summaries)).not.toMatch(/secret|scripted/);
+  });
+
+  it("shows where each tool's effect comes from: code, an MCP server's binding (declared, hinted, trusted, conflict), or nothing for an unknown name", () => {
+    const [summary] = agentSummaries([definition('mcp', ['fs.write_file', 'files.read', 'gone.tool'])], registry, null);
+    expect(summary?.tools).toEqual([
+      {
+        name: 'fs.write_file',
+        effect: 'IDEMPOTENT_WRITE',
+        source: { kind: 'mcp', server: 'fs', tool: 'write_file', effectSource: 'hint', declared: 'READ_ONLY', hinted: 'IDEMPOTENT_WRITE', trusted: true, conflict: true },
+      },
+      { name: 'files.read', effect: 'READ_ONLY', source: { kind: 'code' } },
+      { name: 'gone.tool', effect: 'NON_IDEMPOTENT_WRITE', source: null },
+    ]);
   });
 
   it('keeps the entitled agents only, and none for an empty list', () => {

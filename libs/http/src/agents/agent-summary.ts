@@ -1,12 +1,16 @@
 import type { OnDenial, ToolEffect } from '@agent-ledger/domain';
 import type { AgentDefinition, ToolCatalog } from '@agent-ledger/runtime';
 import { approvalsOf } from '@agent-ledger/runtime';
+import type { AgentToolSource } from './agent-tool-source';
+import { agentToolSourceOf } from './agent-tool-source';
 
-/** One of an agent's tools, with the effect its code declares. */
+/** One of an agent's tools, with its effect and where the effect was declared. */
 export interface AgentToolSummary {
   readonly name: string;
-  /** From the tool registry (the tool's code); `NON_IDEMPOTENT_WRITE` for a name no tool is registered under, as the runtime treats it. */
+  /** From the tool registry (the effect its calls run with); `NON_IDEMPOTENT_WRITE` for a name no tool is registered under, as the runtime treats it. */
   readonly effect: ToolEffect;
+  /** Where the tool and its effect come from (its code, or an MCP server's binding); null for a name no tool is registered under. */
+  readonly source: AgentToolSource | null;
 }
 
 /** What a client may know of a configured agent: never its instructions nor its model provider. */
@@ -33,7 +37,7 @@ export interface AgentsAnswer {
  * The summaries of `definitions` a caller may see, sorted by name: every one
  * when `entitled` is null, else those named in it.
  */
-export function agentSummaries(definitions: readonly AgentDefinition[], tools: Pick<ToolCatalog, 'effectFor'>, entitled: readonly string[] | null): AgentSummary[] {
+export function agentSummaries(definitions: readonly AgentDefinition[], tools: Pick<ToolCatalog, 'effectFor' | 'get'>, entitled: readonly string[] | null): AgentSummary[] {
   return definitions
     .filter((definition) => entitled === null || entitled.includes(definition.name))
     .map((definition) => {
@@ -41,7 +45,7 @@ export function agentSummaries(definitions: readonly AgentDefinition[], tools: P
       return {
         name: definition.name,
         description: definition.description ?? null,
-        tools: definition.tools.map((name) => ({ name, effect: tools.effectFor(name) })),
+        tools: definition.tools.map((name) => ({ name, effect: tools.effectFor(name), source: agentToolSourceOf(tools.get(name)) })),
         approvals: { preApproved: [...approvals.preApproved], onDenial: approvals.onDenial },
       };
     })

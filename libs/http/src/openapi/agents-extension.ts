@@ -8,10 +8,11 @@ export const AGENTS_EXTENSION = 'x-agent-ledger-agents';
 
 /**
  * The document for one caller: the API's document, with the agents the
- * caller may use (every one when `entitled` is null) and their tools (built-in
- * or a plugin's: name, declared effect, description and arguments' schema)
- * under {@link AGENTS_EXTENSION}, and their names as the values of
- * `StartRunRequest.agent`. The shared document is not changed.
+ * caller may use (every one when `entitled` is null) and their tools (built-in,
+ * a plugin's or an MCP server's: name, effect and where it was declared,
+ * description and arguments' schema) under {@link AGENTS_EXTENSION}, and
+ * their names as the values of `StartRunRequest.agent`. The shared document
+ * is not changed.
  */
 export function withAgents(document: OpenAPIObject, definitions: readonly AgentDefinition[], tools: ToolCatalog, entitled: readonly string[] | null): OpenAPIObject {
   const agents: DocumentedAgent[] = agentSummaries(definitions, tools, entitled).map((agent) => {
@@ -22,6 +23,7 @@ export function withAgents(document: OpenAPIObject, definitions: readonly AgentD
       tools: agent.tools.map((tool) => ({
         name: tool.name,
         effect: tool.effect,
+        source: tool.source,
         description: described.get(tool.name)?.description ?? null,
         parameters: (described.get(tool.name)?.parameters as Record<string, unknown> | undefined) ?? null,
       })),

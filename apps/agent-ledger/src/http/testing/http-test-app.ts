@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { AgentDefinition } from '@agent-ledger/runtime';
 import { loadServiceDefinitions } from '../../config/service-definitions';
 import type { ApiScope } from '@agent-ledger/http';
 import { generateApiKey, hashApiKey } from '@agent-ledger/http';
@@ -82,12 +83,22 @@ export interface HttpTestAnswer<T = unknown> {
   readonly body: T;
 }
 
+/** Options of {@link startHttpTestApp}. */
+export interface HttpTestAppOptions {
+  readonly keys?: readonly HttpTestKey[];
+  readonly env?: Readonly<Record<string, string>>;
+  /** Agents besides the agents file's, as loaded definitions (not checked against the known tools: `beforeListen` may register theirs). @default none */
+  readonly extraAgents?: readonly AgentDefinition[];
+  /** Called with the application before it starts (its providers exist, no module is initialised yet): e.g. to register tools. */
+  readonly beforeListen?: (app: NestExpressApplication) => void;
+}
+
 /**
  * Starts the application with `keys` (none: the development mode) and
  * `env` on top of a fresh data folder (no workers unless `WORKER_CONCURRENCY` is given; they run in
  * this process: `WORKER_PROCESSES=0`, since a worker process could not load the sources Jest compiles).
  */
-export async function startHttpTestApp(options: { readonly keys?: readonly HttpTestKey[]; readonly env?: Readonly<Record<string, string>> } = {}): Promise<HttpTestApp> {
+export async function startHttpTestApp(options: HttpTestAppOptions = {}): Promise<HttpTestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'agent-ledger-http-int-'));
   const agentsPath = join(dataDir, 'agents.yaml');
   writeFileSync(agentsPath, TEST_AGENTS_YAML);
@@ -110,11 +121,12 @@ export async function startHttpTestApp(options: { readonly keys?: readonly HttpT
   const loaded = await loadServiceDefinitions(config);
   // The loader's `structuredClone` makes the scripts' arguments in Node's own realm, not in Jest's sandbox, where the
   // store's plain-object check would refuse them: the definitions are copied into this realm (a test-only concern).
-  const agents = JSON.parse(JSON.stringify(loaded.agents)) as typeof loaded.agents;
+  const agents = [...(JSON.parse(JSON.stringify(loaded.agents)) as typeof loaded.agents), ...(options.extraAgents ?? [])];
   const stores = openStores(config);
   let app: NestExpressApplication;
   try {
     app = await createServiceApp({ config, stores, agents, logger: false });
+    options.beforeListen?.(app);
     await app.listen(0, '127.0.0.1');
   } catch (error) {
     await stores.close();
