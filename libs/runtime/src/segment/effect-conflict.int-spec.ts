@@ -1,4 +1,4 @@
-import type { DeclaresToolEffect, JsonObject, RunEvent, ToolEffect } from '@agent-ledger/domain';
+import type { DeclaresToolEffect, JsonObject, JsonValue, RunEvent, ToolEffect } from '@agent-ledger/domain';
 import { busPrincipal, isTerminalRunEvent, resolveExternalToolEffect } from '@agent-ledger/domain';
 import type { EventData, StreamAppend } from '@agent-ledger/event-store';
 import type { RuntimeHarness } from '../testing/runtime-harness';
@@ -30,9 +30,9 @@ function mcpTool(name: string, resolved: McpToolOrigin): AgentTool & object {
     getEffect(): ToolEffect {
       return resolved.effect;
     }
-    execute(_args: JsonObject, context: ToolContext) {
+    execute(_args: JsonObject, context: ToolContext): Promise<JsonValue> {
       executions.push(`${name} ${context.stepId}`);
-      return { done: name };
+      return Promise.resolve({ done: name });
     }
   }
   return new BoundTool();
