@@ -22,6 +22,23 @@ describe('loadAgentsConfig', () => {
     expect(config.agents.map((agent) => agent.name)).toEqual(['a']);
   });
 
+  it("gives the file's MCP server bindings the file as their source and its folder as their base folder", async () => {
+    const path = join(dir, 'with-mcp.yaml');
+    await writeFile(
+      path,
+      [
+        'mcpServers:',
+        '  - name: fs',
+        '    transport: { type: stdio, command: ./bin/server, cwd: work }',
+        '    tools: { read_text_file: { effect: READ_ONLY } }',
+        'agents:',
+        '  - { name: a, instructions: x, tools: [fs.read_text_file], provider: { type: scripted, script: [{ final: hi }] } }',
+      ].join('\n'),
+    );
+    const [server] = (await loadAgentsConfig(path, { knownTools: [] })).mcpServers;
+    expect(server).toMatchObject({ source: path, baseDir: dir, transport: { command: join(dir, 'bin', 'server'), cwd: join(dir, 'work') } });
+  });
+
   it('names the file in the error of an invalid file', async () => {
     const path = join(dir, 'bad.yaml');
     await writeFile(path, 'agents:\n  - name: A\n');

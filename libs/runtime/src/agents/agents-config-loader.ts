@@ -1,11 +1,14 @@
 import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import type { AgentsConfig, AgentsConfigOptions } from './agents-config';
 import { parseAgentsConfig } from './agents-config';
 import { AgentsConfigError } from './agents-config.error';
 
 /**
  * Reads and validates the agents configuration file at `path` (YAML or JSON).
- * See {@link parseAgentsConfig} for the rules.
+ * See {@link parseAgentsConfig} for the rules. Its MCP server bindings have
+ * the file's path as their `source`, and their relative paths are resolved
+ * from the file's folder.
  *
  * @throws {@link AgentsConfigError} (with `source` = `path`) when the file cannot be read or is invalid.
  */
@@ -21,5 +24,5 @@ export async function loadAgentsConfig(path: string, options: AgentsConfigOption
       { cause: error },
     );
   }
-  return parseAgentsConfig(text, path, options);
+  return parseAgentsConfig(text, path, { ...options, source: path, baseDir: dirname(resolve(path)) });
 }

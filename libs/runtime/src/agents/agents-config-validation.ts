@@ -8,6 +8,7 @@ import { TOOL_NAME_PATTERN } from '../tools/tool-metadata';
 import type { ConfigReader } from './config-reader';
 import { EFFECT_KEY_MESSAGE, EFFECT_KEYS, joinPath } from './config-reader';
 import { validateModelProviderConfig } from './model-provider-config-validation';
+import { mcpToolNamesOf, validateMcpServerBindings } from '../mcp/mcp-bindings-validation';
 
 const AGENT_KEYS = ['name', 'description', 'instructions', 'provider', 'tools', 'maxIterations', 'approvals'] as const;
 const APPROVALS_KEYS = ['preApproved', 'onDenial'] as const;
@@ -27,12 +28,24 @@ export interface AgentsConfigValidationOptions {
    * built-in types or of these. @default none
    */
   readonly modelProviderTypes?: readonly string[];
+  /**
+   * Where the document was read from, for its MCP server bindings' `source`
+   * (a file's path). @default '(agents document)'
+   */
+  readonly source?: string;
+  /**
+   * The folder the relative paths of the document's MCP server bindings
+   * (`command`, `cwd`) are resolved from: the file's folder.
+   * @default process.cwd()
+   */
+  readonly baseDir?: string;
 }
 
 /**
- * Validates a parsed agents document (`{ agents: [...] }`), recording every
- * problem in `reader` with its full path. Returns the frozen configuration when
- * there is none, `undefined` otherwise.
+ * Validates a parsed agents document (`{ agents: [...], mcpServers?: [...] }`),
+ * recording every problem in `reader` with its full path. The tools the
+ * document's `mcpServers` bind are known tools for its agents. Returns the
+ * frozen configuration when there is none, `undefined` otherwise.
  */
 export function validateAgentsDocument(
   document: unknown,
@@ -43,10 +56,19 @@ export function validateAgentsDocument(
     reader.add('', 'is empty: expected a mapping with an agents list');
     return undefined;
   }
-  const root = reader.object(document, '', 'the agents document', ['agents']);
+  const root = reader.object(document, '', 'the agents document', ['agents', 'mcpServers']);
   if (root === undefined) return undefined;
+  const mcpServers = validateMcpServerBindings(root['mcpServers'], 'mcpServers', reader, {
+    source: options.source ?? '(agents document)',
+    baseDir: options.baseDir ?? process.cwd(),
+  });
   const entries = reader.array(root['agents'], 'agents', { nonEmpty: true });
   if (entries === undefined) return undefined;
+  if (options.knownTools !== undefined) {
+    // Named as far as the bindings can be read, so that an agent is not also refused for a tool of a binding with a problem.
+    const bound = mcpServers === undefined ? mcpToolNamesOf(root['mcpServers']) : mcpServers.flatMap((server) => server.tools.map((tool) => tool.name));
+    options = { ...options, knownTools: [...options.knownTools, ...bound] };
+  }
 
   const agents: AgentDefinition[] = [];
   const firstIndexByName = new Map<string, number>();
@@ -66,7 +88,7 @@ export function validateAgentsDocument(
     firstIndexByName.set(agent.name, index);
     agents.push(agent);
   });
-  return valid ? Object.freeze({ agents: Object.freeze(agents) }) : undefined;
+  return valid && mcpServers !== undefined ? Object.freeze({ agents: Object.freeze(agents), mcpServers }) : undefined;
 }
 
 function validateAgent(

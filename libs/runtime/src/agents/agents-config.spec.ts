@@ -4,6 +4,7 @@ import { parseAgentsConfig } from './agents-config';
 import type { ConfigIssue } from './agents-config.error';
 import { AgentsConfigError } from './agents-config.error';
 import { EFFECT_KEY_MESSAGE } from './config-reader';
+import { join } from 'node:path';
 
 /** A valid document; each test breaks one thing in a copy. */
 function validDocument(): { agents: Record<string, unknown>[] } {
@@ -265,6 +266,111 @@ describe('parseAgentsConfig', () => {
       const document = validDocument();
       const issues = issuesOf(document, { knownTools: ['files.read', 'files.write'] });
       expect(issues).toEqual([{ path: 'agents[1].tools[0]', message: '"clock.now" is not a known tool (known: files.read, files.write)' }]);
+    });
+  });
+
+  describe('mcpServers', () => {
+    const FS = {
+      name: 'fs',
+      transport: { type: 'stdio', command: './bin/fs-server', args: ['--root', 'data'] },
+      tools: { read_text_file: { effect: 'READ_ONLY' }, write_file: { effect: 'IDEMPOTENT_WRITE' }, list_directory: {} },
+    };
+    const KNOWN = ['files.read', 'files.write', 'clock.now'];
+
+    function withServers(servers: unknown, tools: string[] = ['fs.read_text_file', 'fs.write_file'], preApproved: string[] = ['fs.write_file']): Record<string, unknown> {
+      const document: Record<string, unknown> = validDocument();
+      document['mcpServers'] = servers;
+      const agents = document['agents'] as Record<string, unknown>[];
+      agents.push({ name: 'fs-clerk', instructions: 'File things.', tools, approvals: { preApproved }, provider: { type: 'scripted', script: [{ final: 'ok' }] } });
+      return document;
+    }
+
+    it('defaults to none', () => {
+      expect(parseAgentsConfig(JSON.stringify(validDocument()), 'agents.json').mcpServers).toEqual([]);
+    });
+
+    it('returns the bindings, their source the document, their relative paths from options.baseDir, their tools known to its agents and pre-approvable', () => {
+      const config = parseAgentsConfig(JSON.stringify(withServers([FS])), '/srv/app/agents.json', { knownTools: KNOWN, baseDir: '/srv/app' });
+      expect(config.mcpServers).toEqual([
+        {
+          name: 'fs',
+          transport: { type: 'stdio', command: '/srv/app/bin/fs-server', args: ['--root', 'data'], cwd: '/srv/app', env: {} },
+          trustHints: false,
+          startTimeoutSeconds: 30,
+          maxInlineBytes: 65_536,
+          restart: { initialDelayMs: 1_000, maxDelayMs: 30_000 },
+          tools: [
+            { tool: 'read_text_file', name: 'fs.read_text_file', effect: 'READ_ONLY' },
+            { tool: 'write_file', name: 'fs.write_file', effect: 'IDEMPOTENT_WRITE' },
+            { tool: 'list_directory', name: 'fs.list_directory' },
+          ],
+          source: '/srv/app/agents.json',
+          baseDir: '/srv/app',
+        },
+      ]);
+      expect(config.agents[2]).toMatchObject({ name: 'fs-clerk', tools: ['fs.read_text_file', 'fs.write_file'], approvals: { preApproved: ['fs.write_file'] } });
+      expect(Object.isFrozen(config.mcpServers)).toBe(true);
+    });
+
+    it('resolves relative paths from the current folder without options.baseDir', () => {
+      const [server] = parseAgentsConfig(JSON.stringify(withServers([FS])), 'agents.json').mcpServers;
+      expect(server?.baseDir).toBe(process.cwd());
+      expect(server?.transport).toMatchObject({ command: join(process.cwd(), 'bin/fs-server'), cwd: process.cwd() });
+    });
+
+    it('refuses a tool that neither the registry nor a binding gives, listing the bound ones as known', () => {
+      const issues = issuesOf(withServers([FS], ['fs.read_text_file', 'fs.delete_file'], []), { knownTools: KNOWN });
+      expect(issues).toEqual([
+        {
+          path: 'agents[2].tools[1]',
+          message: '"fs.delete_file" is not a known tool (known: files.read, files.write, clock.now, fs.read_text_file, fs.write_file, fs.list_directory)',
+        },
+      ]);
+    });
+
+    it('reports the problems of the bindings with the agents\', and does not also refuse an agent for a tool of a binding with a problem', () => {
+      const broken = { ...FS, transport: { type: 'stdio' }, tools: { ...FS.tools, read_text_file: { effect: 'READONLY' } } };
+      const issues = issuesOf({ ...withServers([broken]), version: 1 }, { knownTools: KNOWN });
+      expect(issues).toEqual([
+        { path: 'version', message: 'is not a known key of the agents document; known keys: agents, mcpServers' },
+        { path: 'mcpServers[0].transport.command', message: 'is required' },
+        { path: 'mcpServers[0].tools.read_text_file.effect', message: 'must be one of READ_ONLY, IDEMPOTENT_WRITE, NON_IDEMPOTENT_WRITE, not the string "READONLY"' },
+      ]);
+    });
+
+    it('accepts effect only on a bound tool: on the list, a server or an agent it is refused, saying where it can be declared', () => {
+      const document = withServers([{ ...FS, effect: 'READ_ONLY' }]);
+      agent(document as { agents: Record<string, unknown>[] }, 2)['effect'] = 'READ_ONLY';
+      const issues = issuesOf({ ...document, effects: {} }, { knownTools: KNOWN });
+      expect(issues).toEqual([
+        { path: 'effects', message: EFFECT_KEY_MESSAGE },
+        {
+          path: 'mcpServers[0].effect',
+          message: "is refused here: an MCP tool's effect is declared per tool, at mcpServers[0].tools.<tool>.effect (READ_ONLY, IDEMPOTENT_WRITE, NON_IDEMPOTENT_WRITE)",
+        },
+        { path: 'agents[2].effect', message: EFFECT_KEY_MESSAGE },
+      ]);
+      expect(EFFECT_KEY_MESSAGE).toBe(
+        "is refused: tool effects are declared in code and cannot be configured (a tool declares its effect by implementing DeclaresToolEffect); only an MCP server's tool declares its effect in its binding, at mcpServers[].tools.<tool>.effect",
+      );
+    });
+
+    it('reads a YAML binding whose tool has no settings', () => {
+      const yaml = [
+        'mcpServers:',
+        '  - name: fs',
+        '    transport: { type: stdio, command: node }',
+        '    tools:',
+        '      list_directory:',
+        'agents:',
+        '  - name: lister',
+        '    instructions: List.',
+        '    tools: [fs.list_directory]',
+        '    provider: { type: scripted, script: [{ final: done }] }',
+      ].join('\n');
+      const config = parseAgentsConfig(yaml, 'agents.yaml', { knownTools: [] });
+      expect(config.mcpServers[0]?.tools).toEqual([{ tool: 'list_directory', name: 'fs.list_directory' }]);
+      expect(config.agents[0]?.tools).toEqual(['fs.list_directory']);
     });
   });
 

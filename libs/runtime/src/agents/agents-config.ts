@@ -4,11 +4,14 @@ import type { AgentsConfigValidationOptions } from './agents-config-validation';
 import { validateAgentsDocument } from './agents-config-validation';
 import { AgentsConfigError } from './agents-config.error';
 import { ConfigReader } from './config-reader';
+import type { McpServerBinding } from '../mcp/mcp-server-binding';
 
-/** The agents configuration file: `{ agents: [...] }`, every definition validated and frozen. */
+/** The agents configuration file: `{ agents: [...], mcpServers?: [...] }`, every definition validated and frozen. */
 export interface AgentsConfig {
   /** At least one; names unique. */
   readonly agents: readonly AgentDefinition[];
+  /** The MCP servers the file binds, their tools offered to its agents. @default [] */
+  readonly mcpServers: readonly McpServerBinding[];
 }
 
 /** Options of {@link parseAgentsConfig} and `loadAgentsConfig`. */
@@ -24,7 +27,12 @@ export const AGENTS_CONFIG_MAX_ALIAS_COUNT = 100;
  * Parses and validates an agents configuration, in YAML or JSON (JSON is
  * YAML). Every problem of the document is reported at once.
  *
- * Rules: a mapping with one key, `agents`, a non-empty list; agent names
+ * Rules: a mapping with the key `agents`, a non-empty list, and optionally
+ * `mcpServers`, a list of MCP server bindings (see
+ * `validateMcpServerBindings`: names unique, a stdio or http transport,
+ * the tools offered with their declared effects; relative paths from
+ * `options.baseDir`), whose tools (`<server>.<tool>`, or `as`) are known
+ * tools for the file's agents; agent names
  * unique and matching {@link AGENT_NAME_PATTERN}; non-empty `instructions`;
  * `tools` a list of unique tool names (@default `[]`); `maxIterations` an
  * integer from 1 to MAX_ITERATIONS (@default 20); `provider` chosen by `type`
@@ -35,9 +43,11 @@ export const AGENTS_CONFIG_MAX_ALIAS_COUNT = 100;
  * most once, @default `[]`; `onDenial`: `tellModel` or `endRun`, @default
  * `endRun`), always present, with its defaults, in the returned definitions.
  * Unknown keys are refused everywhere, except inside a scripted call's
- * `arguments` (data for the tool); `effect`, `effects` and `toolEffects` are
- * refused with the reason: a tool's effect is declared in code. Duplicate keys
- * are refused.
+ * `arguments` (data for the tool) and a binding's `tools`, `env` and
+ * `headers` (names); `effect`, `effects` and `toolEffects` are refused with
+ * the reason: a tool's effect is declared in code. The one exception is an
+ * MCP tool's `effect`, at `mcpServers[i].tools.<tool>.effect`: its code is
+ * neither the product's nor a plugin's. Duplicate keys are refused.
  *
  * @param sourceName - where the text comes from (a path), for the error.
  * @returns the frozen configuration.
@@ -58,7 +68,7 @@ export function parseAgentsConfig(text: string, sourceName: string, options: Age
     throw new AgentsConfigError(sourceName, [{ path: '', message: `cannot be read: ${(error as Error).message}` }], { cause: error });
   }
   const reader = new ConfigReader();
-  const config = validateAgentsDocument(data, reader, options);
+  const config = validateAgentsDocument(data, reader, { ...options, source: options.source ?? sourceName });
   if (config === undefined || reader.issues.length > 0) {
     throw new AgentsConfigError(sourceName, reader.issues);
   }
