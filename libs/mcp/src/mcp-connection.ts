@@ -426,7 +426,8 @@ function remaining(deadline: number): number {
 export function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const code = (error as { code?: unknown }).code ?? ((error as { cause?: { code?: unknown } }).cause as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' && !error.message.includes(code) ? `${error.message} (${code})` : error.message;
+  // A system error's code (ENOENT, ECONNREFUSED, UND_ERR_...) says what the message may not; our own errors' codes do not.
+  return typeof code === 'string' && /^(E[A-Z0-9]+|UND_ERR_[A-Z_]+)$/.test(code) && !error.message.includes(code) ? `${error.message} (${code})` : error.message;
 }
 
 /** The deadline the runtime applies to a bound tool: the binding's; else 60 s for a read; else the runtime's for writes (300 s). */
