@@ -127,15 +127,16 @@ describe('loadPlugins', () => {
   });
 
   it('loads nothing when no plugin is named', async () => {
-    expect(await loadPlugins([])).toMatchObject({ plugins: [], tools: [], agents: [], modelProviders: {} });
+    expect(await loadPlugins([])).toMatchObject({ plugins: [], tools: [], agents: [], modelProviders: {}, mcpServers: [] });
   });
 
   it.each<[string, unknown, string]>([
-    ['a string', 'tools', 'exports the string "tools", not a plugin: export default definePlugin({ tools, agents, modelProviders })'],
+    ['a string', 'tools', 'exports the string "tools", not a plugin: export default definePlugin({ tools, agents, modelProviders, mcpServers })'],
     ['a list', [SearchTicketsTool], 'exports a list, not a plugin'],
     ['a class', SearchTicketsTool, 'exports a class (SearchTicketsTool), not a plugin: export { tools: [SearchTicketsTool] }'],
-    ['an unknown key', { tools: [SearchTicketsTool], tool: [CommentTool] }, 'exports a plugin with the key "tool", which is not a plugin key (known: tools, agents, modelProviders)'],
-    ['an empty plugin', {}, 'exports a plugin with nothing in it (none of tools, agents, modelProviders)'],
+    ['an unknown key', { tools: [SearchTicketsTool], tool: [CommentTool] }, 'exports a plugin with the key "tool", which is not a plugin key (known: tools, agents, modelProviders, mcpServers)'],
+    ['an empty plugin', {}, 'exports a plugin with nothing in it (none of tools, agents, modelProviders, mcpServers)'],
+    ['a misspelt mcpServers', { mcpServer: [] }, 'exports a plugin with the key "mcpServer", which is not a plugin key (known: tools, agents, modelProviders, mcpServers)'],
     ['tools that are not a list', { tools: SearchTicketsTool }, 'tools must be a list of tool classes, not a function (SearchTicketsTool)'],
     ['a function export that throws', () => { throw new Error('no config'); }, 'exports a plugin function that failed: no config'],
   ])('refuses an export that is not a plugin object: %s', async (_what, exported, message) => {
@@ -233,6 +234,60 @@ describe('loadPlugins', () => {
     expect(
       await refusal({ '/p/a.js': { modelProviders: { echo: echoProvider }, agents: [{ name: 'e', instructions: 'x', provider: { type: 'echo', apiKey: 'sk-1' } }] } }),
     ).toEqual([expect.stringContaining('/p/a.js: agent "e": agents[0].provider.apiKey is refused: never put an API key in the configuration')]);
+  });
+
+  describe('MCP servers', () => {
+    const tickets = {
+      name: 'tickets',
+      transport: { type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: { fromEnv: 'TICKETS_TOKEN', prefix: 'Bearer ' } } },
+      tools: { find: { effect: ToolEffect.READ_ONLY }, close: { effect: ToolEffect.IDEMPOTENT_WRITE } },
+    };
+    const fs = { name: 'fs', transport: { type: 'stdio', command: './bin/fs-server' }, tools: { read_text_file: { effect: 'READ_ONLY' } } };
+    const closer = { name: 'closer', instructions: 'Close.', tools: ['tickets.find', 'tickets.close', 'fs.read_text_file'], approvals: { preApproved: ['tickets.close'] }, provider: { type: 'scripted', script: [{ final: 'x' }] } };
+
+    it("loads a plugin's bindings (source: the plugin, paths from its folder), their tools known to every plugin's agents", async () => {
+      const loaded = await load({ '/p/a/tickets.js': definePlugin({ mcpServers: [tickets] }), '/p/b/fs.js': { mcpServers: [fs], agents: [closer] } });
+      expect(loaded.plugins.map((plugin) => plugin.mcpServers.map((server) => [server.name, server.source, server.baseDir]))).toEqual([
+        [['tickets', 'plugin /p/a/tickets.js', '/p/a']],
+        [['fs', 'plugin /p/b/fs.js', '/p/b']],
+      ]);
+      expect(loaded.mcpServers.map((server) => server.name)).toEqual(['tickets', 'fs']);
+      expect(loaded.mcpServers[1]?.transport).toEqual({ type: 'stdio', command: '/p/b/bin/fs-server', args: [], cwd: '/p/b', env: {} });
+      expect(loaded.mcpServers[0]?.tools).toEqual([
+        { tool: 'find', name: 'tickets.find', effect: 'READ_ONLY' },
+        { tool: 'close', name: 'tickets.close', effect: 'IDEMPOTENT_WRITE' },
+      ]);
+      expect(loaded.agents[0]).toMatchObject({ name: 'closer', tools: ['tickets.find', 'tickets.close', 'fs.read_text_file'] });
+    });
+
+    it('refuses a binding as the agents file would, each problem with its field, and an effect anywhere but on a tool', async () => {
+      const problems = await refusal({
+        '/p/a.js': { mcpServers: [{ ...tickets, effect: 'READ_ONLY', transport: { type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer abc' } } }] },
+      });
+      expect(problems).toEqual([
+        "/p/a.js: mcpServers[0].effect is refused here: an MCP tool's effect is declared per tool, at mcpServers[0].tools.<tool>.effect (READ_ONLY, IDEMPOTENT_WRITE, NON_IDEMPOTENT_WRITE)",
+        '/p/a.js: mcpServers[0].transport.headers.Authorization looks like a secret (its name has "authorization") and must not be written in a file: use { fromEnv: NAME } (an environment variable of the service) or { fromFile: path }, each with an optional prefix',
+      ]);
+      expect(await refusal({ '/p/a.js': { mcpServers: tickets } })).toEqual(['/p/a.js: mcpServers must be a list, not a mapping']);
+    });
+
+    it('refuses a server bound by two plugins, and a bound tool named as a built-in or a plugin tool', async () => {
+      const problems = await loadPlugins(['/p/a.js', '/p/b.js', '/p/c.js'], {
+        reservedToolNames: ['clock.now', 'tickets.find'],
+        load: async (file) =>
+          ({
+            '/p/a.js': { tools: [CommentTool], mcpServers: [tickets] },
+            '/p/b.js': { mcpServers: [{ ...tickets, tools: { search: {} } }] },
+            '/p/c.js': { mcpServers: [{ ...fs, name: 'notes' }] },
+          })[file],
+      }).catch((error: unknown) => (error as PluginError).problems.map((problem) => `${problem.file}: ${problem.message}`));
+      expect(problems).toEqual([
+        '/p/a.js: MCP tool "tickets.find" (server "tickets") collides with a built-in tool of the same name',
+        '/p/b.js: MCP server "tickets" is also bound by plugin /p/a.js: server names must be unique',
+      ]);
+      const named = await refusal({ '/p/a.js': { tools: [CommentTool] }, '/p/b.js': { mcpServers: [{ ...tickets, tools: { comment: { effect: 'NON_IDEMPOTENT_WRITE' } } }] } });
+      expect(named).toEqual(['/p/b.js: MCP tool "tickets.comment" (server "tickets") has the name of a tool of plugin /p/a.js: tool names must be unique']);
+    });
   });
 
   it('reports every problem of every plugin at once', async () => {

@@ -1,9 +1,12 @@
+import { dirname } from 'node:path';
 import { isToolEffect, TOOL_EFFECTS } from '@agent-ledger/domain';
 import type { AgentDefinition } from '../agents/agent-definition';
 import { AGENT_NAME_PATTERN } from '../agents/agent-limits';
 import { validateAgentsDocument } from '../agents/agents-config-validation';
 import { formatConfigIssue } from '../agents/agents-config.error';
 import { ConfigReader, isPlainObject } from '../agents/config-reader';
+import { validateMcpServerBindings } from '../mcp/mcp-bindings-validation';
+import type { McpServerBinding } from '../mcp/mcp-server-binding';
 import type { ModelProviderFactories, ModelProviderFactory } from '../models/model-provider-factory';
 import { isReservedModelProviderType } from '../models/model-provider-factory';
 import { MODEL_PROVIDER_TYPES } from '../agents/model-provider-config-validation';
@@ -28,6 +31,8 @@ export interface LoadedPlugin {
   readonly agents: readonly AgentDefinition[];
   /** The provider types it registers. */
   readonly modelProviderTypes: readonly string[];
+  /** The MCP servers it binds, validated and frozen (`source`: `plugin <file>`). */
+  readonly mcpServers: readonly McpServerBinding[];
 }
 
 /** Every plugin of the configuration, loaded and checked together. */
@@ -39,10 +44,12 @@ export interface LoadedPlugins {
   readonly agents: readonly AgentDefinition[];
   /** Every plugin's model provider factories, for `createModelProvider(..., { providers })`. */
   readonly modelProviders: ModelProviderFactories;
+  /** Every plugin's MCP server bindings, in the plugins' order. */
+  readonly mcpServers: readonly McpServerBinding[];
 }
 
 /** No plugin. */
-export const NO_PLUGINS: LoadedPlugins = Object.freeze({ plugins: [], tools: [], agents: [], modelProviders: Object.freeze({}) });
+export const NO_PLUGINS: LoadedPlugins = Object.freeze({ plugins: [], tools: [], agents: [], modelProviders: Object.freeze({}), mcpServers: [] });
 
 /** What {@link loadPlugins} checks the plugins against. */
 export interface PluginLoadOptions {
@@ -67,20 +74,25 @@ interface Checked {
   readonly tools: { readonly tool: ToolClass; readonly name: string }[];
   readonly agents: readonly unknown[];
   readonly modelProviders: [string, ModelProviderFactory][];
+  readonly mcpServers: readonly McpServerBinding[];
 }
 
 /**
  * Loads the plugin files (absolute paths, in order) and checks them
  * together: every export is a plugin (an object with `tools`, `agents`,
- * `modelProviders`, or a function given {@link pluginApi} that returns one);
+ * `modelProviders`, `mcpServers`, or a function given {@link pluginApi} that
+ * returns one);
  * each tool is a class decorated with `@Tool` that declares its effect with
  * `getEffect()`; tool names are unique across plugins and none is a reserved
  * (built-in) one; provider types are unique and not built-in; agents are
- * valid as in the agents file (their provider types may be the plugins'),
- * with names unique across plugins.
+ * valid as in the agents file (their provider types may be the plugins',
+ * their tools those the plugins' MCP servers bind), with names unique across
+ * plugins; MCP server bindings are valid as in the agents file (relative
+ * paths from the plugin file's folder), server names unique across plugins,
+ * and no bound tool has the name of a reserved or a plugin's tool.
  *
  * @throws {@link PluginError} listing every problem, each naming its plugin
- *   file and the tool, agent or provider type. Nothing is returned then.
+ *   file and the tool, agent, provider type or binding's field. Nothing is returned then.
  */
 export async function loadPlugins(files: readonly string[], options: PluginLoadOptions = {}): Promise<LoadedPlugins> {
   if (files.length === 0) return NO_PLUGINS;
@@ -125,8 +137,27 @@ export async function loadPlugins(files: readonly string[], options: PluginLoadO
     }
   }
 
+  const serverOwner = new Map<string, string>();
+  const boundTools: string[] = [];
+  for (const plugin of checked) {
+    for (const server of plugin.mcpServers) {
+      const owner = serverOwner.get(server.name);
+      if (owner !== undefined) {
+        problems.push({ file: plugin.file, message: `MCP server "${server.name}" is also bound by plugin ${owner}: server names must be unique` });
+        continue;
+      }
+      serverOwner.set(server.name, plugin.file);
+      for (const { name } of server.tools) {
+        const label = `MCP tool "${name}" (server "${server.name}")`;
+        if (reserved.has(name)) problems.push({ file: plugin.file, message: `${label} collides with a built-in tool of the same name` });
+        else if (toolOwner.has(name)) problems.push({ file: plugin.file, message: `${label} has the name of a tool of plugin ${toolOwner.get(name) as string}: tool names must be unique` });
+        else boundTools.push(name);
+      }
+    }
+  }
+
   const modelProviderTypes = [...typeOwner.keys()];
-  const knownTools = options.knownTools === undefined ? undefined : [...options.knownTools, ...toolOwner.keys()];
+  const knownTools = options.knownTools === undefined ? undefined : [...options.knownTools, ...toolOwner.keys(), ...boundTools];
   const agentOwner = new Map<string, string>();
   const loaded: LoadedPlugin[] = [];
   for (const plugin of checked) {
@@ -145,6 +176,7 @@ export async function loadPlugins(files: readonly string[], options: PluginLoadO
         toolNames: Object.freeze(plugin.tools.map(({ name }) => name)),
         agents,
         modelProviderTypes: Object.freeze(plugin.modelProviders.map(([type]) => type)),
+        mcpServers: plugin.mcpServers,
       }),
     );
   }
@@ -154,6 +186,7 @@ export async function loadPlugins(files: readonly string[], options: PluginLoadO
     tools: Object.freeze(loaded.flatMap((plugin) => plugin.tools)),
     agents: Object.freeze(loaded.flatMap((plugin) => plugin.agents)),
     modelProviders: Object.freeze(Object.fromEntries(checked.flatMap((plugin) => plugin.modelProviders))),
+    mcpServers: Object.freeze(loaded.flatMap((plugin) => plugin.mcpServers)),
   });
 }
 
@@ -204,7 +237,7 @@ function checkPlugin(file: string, exported: unknown, problems: PluginProblem[])
   const add = (message: string) => problems.push({ file, message });
   if (typeof exported !== 'object' || exported === null || Array.isArray(exported)) {
     add(
-      `exports ${describe(exported)}, not a plugin: export default definePlugin({ tools, agents, modelProviders }) (or module.exports = ...), or a function (api) => plugin`,
+      `exports ${describe(exported)}, not a plugin: export default definePlugin({ ${PLUGIN_KEYS.join(', ')} }) (or module.exports = ...), or a function (api) => plugin`,
     );
     return undefined;
   }
@@ -221,8 +254,9 @@ function checkPlugin(file: string, exported: unknown, problems: PluginProblem[])
   const agents = plugin['agents'] ?? [];
   if (!Array.isArray(agents)) add(`agents must be a list of agents (as in the agents file), not ${describe(agents)}`);
   const modelProviders = checkModelProviders(plugin['modelProviders'], add);
-  if (problems.length > before) return undefined;
-  return { file, tools, agents: Array.isArray(agents) ? agents : [], modelProviders };
+  const mcpServers = checkMcpServers(file, plugin['mcpServers'], add);
+  if (problems.length > before || mcpServers === undefined) return undefined;
+  return { file, tools, agents: Array.isArray(agents) ? agents : [], modelProviders, mcpServers };
 }
 
 function checkTools(value: unknown, add: (message: string) => void): { tool: ToolClass; name: string }[] {
@@ -316,6 +350,14 @@ function checkModelProviders(value: unknown, add: (message: string) => void): [s
     }
   }
   return providers;
+}
+
+/** A plugin's MCP server bindings, validated as the agents file's (`source`: `plugin <file>`, relative paths from its folder); `undefined` when refused. */
+function checkMcpServers(file: string, value: unknown, add: (message: string) => void): readonly McpServerBinding[] | undefined {
+  const reader = new ConfigReader();
+  const servers = validateMcpServerBindings(value, 'mcpServers', reader, { source: `plugin ${file}`, baseDir: dirname(file) });
+  for (const issue of reader.issues) add(formatConfigIssue(issue));
+  return reader.issues.length > 0 ? undefined : servers;
 }
 
 function validatePluginAgents(plugin: Checked, options: { modelProviderTypes: readonly string[]; knownTools?: readonly string[] }, problems: PluginProblem[]): readonly AgentDefinition[] {

@@ -1,4 +1,7 @@
+import type { ToolEffect } from '@agent-ledger/domain';
+import type { McpValueSource } from '../mcp/mcp-server-binding';
 import type { ModelProviderFactory } from '../models/model-provider-factory';
+import type { ToolDataClass } from '../tools/tool-metadata';
 import type { ToolClass } from '../tools/tool.decorator';
 
 /**
@@ -25,8 +28,49 @@ export interface PluginAgentConfig {
 }
 
 /**
+ * An MCP server as a plugin binds it: the shape of one entry of the agents
+ * file's `mcpServers`, checked by the same validation (relative paths from
+ * the plugin file's folder). Its tools are named `<server>.<tool>` (or `as`).
+ */
+export interface PluginMcpServerConfig {
+  /** Lower-case letters, digits and `-`, starting with a letter; unique among every binding of the service. */
+  readonly name: string;
+  readonly transport:
+    | {
+        readonly type: 'stdio';
+        readonly command: string;
+        readonly args?: readonly string[];
+        readonly cwd?: string;
+        readonly env?: Readonly<Record<string, McpValueSource>>;
+      }
+    | { readonly type: 'http'; readonly url: string; readonly headers?: Readonly<Record<string, McpValueSource>> };
+  /** @default false */
+  readonly trustHints?: boolean;
+  /** @default 30 */
+  readonly startTimeoutSeconds?: number;
+  /** @default 65536 */
+  readonly maxInlineBytes?: number;
+  /** @default { initialDelayMs: 1000, maxDelayMs: 30000 } */
+  readonly restart?: { readonly initialDelayMs?: number; readonly maxDelayMs?: number };
+  /** The tools offered to agents, by their name on the server; each declares its effect here (absent: `NON_IDEMPOTENT_WRITE` unless the hints are trusted). */
+  readonly tools: Readonly<
+    Record<
+      string,
+      {
+        readonly effect?: ToolEffect;
+        readonly operationDeadlineSeconds?: number;
+        readonly dataClass?: ToolDataClass;
+        readonly requiresApproval?: boolean;
+        readonly as?: string;
+      } | null
+    >
+  >;
+}
+
+/**
  * What a plugin module exports (as its default export, or as `module.exports`):
- * tools, agents and model providers added to the service (`serve`, `worker`).
+ * tools, agents, model providers and MCP servers added to the service
+ * (`serve`, `worker`).
  * Every key is optional, at least one is given; any other key is refused.
  */
 export interface AgentLedgerPlugin {
@@ -40,10 +84,12 @@ export interface AgentLedgerPlugin {
   readonly agents?: readonly PluginAgentConfig[];
   /** Model provider factories by the `provider.type` they serve (not `scripted`, `openai` or `plugin`). */
   readonly modelProviders?: Readonly<Record<string, ModelProviderFactory>>;
+  /** MCP servers whose tools are offered to agents, each tool's effect declared in its binding. */
+  readonly mcpServers?: readonly PluginMcpServerConfig[];
 }
 
 /** The keys a plugin object may have. */
-export const PLUGIN_KEYS: readonly (keyof AgentLedgerPlugin)[] = Object.freeze(['tools', 'agents', 'modelProviders'] as const);
+export const PLUGIN_KEYS: readonly (keyof AgentLedgerPlugin)[] = Object.freeze(['tools', 'agents', 'modelProviders', 'mcpServers'] as const);
 
 /**
  * Declares a plugin: returns it unchanged, typed, so that TypeScript checks
