@@ -1,10 +1,12 @@
 import type { AgentLedgerClient, AgentSummary } from '@agent-ledger/client';
 import type { CliOutput } from './cli-output';
 import { ExitCode, table } from './cli-output';
+import { toolSourceText } from './tool-source-text';
 
 /**
  * `agents list [--json]`: `GET /agents`, the agents the key may use, with
- * each tool, the effect its code declares (plugins' tools included), and
+ * each tool, its effect, where the effect was declared (`code`, plugins'
+ * tools included, or an MCP server's binding: {@link toolSourceText}), and
  * whether a call waits for a person: a write not pre-approved does, a
  * read-only tool never.
  */
@@ -19,9 +21,11 @@ export async function agentsList(client: AgentLedgerClient, options: { json: boo
     return ExitCode.OK;
   }
   const rows = answer.agents.flatMap((agent) =>
-    agent.tools.length === 0 ? [[agent.name, '-', '-', '-', agent.approvals.onDenial]] : agent.tools.map((tool) => [agent.name, tool.name, tool.effect, approvalOf(agent, tool.name, tool.effect), agent.approvals.onDenial]),
+    agent.tools.length === 0
+      ? [[agent.name, '-', '-', '-', '-', agent.approvals.onDenial]]
+      : agent.tools.map((tool) => [agent.name, tool.name, tool.effect, toolSourceText(tool.source), approvalOf(agent, tool.name, tool.effect), agent.approvals.onDenial]),
   );
-  for (const line of table(['agent', 'tool', 'effect', 'approval', 'on denial'], rows)) output.out(line);
+  for (const line of table(['agent', 'tool', 'effect', 'source', 'approval', 'on denial'], rows)) output.out(line);
   return ExitCode.OK;
 }
 

@@ -708,17 +708,37 @@ describe('agent-ledger CLI: approvals and input', () => {
 });
 
 describe('agent-ledger CLI: agents', () => {
+  /** An MCP server `fs`'s tool, as GET /agents shows it. */
+  const mcp = (name: string, effect: string, source: { effectSource: string; declared: string | null; hinted: string | null; trusted?: boolean; conflict?: boolean }) => ({
+    name,
+    effect,
+    source: { kind: 'mcp', server: 'fs', tool: name.slice('fs.'.length), trusted: false, conflict: false, ...source },
+  });
   const agents = {
     agents: [
       {
         name: 'journal-keeper',
         description: 'Keeps the journal',
         tools: [
-          { name: 'journal.read', effect: 'READ_ONLY' },
-          { name: 'journal.append', effect: 'NON_IDEMPOTENT_WRITE' },
-          { name: 'journal.index', effect: 'IDEMPOTENT_WRITE' },
+          { name: 'journal.read', effect: 'READ_ONLY', source: { kind: 'code' } },
+          { name: 'journal.append', effect: 'NON_IDEMPOTENT_WRITE', source: { kind: 'code' } },
+          { name: 'journal.index', effect: 'IDEMPOTENT_WRITE', source: { kind: 'code' } },
         ],
         approvals: { preApproved: ['journal.index'], onDenial: 'endRun' },
+      },
+      {
+        name: 'fs-clerk',
+        description: null,
+        tools: [
+          mcp('fs.write_file', 'IDEMPOTENT_WRITE', { effectSource: 'hint', declared: 'READ_ONLY', hinted: 'IDEMPOTENT_WRITE', conflict: true }),
+          mcp('fs.read_text_file', 'READ_ONLY', { effectSource: 'declared', declared: 'READ_ONLY', hinted: 'READ_ONLY' }),
+          mcp('fs.list_directory', 'NON_IDEMPOTENT_WRITE', { effectSource: 'default', declared: null, hinted: 'READ_ONLY' }),
+          mcp('fs.search_files', 'READ_ONLY', { effectSource: 'hint', declared: null, hinted: 'READ_ONLY', trusted: true }),
+          mcp('fs.move_file', 'NON_IDEMPOTENT_WRITE', { effectSource: 'declared', declared: 'NON_IDEMPOTENT_WRITE', hinted: 'READ_ONLY', conflict: true }),
+          mcp('fs.edit_file', 'READ_ONLY', { effectSource: 'hint', declared: 'IDEMPOTENT_WRITE', hinted: 'READ_ONLY', trusted: true, conflict: true }),
+          { name: 'gone.tool', effect: 'NON_IDEMPOTENT_WRITE', source: null },
+        ],
+        approvals: { preApproved: [], onDenial: 'endRun' },
       },
       { name: 'talker', description: null, tools: [], approvals: { preApproved: [], onDenial: 'tellModel' } },
     ],
@@ -729,12 +749,19 @@ describe('agent-ledger CLI: agents', () => {
     const output = capture();
     expect(await runCli(['agents', 'list'], output, { ...ENV, AGENT_LEDGER_API_KEY: 'k' }, { fetch })).toBe(0);
     expect(calls[0]).toMatchObject({ url: 'http://svc.test:8080/agents', method: 'GET', headers: { authorization: 'Bearer k' } });
-    expect(output.lines[0]).toMatch(/^agent\s+tool\s+effect\s+approval\s+on denial$/);
+    expect(output.lines[0]).toMatch(/^agent\s+tool\s+effect\s+source\s+approval\s+on denial$/);
     expect(output.lines.slice(2)).toEqual([
-      expect.stringMatching(/^journal-keeper\s+journal\.read\s+READ_ONLY\s+-\s+endRun$/),
-      expect.stringMatching(/^journal-keeper\s+journal\.append\s+NON_IDEMPOTENT_WRITE\s+asks a person\s+endRun$/),
-      expect.stringMatching(/^journal-keeper\s+journal\.index\s+IDEMPOTENT_WRITE\s+pre-approved\s+endRun$/),
-      expect.stringMatching(/^talker\s+-\s+-\s+-\s+tellModel$/),
+      expect.stringMatching(/^journal-keeper\s+journal\.read\s+READ_ONLY\s+code\s+-\s+endRun$/),
+      expect.stringMatching(/^journal-keeper\s+journal\.append\s+NON_IDEMPOTENT_WRITE\s+code\s+asks a person\s+endRun$/),
+      expect.stringMatching(/^journal-keeper\s+journal\.index\s+IDEMPOTENT_WRITE\s+code\s+pre-approved\s+endRun$/),
+      expect.stringMatching(/^fs-clerk\s+fs\.write_file\s+IDEMPOTENT_WRITE\s+mcp fs; declared READ_ONLY, hints IDEMPOTENT_WRITE \(conflict: hints win\)\s+asks a person\s+endRun$/),
+      expect.stringMatching(/^fs-clerk\s+fs\.read_text_file\s+READ_ONLY\s+mcp fs; declared\s+-\s+endRun$/),
+      expect.stringMatching(/^fs-clerk\s+fs\.list_directory\s+NON_IDEMPOTENT_WRITE\s+mcp fs; default\s+asks a person\s+endRun$/),
+      expect.stringMatching(/^fs-clerk\s+fs\.search_files\s+READ_ONLY\s+mcp fs; hints \(trusted\)\s+-\s+endRun$/),
+      expect.stringMatching(/^fs-clerk\s+fs\.move_file\s+NON_IDEMPOTENT_WRITE\s+mcp fs; declared NON_IDEMPOTENT_WRITE, hints READ_ONLY \(conflict: declaration wins\)\s+asks a person\s+endRun$/),
+      expect.stringMatching(/^fs-clerk\s+fs\.edit_file\s+READ_ONLY\s+mcp fs; declared IDEMPOTENT_WRITE, hints READ_ONLY \(conflict: trusted hints win\)\s+-\s+endRun$/),
+      expect.stringMatching(/^fs-clerk\s+gone\.tool\s+NON_IDEMPOTENT_WRITE\s+-\s+asks a person\s+endRun$/),
+      expect.stringMatching(/^talker\s+-\s+-\s+-\s+-\s+tellModel$/),
     ]);
     const asJson = capture();
     expect(await runCli(['agents', 'list', '--json'], asJson, ENV, { fetch })).toBe(0);
