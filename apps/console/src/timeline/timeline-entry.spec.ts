@@ -11,6 +11,19 @@ describe('timelineEntryOf', () => {
     expect(executed).toMatchObject({ effect: 'NON_IDEMPOTENT_WRITE', tone: 'good', detail: 'result {"ok":true}' });
   });
 
+  it("an MCP tool's effect conflict is a warning on its step, with both effects and the one it runs with", () => {
+    const conflict = timelineEntryOf(
+      event('ToolEffectConflictRecorded', { stepId: 'r1/r0/t1', toolName: 'fs.write_file', server: 'fs', tool: 'write_file', declared: 'READ_ONLY', hinted: 'IDEMPOTENT_WRITE', trusted: false, effect: 'IDEMPOTENT_WRITE', effectSource: 'hint' }),
+    );
+    expect(conflict).toMatchObject({
+      tone: 'warn',
+      stepId: 'r1/r0/t1',
+      effect: 'IDEMPOTENT_WRITE',
+      title: "fs.write_file: its effect's declaration and hints conflict",
+      detail: 'MCP server fs: declared READ_ONLY, hints IDEMPOTENT_WRITE (untrusted); runs as IDEMPOTENT_WRITE',
+    });
+  });
+
   it('a failure shows its reason, class and the write in flight', () => {
     const failed = timelineEntryOf(
       event('RunFailed', {

@@ -85,6 +85,15 @@ export function timelineEntryOf(event: StreamedEvent): TimelineEntry {
       };
     case 'ToolCallPreApproved':
       return { ...base, stepId: text(data.stepId), effect: (data.effect as ToolEffect) ?? null, title: `${text(data.toolName)} pre-approved`, detail: `by agent ${text(data.agent)}'s configuration` };
+    case 'ToolEffectConflictRecorded':
+      return {
+        ...base,
+        tone: 'warn',
+        stepId: text(data.stepId),
+        effect: (data.effect as ToolEffect) ?? null,
+        title: `${text(data.toolName)}: its effect's declaration and hints conflict`,
+        detail: `MCP server ${text(data.server)}: declared ${text(data.declared)}, hints ${text(data.hinted)} (${data.trusted === true ? 'trusted' : 'untrusted'}); runs as ${text(data.effect)}`,
+      };
     case 'ApprovalRequested': {
       const calls = (data.calls as { toolName?: unknown; effect?: unknown }[] | undefined) ?? [];
       return { ...base, tone: 'warn', title: `Waits for approval (round ${text(data.round)})`, detail: calls.map((c) => `${text(c.toolName)} (${text(c.effect)})`).join(', ') };

@@ -8,6 +8,7 @@ import { ErrorBanner } from '../components/error-banner';
 import { LiveIndicator } from '../components/live-indicator';
 import { formatTime } from '../components/format';
 import { hashOf } from '../routing/route';
+import { toolSourceLabel } from '../tools/tool-source-label';
 import { useLiveRefresh } from './use-live';
 
 const PAGE_SIZE = 25;
@@ -233,12 +234,21 @@ function StartRunForm() {
           {chosen.description ?? ''} Tools:{' '}
           {chosen.tools.length === 0
             ? 'none'
-            : chosen.tools.map((t, i) => (
-                <span key={t.name} data-testid="agent-tool" data-tool={t.name} data-effect={t.effect}>
-                  {i === 0 ? '' : ', '}
-                  {t.name} <EffectBadge effect={t.effect} />
-                </span>
-              ))}
+            : chosen.tools.map((t, i) => {
+                const source = toolSourceLabel(t.source);
+                return (
+                  <span key={t.name} data-testid="agent-tool" data-tool={t.name} data-effect={t.effect} data-source={t.source?.kind ?? ''}>
+                    {i === 0 ? '' : ', '}
+                    {t.name} <EffectBadge effect={t.effect} />
+                    {source === null ? null : (
+                      <span class={source.conflict ? 'tool-source conflict' : 'tool-source'} data-testid="agent-tool-source" title={source.title}>
+                        {' '}
+                        ({source.text})
+                      </span>
+                    )}
+                  </span>
+                );
+              })}
         </p>
       )}
       <label>
