@@ -906,6 +906,9 @@ describe('event lines', () => {
       '9:9 ApprovalRequested round=2 calls=files.append(NON_IDEMPOTENT_WRITE) onDenial=tellModel',
     );
     expect(line('ToolCallPreApproved', { stepId: 'r1/r1/t0', toolName: 'files.write', effect: 'IDEMPOTENT_WRITE' })).toBe('9:9 ToolCallPreApproved step=r1/t0 tool=files.write effect=IDEMPOTENT_WRITE');
+    expect(line('ToolEffectConflictRecorded', { stepId: 'r1/r1/t0', toolName: 'fs.write_file', server: 'fs', tool: 'write_file', declared: 'READ_ONLY', hinted: 'IDEMPOTENT_WRITE', trusted: false, effect: 'IDEMPOTENT_WRITE', effectSource: 'hint' })).toBe(
+      '9:9 ToolEffectConflictRecorded step=r1/t0 tool=fs.write_file effect=IDEMPOTENT_WRITE server=fs declared=READ_ONLY hinted=IDEMPOTENT_WRITE trusted=false',
+    );
     const v2 = (type: string, data: Record<string, unknown>) => eventLine({ type, position: '9:9', data: { runId: 'r1', ...data }, metadata: { schemaVersion: 2 } });
     expect(v2('ApprovalGranted', { round: 2, decidedBy: { kind: 'apiKey', id: 'ops' }, reason: null })).toBe('9:9 ApprovalGranted round=2 decidedBy=key:ops');
     expect(v2('ApprovalDenied', { round: 2, decidedBy: { kind: 'apiKey', id: 'ops' }, reason: 'not now', onDenial: 'endRun' })).toBe('9:9 ApprovalDenied round=2 decidedBy=key:ops reason="not now" onDenial=endRun');

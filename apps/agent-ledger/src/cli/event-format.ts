@@ -102,6 +102,8 @@ export function summaryOf(type: string, data: Record<string, unknown>, display: 
     }
     case 'ToolCallPreApproved':
       return pairs('stepId', 'toolName', 'effect');
+    case 'ToolEffectConflictRecorded':
+      return pairs('stepId', 'toolName', 'effect', 'server', 'declared', 'hinted', 'trusted');
     case 'ApprovalGranted':
       return pairs('round', 'decidedBy', 'reason');
     case 'ApprovalDenied':
