@@ -18,6 +18,7 @@ import { ConsoleFiles } from './console/console-files';
 import { ApiExceptionFilter } from './errors/api-exception.filter';
 import { EventStreamService } from './events/event-stream.service';
 import { EventsController } from './events/events.controller';
+import { McpController } from './mcp/mcp.controller';
 import { MeController } from './me/me.controller';
 import { MetricsController } from './metrics/metrics.controller';
 import { MetricsService } from './metrics/metrics.service';
@@ -45,6 +46,7 @@ export const HTTP_API_CONTROLLERS: readonly Type[] = [
   AuditChainsController,
   AgentsController,
   MeController,
+  McpController,
   MetricsController,
   OpenApiController,
   ConsoleController,

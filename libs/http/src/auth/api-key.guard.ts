@@ -3,16 +3,13 @@ import type { CanActivate, ExecutionContext } from '@nestjs/common';
 import { Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { QueryBus } from '@nestjs/cqrs';
-import { assertRunId, RunNotFoundError } from '@agent-ledger/domain';
-import { GetRunState } from '@agent-ledger/runtime';
-import { RUN_ID_RULE, RUN_ID_RULE_MESSAGE } from '@agent-ledger/validation';
 import type { HttpApiOptions } from '../http-api-options';
 import { HTTP_API_OPTIONS } from '../http-api-options';
-import { RequestValidationError } from '../validation/request-validation.error';
 import type { ApiCaller } from './api-caller';
-import { CALLER_PROPERTY, DEVELOPMENT_CALLER, keyCaller, mayUseAgent } from './api-caller';
+import { CALLER_PROPERTY, DEVELOPMENT_CALLER, keyCaller } from './api-caller';
 import { ApiKeyVerifier } from './api-key-verifier';
-import { AuthenticationRequiredError, NotEntitledError, ScopeMissingError } from './auth.errors';
+import { AuthenticationRequiredError, ScopeMissingError } from './auth.errors';
+import { assertEntitledToRuns } from './run-entitlement';
 import type { RouteAccess } from './auth.decorators';
 import { ACROSS_RUNS, DEFAULT_ROUTE_ACCESS, ROUTE_ACCESS } from './auth.decorators';
 
@@ -62,27 +59,17 @@ export class ApiKeyGuard implements CanActivate {
     if (entry === null) throw new AuthenticationRequiredError('invalid');
     const caller = keyCaller(entry);
     if (access.kind === 'scopes' && !access.scopes.some((scope) => caller.scopes.includes(scope))) throw new ScopeMissingError(caller.keyId, access.scopes);
-    if (caller.agents !== null) await this.checkEntitlement(caller, request, this.reflector.get<boolean | undefined>(ACROSS_RUNS, context.getHandler()) === true);
+    if (caller.agents !== null) {
+      const fromQuery = request.query?.runId;
+      const fromPath = request.params?.runId;
+      await assertEntitledToRuns(this.queries, caller, {
+        runId: fromPath ?? (typeof fromQuery === 'string' && fromQuery !== '' ? fromQuery : undefined),
+        from: fromPath === undefined ? 'query' : 'path',
+        acrossRuns: this.reflector.get<boolean | undefined>(ACROSS_RUNS, context.getHandler()) === true,
+      });
+    }
     request[CALLER_PROPERTY] = caller;
     return true;
-  }
-
-  private async checkEntitlement(caller: ApiCaller, request: ApiRequest, acrossRuns: boolean): Promise<void> {
-    const fromQuery = request.query?.runId;
-    const runId = request.params?.runId ?? (typeof fromQuery === 'string' && fromQuery !== '' ? fromQuery : undefined);
-    if (runId === undefined) {
-      if (acrossRuns) {
-        throw new NotEntitledError(caller.keyId, null, `The API key "${caller.keyId}" is limited to the runs of ${caller.agents?.join(', ')}; this route reads every run (name one run with runId, or use a key for every agent)`);
-      }
-      return;
-    }
-    // Not a run id (whitespace, 300 characters...): refused as the route refuses it for any key (400 naming runId),
-    // before it reaches the store, which would refuse it as a stream name that names no field.
-    if (request.params?.runId !== undefined) assertRunId(runId);
-    else if (!RUN_ID_RULE.test(runId)) throw new RequestValidationError([{ field: 'runId', rule: 'matches', message: RUN_ID_RULE_MESSAGE.replace('$property', 'runId') }]);
-    // The run's own stream says whose it is (the read model may not have it yet); a run never requested is not found.
-    const { state } = await this.queries.execute(new GetRunState({ runId }));
-    if (!mayUseAgent(caller, state.agent)) throw new RunNotFoundError(runId);
   }
 }
 

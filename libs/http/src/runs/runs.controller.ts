@@ -73,6 +73,16 @@ export class RunsController {
   @ApiBadRequestResponse({ description: 'a refused body (`INVALID_FIELD`, `MALFORMED_JSON`)' })
   @ApiConflictResponse({ description: '`RUN_ALREADY_EXISTS`, `IDEMPOTENCY_KEY_REUSED`' })
   async start(@Body() body: StartRunDto, @Caller() caller: ApiCaller, @Res() response: ServerResponse): Promise<void> {
+    const { status, answer, headers } = await this.startFor(body, caller);
+    replyJson(response, status, answer, headers);
+  }
+
+  /**
+   * `POST /runs` for `caller`, a checked body in hand: the status, answer and
+   * headers of the route. The MCP endpoint's `start_run` starts runs through
+   * it, as the route does.
+   */
+  async startFor(body: StartRunDto, caller: ApiCaller): Promise<{ status: 200 | 202; answer: StartRunAccepted | StartRunInteractive; headers: Record<string, string> }> {
     if (!mayUseAgent(caller, body.agent)) {
       throw new NotEntitledError(caller.keyId, 'agent', `The API key "${caller.keyId}" may not start runs of agent "${body.agent}" (it is limited to ${caller.agents?.join(', ')})`);
     }
@@ -82,14 +92,13 @@ export class RunsController {
     if (outcome.replayed) headers['Idempotent-Replayed'] = 'true';
     if (outcome.mode === 'queued') {
       const accepted: StartRunAccepted = { runId: outcome.runId, mode: outcome.mode, status: outcome.status, replayed: outcome.replayed };
-      replyJson(response, 202, accepted, headers);
-      return;
+      return { status: 202, answer: accepted, headers };
     }
     const answer: StartRunInteractive = { runId: outcome.runId, mode: outcome.mode, replayed: outcome.replayed, segment: outcome.segment, run: runViewOf(outcome.runId, outcome.state) };
     // Read your writes: what the run recorded is in this process's read models before the answer (at most RUN_READ_MISS_WAIT_MS),
     // so that GET /runs/{runId}/steps right after it shows every step it answers for.
     await this.runners.settled(RUN_READ_MISS_WAIT_MS);
-    replyJson(response, 200, answer, headers);
+    return { status: 200, answer, headers };
   }
 
   /** Runs, newest first, filtered, a page at a time (a key limited to some agents sees their runs only). */
