@@ -260,7 +260,8 @@ export class McpServerConnection {
         failStart(new ConfigurationError(`the server sent a message that is not valid JSON-RPC: ${describe(error)}`, { cause: error }));
         return;
       }
-      if (client === this.client) this.options.logger.warn(`MCP server ${this.name}: ${describe(error)}`);
+      // A 404 on the session reaches the call too, which re-establishes it and says so.
+      if (client === this.client && !(error instanceof StreamableHTTPError && error.code === 404)) this.options.logger.warn(`MCP server ${this.name}: ${describe(error)}`);
     };
     client.onclose = () => this.onClose(client);
     try {
