@@ -47,8 +47,18 @@ export const CONFIG_FILE_KEYS = {
   plugins: 'AGENT_LEDGER_PLUGINS',
 } as const;
 
+/**
+ * The top-level settings that only a configuration file holds: no
+ * environment variable mirrors them (a list of structured entries).
+ * `mcpServers`: the MCP servers bound to the service.
+ */
+export const CONFIG_FILE_ONLY_KEYS = ['mcpServers'] as const;
+
 /** A dotted key of {@link CONFIG_FILE_KEYS}. */
 export type ConfigFileKey = keyof typeof CONFIG_FILE_KEYS;
+
+/** A setting of a configuration file: a key of {@link CONFIG_FILE_KEYS} or of {@link CONFIG_FILE_ONLY_KEYS}. */
+export type ConfigFileSetting = ConfigFileKey | (typeof CONFIG_FILE_ONLY_KEYS)[number];
 
 /** A configuration file, read and checked for unknown keys. */
 export interface ConfigFile {
@@ -57,16 +67,17 @@ export interface ConfigFile {
   /** Its folder: relative paths in the file are resolved from here. */
   readonly dir: string;
   /** The values it sets, by dotted key (not yet checked: each setting checks its own). */
-  readonly values: ReadonlyMap<ConfigFileKey, unknown>;
+  readonly values: ReadonlyMap<ConfigFileSetting, unknown>;
 }
 
 const SECTIONS = new Set(Object.keys(CONFIG_FILE_KEYS).filter((key) => key.includes('.')).map((key) => key.split('.')[0] as string));
-const TOP_LEVEL = new Set(Object.keys(CONFIG_FILE_KEYS).filter((key) => !key.includes('.')));
+const TOP_LEVEL = new Set([...Object.keys(CONFIG_FILE_KEYS).filter((key) => !key.includes('.')), ...CONFIG_FILE_ONLY_KEYS]);
 
 /**
  * Reads a configuration file: YAML, or JSON (YAML is a superset of it), one
  * object of sections (`server`, `store`, `audit`, `agents`, `tools`,
- * `workers`, `runs`, `auth`, `console`, `logging`) and top-level settings (`plugins`).
+ * `workers`, `runs`, `auth`, `console`, `logging`) and top-level settings
+ * (`plugins`, and `mcpServers`, which only a file holds).
  *
  * @throws InvalidFieldError naming `AGENT_LEDGER_CONFIG` when the file cannot be read or parsed,
  *   and naming the dotted key (`server.prot`) of an unknown setting.
@@ -91,15 +102,15 @@ export function readConfigFile(path: string): ConfigFile {
  * The settings of a parsed configuration document, by dotted key.
  * @throws InvalidFieldError naming the dotted key of an unknown setting or a section that is not an object
  */
-export function configValuesOf(document: unknown, path: string): Map<ConfigFileKey, unknown> {
+export function configValuesOf(document: unknown, path: string): Map<ConfigFileSetting, unknown> {
   const where = `in config file ${path}`;
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
     throw new InvalidFieldError('AGENT_LEDGER_CONFIG', `names a file whose content is not an object of sections (${path})`);
   }
-  const values = new Map<ConfigFileKey, unknown>();
+  const values = new Map<ConfigFileSetting, unknown>();
   for (const [section, body] of Object.entries(document as Record<string, unknown>)) {
     if (TOP_LEVEL.has(section)) {
-      if (body !== null && body !== undefined) values.set(section as ConfigFileKey, body);
+      if (body !== null && body !== undefined) values.set(section as ConfigFileSetting, body);
       continue;
     }
     if (!SECTIONS.has(section)) throw new InvalidFieldError(section, `${where} is not a setting (known: ${[...SECTIONS, ...TOP_LEVEL].join(', ')})`);

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { usableCores } from '@agent-ledger/runtime/settings';
 import { join } from 'node:path';
+import { InvalidFieldError } from '@agent-ledger/domain';
 import { hashApiKey } from '@agent-ledger/http';
 import { isLoopbackHost, readServiceConfig } from './service-config';
 
@@ -49,6 +50,7 @@ describe('readServiceConfig', () => {
       // The console's build in @agent-ledger/http, found from that package's files, not from the working directory.
       consoleDir: join(__dirname, '..', '..', '..', '..', 'libs', 'http', 'console'),
       plugins: [],
+      mcpServers: [],
       configFile: null,
       crashPoints: null,
       testLedgerPath: null,
@@ -300,6 +302,72 @@ auth:
   ])('refuses %s, naming the field', (_what, { file, env }, field) => {
     const config = file === undefined ? {} : { AGENT_LEDGER_CONFIG: write('bad-plugins.yaml', file) };
     expect(() => readServiceConfig({ ...config, ...(env === undefined ? {} : { AGENT_LEDGER_PLUGINS: env }) })).toThrow(expect.objectContaining({ field }) as Error);
+  });
+
+  it("reads the file's mcpServers, validated, the file as their source and its folder as their base; none without", () => {
+    const file = write(
+      'mcp.yaml',
+      `mcpServers:
+  - name: fs
+    transport: { type: stdio, command: ./bin/fs-server, args: [./data], env: { FS_TOKEN: { fromEnv: FS_TOKEN } } }
+    tools: { read_text_file: { effect: READ_ONLY }, write_file: { effect: IDEMPOTENT_WRITE, operationDeadlineSeconds: 60 } }
+  - name: tickets
+    transport: { type: http, url: https://mcp.example.com/mcp }
+    trustHints: true
+    tools: { search: {} }
+plugins: [./dist/tools.js]
+`,
+    );
+    const { mcpServers } = readServiceConfig({ AGENT_LEDGER_CONFIG: file }, '/elsewhere');
+    expect(mcpServers).toEqual([
+      {
+        name: 'fs',
+        transport: { type: 'stdio', command: join(dir, 'bin/fs-server'), args: ['./data'], cwd: dir, env: { FS_TOKEN: { fromEnv: 'FS_TOKEN' } } },
+        trustHints: false,
+        startTimeoutSeconds: 30,
+        maxInlineBytes: 65_536,
+        restart: { initialDelayMs: 1_000, maxDelayMs: 30_000 },
+        tools: [
+          { tool: 'read_text_file', name: 'fs.read_text_file', effect: 'READ_ONLY' },
+          { tool: 'write_file', name: 'fs.write_file', effect: 'IDEMPOTENT_WRITE', operationDeadlineSeconds: 60 },
+        ],
+        source: file,
+        baseDir: dir,
+      },
+      expect.objectContaining({ name: 'tickets', trustHints: true, transport: { type: 'http', url: 'https://mcp.example.com/mcp', headers: {} }, source: file }),
+    ]);
+    expect(readServiceConfig({ AGENT_LEDGER_CONFIG: write('none.yaml', 'server: { port: 8080 }\n') }).mcpServers).toEqual([]);
+  });
+
+  it("refuses the file's mcpServers with every problem, each with its path, naming the file; and a misspelt key, listing mcpServers", () => {
+    const file = write(
+      'bad-mcp.yaml',
+      `mcpServers:
+  - name: fs
+    effect: READ_ONLY
+    transport: { type: http, url: "https://bot:pw@mcp.example.com/mcp", headers: { X-Api-Key: abc123 } }
+    tools: { search: { effect: READONLY } }
+`,
+    );
+    let refusal: unknown;
+    try {
+      readServiceConfig({ AGENT_LEDGER_CONFIG: file });
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(InvalidFieldError);
+    expect((refusal as InvalidFieldError).field).toBe('mcpServers');
+    expect((refusal as InvalidFieldError).message).toBe(
+      `mcpServers in config file ${file} is refused (4 problems):
+  - mcpServers[0].effect is refused here: an MCP tool's effect is declared per tool, at mcpServers[0].tools.<tool>.effect (READ_ONLY, IDEMPOTENT_WRITE, NON_IDEMPOTENT_WRITE)
+  - mcpServers[0].transport.url must not carry credentials (user:password@): send it in a header from the environment or a file, e.g. Authorization: { fromEnv: NAME, prefix: "Bearer " }
+  - mcpServers[0].transport.headers["X-Api-Key"] looks like a secret (its name has "key") and must not be written in a file: use { fromEnv: NAME } (an environment variable of the service) or { fromFile: path }, each with an optional prefix
+  - mcpServers[0].tools.search.effect must be one of READ_ONLY, IDEMPOTENT_WRITE, NON_IDEMPOTENT_WRITE, not the string "READONLY"`,
+    );
+    expect((refusal as Error).message).not.toMatch(/abc123|:pw@/);
+    expect(() => readServiceConfig({ AGENT_LEDGER_CONFIG: write('typo.yaml', 'mcpServer: []\n') })).toThrow(
+      expect.objectContaining({ field: 'mcpServer', message: expect.stringMatching(/is not a setting \(known: .*, plugins, mcpServers\)$/) as string }) as Error,
+    );
   });
 
   it('refuses a missing or unparsable file, naming AGENT_LEDGER_CONFIG', () => {

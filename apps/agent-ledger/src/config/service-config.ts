@@ -3,8 +3,16 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { InvalidFieldError } from '@agent-ledger/domain';
 import type { PostgresTlsOptions } from '@agent-ledger/event-store';
 import { DEFAULT_POSTGRES_SCHEMA, isConsumerGroupName, isPostgresSchemaName, postgresTlsParameterOf } from '@agent-ledger/event-store';
-import type { ResolvedConsumerGroupOptions } from '@agent-ledger/runtime/settings';
-import { CONSUMER_GROUP_LIMITS, DEFAULT_CONSUMER_GROUP, MAX_WORKER_PROCESSES, resolveWorkerProcessCount } from '@agent-ledger/runtime/settings';
+import type { McpServerBinding, ResolvedConsumerGroupOptions } from '@agent-ledger/runtime/settings';
+import {
+  CONSUMER_GROUP_LIMITS,
+  ConfigReader,
+  DEFAULT_CONSUMER_GROUP,
+  formatConfigIssue,
+  MAX_WORKER_PROCESSES,
+  resolveWorkerProcessCount,
+  validateMcpServerBindings,
+} from '@agent-ledger/runtime/settings';
 import type { ApiKeyEntry, AuthMode, AuthSettings, HttpApiOptions } from '@agent-ledger/http/settings';
 import { AUTH_MODES, builtConsoleDir, parseApiKeyEntries } from '@agent-ledger/http/settings';
 import type { StoreMismatchPolicy } from '@agent-ledger/projections/settings';
@@ -139,6 +147,13 @@ export interface ServiceConfig extends HttpApiOptions {
    * `worker` (absolute paths, in order). @default [] (none)
    */
   readonly plugins: readonly string[];
+  /**
+   * The file's top-level `mcpServers` (no environment variable): the MCP
+   * servers bound to the service, validated as the agents file's (`source`:
+   * the file's path; relative paths from its folder). Their tools are known
+   * to every agent. @default [] (none)
+   */
+  readonly mcpServers: readonly McpServerBinding[];
   /** `AGENT_LEDGER_CONFIG`: the configuration file read, if any (absolute). @default null */
   readonly configFile: string | null;
   /**
@@ -292,6 +307,7 @@ export function resolveServiceConfig(environment: Env, file: ConfigFile | null, 
     auth: authOf(find('AUTH_MODE'), find('API_KEYS'), find('HOST'), host),
     consoleDir: path('CONSOLE_DIR') ?? builtConsoleDir(),
     plugins: pluginsOf(find('AGENT_LEDGER_PLUGINS')),
+    mcpServers: mcpServersOf(file),
     configFile: file?.path ?? null,
     ...readCrashTestConfig(env, cwd),
   };
@@ -467,6 +483,21 @@ function pluginsOf(found: Found | undefined): readonly string[] {
     return absolute(baseDir, entry.trim());
   });
   return Object.freeze(files);
+}
+
+/**
+ * The file's `mcpServers`, validated; none without a file.
+ * @throws InvalidFieldError naming `mcpServers` and listing every problem, each with its path (`mcpServers[0].transport.url`)
+ */
+function mcpServersOf(file: ConfigFile | null): readonly McpServerBinding[] {
+  if (file === null) return Object.freeze([]);
+  const reader = new ConfigReader();
+  const servers = validateMcpServerBindings(file.values.get('mcpServers'), 'mcpServers', reader, { source: file.path, baseDir: file.dir });
+  if (servers === undefined || reader.issues.length > 0) {
+    const count = `${reader.issues.length} ${reader.issues.length === 1 ? 'problem' : 'problems'}`;
+    throw new InvalidFieldError('mcpServers', `in config file ${file.path} is refused (${count}):\n${reader.issues.map((issue) => `  - ${formatConfigIssue(issue)}`).join('\n')}`);
+  }
+  return servers;
 }
 
 function text(value: string | undefined): string | undefined {

@@ -239,7 +239,7 @@ describe('loadPlugins', () => {
   describe('MCP servers', () => {
     const tickets = {
       name: 'tickets',
-      transport: { type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: { fromEnv: 'TICKETS_TOKEN', prefix: 'Bearer ' } } },
+      transport: { type: 'http' as const, url: 'https://mcp.example.com/mcp', headers: { Authorization: { fromEnv: 'TICKETS_TOKEN', prefix: 'Bearer ' } } },
       tools: { find: { effect: ToolEffect.READ_ONLY }, close: { effect: ToolEffect.IDEMPOTENT_WRITE } },
     };
     const fs = { name: 'fs', transport: { type: 'stdio', command: './bin/fs-server' }, tools: { read_text_file: { effect: 'READ_ONLY' } } };
