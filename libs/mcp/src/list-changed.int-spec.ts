@@ -5,6 +5,7 @@
  * changed, is refused at its next call without calling the server; a tool
  * added, or a new description, is not.
  */
+import type { JsonObject } from '@agent-ledger/domain';
 import { eventually } from '@agent-ledger/runtime/testing';
 import type { AgentTool } from '@agent-ledger/runtime';
 import { startMcpServers } from './mcp-servers';
@@ -16,7 +17,7 @@ describe('a bound MCP server whose tool list changes', () => {
   const logger = new CapturingLogger();
   let servers: McpServers;
   let step = 0;
-  const call = (server: string, name: string, args: Record<string, unknown> = {}) => {
+  const call = (server: string, name: string, args: JsonObject = {}) => {
     const found = servers.tools.find(({ origin }) => origin.server === server && origin.tool === name);
     if (found === undefined) throw new Error(`no tool ${server}.${name}`);
     step += 1;
