@@ -1,0 +1,52 @@
+import { createHash } from 'node:crypto';
+import { recordMcpResult } from './mcp-result';
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+describe('recordMcpResult', () => {
+  it('keeps text whole, and structured content (null when absent)', () => {
+    const text = 'y'.repeat(100_000);
+    expect(recordMcpResult({ content: [{ type: 'text', text, annotations: { priority: 1 } }] }, 't', 10)).toEqual({ content: [{ type: 'text', text }], structuredContent: null, isError: false });
+    expect(recordMcpResult({ content: [], structuredContent: { a: 1, b: [true] } }, 't', 10)).toEqual({ content: [], structuredContent: { a: 1, b: [true] }, isError: false });
+    expect(recordMcpResult({}, 't', 10)).toEqual({ content: [], structuredContent: null, isError: false });
+  });
+
+  it('records an image, audio or embedded resource up to maxInlineBytes inline, a larger one by decoded size and sha256', () => {
+    const small = Buffer.alloc(10, 1);
+    const large = Buffer.alloc(11, 2);
+    const result = recordMcpResult(
+      {
+        content: [
+          { type: 'image', mimeType: 'image/png', data: small.toString('base64') },
+          { type: 'audio', mimeType: 'audio/wav', data: large.toString('base64') },
+          { type: 'resource', resource: { uri: 'r://blob', mimeType: 'application/octet-stream', blob: large.toString('base64') } },
+          { type: 'resource', resource: { uri: 'r://text', mimeType: 'text/plain', text: 'é'.repeat(6) } },
+          { type: 'resource', resource: { uri: 'r://short', text: 'ok' } },
+          { type: 'resource_link', uri: 'r://link', name: 'link', description: 'a link' },
+        ],
+      },
+      't',
+      10,
+    );
+    expect(result.content).toEqual([
+      { type: 'image', mimeType: 'image/png', data: small.toString('base64') },
+      { type: 'audio', mimeType: 'audio/wav', bytes: 11, sha256: sha256(large), omitted: true },
+      { type: 'resource', uri: 'r://blob', mimeType: 'application/octet-stream', bytes: 11, sha256: sha256(large), omitted: true },
+      { type: 'resource', uri: 'r://text', mimeType: 'text/plain', bytes: 12, sha256: sha256(Buffer.from('é'.repeat(6), 'utf8')), omitted: true },
+      { type: 'resource', uri: 'r://short', mimeType: null, text: 'ok' },
+      { type: 'resource_link', uri: 'r://link', name: 'link', description: 'a link' },
+    ]);
+  });
+
+  it('keeps a block of an unknown type when small, by size and digest otherwise', () => {
+    const result = recordMcpResult({ content: [{ type: 'future', x: 1 }, { type: 'future', x: 'z'.repeat(50) }] }, 't', 30);
+    expect(result.content).toEqual([{ type: 'future', x: 1 }, { type: 'future', bytes: expect.any(Number), sha256: expect.any(String), omitted: true }]);
+  });
+
+  it('throws MCP_TOOL_ERROR (clientError) for an isError result, its text blocks joined', () => {
+    expect(() => recordMcpResult({ isError: true, content: [{ type: 'text', text: 'first' }, { type: 'image', data: '' }, { type: 'text', text: 'second' }] }, 'fs.read', 10)).toThrow(
+      expect.objectContaining({ code: 'MCP_TOOL_ERROR', failureClass: 'clientError', message: 'first\nsecond', toolName: 'fs.read' }),
+    );
+    expect(() => recordMcpResult({ isError: true }, 'fs.read', 10)).toThrow('fs.read answered with an error result without text');
+  });
+});
