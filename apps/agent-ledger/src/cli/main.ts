@@ -370,6 +370,34 @@ ApprovalRequested, InputRequested, RunFailed) ends it once an event of that type
     },
   },
   {
+    words: ['mcp'],
+    args: [],
+    synopsis: '[--url U] [--timeout S]',
+    summary: 'the ledger as an MCP server on stdio, for an MCP client (an IDE, a desktop assistant)',
+    help: `Speaks MCP (JSON-RPC on standard input and output) to the MCP client that starts it, and
+offers it the ledger's tools: list_agents, start_run, get_run, get_run_steps,
+list_approvals, decide_approval, answer_input, audit_review (docs/mcp-server.md). Each
+tool is a request to the service with the API key of ${API_KEY_ENV}, recorded as the
+key's: the tools listed are those its scopes allow (GET /me at start), and
+decide_approval only with runs:approve. Standard output carries the protocol only; this
+command's own lines go to standard error. It ends with exit 0 when the client closes
+standard input; exit 3 when the service cannot be reached at start, 4 when it refuses
+the key. --timeout: how long each request may take (default: no limit, for interactive
+runs).${HTTP_HELP}`,
+    options: { ...URL_OPTION },
+    run: async ({ values, env, output, deps }) => {
+      const client = await clientOf(values, env, deps, null);
+      const { baseUrlOf } = await import('./service-client');
+      const { mcpServe } = await import('./mcp.command');
+      const stop = stopSignalOf(deps.stop);
+      try {
+        return await mcpServe(client, await baseUrlOf(str(values.url), env), ownVersion(), output, stop.signal);
+      } finally {
+        stop.dispose();
+      }
+    },
+  },
+  {
     words: ['projections', 'rebuild'],
     args: ['[name]'],
     synopsis: '[runStatus|steps|auditReview|approvals] [--config FILE]',
@@ -456,7 +484,7 @@ const USAGE = `Usage: agent-ledger <command> [options]        (agent-ledger <com
 Commands:
 ${VERBS.map((v) => `  ${[...v.words, ...v.args].join(' ').padEnd(26)} ${v.summary}`).join('\n')}
 
-init writes a starter project; serve and worker run the service; runs, approvals, agents and events talk to it over HTTP; projections
+init writes a starter project; serve and worker run the service; runs, approvals, agents, events and mcp talk to it over HTTP; projections
 and audit open the stores of the configuration (the environment, --config FILE, the defaults) and name them on their first line.
 ${EXIT_CODES}`;
 

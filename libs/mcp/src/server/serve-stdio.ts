@@ -11,12 +11,14 @@ export interface LedgerMcpStdioOptions extends LedgerMcpServerOptions {
   readonly output?: Writable;
   /** Told of a protocol error (a line that is not JSON-RPC, a write that failed). */
   readonly onError?: (error: Error) => void;
+  /** Stops serving as the end of the input does (SIGTERM, Ctrl-C). */
+  readonly signal?: AbortSignal;
 }
 
 /**
  * Serves the ledger's MCP tools over stdio (newline-delimited JSON-RPC) to
- * one MCP client, until its input ends; then answers the calls still in
- * flight and resolves. Nothing but the protocol is written to `output`.
+ * one MCP client, until its input ends (or `signal` is aborted); then
+ * answers the calls still in flight and resolves. Nothing but the protocol is written to `output`.
  */
 export async function serveLedgerMcpStdio(options: LedgerMcpStdioOptions): Promise<void> {
   const input = options.input ?? process.stdin;
@@ -29,6 +31,8 @@ export async function serveLedgerMcpStdio(options: LedgerMcpStdioOptions): Promi
   const ended = new Promise<void>((resolve) => {
     input.once('end', resolve);
     input.once('close', resolve);
+    if (options.signal?.aborted === true) resolve();
+    options.signal?.addEventListener('abort', () => resolve(), { once: true });
   });
   server.server.onerror = onError;
   try {
