@@ -6,6 +6,8 @@ import type { EventStore } from '@agent-ledger/event-store';
 import type { AgentDefinition, LoadedPlugins, ToolsModuleOptions, WorkerOptions, WorkerProcessesOptions } from '@agent-ledger/runtime';
 import type { WorkerProcessSupervisor } from '@agent-ledger/runtime';
 import { NO_PLUGINS } from '@agent-ledger/runtime';
+import { McpToolsModule } from '@agent-ledger/mcp';
+import type { McpServers } from '@agent-ledger/mcp';
 import { testLedgerImports } from './config/crash-test/test-ledger.tools';
 import { auditGapSagaPath, processorsPath, readModelsPath, sagaMismatchPolicyOf } from './config/read-models';
 import type { ServiceConfig } from './config/service-config';
@@ -58,7 +60,8 @@ function cliEntry(): string {
 /**
  * The service's tools: the built-in ones (`files.*` in the workspace folder,
  * `clock.now`, `user.ask`) and the plugins', through the same `ToolsModule`
- * (one registry, one fence, audit, approval and idempotency key for all).
+ * (one registry, one fence, audit, approval and idempotency key for all; the
+ * MCP servers' tools join the same registry through {@link mcpImports}).
  */
 export function serviceToolsOf(config: Pick<ServiceConfig, 'workspaceDir'>, plugins: LoadedPlugins): ToolsModuleOptions {
   return { builtins: { files: { workspaceDir: config.workspaceDir }, clock: true }, tools: [...plugins.tools] as unknown as NonNullable<ToolsModuleOptions['tools']> };
@@ -73,6 +76,13 @@ export interface AppDependencies {
   readonly agents: readonly AgentDefinition[];
   /** The plugins' tools and model providers. @default none */
   readonly plugins?: LoadedPlugins;
+  /** The bound MCP servers, started and checked, whose tools are registered beside the others. @default none */
+  readonly mcp?: McpServers | null;
+}
+
+/** The module registering the MCP servers' tools, or none without MCP servers. */
+export function mcpImports(mcp: McpServers | null | undefined): DynamicModule[] {
+  return mcp === null || mcp === undefined ? [] : [McpToolsModule.forRoot(mcp)];
 }
 
 /**
@@ -83,7 +93,7 @@ export interface AppDependencies {
  */
 @Module({})
 export class AppModule {
-  static forRoot({ config, store, auditStore, agents, plugins = NO_PLUGINS }: AppDependencies): DynamicModule {
+  static forRoot({ config, store, auditStore, agents, plugins = NO_PLUGINS, mcp }: AppDependencies): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -104,6 +114,7 @@ export class AppModule {
           http: config,
         }),
         ...testLedgerImports(config.testLedgerPath),
+        ...mcpImports(mcp),
       ],
     };
   }

@@ -21,6 +21,10 @@ import { prepareServiceFolders } from './config/service-folders';
 import { checkStoreIdentities } from './config/store-identity-check';
 import { startTracing } from './config/tracing';
 import { WorkerProcessSupervisor } from '@agent-ledger/runtime';
+import type { McpServerBinding } from '@agent-ledger/runtime';
+import type { McpServers } from '@agent-ledger/mcp';
+import { startServiceMcpServers } from './config/mcp-start';
+import { mcpServersNote } from './config/mcp-servers-note';
 
 /** Reads the configuration, or ends the process with a message naming the bad setting (exit code 3, as the CLI answers a bad configuration). */
 function configurationOrExit(): ServiceConfig {
@@ -49,12 +53,37 @@ async function definitionsOrExit(config: ServiceConfig): Promise<ServiceDefiniti
 }
 
 /**
+ * Starts the bound MCP servers and checks every binding against what its
+ * server offers, or ends the process with the refusal (exit code 3), naming
+ * each server and tool. Nothing has been created yet.
+ */
+async function mcpServersOrExit(bindings: readonly McpServerBinding[]): Promise<McpServers | null> {
+  try {
+    return await startServiceMcpServers(bindings);
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    process.stderr.write(`agent-ledger: invalid configuration: ${error.message}\n`);
+    process.exit(3);
+  }
+}
+
+/** What the service closes when it stops or gives up after opening its stores: the MCP servers, then the stores. */
+function resourcesOf(stores: OpenStores, mcp: McpServers | null): { close(): Promise<void> } {
+  return {
+    close: async () => {
+      await mcp?.close();
+      await stores.close();
+    },
+  };
+}
+
+/**
  * Listens on `HOST:PORT`, or, when that address cannot be taken (in use,
  * not this machine's, not allowed), closes the application and the stores
  * and ends the process with a message that names the setting to change
  * (exit code 3, as for a bad configuration).
  */
-async function listenOrExit(app: NestExpressApplication, config: ServiceConfig, stores: OpenStores): Promise<void> {
+async function listenOrExit(app: NestExpressApplication, config: ServiceConfig, stores: { close(): Promise<void> }): Promise<void> {
   try {
     await app.listen(config.port, config.host);
   } catch (error) {
@@ -74,7 +103,7 @@ async function listenOrExit(app: NestExpressApplication, config: ServiceConfig, 
  * variable that is not set), a tool that fails its registration, the
  * workers' consumer group on EventStoreDB with other settings.
  */
-async function appOrExit<T>(build: () => Promise<T>, stores: OpenStores): Promise<T> {
+async function appOrExit<T>(build: () => Promise<T>, stores: { close(): Promise<void> }): Promise<T> {
   try {
     return await build();
   } catch (error) {
@@ -93,17 +122,17 @@ async function appOrExit<T>(build: () => Promise<T>, stores: OpenStores): Promis
  * 3, as for a bad configuration). A store that cannot be reached to be checked
  * ends it too (exit code 3).
  */
-async function storesCheckedOrExit(config: ServiceConfig, stores: OpenStores): Promise<void> {
+async function storesCheckedOrExit(config: ServiceConfig, stores: OpenStores, resources: { close(): Promise<void> }): Promise<void> {
   let refusal: string | null;
   try {
     refusal = await checkStoreIdentities(config, stores, { readModels: true, saga: true, processors: true, log: (message) => Logger.warn(message, 'Stores') });
   } catch (error) {
-    await stores.close();
+    await resources.close();
     process.stderr.write(`agent-ledger: cannot check which stores the read models follow: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(3);
   }
   if (refusal === null) return;
-  await stores.close();
+  await resources.close();
   process.stderr.write(`agent-ledger: ${refusal}\n`);
   process.exit(3);
 }
@@ -122,26 +151,28 @@ async function bootstrap(): Promise<void> {
   for (const setting of misspelledSettings(process.env)) Logger.warn(misspelledSettingWarning(setting), 'Configuration');
   // TEST ONLY (AGENT_LEDGER_CRASH_POINTS, AGENT_LEDGER_TEST_LEDGER; refused in production): armed before anything runs.
   for (const line of startCrashTestMode(config).banner) Logger.warn(line, 'CrashTest');
-  // The plugins and the agents are checked before any folder or store is created: a refusal leaves nothing behind.
-  const { agents, plugins } = await definitionsOrExit(config);
+  // The plugins, the agents and the MCP servers' bindings are checked before any folder or store is created: a refusal leaves nothing behind.
+  const { agents, plugins, mcpServers } = await definitionsOrExit(config);
+  const mcp = await mcpServersOrExit(mcpServers);
   for (const line of prepareServiceFolders(config)) Logger.log(line, 'Bootstrap');
   // Traces are exported over OTLP when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set; otherwise every span is a no-op.
   const tracing = startTracing();
   const stores = openStores(config);
-  await storesCheckedOrExit(config, stores);
-  const app = await appOrExit(() => createServiceApp({ config, stores, agents, plugins, logger }), stores);
-  // Stop workers and the reaper first (Nest's shutdown), then close the stores they write to.
+  const resources = resourcesOf(stores, mcp);
+  await storesCheckedOrExit(config, stores, resources);
+  const app = await appOrExit(() => createServiceApp({ config, stores, agents, plugins, mcp, logger }), resources);
+  // Stop workers and the reaper first (Nest's shutdown), then close the MCP servers they call and the stores they write to.
   const shutdown = async (signal: NodeJS.Signals) => {
     Logger.log(`${signal}: shutting down`, 'Bootstrap');
     await app.close();
-    await stores.close();
+    await resources.close();
     // The pending spans are sent; a collector that cannot take them does not hold up the stop.
     await tracing?.shutdown().catch((error: unknown) => Logger.warn(`the pending spans could not be exported: ${error instanceof Error ? error.message : String(error)}`, 'Traces'));
     process.exit(0);
   };
   process.once('SIGTERM', (signal) => void shutdown(signal));
   process.once('SIGINT', (signal) => void shutdown(signal));
-  await listenOrExit(app, config, stores);
+  await listenOrExit(app, config, resources);
   const backend = config.postgres !== null ? `PostgreSQL schema ${config.postgres.schema}` : config.eventStoreConnectionString === null ? `embedded store ${config.eventStorePath}` : 'EventStoreDB';
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const address = app.getHttpServer().address();
@@ -153,7 +184,7 @@ async function bootstrap(): Promise<void> {
   }
   if (config.configFile !== null) Logger.log(`configuration file: ${config.configFile}`, 'Bootstrap');
   if (agents.length === 0) Logger.warn('No agent is configured: name an agents file (AGENTS_CONFIG) or plugins with agents (AGENT_LEDGER_PLUGINS); every run will be refused', 'Bootstrap');
-  Logger.log(`agent-ledger listening on http://${host}:${port} (${backend}; agents: ${agents.map((a) => a.name).join(', ')}${pluginsNote(plugins)})`, 'Bootstrap');
+  Logger.log(`agent-ledger listening on http://${host}:${port} (${backend}; agents: ${agents.map((a) => a.name).join(', ')}${pluginsNote(plugins)}${mcpServersNote(mcp)})`, 'Bootstrap');
   Logger.log(consoleUrlLine(config.host, port), 'Bootstrap');
   Logger.log(whatRunsWhere(app.get(WorkerProcessSupervisor), config), 'Bootstrap');
 }

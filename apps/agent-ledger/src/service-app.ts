@@ -2,6 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AgentDefinition, LoadedPlugins } from '@agent-ledger/runtime';
+import type { McpServers } from '@agent-ledger/mcp';
 import { AppModule } from './app.module';
 import type { OpenStores } from './config/open-stores';
 import type { ServiceConfig } from './config/service-config';
@@ -23,12 +24,14 @@ export async function createServiceApp(options: {
   readonly agents: readonly AgentDefinition[];
   /** The plugins' tools and model providers. @default none */
   readonly plugins?: LoadedPlugins;
+  /** The bound MCP servers, started and checked (`startServiceMcpServers`); the caller closes them after the application. @default none */
+  readonly mcp?: McpServers | null;
   /** Nest's logger (`false`: none). @default Nest's console logger */
   readonly logger?: LoggerService | false;
 }): Promise<NestExpressApplication> {
-  const { config, stores, agents, plugins, logger } = options;
+  const { config, stores, agents, plugins, mcp, logger } = options;
   const auditStore = stores.auditStore === stores.runStore ? undefined : stores.auditStore;
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, store: stores.runStore, auditStore, agents, plugins }), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, store: stores.runStore, auditStore, agents, plugins, mcp }), {
     bodyParser: false,
     ...(logger === undefined ? {} : { logger }),
   });

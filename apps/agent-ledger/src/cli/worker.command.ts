@@ -12,8 +12,12 @@ import { prepareServiceFolders } from '../config/service-folders';
 import { checkStoreIdentities } from '../config/store-identity-check';
 import { loadServiceDefinitions, pluginsNote } from '../config/service-definitions';
 import { WorkerModule } from './worker.module';
+import type { WorkerDependencies } from './worker.module';
+import { startServiceMcpServers } from '../config/mcp-start';
+import { mcpServersNote } from '../config/mcp-servers-note';
 import { workerProcessesPhrase } from '../app.module';
 import { linkToSupervisor, RuntimeMetrics, WorkerProcessSupervisor } from '@agent-ledger/runtime';
+import type { LoadedPlugins } from '@agent-ledger/runtime';
 
 /** `worker` options. */
 export interface WorkerCommandOptions {
@@ -42,8 +46,25 @@ export async function worker(config: ServiceConfig, options: WorkerCommandOption
   }
   // TEST ONLY (AGENT_LEDGER_CRASH_POINTS, AGENT_LEDGER_TEST_LEDGER; refused in production): armed before anything runs.
   for (const line of startCrashTestMode(config).banner) output.err(line);
-  // The plugins and the agents are checked before anything is created: a refusal leaves nothing behind.
-  const { agents, plugins } = await loadServiceDefinitions(config);
+  // The plugins, the agents and the MCP servers' bindings are checked before anything is created: a refusal leaves nothing behind.
+  const { agents, plugins, mcpServers } = await loadServiceDefinitions(config);
+  const mcp = await startServiceMcpServers(mcpServers);
+  try {
+    return await workWith(config, options, output, stop, { agents, plugins, mcp, concurrency });
+  } finally {
+    // After the application (no worker calls them any more).
+    await mcp?.close();
+  }
+}
+
+/** The worker on its checked definitions and started MCP servers: its folders, its stores, its application, until `stop`. */
+async function workWith(
+  config: ServiceConfig,
+  options: WorkerCommandOptions,
+  output: CliOutput,
+  stop: AbortSignal,
+  { agents, plugins, mcp, concurrency }: Pick<WorkerDependencies, 'agents' | 'mcp' | 'concurrency'> & { readonly plugins: LoadedPlugins },
+): Promise<ExitCode> {
   for (const line of prepareServiceFolders(config)) output.out(line);
   const stores = openStores(config);
   // Traces are exported over OTLP when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set; otherwise every span is a no-op.
@@ -54,7 +75,7 @@ export async function worker(config: ServiceConfig, options: WorkerCommandOption
       output.err(`agent-ledger: ${refusal}`);
       return ExitCode.FAILURE;
     }
-    const app = await NestFactory.createApplicationContext(WorkerModule.forRoot({ config, stores, agents, plugins, concurrency, saga: !options.noSaga }), { abortOnError: false, logger: serviceLogger(config) });
+    const app = await NestFactory.createApplicationContext(WorkerModule.forRoot({ config, stores, agents, plugins, mcp, concurrency, saga: !options.noSaga }), { abortOnError: false, logger: serviceLogger(config) });
     // A worker process that `serve` or another `worker` supervises reports its counters to it, and drains when it goes away.
     const gone = new AbortController();
     const link = linkToSupervisor(app.get(RuntimeMetrics), () => gone.abort('the supervising process went away'));
@@ -64,7 +85,7 @@ export async function worker(config: ServiceConfig, options: WorkerCommandOption
       const supervisor = app.get(WorkerProcessSupervisor);
       const own = supervisor.count === 0 ? '' : `, ${workerProcessesPhrase(supervisor, concurrency)}`;
       output.out(
-        `agent-ledger worker started: pid ${process.pid}${link === null ? '' : ` (worker process ${link.number} of pid ${process.ppid})`}, ${concurrency} worker${concurrency === 1 ? '' : 's'}${own}, reaper ${reaper}, audit-gap saga ${options.noSaga ? 'off' : 'on'} (${backend}; agents: ${agents.map((a) => a.name).join(', ')}${pluginsNote(plugins)})`,
+        `agent-ledger worker started: pid ${process.pid}${link === null ? '' : ` (worker process ${link.number} of pid ${process.ppid})`}, ${concurrency} worker${concurrency === 1 ? '' : 's'}${own}, reaper ${reaper}, audit-gap saga ${options.noSaga ? 'off' : 'on'} (${backend}; agents: ${agents.map((a) => a.name).join(', ')}${pluginsNote(plugins)}${mcpServersNote(mcp ?? null)})`,
       );
       const signal = AbortSignal.any([stop, gone.signal]);
       await aborted(signal);

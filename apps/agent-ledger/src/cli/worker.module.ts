@@ -3,7 +3,8 @@ import { Module } from '@nestjs/common';
 import type { AgentDefinition, LoadedPlugins } from '@agent-ledger/runtime';
 import { NO_PLUGINS } from '@agent-ledger/runtime';
 import { AgentLedgerModule } from '@agent-ledger/module';
-import { runPolicyOf, serviceToolsOf, workerOptionsOf } from '../app.module';
+import { mcpImports, runPolicyOf, serviceToolsOf, workerOptionsOf } from '../app.module';
+import type { McpServers } from '@agent-ledger/mcp';
 import type { ServiceConfig } from '../config/service-config';
 import { testLedgerImports } from '../config/crash-test/test-ledger.tools';
 import type { OpenStores } from '../config/open-stores';
@@ -20,6 +21,8 @@ export interface WorkerDependencies {
   readonly concurrency: number;
   /** Run the audit-gap saga in this process too (its decisions are idempotent across processes). */
   readonly saga: boolean;
+  /** The bound MCP servers, started and checked by this process (workers run their tools). @default none */
+  readonly mcp?: McpServers | null;
 }
 
 /**
@@ -29,7 +32,7 @@ export interface WorkerDependencies {
  */
 @Module({})
 export class WorkerModule {
-  static forRoot({ config, stores, agents, plugins = NO_PLUGINS, concurrency, saga }: WorkerDependencies): DynamicModule {
+  static forRoot({ config, stores, agents, plugins = NO_PLUGINS, concurrency, saga, mcp }: WorkerDependencies): DynamicModule {
     return {
       module: WorkerModule,
       imports: [
@@ -48,6 +51,7 @@ export class WorkerModule {
           processors: { databasePath: processorsPath(config), onStoreMismatch: sagaMismatchPolicyOf(config) },
         }),
         ...testLedgerImports(config.testLedgerPath),
+        ...mcpImports(mcp),
       ],
     };
   }
