@@ -140,6 +140,10 @@ describe('steps: approvals and denials', () => {
       auditRecordedAt: T0 + 7900,
       gapDetectedAt: null,
       approval: 'denied',
+      conflictServer: null,
+      conflictDeclared: null,
+      conflictHinted: null,
+      conflictTrusted: null,
     });
     // The step's own audit record, written later when a tellModel run resumes, wins over the decision's.
     expect(rows.find((r) => r.stepId === 't/r0/t1')).toMatchObject({

@@ -127,6 +127,32 @@ describe('steps (pure mapping)', () => {
     ]);
   });
 
+  it("carries an MCP tool's effect conflict on its step; the other read models skip the event", () => {
+    const e = runEvents('c');
+    const run = (withConflict: boolean) => {
+      const log = new EventLog();
+      const conflict = e.effectConflict(0, 0, 'fs.write_file', { declared: 'READ_ONLY', hinted: 'IDEMPOTENT_WRITE', trusted: false, effect: 'IDEMPOTENT_WRITE' });
+      log.run(e.requested(), e.claimed(), ...(withConflict ? [conflict] : []), e.toolStarted(0, 0, 'fs.write_file', 'IDEMPOTENT_WRITE'), e.executed(0, 0, 'fs.write_file', 'IDEMPOTENT_WRITE'), e.toolStarted(0, 1, W, 'IDEMPOTENT_WRITE'));
+      log.audit(e.audited(1, 0, 0, 'fs.write_file', 'IDEMPOTENT_WRITE'));
+      return projectInMemory(ALL_PROJECTIONS, log.events);
+    };
+    const [withConflict, without] = [run(true), run(false)];
+    const steps = withConflict.rows(STEPS_TABLE);
+    expect(steps.map((r) => [r.stepId, r.effect, r.conflictServer, r.conflictDeclared, r.conflictHinted, r.conflictTrusted])).toEqual([
+      ['c/r0/t0', 'IDEMPOTENT_WRITE', 'fs', 'READ_ONLY', 'IDEMPOTENT_WRITE', false],
+      ['c/r0/t1', 'IDEMPOTENT_WRITE', null, null, null, null],
+    ]);
+    expect(steps[0]).toMatchObject({ status: 'completed', outcome: 'succeeded', starts: 1, auditState: 'recorded' });
+    const conflictFree = (row: Record<string, unknown>) => ({ ...row, conflictServer: null, conflictDeclared: null, conflictHinted: null, conflictTrusted: null });
+    expect(steps.map(conflictFree)).toEqual(without.rows(STEPS_TABLE));
+    // The run's row only counts one more event of its stream.
+    const [runRow] = withConflict.rows(RUNS_TABLE);
+    expect(withConflict.rows(RUNS_TABLE)).toEqual(without.rows(RUNS_TABLE).map((row) => ({ ...row, streamRevision: runRow?.streamRevision ?? 0 })));
+    expect(runRow?.streamRevision).toBe((without.rows(RUNS_TABLE)[0]?.streamRevision ?? 0) + 1);
+    expect(withConflict.rows(AUDIT_WRITES_TABLE)).toEqual(without.rows(AUDIT_WRITES_TABLE));
+    expect(withConflict.rows(AUDIT_RUNS_TABLE)).toEqual(without.rows(AUDIT_RUNS_TABLE));
+  });
+
   it('ends with the same rows whichever store (run or audit) is projected first', () => {
     const log = new EventLog();
     completedRun(log, 'a');

@@ -27,6 +27,10 @@ const step = (stepId: string, auditState: StepRow['auditState'], effect: StepRow
   auditRecordedAt: null,
   gapDetectedAt: null,
   approval: null,
+  conflictServer: null,
+  conflictDeclared: null,
+  conflictHinted: null,
+  conflictTrusted: null,
 });
 
 describe('withAuditEntries', () => {

@@ -31,6 +31,12 @@ export const stepRowSchema = s
     auditRecordedAt: s.nullable(s.integer()),
     gapDetectedAt: s.nullable(s.integer()),
     approval: s.nullable(s.enum(STEP_APPROVALS)).describe('For a tool call that needed approval: `preApproved`, `granted` or `denied`; null otherwise'),
+    conflictServer: s
+      .nullable(s.string())
+      .describe("For a step of an MCP tool whose binding's declared effect and server's hints conflict (ToolEffectConflictRecorded): the binding's server; null for any other step. `effect` is the one it ran with"),
+    conflictDeclared: s.nullable(s.enum(TOOL_EFFECTS)).describe('The effect the binding declared, for a step with an effect conflict; null otherwise'),
+    conflictHinted: s.nullable(s.enum(TOOL_EFFECTS)).describe("The effect the server's hints give, for a step with an effect conflict; null otherwise"),
+    conflictTrusted: s.nullable(s.boolean()).describe("Whether the binding trusts the server's hints, for a step with an effect conflict; null otherwise"),
   })
   .named('StepRow')
   .describe('One step of a run, as the steps read model shows it. A row created by its audit event before its run events were projected has null run-side fields until they arrive.');

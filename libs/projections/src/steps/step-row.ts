@@ -75,6 +75,18 @@ export type StepRow = {
    * needed none, a model call, or one still waiting for the decision.
    */
   readonly approval: StepApproval | null;
+  /**
+   * For a step of an MCP tool whose binding's declared effect and server's
+   * hints conflict (`ToolEffectConflictRecorded`): the binding's server;
+   * null for any other step. `effect` is the one the step ran with.
+   */
+  readonly conflictServer: string | null;
+  /** The effect the binding declared, for a step with an effect conflict; null otherwise. */
+  readonly conflictDeclared: ToolEffect | null;
+  /** The effect the server's hints give, for a step with an effect conflict; null otherwise. */
+  readonly conflictHinted: ToolEffect | null;
+  /** Whether the binding trusts the server's hints, for a step with an effect conflict; null otherwise. */
+  readonly conflictTrusted: boolean | null;
 };
 
 /** The steps table. */
@@ -105,6 +117,10 @@ export const STEPS_TABLE: TableSpec<StepRow> = {
     auditRecordedAt: ColumnType.INTEGER,
     gapDetectedAt: ColumnType.INTEGER,
     approval: ColumnType.TEXT,
+    conflictServer: ColumnType.TEXT,
+    conflictDeclared: ColumnType.TEXT,
+    conflictHinted: ColumnType.TEXT,
+    conflictTrusted: ColumnType.BOOLEAN,
   },
   indexes: [['runId', 'round', 'callIndex']],
 };

@@ -123,6 +123,7 @@ export function stepIdOf(event: ProjectedEvent): string | null {
     case 'ToolExecuted':
     case 'AuditGapDetected':
     case 'AuditRecorded':
+    case 'ToolEffectConflictRecorded':
       return event.data.stepId;
     default:
       return null;
@@ -177,6 +178,11 @@ export function evolveStep(row: StepRow | undefined, event: ProjectedEvent): Ste
     }
     case 'AuditGapDetected':
       return withAuditState({ ...current, gapDetectedAt: current.gapDetectedAt ?? event.data.detectedAt });
+    case 'ToolEffectConflictRecorded': {
+      // Recorded right before the step's StepStarted (at each start), which fills the run-side fields.
+      const { server, declared, hinted, trusted } = event.data;
+      return { ...current, conflictServer: server, conflictDeclared: declared, conflictHinted: hinted, conflictTrusted: trusted };
+    }
     case 'AuditRecorded': {
       const d = event.data;
       const coordinates = parseStepId(stepId);
@@ -223,6 +229,10 @@ function emptyStep(stepId: string, runId: string): StepRow {
     auditRecordedAt: null,
     gapDetectedAt: null,
     approval: null,
+    conflictServer: null,
+    conflictDeclared: null,
+    conflictHinted: null,
+    conflictTrusted: null,
   };
 }
 

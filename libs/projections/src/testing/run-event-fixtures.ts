@@ -77,6 +77,22 @@ export function runEvents(runId: string, owner = 'worker:host:1') {
         startedAt: at,
       },
     }),
+    /** An MCP tool's effect conflict, recorded right before its step's StepStarted. */
+    effectConflict: (round: number, callIndex: number, toolName: string, conflict: { declared: ToolEffect; hinted: ToolEffect; trusted: boolean; effect: ToolEffect }, at = T0 + 4000): RunEvent => ({
+      type: 'ToolEffectConflictRecorded',
+      data: {
+        runId,
+        stepId: step(round, callIndex),
+        round,
+        callIndex,
+        toolName,
+        server: toolName.split('.')[0] ?? toolName,
+        tool: toolName.split('.').slice(1).join('.'),
+        ...conflict,
+        effectSource: conflict.effect === conflict.declared ? 'declared' : 'hint',
+        recordedAt: at,
+      },
+    }),
     executed: (round: number, callIndex: number, toolName: string, effect: ToolEffect, outcome: 'succeeded' | 'failed' = 'succeeded', attempt = 1, at = T0 + 5000): RunEvent => ({
       type: 'ToolExecuted',
       data: {
