@@ -172,6 +172,7 @@ export function checkInvariants(
         }
         case 'LeaseRenewed':
         case 'ToolCallPreApproved':
+        case 'ToolEffectConflictRecorded':
           segmentEvent(e);
           break;
         case 'ModelResponded':
