@@ -5,6 +5,8 @@
  * changed, is refused at its next call without calling the server; a tool
  * added, or a new description, is not.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { JsonObject } from '@agent-ledger/domain';
 import { eventually } from '@agent-ledger/runtime/testing';
 import type { AgentTool } from '@agent-ledger/runtime';
@@ -38,8 +40,9 @@ describe('a bound MCP server whose tool list changes', () => {
   beforeAll(async () => {
     const tools = [{ tool: 'count', effect: 'IDEMPOTENT_WRITE' as const }, { tool: 'change' }];
     const env = { COUNT_FILE: folder.countFile, TEST_SERVER_PAGE_SIZE: '3' };
+    const restarted = stdioBinding('four', TEST_SERVER, [...tools, { tool: 'crash', effect: 'READ_ONLY' as const }], { env: { ...env, TEST_SERVER_VARIANT_FILE: join(folder.dir, 'variant') } });
     servers = await startMcpServers(
-      [stdioBinding('one', TEST_SERVER, tools, { env }), stdioBinding('two', TEST_SERVER, tools, { env }), stdioBinding('three', TEST_SERVER, tools, { env })],
+      [stdioBinding('one', TEST_SERVER, tools, { env }), stdioBinding('two', TEST_SERVER, tools, { env }), stdioBinding('three', TEST_SERVER, tools, { env }), restarted],
       { logger },
     );
   }, 60_000);
@@ -72,6 +75,15 @@ describe('a bound MCP server whose tool list changes', () => {
   it('refuses a tool whose input schema changed', async () => {
     await call('two', 'change', { what: 'schema-count' });
     expect(await refusal('two')).toMatchObject({ code: 'MCP_TOOL_CHANGED', message: expect.stringContaining('(input schema changed)') });
+  });
+
+  it('checks the bound tools again after a restart: a server that came back with other hints is refused', async () => {
+    writeFileSync(join(folder.dir, 'variant'), 'hints-count');
+    await expect(call('four', 'crash')).rejects.toMatchObject({ code: 'MCP_CONNECTION_CLOSED' });
+    await eventually(() => (logger.matching(/^MCP server four: after it was started again: bound tool count hints changed: idempotentHint true -> false/).length > 0 ? true : undefined), 10_000, 'the restart');
+    const before = counted();
+    await expect(call('four', 'count')).rejects.toMatchObject({ code: 'MCP_TOOL_CHANGED', message: expect.stringContaining('on server four') });
+    expect(counted()).toBe(before);
   });
 
   it('refuses a tool that was removed', async () => {

@@ -266,7 +266,8 @@ export class McpServerConnection {
     client.onclose = () => this.onClose(client);
     try {
       await Promise.race([malformed, this.withDeadline(client.connect(transport, { timeout: remaining(deadline) }), deadline, 'initialise')]);
-      const tools = await Promise.race([malformed, this.withDeadline(listAll(client, deadline), deadline, 'list its tools')]);
+      // A server without the tools capability answers tools/list with an error: the start-up check refuses it by its capabilities.
+      const tools = client.getServerCapabilities()?.tools === undefined ? [] : await Promise.race([malformed, this.withDeadline(listAll(client, deadline), deadline, 'list its tools')]);
       starting = false;
       this.client = client;
       this.pid = transport instanceof StdioClientTransport ? transport.pid : null;

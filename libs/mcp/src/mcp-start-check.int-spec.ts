@@ -16,6 +16,7 @@ describe('the start-up check of MCP bindings', () => {
         { ...stdioBinding('missing', TEST_SERVER, [{ tool: 'count' }]), transport: { type: 'stdio', command: '/no/such/binary', args: [], cwd: '.', env: {} } },
         stdioBinding('silent', TEST_SERVER, [{ tool: 'count' }], { args: ['--silent'], startTimeoutSeconds: 2 }),
         stdioBinding('garbled', TEST_SERVER, [{ tool: 'count' }], { args: ['--malformed'] }),
+        stdioBinding('toolless', TEST_SERVER, [{ tool: 'count' }], { args: ['--no-tools'] }),
         { ...stdioBinding('secret', TEST_SERVER, [{ tool: 'count' }]), transport: { type: 'stdio', command: process.execPath, args: [TEST_SERVER], cwd: '.', env: { TOKEN: { fromEnv: 'AGENT_LEDGER_TEST_NO_SUCH_VARIABLE' } } } },
       ],
       { logger: new CapturingLogger(), env: {} },
@@ -25,8 +26,8 @@ describe('the start-up check of MCP bindings', () => {
     );
     expect(refusal).toBeInstanceOf(ConfigurationError);
     const lines = (refusal as Error).message.split('\n');
-    expect(lines[0]).toBe('MCP bindings refused (6 problems):');
-    expect(lines).toHaveLength(7);
+    expect(lines[0]).toBe('MCP bindings refused (7 problems):');
+    expect(lines).toHaveLength(8);
     expect(lines.slice(1)).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^ {2}- mcpServers "good" \(the test\): tool "cuont" is not offered by the server \(it offers: append, big-image, change, count, .*; did you mean count\?\)$/),
@@ -34,6 +35,7 @@ describe('the start-up check of MCP bindings', () => {
         expect.stringMatching(/^ {2}- mcpServers "missing" \(the test\): could not start \/no\/such\/binary: .*ENOENT/),
         expect.stringMatching(/^ {2}- mcpServers "silent" \(the test\): could not start .*test-server\.cjs --silent: .*(timed out|within startTimeoutSeconds \(2 s\))/i),
         expect.stringMatching(/^ {2}- mcpServers "garbled" \(the test\): could not start .*test-server\.cjs --malformed: the server sent a message that is not valid JSON-RPC/),
+        '  - mcpServers "toolless" (the test): the server does not offer tools (no tools capability in its initialize answer)',
         expect.stringMatching(/^ {2}- mcpServers "secret" \(the test\): could not start .*: The environment variable AGENT_LEDGER_TEST_NO_SUCH_VARIABLE \(mcpServers "secret"\.transport\.env\.TOKEN\.fromEnv\) is not set$/),
       ]),
     );

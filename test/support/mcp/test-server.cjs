@@ -16,9 +16,11 @@
  *                                        request needs `Authorization: Bearer <token>` (401 otherwise)
  *   node test-server.cjs --malformed     answers every request with a line that is not JSON-RPC
  *   node test-server.cjs --silent        reads its input and never answers
+ *   node test-server.cjs --no-tools      a server without the tools capability
  *
  * Environment: COUNT_FILE (where executions are counted), TEST_SERVER_PAGE_SIZE (tools/list in pages of that
- * size), TEST_SERVER_TOKEN (HTTP only).
+ * size), TEST_SERVER_TOKEN (HTTP only), TEST_SERVER_VARIANT_FILE (a file read at each start: `hints-count` gives
+ * count other hints).
  */
 'use strict';
 const fs = require('node:fs');
@@ -50,12 +52,14 @@ const text = (value) => ({ type: 'text', text: value });
 function build() {
   const server = new McpServer({ name: 'agent-ledger-test-server', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
 
+  // TEST_SERVER_VARIANT_FILE naming `hints-count`: this start of the server gives count other hints (a server upgraded between two starts).
+  const variant = process.env.TEST_SERVER_VARIANT_FILE && fs.existsSync(process.env.TEST_SERVER_VARIANT_FILE) ? fs.readFileSync(process.env.TEST_SERVER_VARIANT_FILE, 'utf8').trim() : '';
   const count = server.registerTool(
     'count',
     {
       description: 'Counts its executions by idempotency key (an idempotent write).',
       inputSchema: { label: z.string().optional() },
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+      annotations: variant === 'hints-count' ? { readOnlyHint: false, destructiveHint: true, idempotentHint: false } : { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     },
     async (args, extra) => {
       const key = keyOf(extra);
@@ -241,6 +245,7 @@ if (require.main === module) {
   if (argv[0] === '--http') void serveHttp(Number(argv[1] ?? '0'));
   else if (argv[0] === '--malformed') serveMalformed();
   else if (argv[0] === '--silent') process.stdin.resume();
+  else if (argv[0] === '--no-tools') new McpServer({ name: 'no-tools', version: '1.0.0' }, { capabilities: { logging: {} } }).connect(new StdioServerTransport());
   else
     build()
       .connect(new StdioServerTransport())
