@@ -388,6 +388,7 @@ runs).${HTTP_HELP}`,
     run: async ({ values, env, output, deps }) => {
       const client = await clientOf(values, env, deps, null);
       const { baseUrlOf } = await import('./service-client');
+      await import('reflect-metadata'); // @agent-ledger/mcp's entry also holds the MCP tools' Nest side
       const { mcpServe } = await import('./mcp.command');
       const stop = stopSignalOf(deps.stop);
       try {
