@@ -170,6 +170,10 @@ export class McpServerConnection {
   /** Keeps the contract a bound tool was checked against at start: a later listing that differs refuses it. */
   bind(tool: McpListedTool): void {
     this.contracts.set(tool.name, contractOf(tool));
+    // A list change re-listed between the check and now is compared too.
+    if (this.listed.some((listed) => listed !== tool && listed.name === tool.name) || !this.listed.some((listed) => listed.name === tool.name)) {
+      this.took(this.listed, 'the server changed its tool list while it was checked');
+    }
   }
 
   /**
