@@ -3,7 +3,7 @@ import type { OnModuleInit } from '@nestjs/common';
 import { Controller, Delete, Get, Logger, Post, Req, Res } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { QueryBus } from '@nestjs/cqrs';
-import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiResponse, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { handleLedgerMcpHttpRequest } from '@agent-ledger/mcp';
 import { AgentsController } from '../agents/agents.controller';
 import { ApprovalsController } from '../approvals/approvals.controller';
@@ -11,6 +11,7 @@ import { AuditReviewController } from '../audit/audit-review.controller';
 import type { ApiCaller } from '../auth/api-caller';
 import { Caller } from '../auth/api-caller';
 import { Authenticated } from '../auth/auth.decorators';
+import { API_ERROR_BODY_SCHEMA, componentRef } from '../openapi/contract-schemas';
 import { HTTP_API_VERSION } from '../openapi/openapi-document';
 import { RunsController } from '../runs/runs.controller';
 import { createApiValidationPipe } from '../validation/validation-pipe';
@@ -63,12 +64,15 @@ export class McpController implements OnModuleInit {
 
   /** One JSON-RPC message (or batch) of an MCP client. */
   @Post()
+  // Above @Authenticated(), so that it wins: the 401 carries the API's error body (a route of the contract gets it from the contract).
+  @ApiUnauthorizedResponse({ description: 'no API key, or not a valid one (`UNAUTHENTICATED`)', schema: componentRef(API_ERROR_BODY_SCHEMA) })
   @Authenticated()
   @ApiOperation({
     summary:
       "MCP (Streamable HTTP, stateless): the ledger's tools for MCP clients: start a run, get a run and its steps, list and decide approvals, answer an input, the audit review; the tools listed are those the key's scopes allow, and the key is recorded as who acts",
   })
-  @ApiOkResponse({ description: 'the JSON-RPC answer (`Accept` must name both `application/json` and `text/event-stream`, as MCP asks)', schema: JSON_RPC_ANSWER })
+  @ApiOkResponse({ description: 'the JSON-RPC answer', schema: JSON_RPC_ANSWER })
+  @ApiResponse({ status: 406, description: '`Accept` does not name both `application/json` and `text/event-stream`, as MCP asks (a JSON-RPC error)', schema: JSON_RPC_ANSWER })
   async post(@Req() request: IncomingMessage & { readonly body?: unknown }, @Res() response: ServerResponse, @Caller() caller: ApiCaller): Promise<void> {
     const onFault = (error: unknown): void => this.logger.error(`An MCP tool call failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     await handleLedgerMcpHttpRequest({

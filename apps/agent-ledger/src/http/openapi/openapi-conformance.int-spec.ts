@@ -44,6 +44,7 @@ interface Exchange {
   /** A JSON body; a string is sent as it is. */
   readonly body?: unknown;
   readonly contentType?: string;
+  readonly accept?: string;
 }
 
 describe('the OpenAPI document against every route’s real answers', () => {
@@ -85,6 +86,7 @@ describe('the OpenAPI document against every route’s real answers', () => {
     const body = exchange.body === undefined ? undefined : typeof exchange.body === 'string' ? exchange.body : JSON.stringify(exchange.body);
     const headers: Record<string, string> = {
       ...(key === null ? {} : { authorization: `Bearer ${key.key}` }),
+      ...(exchange.accept === undefined ? {} : { accept: exchange.accept }),
       ...(body === undefined ? {} : { 'content-type': exchange.contentType ?? 'application/json', 'content-length': String(Buffer.byteLength(body)) }),
     };
     return new Promise<RealAnswer>((resolve, reject) => {
@@ -155,6 +157,14 @@ describe('the OpenAPI document against every route’s real answers', () => {
     await expectAnswer({ method: 'GET', path: '/agents' }, 200);
     await expectAnswer({ method: 'GET', path: '/agents', key: null }, 401);
     await expectAnswer({ method: 'GET', path: '/agents', key: clockAuditor }, 403);
+  });
+
+  it('POST /mcp: a JSON-RPC answer, 401 without a key, 406 to a client that does not accept what MCP asks', async () => {
+    const accept = 'application/json, text/event-stream';
+    const listed = (await expectAnswer({ method: 'POST', path: '/mcp', accept, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } }, 200)) as { result: { tools: unknown[] } };
+    expect(listed.result.tools.length).toBe(8);
+    await expectAnswer({ method: 'POST', path: '/mcp', accept, key: null, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } }, 401);
+    await expectAnswer({ method: 'POST', path: '/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } }, 406);
   });
 
   it('POST /runs: queued, interactive (settled, waiting for approval, waiting for input), a replay, and its errors', async () => {
@@ -455,7 +465,7 @@ describe('the OpenAPI document against every route’s real answers', () => {
 
   it('exercised every operation of the document, and answered every status it declares', () => {
     const operations = checker.operations();
-    expect(operations.length).toBe(22);
+    expect(operations.length).toBe(23);
     expect(operations.filter((operation) => !checker.answered.has(operation))).toEqual([]);
     const answered = [...checker.answered].flatMap(([operation, statuses]) => [...statuses].map((status) => `${operation} ${status}`));
     const declared = checker.declaredStatuses();
