@@ -183,7 +183,7 @@ describe('the console: a plugin tool through the service, the console and the CL
     expect(JSON.parse(got.stdout)).toMatchObject({ runId, agent: AGENT, status: 'COMPLETED', reason: 'COMPLETED' });
     const listed = await runBuiltCli(['agents', 'list'], cliEnv);
     expect(listed).toMatchObject({ code: 0, stderr: '' });
-    expect(listed.stdout).toMatch(new RegExp(`^${AGENT}\\s+${TOOL.replace('.', '\\.')}\\s+NON_IDEMPOTENT_WRITE\\s+asks a person\\s+endRun$`, 'm'));
+    expect(listed.stdout).toMatch(new RegExp(`^${AGENT}\\s+${TOOL.replace('.', '\\.')}\\s+NON_IDEMPOTENT_WRITE\\s+code\\s+asks a person\\s+endRun$`, 'm'));
     const followed = await runBuiltCli(['events', 'follow', runId], cliEnv);
     expect(followed.code).toBe(0);
     expect(followed.stdout).toMatch(new RegExp(`^\\S+ StepStarted step=r0/t0 tool=${TOOL.replace('.', '\\.')} effect=NON_IDEMPOTENT_WRITE$`, 'm'));

@@ -108,7 +108,7 @@ describe('the built agent-ledger CLI from any folder (e2e)', () => {
     const env = { ...shell, AGENT_LEDGER_URL: service.baseUrl };
     const agents = await run('agent-ledger', ['agents', 'list'], elsewhere, env);
     expectExit(agents, 0);
-    expect(agents.stdout).toMatch(/^writer\s+files\.append\s+NON_IDEMPOTENT_WRITE\s+pre-approved/m);
+    expect(agents.stdout).toMatch(/^writer\s+files\.append\s+NON_IDEMPOTENT_WRITE\s+code\s+pre-approved/m);
     expect(agents.stderr).toBe('');
     const started = await run('agent-ledger', ['runs', 'start', '--agent', 'clock', '--input', 'now?', '--mode', 'interactive'], elsewhere, env);
     expectExit(started, 0);
