@@ -22,4 +22,3 @@ export {
 } from './mcp-errors';
 export type { McpConnectionErrorCode, McpToolErrorCode } from './mcp-errors';
 export { McpToolsModule } from './mcp-tools.module';
-export { MCP_SERVERS, McpModule } from './mcp.module';
