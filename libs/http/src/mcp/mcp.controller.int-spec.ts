@@ -268,3 +268,65 @@ describe('POST /mcp: the ledger as an MCP server over Streamable HTTP', () => {
     expect(await response.json()).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE' });
   });
 });
+
+describe('POST /mcp in development mode (no API keys, loopback)', () => {
+  let dir: string;
+  let store: EventStore;
+  let app: NestExpressApplication;
+  let client: Client;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'agent-ledger-mcp-development-'));
+    store = SqliteEventStore.open({ path: join(dir, 'events.sqlite') });
+    app = await NestFactory.create<NestExpressApplication>(
+      AgentLedgerHttpModule.forRoot({
+        ledger: {
+          store,
+          agents: [NOTE_TAKER],
+          tools: { tools: [NoteTool] },
+          workers: { concurrency: 0 },
+          reaper: { intervalMs: 0 },
+          auditGapSaga: { databasePath: join(dir, 'saga.sqlite') },
+          readModels: { databasePath: join(dir, 'read-models.sqlite') },
+        },
+        http: {
+          auth: { mode: 'disabled-on-loopback', modeSource: 'default', apiKeys: [] },
+          host: '127.0.0.1',
+          httpBodyLimitBytes: 16_384,
+          sseHeartbeatMs: 15_000,
+          readyMaxProjectionLag: 1_000,
+          consoleDir: join(dir, 'console'),
+        },
+      }),
+      { bodyParser: false, logger: false },
+    );
+    setUpAgentLedgerHttp(app);
+    await app.listen(0, '127.0.0.1');
+    client = new Client({ name: 'mcp-development-test', version: '0.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}/mcp`)));
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await app?.close();
+    await store?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lists every tool without a key, as every route answers without one, and records who acted as development', async () => {
+    expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual([
+      'answer_input',
+      'audit_review',
+      'decide_approval',
+      'get_run',
+      'get_run_steps',
+      'list_agents',
+      'list_approvals',
+      'start_run',
+    ]);
+    const started = await client.callTool({ name: 'start_run', arguments: { agent: 'note-taker', input: 'x' } });
+    const { runId } = started.structuredContent as { runId: string };
+    const audit = await store.readStream(`audit-${runId}`);
+    expect(audit.events.find((event) => event.type === 'RunStartRecorded')?.data).toMatchObject({ requestedBy: { kind: 'development' } });
+  });
+});
