@@ -110,9 +110,12 @@ describe('ToolRegistry', () => {
 
     it('offers no member that sets or overrides an effect, and freezes what it holds', () => {
       expect(Object.getOwnPropertyNames(ToolRegistry.prototype).sort()).toEqual(
-        ['constructor', 'describe', 'effectFor', 'get', 'has', 'names', 'register', 'useWorkspace', 'validateArguments', 'workspaceDir'].sort(),
+        // add and externalSchemaAjv are private: register's and registerExternal's common path, the lenient Ajv.
+        ['add', 'constructor', 'describe', 'effectFor', 'externalSchemaAjv', 'get', 'has', 'names', 'register', 'registerExternal', 'useWorkspace', 'validateArguments', 'workspaceDir'].sort(),
       );
       expect(ToolRegistry.prototype.register.length).toBe(1);
+      // registerExternal's origin says where an MCP tool's effect came from; the effect is still the instance's getEffect().
+      expect(ToolRegistry.prototype.registerExternal.length).toBe(2);
       // useWorkspace takes a folder, nothing of a tool.
       expect(ToolRegistry.prototype.useWorkspace.length).toBe(1);
       const registered = registry.get('notes.append');
@@ -120,6 +123,49 @@ describe('ToolRegistry', () => {
       expect(() => {
         (registered as { effect: string }).effect = 'READ_ONLY';
       }).toThrow(TypeError);
+    });
+  });
+
+  describe('an MCP tool (registerExternal)', () => {
+    @Tool({ name: 'fs.write_file', description: 'Writes a file.', parameters: { $comment: 'lenient', type: 'object', properties: { path: { type: 'string', format: 'uri-reference-ish' } } } })
+    class WriteFile implements AgentTool, DeclaresToolEffect {
+      getEffect(): ToolEffect {
+        return ToolEffect.IDEMPOTENT_WRITE;
+      }
+      async execute(): Promise<JsonValue> {
+        return null;
+      }
+    }
+    const origin = {
+      kind: 'mcp' as const,
+      server: 'fs',
+      tool: 'write_file',
+      effect: ToolEffect.IDEMPOTENT_WRITE,
+      source: 'declared' as const,
+      declared: ToolEffect.IDEMPOTENT_WRITE,
+      hinted: ToolEffect.IDEMPOTENT_WRITE,
+      trusted: false,
+      conflict: false,
+    };
+
+    it('registers it with its origin, its schema compiled leniently (an unknown format the strict register refuses)', () => {
+      const registry = new ToolRegistry();
+      registry.registerExternal(new WriteFile(), origin);
+      expect(registry.get('fs.write_file')).toMatchObject({ effect: 'IDEMPOTENT_WRITE', origin: { kind: 'mcp', server: 'fs', source: 'declared' } });
+      expect(registry.validateArguments('fs.write_file', { path: 'a.txt' })).toEqual({ ok: true, args: { path: 'a.txt' } });
+      expect(() => new ToolRegistry().register(new WriteFile())).toThrow(/does not compile as a strict JSON schema/);
+    });
+
+    it('refuses an origin whose effect is not the one the instance declares: the origin cannot relabel a tool', () => {
+      const registry = new ToolRegistry();
+      expect(() => registry.registerExternal(new WriteFile(), { ...origin, effect: ToolEffect.READ_ONLY })).toThrow(
+        '@Tool(fs.write_file) declares IDEMPOTENT_WRITE in code, but its binding resolved READ_ONLY',
+      );
+      expect(registry.has('fs.write_file')).toBe(false);
+    });
+
+    it('gives a tool of code the origin code', () => {
+      expect(registryWith(new AppendNoteTool()).get('notes.append')?.origin).toEqual({ kind: 'code' });
     });
   });
 
