@@ -4,7 +4,8 @@
  * as an MCP host would), with API keys of different scopes: the tools each
  * lists, a decision refused SCOPE_MISSING, a run whose write waits for a
  * person started and approved through MCP (the decision recorded as the
- * approver's key), the audit review; nothing but JSON-RPC on standard output,
+ * approver's key), a run that asks for input answered through MCP, the audit
+ * review; nothing but JSON-RPC on standard output,
  * exit 0 when standard input closes (calls in flight answered), exit 3 when
  * the service cannot be reached, 4 when it refuses the key.
  */
@@ -39,6 +40,17 @@ const AGENTS_YAML = `agents:
             - tool: files.append
               arguments: { path: mcp.log, content: "approved through MCP\\n" }
         - final: logged
+  - name: asker
+    instructions: Ask which file to read.
+    tools: [user.ask]
+    maxIterations: 3
+    provider:
+      type: scripted
+      script:
+        - toolCalls:
+            - tool: user.ask
+              arguments: { question: Which file should I read? }
+        - final: thanks for the answer
 `;
 
 const text = (result: unknown): string => ((result as CallToolResult).content[0] as { text: string }).text;
@@ -122,6 +134,21 @@ describe('agent-ledger mcp: the ledger as an MCP server on stdio (e2e)', () => {
     expect(completed).toMatchObject({ runId, status: 'COMPLETED', startedBy: 'key:submitter' });
     const decision = await call(asApprover.client, 'list_approvals', { runId });
     expect(decision.structuredContent).toMatchObject({ approvals: [{ runId, state: 'approved', decidedBy: 'key:approver', reason: 'from my MCP client' }] });
+
+    // A run that asks for input, answered through MCP: recorded as the submitter's answer.
+    const asking = await call(asSubmitter.client, 'start_run', { agent: 'asker', input: 'read the notes' });
+    const askRun = (asking.structuredContent as { runId: string }).runId;
+    const question = await eventually(async () => {
+      const run = await call(asSubmitter.client, 'get_run', { runId: askRun });
+      return (run.structuredContent as { status?: string }).status === 'WAITING_FOR_INPUT' ? run.structuredContent : undefined;
+    }, `run ${askRun} to ask for input`, 30_000);
+    expect(question).toMatchObject({ runId: askRun, status: 'WAITING_FOR_INPUT' });
+    const answered = await call(asSubmitter.client, 'answer_input', { runId: askRun, input: 'notes.txt' });
+    expect(answered.structuredContent).toMatchObject({ runId: askRun, status: 'QUEUED', auditStatement: 'recorded' });
+    await eventually(async () => {
+      const run = await call(asSubmitter.client, 'get_run', { runId: askRun });
+      return (run.structuredContent as { status?: string }).status === 'COMPLETED' ? true : undefined;
+    }, `run ${askRun} to complete`, 30_000);
 
     const asAuditor = await connect(auditor);
     expect((await asAuditor.client.listTools()).tools.map((tool) => tool.name)).toEqual(['audit_review']);

@@ -208,6 +208,8 @@ describe('POST /mcp: the ledger as an MCP server over Streamable HTTP', () => {
     }, `run ${runId} to complete`);
     expect(completed).toMatchObject({ runId, status: 'COMPLETED' });
     expect(writes).toEqual(['approved through MCP']);
+    const answered = await operator.callTool({ name: 'answer_input', arguments: { runId, input: { file: 'x' } } });
+    expect(answered.structuredContent).toMatchObject({ code: 'RUN_ALREADY_SETTLED', runId });
     const steps = await operator.callTool({ name: 'get_run_steps', arguments: { runId } });
     expect((steps.structuredContent as { steps: { toolName: string | null }[] }).steps.map((step) => step.toolName)).toContain('ledger.note');
 
