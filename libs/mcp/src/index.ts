@@ -22,3 +22,4 @@ export {
 } from './mcp-errors';
 export type { McpConnectionErrorCode, McpToolErrorCode } from './mcp-errors';
 export { McpToolsModule } from './mcp-tools.module';
+export type { McpCounter, McpCounterSink } from './mcp-counters';

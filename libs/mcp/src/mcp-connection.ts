@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { McpCounters } from './mcp-counters';
 import { mapMcpCallError } from './mcp-error-mapping';
 import { McpConnectionError, McpToolChangedError } from './mcp-errors';
 import type { McpLogger } from './mcp-logger';
@@ -41,6 +42,7 @@ export interface BoundMcpTool {
 /** What the host tells the connections: where to log, the environment secrets are read from, the client's name. */
 export interface McpConnectionOptions {
   readonly logger: McpLogger;
+  readonly counters: McpCounters;
   readonly env: NodeJS.ProcessEnv;
   readonly clientInfo: { readonly name: string; readonly version: string };
 }
@@ -107,7 +109,7 @@ export class McpServerConnection {
     private readonly options: McpConnectionOptions,
   ) {
     this.backoff = new RestartBackoff(binding.restart);
-    this.stderr = new StderrLines(binding.name, options.logger);
+    this.stderr = new StderrLines(binding.name, options.logger, () => options.counters.increment('mcpStderrLinesDropped'));
   }
 
   /** The binding's server name. */
@@ -333,6 +335,7 @@ export class McpServerConnection {
     try {
       await this.open(this.binding.startTimeoutSeconds * 1000);
       this.restarts += 1;
+      this.options.counters.increment('mcpServerRestarts');
       this.options.logger.warn(`MCP server ${this.name}${this.pid === null ? '' : ` (pid ${this.pid})`} ${this.verb()}ed again (${this.restarts} restart${this.restarts === 1 ? '' : 's'})`);
     } catch (error) {
       if (this.closing) return;
@@ -353,6 +356,7 @@ export class McpServerConnection {
         try {
           await this.open(this.binding.startTimeoutSeconds * 1000);
           this.restarts += 1;
+          this.options.counters.increment('mcpServerRestarts');
         } catch (error) {
           this.downSince = Date.now();
           this.scheduleRestart(`MCP server ${this.name}: a new session could not be established (${describe(error)})`, 0);

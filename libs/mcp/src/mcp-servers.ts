@@ -4,6 +4,8 @@ import { MCP_BINDING_DEFAULTS, ToolRegistry } from '@agent-ledger/runtime';
 import type { McpServerBinding } from '@agent-ledger/runtime';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServerConnection, deadlineOf, describe } from './mcp-connection';
+import { McpCounters } from './mcp-counters';
+import type { McpCounterSink } from './mcp-counters';
 import type { BoundMcpTool, McpServerState } from './mcp-connection';
 import type { McpLogger } from './mcp-logger';
 import { nestMcpLogger } from './mcp-logger';
@@ -35,6 +37,13 @@ export interface McpServers {
   registerInto(registry: ToolRegistry): void;
   /** Each server's connection: up, down or starting, its pid, restarts and dropped stderr lines. */
   states(): McpServerState[];
+  /**
+   * Counts restarts (`mcpServerRestarts`) and dropped stderr lines
+   * (`mcpStderrLinesDropped`) in the application's `RuntimeMetrics` (or any
+   * sink with its `increment`): those since the servers started, then each
+   * as it happens. Call it once the application is built.
+   */
+  countInto(metrics: McpCounterSink): void;
   /** Stops every restart, then closes every connection (stdio servers: stdin closed, then SIGTERM, then SIGKILL). Idempotent. */
   close(): Promise<void>;
 }
@@ -45,7 +54,12 @@ class StartedMcpServers implements McpServers {
   constructor(
     private readonly connections: readonly McpServerConnection[],
     readonly tools: readonly McpToolRegistration[],
+    private readonly counters: McpCounters,
   ) {}
+
+  countInto(metrics: McpCounterSink): void {
+    this.counters.attach(metrics);
+  }
 
   registerInto(registry: ToolRegistry): void {
     for (const { tool, origin } of this.tools) registry.registerExternal(tool, origin);
@@ -84,7 +98,8 @@ class StartedMcpServers implements McpServers {
  */
 export async function startMcpServers(bindings: readonly McpServerBinding[], options: McpServersOptions = {}): Promise<McpServers> {
   const logger = options.logger ?? nestMcpLogger();
-  const connectionOptions = { logger, env: options.env ?? process.env, clientInfo: options.clientInfo ?? { name: 'agent-ledger', version: '0.0.0' } };
+  const counters = new McpCounters();
+  const connectionOptions = { logger, counters, env: options.env ?? process.env, clientInfo: options.clientInfo ?? { name: 'agent-ledger', version: '0.0.0' } };
   const connections = bindings.map((binding) => new McpServerConnection(binding, connectionOptions));
   const started = await Promise.all(connections.map(async (connection) => startOne(connection)));
   const problems = started.flatMap((outcome) => outcome.problems);
@@ -114,7 +129,7 @@ export async function startMcpServers(bindings: readonly McpServerBinding[], opt
     const count = registrations.filter((registration) => registration.origin.server === connection.name).length;
     logger.log(`MCP server ${connection.name} (${state.transport}${state.pid === null ? '' : `, pid ${state.pid}`}): ${count} tool${count === 1 ? '' : 's'} bound of ${connection.tools.length} offered`);
   }
-  return new StartedMcpServers(connections, registrations);
+  return new StartedMcpServers(connections, registrations, counters);
 }
 
 interface Started {

@@ -25,6 +25,8 @@ export class StderrLines {
   constructor(
     private readonly server: string,
     private readonly logger: McpLogger,
+    /** Called for each line dropped. */
+    private readonly onDropped: () => void = () => undefined,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -63,6 +65,7 @@ export class StderrLines {
       if (this.droppedInWindow === 0) setTimeout(() => this.flushDropped(pid), Math.max(0, this.windowStart + 1_000 - now)).unref();
       this.droppedInWindow += 1;
       this.dropped += 1;
+      this.onDropped();
       return;
     }
     this.inWindow += 1;

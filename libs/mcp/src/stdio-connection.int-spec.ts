@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { eventually } from '@agent-ledger/runtime/testing';
+import { RuntimeMetrics } from '@agent-ledger/runtime';
 import type { AgentTool } from '@agent-ledger/runtime';
 import { startMcpServers } from './mcp-servers';
 import type { McpServers } from './mcp-servers';
@@ -159,5 +160,13 @@ describe('a stdio MCP server', () => {
     const after = servers.states()[0];
     expect(after).toMatchObject({ status: 'up', restarts: 1 });
     expect(after?.pid).not.toBe(before?.pid);
+  });
+
+  it('counts its restarts and dropped stderr lines in the application’s metrics, those before they were attached included', () => {
+    const metrics = new RuntimeMetrics();
+    servers.countInto(metrics);
+    expect(metrics.get('mcpServerRestarts')).toBe(1);
+    expect(metrics.get('mcpStderrLinesDropped')).toBe(servers.states()[0]?.droppedStderrLines);
+    expect(metrics.get('mcpStderrLinesDropped')).toBeGreaterThan(0);
   });
 });

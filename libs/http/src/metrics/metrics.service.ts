@@ -33,6 +33,8 @@ const RUNTIME_COUNTER_HELP: Readonly<Record<RuntimeCounter, string>> = {
   stepsAppendedTogether: "Steps whose records went to the store in one commit (a read's start, result and audit; a write's or a model call's result and audit), in this process and its worker processes",
   stepAppendFallbacks: 'Steps whose one-commit append was refused or failed, their records then appended one after the other as a step without it, in this process and its worker processes',
   workerProcessRestarts: 'Worker processes this process supervises that exited unasked and were started again',
+  mcpServerRestarts: 'MCP servers started (stdio) or connected to (HTTP) again after they exited or their connection or session was lost, in this process and its worker processes',
+  mcpStderrLinesDropped: "Lines of stdio MCP servers' standard error not logged (over 100 a second for a server), in this process and its worker processes",
 };
 
 function snake(name: string): string {

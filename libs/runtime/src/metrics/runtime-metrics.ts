@@ -24,6 +24,8 @@ export const RUNTIME_COUNTERS = [
   'stepsAppendedTogether',
   'stepAppendFallbacks',
   'workerProcessRestarts',
+  'mcpServerRestarts',
+  'mcpStderrLinesDropped',
 ] as const;
 
 /** One of {@link RUNTIME_COUNTERS}. */
