@@ -39,6 +39,9 @@ export async function serveLedgerMcpStdio(options: LedgerMcpStdioOptions): Promi
     await server.connect(new StdioServerTransport(input, output));
     await ended;
     await idle();
+    // The SDK writes an answer a few promise callbacks after its handler settles, and closing aborts what it has not
+    // written yet: one turn of the event loop lets every answer of the settled calls reach `output` first.
+    await new Promise<void>((resolve) => setImmediate(resolve));
   } finally {
     await server.close();
     output.off('error', onOutputError);
