@@ -1,20 +1,41 @@
 import { Inject, Injectable, Module } from '@nestjs/common';
 import type { DynamicModule, OnModuleInit } from '@nestjs/common';
-import { ToolRegistry } from '@agent-ledger/runtime';
+import { ModuleRef } from '@nestjs/core';
+import { RuntimeMetrics, ToolRegistry } from '@agent-ledger/runtime';
 import type { McpServers } from './mcp-servers';
 
 const MCP_SERVERS = Symbol('McpServers');
 
-/** Registers the started MCP servers' tools in the application's tool registry, when the modules initialise. */
+/**
+ * Registers the started MCP servers' tools in the application's tool
+ * registry, and their counters (restarts, dropped stderr lines) in the
+ * runtime's metrics, when the modules initialise.
+ */
 @Injectable()
 class McpToolsRegistration implements OnModuleInit {
   constructor(
     @Inject(MCP_SERVERS) private readonly servers: McpServers,
     private readonly registry: ToolRegistry,
+    private readonly moduleRef: ModuleRef,
   ) {}
 
   onModuleInit(): void {
     this.servers.registerInto(this.registry);
+    const metrics = this.runtimeMetrics();
+    if (metrics !== undefined) this.servers.countInto(metrics);
+  }
+
+  /**
+   * The runtime's metrics, which live in its execution module (not imported
+   * here: looked up in the whole application); none in an application with
+   * the tools alone, where the counts are kept by the servers.
+   */
+  private runtimeMetrics(): RuntimeMetrics | undefined {
+    try {
+      return this.moduleRef.get(RuntimeMetrics, { strict: false });
+    } catch {
+      return undefined;
+    }
   }
 }
 
