@@ -1,3 +1,5 @@
+import { editDistance } from '@agent-ledger/runtime';
+
 /**
  * The offered name nearest to a bound name that is not offered, for "did you
  * mean": the closest by edit distance (case ignored), if within a third of
@@ -11,17 +13,4 @@ export function nearestName(name: string, offered: readonly string[]): string | 
     if (distance <= limit && (best === undefined || distance < best.distance)) best = { name: candidate, distance };
   }
   return best?.name;
-}
-
-/** Levenshtein distance. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      current[j] = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length] as number;
 }

@@ -58,7 +58,7 @@ export * from './mcp/mcp-server-binding';
 export * from './mcp/mcp-value';
 export { MCP_BINDING_LIMITS, MCP_SECRET_NAME_PATTERN, MCP_TOOL_NAME_PATTERN, validateMcpServerBindings } from './mcp/mcp-bindings-validation';
 export type { McpBindingsContext } from './mcp/mcp-bindings-validation';
-export { ConfigReader } from './agents/config-reader';
+export { ConfigReader, editDistance } from './agents/config-reader';
 export type { ObjectReadOptions } from './agents/config-reader';
 export type { RunnableRun, RunnableStatus } from './queue/runnable-runs-projection';
 export { EventProcessors } from './persistence/event-processors';

@@ -220,8 +220,8 @@ function findNonJson(value: unknown, path: string): ConfigIssue | undefined {
   return { path, message: `must be JSON data, not ${describeConfigValue(value)}` };
 }
 
-/** Levenshtein distance, for "did you mean" on short keys. */
-function editDistance(a: string, b: string): number {
+/** Levenshtein distance, for "did you mean" on short keys and names. */
+export function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
