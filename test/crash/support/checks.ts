@@ -8,6 +8,8 @@ import type { History, StoreFiles } from './history';
 import { readHistory } from './history';
 import type { HistoryFigures, SubmittedRun, Violation } from './invariants';
 import { checkInvariants } from './invariants';
+import type { McpFigures } from './mcp-workload';
+import { checkMcpWrites, readMcpKills } from './mcp-workload';
 import { runCli } from './processes';
 import { compareReadModelsOverHttp, compareRebuild } from './read-models';
 import { scaled } from '../../support/time-scale';
@@ -51,16 +53,23 @@ export interface SettledScenario {
  * process stopped, the live read models against `projections rebuild`, and
  * `audit verify` (every hash chain intact).
  */
-export async function checkSettledScenario(scenario: SettledScenario): Promise<{ history: History; figures: HistoryFigures; violations: Violation[] }> {
+export async function checkSettledScenario(scenario: SettledScenario): Promise<{ history: History; figures: HistoryFigures & { mcp?: McpFigures }; violations: Violation[] }> {
   const { files, env } = scenario;
   const history = await readHistory(files);
   const checked = checkInvariants(history, scenario.submitted);
   const violations = [...checked.violations];
+  // The MCP path's own checks, when the writes are MCP calls (mcp-workload.ts).
+  let figures: HistoryFigures & { mcp?: McpFigures } = checked.figures;
+  if (files.mcp !== undefined && history.mcp !== undefined) {
+    const mcp = checkMcpWrites(history.mcp.executions, history.mcp.unreadable, readMcpKills(files.mcp), history.runs, scenario.submitted);
+    violations.push(...mcp.violations);
+    figures = { ...checked.figures, mcp: mcp.figures };
+  }
   violations.push(...(await compareReadModelsOverHttp(scenario.baseUrl, () => readHistory(files), files)));
   await scenario.stopProcesses();
   const rebuild = await compareRebuild(files, env);
   violations.push(...rebuild.violations);
   const verify = await runCli(['audit', 'verify'], env);
   if (verify.code !== 0) violations.push({ invariant: 3, runId: null, message: `audit verify exited ${verify.code} (a broken audit chain): ${verify.output.slice(-1500)}` });
-  return { history, figures: checked.figures, violations };
+  return { history, figures, violations };
 }

@@ -8,6 +8,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { EventStore, Position, RecordedEvent } from '@agent-ledger/event-store';
 import { createEventStore, PostgresEventStore, SqliteEventStore } from '@agent-ledger/event-store';
 import type { LedgerLine } from '../../../apps/agent-ledger/src/config/crash-test/test-ledger.tools';
+import type { McpExecution, McpFiles } from './mcp-workload';
+import { mcpLedgerLines, readMcpExecutions } from './mcp-workload';
 
 /** One event as the checks use it. */
 export interface HistoryEvent {
@@ -28,6 +30,8 @@ export interface History {
   readonly ledger: readonly LedgerLine[];
   /** Ledger lines that could not be read (a violation of the harness's own premise). */
   readonly unreadableLedgerLines: readonly string[];
+  /** The MCP server's executions, when the scenario's writes are MCP calls (also in {@link ledger}, as lines of `m.<tool>`). */
+  readonly mcp?: { readonly executions: readonly McpExecution[]; readonly unreadable: readonly string[] };
 }
 
 /** The files a scenario's processes write. */
@@ -40,6 +44,8 @@ export interface StoreFiles {
   /** The audit store's file, when the audit streams are kept apart. */
   readonly auditStorePath: string | null;
   readonly ledgerPath: string;
+  /** The MCP server's files, when the scenario's writes are MCP calls (`mcp-workload.ts`). */
+  readonly mcp?: McpFiles;
 }
 
 /** Reads both stores and the ledger as they are now. */
@@ -67,7 +73,9 @@ export async function readHistory(files: StoreFiles): Promise<History> {
   }
   for (const list of [...runs.values(), ...audits.values()]) list.sort((a, b) => a.revision - b.revision);
   const { ledger, unreadable } = readLedger(files.ledgerPath);
-  return { runs, audits, heads, ledger, unreadableLedgerLines: unreadable };
+  if (files.mcp === undefined) return { runs, audits, heads, ledger, unreadableLedgerLines: unreadable };
+  const mcp = readMcpExecutions(files.mcp);
+  return { runs, audits, heads, ledger: [...ledger, ...mcpLedgerLines(mcp.executions, runs)], unreadableLedgerLines: unreadable, mcp };
 }
 
 /** Whether a store location ({@link StoreFiles.runStore}) names EventStoreDB rather than a file. */

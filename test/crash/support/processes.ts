@@ -60,6 +60,11 @@ export class ManagedProcess {
   private port: number | null = null;
   private exited: Promise<void> = Promise.resolve();
   private armedNow: Arming | null = null;
+  /**
+   * Tells a death no crash line announced (a SIGKILL from outside the harness): the line that explains it (the
+   * MCP server that killed its client in the middle of a call, `mcp-workload.ts`) and its point's name, or null.
+   */
+  explainDeath: ((pid: number) => { readonly point: string; readonly line: string } | null) | null = null;
 
   constructor(
     readonly name: string,
@@ -124,8 +129,10 @@ export class ManagedProcess {
         const wasReady = this.up;
         this.up = false;
         this.child = null;
+        const explained = crashLine === null && !this.killedByHarness && signal === 'SIGKILL' ? (this.explainDeath?.(child.pid ?? -1) ?? null) : null;
+        if (explained !== null) crashLine = explained.line;
         const cause: ProcessExit['cause'] = crashLine !== null ? 'point' : this.killedByHarness ? 'external' : this.stopping ? 'stopped' : 'unexpected';
-        const point = crashLine === null ? null : (/point=(\w+)/.exec(crashLine)?.[1] ?? null);
+        const point = explained !== null ? explained.point : crashLine === null ? null : (/point=(\w+)/.exec(crashLine)?.[1] ?? null);
         this.log.write(`${label} ended: ${cause}${point === null ? '' : ` at ${point}`} (code ${code}, signal ${signal}) at +${Date.now() - this.startedAt} ms\n`);
         resolve();
         this.onExit({

@@ -1,6 +1,7 @@
 /** How a crash scenario reports: its figures, and each violation with the seed, the point and the events of the run. */
 import type { History, HistoryEvent } from './history';
 import type { HistoryFigures, Violation } from './invariants';
+import type { McpFigures } from './mcp-workload';
 import type { ProcessExit } from './processes';
 
 /** What one scenario did and found. */
@@ -19,7 +20,8 @@ export interface ScenarioReport {
   readonly crashes: Record<string, number>;
   /** Every end of a process, in order. */
   readonly exits: readonly ProcessExit[];
-  readonly figures: HistoryFigures | null;
+  /** With the MCP workload, `mcp`: the MCP path's own figures. */
+  readonly figures: (HistoryFigures & { readonly mcp?: McpFigures }) | null;
   readonly violations: readonly Violation[];
   /** Problems of the harness itself (a process that would not start, a request that kept failing); they fail the scenario too. */
   readonly harnessErrors: readonly string[];

@@ -23,6 +23,7 @@ import type { ScenarioReport } from './report';
 import { formatViolations } from './report';
 import { Rng } from './rng';
 import { approveWhatWaits, crashAgentsYaml, planRuns, submitRun } from './workload';
+import { MCP_INTERACTIVE_AGENTS, MCP_QUEUED_AGENTS, McpClientKiller, mcpCrashAgentsYaml, mcpFilesIn } from './mcp-workload';
 import { scaled } from '../../support/time-scale';
 
 /** What a scenario does. */
@@ -50,7 +51,19 @@ export interface ScenarioSpec {
   readonly separateAuditStore: boolean;
   /** How long the settle phase may take. */
   readonly settleTimeoutMs: number;
+  /**
+   * The agents' tools: the `ledger.*` test tools (default), or the tools of an MCP server bound in the agents
+   * file (`mcp-workload.ts`: every write an MCP call, the server's own count of its executions as the ledger).
+   */
+  readonly workload?: 'ledger' | 'mcp';
+  /** With the MCP workload: how many times the server kills its client in the middle of a call (after executing it, before answering). */
+  readonly mcpClientKills?: number;
 }
+
+/** The crash "point" of a client killed by its MCP server in the middle of a call (the harness's, not the product's). */
+export const MCP_CLIENT_KILLED = 'mcpServerKilledClient';
+/** The tools whose calls kill their client, in turn (`any`: the next write, whichever). */
+const MCP_KILL_TOOLS = ['append', 'count', 'any'] as const;
 
 /**
  * The lease and reaper settings of every scenario: a dead segment's run is taken back within seconds (a write's fence
@@ -114,13 +127,15 @@ export async function runScenario(spec: ScenarioSpec, options: ScenarioOptions =
   const dataDir = join(dir, 'data');
   mkdirSync(dataDir, { recursive: true });
   const agentsPath = join(dir, 'agents.yaml');
-  writeFileSync(agentsPath, crashAgentsYaml());
+  const mcp = spec.workload === 'mcp' ? mcpFilesIn(dir) : null;
+  writeFileSync(agentsPath, mcp === null ? crashAgentsYaml() : mcpCrashAgentsYaml(mcp));
   const postgres = options.postgres === undefined ? null : { connectionString: options.postgres.connectionString, schema: scenarioSchema(spec) };
   const files: StoreFiles & { dataDir: string } = {
     dataDir,
     runStore: postgres === null ? join(dataDir, 'agent-ledger.sqlite') : postgresLocation(postgres.connectionString, postgres.schema),
     auditStorePath: spec.separateAuditStore ? join(dataDir, 'audit.sqlite') : null,
     ledgerPath: join(dir, 'ledger.jsonl'),
+    ...(mcp === null ? {} : { mcp }),
   };
   const env: Record<string, string> = {
     ...CRASH_RUNTIME_ENV,
@@ -149,6 +164,12 @@ export async function runScenario(spec: ScenarioSpec, options: ScenarioOptions =
   const harnessErrors: string[] = [];
   const violations: Violation[] = [];
   let pointCrashes = 0;
+  const killer = mcp === null ? null : new McpClientKiller(mcp);
+  const mcpKillBudget = killer === null ? 0 : (spec.mcpClientKills ?? 0);
+  let mcpKills = 0;
+  const armMcpKill = () => {
+    if (killer !== null && phase === 'workload' && mcpKills < mcpKillBudget && !killer.armed()) killer.arm(MCP_KILL_TOOLS[mcpKills % MCP_KILL_TOOLS.length] as (typeof MCP_KILL_TOOLS)[number]);
+  };
   let history: History | null = null;
   let figures: ScenarioReport['figures'] = null;
   let settleMs = 0;
@@ -169,6 +190,10 @@ export async function runScenario(spec: ScenarioSpec, options: ScenarioOptions =
       crashes[`point:${exit.point}`] = (crashes[`point:${exit.point}`] ?? 0) + 1;
     }
     if (exit.cause === 'external') crashes['external'] = (crashes['external'] ?? 0) + 1;
+    if (exit.point === MCP_CLIENT_KILLED) {
+      mcpKills += 1;
+      armMcpKill();
+    }
     if (exit.cause === 'unexpected') harnessErrors.push(`${exit.process}#${exit.incarnation} ended on its own (code ${exit.code}, signal ${exit.signal}):\n${exit.tail}`);
     if (stopping()) return;
     const restart = (async () => {
@@ -191,6 +216,14 @@ export async function runScenario(spec: ScenarioSpec, options: ScenarioOptions =
     }
   }
   const serve = processes[0] as ManagedProcess;
+  if (killer !== null) {
+    for (const p of processes) {
+      p.explainDeath = (pid) => {
+        const kill = killer.killOf(pid);
+        return kill === null ? null : { point: MCP_CLIENT_KILLED, line: `MCP server pid ${kill.serverPid} killed its client (pid ${pid}) during ${kill.tool} for ${kill.key}, after executing it` };
+      };
+    }
+  }
   const waitFor = async <T>(probe: () => T | null | false, what: string, timeoutMs: number): Promise<T> => {
     const deadline = Date.now() + scaled(timeoutMs);
     while (Date.now() < deadline) {
@@ -201,11 +234,12 @@ export async function runScenario(spec: ScenarioSpec, options: ScenarioOptions =
     throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
   };
   const access = { baseUrl: () => waitFor(() => serve.baseUrl(), 'the service to be up', 120_000) };
-  const submitted = planRuns(spec.name, workloadRng, spec.queuedRuns, spec.interactiveRuns);
+  const submitted = mcp === null ? planRuns(spec.name, workloadRng, spec.queuedRuns, spec.interactiveRuns) : planRuns(spec.name, workloadRng, spec.queuedRuns, spec.interactiveRuns, MCP_QUEUED_AGENTS, MCP_INTERACTIVE_AGENTS);
 
   try {
     for (const p of processes) p.start(arming());
     await access.baseUrl();
+    armMcpKill();
 
     // The workload, with the operator approving what waits and, maybe, random SIGKILLs.
     const stopOperator = new AbortController();
@@ -250,6 +284,7 @@ export async function runScenario(spec: ScenarioSpec, options: ScenarioOptions =
 
     // Settle: no more crashes. Armed processes still alive are restarted unarmed, then every run must reach a terminal status.
     phase = 'settle';
+    killer?.disarm();
     await chaos;
     for (const p of processes) if (p.arming() !== null) await p.stop();
     await waitFor(() => pending.size === 0 && processes.every((p) => p.isUp()), 'every process to be up again', 120_000);
@@ -282,6 +317,7 @@ export async function runScenario(spec: ScenarioSpec, options: ScenarioOptions =
     await new Promise<void>((resolve) => log.end(resolve));
   }
   if (spec.point !== null && (crashes[`point:${spec.point}`] ?? 0) === 0) harnessErrors.push(`no crash happened at ${spec.point}: the scenario proved nothing`);
+  if (mcpKillBudget > 0 && mcpKills === 0) harnessErrors.push('no MCP server killed its client in the middle of a call: the scenario proved nothing');
   const report: ScenarioReport = {
     name: spec.name,
     label: spec.label,
@@ -300,5 +336,6 @@ export async function runScenario(spec: ScenarioSpec, options: ScenarioOptions =
   };
   const failed = violations.length > 0 || harnessErrors.length > 0;
   if (!failed && options.keepDir !== true) rmSync(dir, { recursive: true, force: true });
-  return { report, history, failure: failed ? formatViolations(report, history) : '' };
+  const reproduce = `CRASH_ONLY=${spec.name} CRASH_SEED=${spec.seed} CI=true npx jest test/crash/${mcp === null ? 'crash-scenarios' : 'mcp-writes'}${options.postgres === undefined ? '' : '-postgres'}`;
+  return { report, history, failure: failed ? formatViolations(report, history, reproduce) : '' };
 }

@@ -20,6 +20,10 @@ export interface Template {
   readonly separateAuditStore: boolean;
   /** Short: the saga fails a run whose write lost its audit; long: the retry records the missing audit first. */
   readonly auditGapGraceMs: number;
+  /** The agents' tools: the `ledger.*` test tools (default) or an MCP server's (ScenarioSpec.workload). */
+  readonly workload?: 'ledger' | 'mcp';
+  /** With the MCP workload: kills of a client by its server in the middle of a call. */
+  readonly mcpClientKills?: number;
 }
 
 const SHORT_GRACE = 5_000;
@@ -79,6 +83,35 @@ export const POSTGRES_TEMPLATES: readonly Template[] = ['point-afterWriteFence',
   return { ...template, workers: Math.max(2, template.workers), separateAuditStore: false };
 });
 
+/**
+ * The MCP writes' scenarios (`mcp-writes.e2e-spec.ts`, issue 28 §3): every
+ * write of the workload a call of the tests' MCP server, bound in the agents
+ * file (`m.count` an `IDEMPOTENT_WRITE`, `m.append` a `NON_IDEMPOTENT_WRITE`
+ * by default); the process that calls it SIGKILLed
+ * - with the call fenced and not sent (`afterWriteFence`);
+ * - in the middle of the call: the server executed it and, instead of
+ *   answering, kills its client (`mcpServerKilledClient`, three kills:
+ *   during an `append`, a `count`, then whichever comes);
+ * - with the server's answer in hand and nothing recorded (`afterToolReturned`);
+ * - between the step's `ToolExecuted` and its audit (`beforeAudit`, the audit
+ *   streams in a file of their own, a short grace: the retry or the saga,
+ *   whichever comes first, closes the gap).
+ */
+export const MCP_TEMPLATES: readonly Template[] = [
+  { name: 'mcp-afterWriteFence', point: 'afterWriteFence', everyPointProbability: 0, pointCrashBudget: 3, randomKills: 0, workers: 1, separateAuditStore: false, auditGapGraceMs: SHORT_GRACE, workload: 'mcp' },
+  { name: 'mcp-killedMidCall', point: null, everyPointProbability: 0, pointCrashBudget: 0, randomKills: 0, workers: 1, separateAuditStore: false, auditGapGraceMs: SHORT_GRACE, workload: 'mcp', mcpClientKills: 3 },
+  { name: 'mcp-afterToolReturned', point: 'afterToolReturned', everyPointProbability: 0, pointCrashBudget: 3, randomKills: 0, workers: 1, separateAuditStore: false, auditGapGraceMs: LONG_GRACE, workload: 'mcp' },
+  { name: 'mcp-beforeAudit', point: 'beforeAudit', everyPointProbability: 0, pointCrashBudget: 3, randomKills: 0, workers: 1, separateAuditStore: true, auditGapGraceMs: SHORT_GRACE, workload: 'mcp' },
+];
+
+/**
+ * The MCP writes' scenarios on PostgreSQL (`mcp-writes-postgres.e2e-spec.ts`):
+ * those whose point PostgreSQL reaches (a step's records go in one commit
+ * there: no `beforeAudit`), each with two `worker` processes beside the
+ * service, each process with MCP servers of its own.
+ */
+export const MCP_POSTGRES_TEMPLATES: readonly Template[] = MCP_TEMPLATES.filter((t) => t.point !== 'beforeAudit').map((t) => ({ ...t, workers: 2, separateAuditStore: false }));
+
 /** What `npm test` or the long version runs (from the environment). */
 export interface ScenarioSelection {
   /** `CRASH_SCENARIOS`: how many scenarios; default one per template (of those selected). */
@@ -93,7 +126,7 @@ export interface ScenarioSelection {
 }
 
 /** Reads the selection from the environment, among `templates`. */
-export function selectionFromEnv(env: NodeJS.ProcessEnv, templates: readonly Template[] = TEMPLATES): ScenarioSelection {
+export function selectionFromEnv(env: NodeJS.ProcessEnv, templates: readonly Template[] = TEMPLATES, sizes: { readonly queuedRuns: number; readonly interactiveRuns: number } = { queuedRuns: 8, interactiveRuns: 4 }): ScenarioSelection {
   const int = (name: string, fallback: number) => {
     const value = env[name];
     if (value === undefined || value === '') return fallback;
@@ -106,8 +139,8 @@ export function selectionFromEnv(env: NodeJS.ProcessEnv, templates: readonly Tem
     count: int('CRASH_SCENARIOS', only === null ? templates.length : 1),
     seed: int('CRASH_SEED', Math.floor(Math.random() * 2 ** 31)),
     only,
-    queuedRuns: int('CRASH_QUEUED_RUNS', 8),
-    interactiveRuns: int('CRASH_INTERACTIVE_RUNS', 4),
+    queuedRuns: int('CRASH_QUEUED_RUNS', sizes.queuedRuns),
+    interactiveRuns: int('CRASH_INTERACTIVE_RUNS', sizes.interactiveRuns),
   };
 }
 
@@ -134,6 +167,8 @@ export function crashScenarios(selection: ScenarioSelection, from: readonly Temp
       auditGapGraceMs: template.auditGapGraceMs,
       separateAuditStore: template.separateAuditStore,
       settleTimeoutMs: 300_000,
+      ...(template.workload === undefined ? {} : { workload: template.workload }),
+      ...(template.mcpClientKills === undefined ? {} : { mcpClientKills: template.mcpClientKills }),
     });
   }
   return specs;

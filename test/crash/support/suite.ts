@@ -115,6 +115,7 @@ export function describeCrashScenarios(suite: CrashSuite): void {
           auditsRecordedByRetry: report.figures?.auditsRecordedByRetry,
           readsWithoutRecord: report.figures?.readsWithoutRecord,
           approvalsGranted: report.figures?.approvalsGranted,
+          ...(report.figures?.mcp === undefined ? {} : { mcp: report.figures.mcp }),
           violations: report.violations.length + report.harnessErrors.length,
         })),
       };

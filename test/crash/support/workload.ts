@@ -68,12 +68,19 @@ export function crashAgentsYaml(): string {
 const QUEUED_AGENTS = ['mixer', 'batcher', 'reader', 'mixer', 'approver', 'batcher'];
 const INTERACTIVE_AGENTS = ['mixer', 'batcher', 'reader', 'approver'];
 
-/** The runs of a scenario, in the order they are submitted; the queued ones cycle through `queuedAgents`. */
-export function planRuns(name: string, rng: Rng, queued: number, interactive: number, queuedAgents: readonly string[] = QUEUED_AGENTS): SubmittedRun[] {
+/** The runs of a scenario, in the order they are submitted; the queued ones cycle through `queuedAgents`, the interactive ones through `interactiveAgents`. */
+export function planRuns(
+  name: string,
+  rng: Rng,
+  queued: number,
+  interactive: number,
+  queuedAgents: readonly string[] = QUEUED_AGENTS,
+  interactiveAgents: readonly string[] = INTERACTIVE_AGENTS,
+): SubmittedRun[] {
   const prefix = name.replace(/[^A-Za-z0-9]/g, '').slice(0, 24);
   const runs: SubmittedRun[] = [];
   for (let i = 0; i < queued; i += 1) runs.push({ runId: `${prefix}-q${i}`, agent: queuedAgents[i % queuedAgents.length] as string, mode: 'queued' });
-  for (let i = 0; i < interactive; i += 1) runs.push({ runId: `${prefix}-i${i}`, agent: INTERACTIVE_AGENTS[i % INTERACTIVE_AGENTS.length] as string, mode: 'interactive' });
+  for (let i = 0; i < interactive; i += 1) runs.push({ runId: `${prefix}-i${i}`, agent: interactiveAgents[i % interactiveAgents.length] as string, mode: 'interactive' });
   return rng.shuffle(runs);
 }
 
