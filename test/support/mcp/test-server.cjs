@@ -23,7 +23,10 @@
  * count other hints).
  */
 'use strict';
+/* eslint-disable @typescript-eslint/no-require-imports -- plain CommonJS, run by node without a build */
+const { Buffer } = require('node:buffer');
 const fs = require('node:fs');
+const { setTimeout } = require('node:timers');
 const { McpServer } = require('@modelcontextprotocol/sdk/server/mcp.js');
 const { StdioServerTransport } = require('@modelcontextprotocol/sdk/server/stdio.js');
 const { z } = require('zod');
