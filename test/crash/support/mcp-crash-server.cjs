@@ -8,8 +8,8 @@
  *   or `worker` process that started it; a COUNT_FILE line's `pid` is the server's), so that the checks find which
  *   process, hence which attempt of the step, executed each line.
  * - Killing its client in the middle of a call: while $KILL_CLIENT_FILE exists and names the tool (`count`,
- *   `append` or `any`), the first server to answer a call of that tool claims the file (an atomic rename: one kill
- *   per arming), appends `{serverPid, clientPid, tool, key, id}` to $KILLS_FILE, SIGKILLs its client and never
+ *   `append` or `any`, then optionally a regular expression the call's idempotency key must match), the first
+ *   server to answer such a call claims the file (an atomic rename: one kill per arming), appends `{serverPid, clientPid, tool, key, id}` to $KILLS_FILE, SIGKILLs its client and never
  *   answers: the tool has executed (its line is in COUNT_FILE), the client never learns it. The harness tells this
  *   death from an unexpected one by $KILLS_FILE, and arms the next kill.
  */
@@ -28,17 +28,18 @@ const append = (file, line) => {
 
 append(process.env.MCP_SERVERS_FILE, { serverPid: process.pid, clientPid: process.ppid, at: Date.now() });
 
-/** Claims the armed kill for a call of `tool`: true when this server won the file. */
-function claimKill(tool) {
+/** Claims the armed kill for a call of `tool` with `key`: true when this server won the file. */
+function claimKill(tool, key) {
   const file = process.env.KILL_CLIENT_FILE;
   if (!file) return false;
   let armed;
   try {
-    armed = fs.readFileSync(file, 'utf8').trim();
+    armed = fs.readFileSync(file, 'utf8').trim().split(' ');
   } catch {
     return false;
   }
-  if (armed !== 'any' && armed !== tool) return false;
+  if (armed[0] !== 'any' && armed[0] !== tool) return false;
+  if (armed[1] !== undefined && !new RegExp(armed[1]).test(key ?? '')) return false;
   try {
     fs.renameSync(file, `${file}.claimed-${process.pid}-${Date.now()}`);
     return true;
@@ -62,7 +63,7 @@ transport.send = (message, options) => {
   const call = message && message.id !== undefined && !('method' in message) ? calls.get(message.id) : undefined;
   if (call !== undefined) {
     calls.delete(message.id);
-    if ((call.tool === 'count' || call.tool === 'append') && claimKill(call.tool)) {
+    if ((call.tool === 'count' || call.tool === 'append') && claimKill(call.tool, call.key)) {
       append(process.env.KILLS_FILE, { serverPid: process.pid, clientPid: process.ppid, tool: call.tool, key: call.key, id: message.id, at: Date.now() });
       log(`executed ${call.tool} for ${call.key}; killing my client ${process.ppid} before answering`);
       process.kill(process.ppid, 'SIGKILL');

@@ -57,7 +57,7 @@ describe('the MCP writes checks', () => {
     const kills: McpKill[] = [{ serverPid: 203, clientPid: 202, tool: 'append', key: `agent-ledger:${append1}` }];
     const { violations, figures } = checkMcpWrites(executions, [], kills, runs, submitted);
     expect(violations).toEqual([]);
-    expect(figures).toEqual({ executions: { count: 2, append: 1 }, countStepsExecutedAgain: 1, appendsInFlightDeadLettered: 1, appendsExecutedUnrecorded: 1, clientsKilledMidCall: { append: 1 } });
+    expect(figures).toEqual({ executions: { count: 2, append: 1 }, countStepsRetried: 1, countStepsExecutedAgain: 1, appendsInFlightDeadLettered: 1, appendsExecutedUnrecorded: 1, clientsKilledMidCall: { append: 1 } });
   });
 
   it('read the executions as ledger lines at the attempt of the fence their process made', () => {

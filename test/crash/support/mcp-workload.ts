@@ -26,7 +26,7 @@ export interface McpFiles {
   readonly countFile: string;
   /** `MCP_SERVERS_FILE`: one line per server started, `{serverPid, clientPid}`. */
   readonly serversFile: string;
-  /** `KILL_CLIENT_FILE`: while it exists (naming a tool), the next call of that tool kills its client. */
+  /** `KILL_CLIENT_FILE`: while it exists (naming a tool, and maybe a pattern of keys), the next such call kills its client. */
   readonly killArmFile: string;
   /** `KILLS_FILE`: one line per client killed by its server, `{serverPid, clientPid, tool, key}`. */
   readonly killsFile: string;
@@ -208,7 +208,9 @@ function ownerPid(owner: unknown): number | null {
 export interface McpFigures {
   /** COUNT_FILE lines by tool. */
   readonly executions: Record<string, number>;
-  /** `count` steps the server executed more than once, each time with the step's key (a retry after a kill). */
+  /** `count` steps fenced more than once (retried after a kill), each execution with the step's key. */
+  readonly countStepsRetried: number;
+  /** ... of which the server executed more than once (the kill came after it executed). */
   readonly countStepsExecutedAgain: number;
   /** `append` steps fenced and never recorded (in flight at a kill): their runs dead-lettered. */
   readonly appendsInFlightDeadLettered: number;
@@ -240,7 +242,7 @@ export function checkMcpWrites(
 ): { violations: Violation[]; figures: McpFigures } {
   const violations: Violation[] = [];
   const add = (invariant: number, runId: string | null, message: string) => violations.push({ invariant, runId, message });
-  const figures = { executions: {} as Record<string, number>, countStepsExecutedAgain: 0, appendsInFlightDeadLettered: 0, appendsExecutedUnrecorded: 0, clientsKilledMidCall: {} as Record<string, number> };
+  const figures = { executions: {} as Record<string, number>, countStepsRetried: 0, countStepsExecutedAgain: 0, appendsInFlightDeadLettered: 0, appendsExecutedUnrecorded: 0, clientsKilledMidCall: {} as Record<string, number> };
   for (const line of unreadable) add(0, null, `an unreadable MCP line: ${line}`);
 
   const byKey = new Map<string, McpExecution[]>();
@@ -309,6 +311,9 @@ export function checkMcpWrites(
       }
     }
     // A queued run whose writes are all idempotent completes, but for a write's audit lost (failed closed, invariant 3) or its retry budget spent.
+    const countFences = new Map<string, number>();
+    for (const e of events) if (e.type === 'StepStarted' && e.data['toolName'] === `${MCP_SERVER}.count`) countFences.set(String(e.data['stepId']), (countFences.get(String(e.data['stepId'])) ?? 0) + 1);
+    figures.countStepsRetried += [...countFences.values()].filter((n) => n > 1).length;
     const run = modes.get(runId);
     if (run !== undefined && run.mode === 'queued' && IDEMPOTENT_ONLY_AGENTS.has(run.agent) && !(terminal?.type === 'RunFailed' && IDEMPOTENT_RUN_MAY_FAIL.has(String(terminal.data['reason'])))) {
       if (terminal?.type !== 'RunCompleted') {
@@ -334,10 +339,13 @@ export function checkMcpWrites(
 export class McpClientKiller {
   constructor(private readonly files: McpFiles) {}
 
-  /** Arms one kill at the next call of `tool` (`count`, `append` or `any`), by whichever server answers first. */
-  arm(tool: 'count' | 'append' | 'any'): void {
+  /**
+   * Arms one kill at the next call of `tool` (`count`, `append` or `any`) whose idempotency key matches `keyPattern`
+   * (a regular expression without spaces; any key without it), by whichever server answers first.
+   */
+  arm(tool: 'count' | 'append' | 'any', keyPattern?: string): void {
     const temporary = `${this.files.killArmFile}.tmp`;
-    writeFileSync(temporary, tool);
+    writeFileSync(temporary, keyPattern === undefined ? tool : `${tool} ${keyPattern}`);
     renameSync(temporary, this.files.killArmFile);
   }
 

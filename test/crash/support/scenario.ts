@@ -168,7 +168,10 @@ export async function runScenario(spec: ScenarioSpec, options: ScenarioOptions =
   const mcpKillBudget = killer === null ? 0 : (spec.mcpClientKills ?? 0);
   let mcpKills = 0;
   const armMcpKill = () => {
-    if (killer !== null && phase === 'workload' && mcpKills < mcpKillBudget && !killer.armed()) killer.arm(MCP_KILL_TOOLS[mcpKills % MCP_KILL_TOOLS.length] as (typeof MCP_KILL_TOOLS)[number]);
+    if (killer === null || phase !== 'workload' || mcpKills >= mcpKillBudget || killer.armed()) return;
+    const tool = MCP_KILL_TOOLS[mcpKills % MCP_KILL_TOOLS.length] as (typeof MCP_KILL_TOOLS)[number];
+    // A count of a queued run: its retry (another segment, maybe another process) sends it again with the same key.
+    killer.arm(tool, tool === 'count' ? '-q[0-9]+/' : undefined);
   };
   let history: History | null = null;
   let figures: ScenarioReport['figures'] = null;

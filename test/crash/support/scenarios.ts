@@ -91,7 +91,7 @@ export const POSTGRES_TEMPLATES: readonly Template[] = ['point-afterWriteFence',
  * - with the call fenced and not sent (`afterWriteFence`);
  * - in the middle of the call: the server executed it and, instead of
  *   answering, kills its client (`mcpServerKilledClient`, three kills:
- *   during an `append`, a `count`, then whichever comes);
+ *   during an `append`, a queued run's `count`, then whichever comes);
  * - with the server's answer in hand and nothing recorded (`afterToolReturned`);
  * - between the step's `ToolExecuted` and its audit (`beforeAudit`, the audit
  *   streams in a file of their own, a short grace: the retry or the saga,
