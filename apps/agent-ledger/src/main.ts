@@ -12,7 +12,6 @@ import { openStores } from './config/open-stores';
 import type { ServiceConfig } from './config/service-config';
 import { readServiceConfig } from './config/service-config';
 import { authDisabledBanner } from '@agent-ledger/http';
-import type { ServiceDefinitions } from './config/service-definitions';
 import { loadServiceDefinitions, pluginsNote } from './config/service-definitions';
 import { workerProcessesPhrase } from './app.module';
 import { createServiceApp } from './service-app';
@@ -21,7 +20,6 @@ import { prepareServiceFolders } from './config/service-folders';
 import { checkStoreIdentities } from './config/store-identity-check';
 import { startTracing } from './config/tracing';
 import { WorkerProcessSupervisor } from '@agent-ledger/runtime';
-import type { McpServerBinding } from '@agent-ledger/runtime';
 import type { McpServers } from '@agent-ledger/mcp';
 import { startServiceMcpServers } from './config/mcp-start';
 import { mcpServersNote } from './config/mcp-servers-note';
@@ -38,28 +36,16 @@ function configurationOrExit(): ServiceConfig {
 }
 
 /**
- * Loads the plugins and the agents file, or ends the process with the
- * refusal (exit code 3), naming the plugin file and the tool, agent or
- * provider type, or the agents file's field. Nothing has been created yet.
+ * What `check` gives, or, when it refuses the configuration, the end of the
+ * process with the refusal (exit code 3). The checks made before anything is
+ * created: the plugins and the agents file (naming the plugin file and the
+ * tool, agent or provider type, or the agents file's field), then the MCP
+ * servers' bindings against what each server offers (naming each server and
+ * tool).
  */
-async function definitionsOrExit(config: ServiceConfig): Promise<ServiceDefinitions> {
+async function checkedOrExit<T>(check: () => Promise<T>): Promise<T> {
   try {
-    return await loadServiceDefinitions(config);
-  } catch (error) {
-    if (!(error instanceof ConfigurationError)) throw error;
-    process.stderr.write(`agent-ledger: invalid configuration: ${error.message}\n`);
-    process.exit(3);
-  }
-}
-
-/**
- * Starts the bound MCP servers and checks every binding against what its
- * server offers, or ends the process with the refusal (exit code 3), naming
- * each server and tool. Nothing has been created yet.
- */
-async function mcpServersOrExit(bindings: readonly McpServerBinding[]): Promise<McpServers | null> {
-  try {
-    return await startServiceMcpServers(bindings);
+    return await check();
   } catch (error) {
     if (!(error instanceof ConfigurationError)) throw error;
     process.stderr.write(`agent-ledger: invalid configuration: ${error.message}\n`);
@@ -152,8 +138,8 @@ async function bootstrap(): Promise<void> {
   // TEST ONLY (AGENT_LEDGER_CRASH_POINTS, AGENT_LEDGER_TEST_LEDGER; refused in production): armed before anything runs.
   for (const line of startCrashTestMode(config).banner) Logger.warn(line, 'CrashTest');
   // The plugins, the agents and the MCP servers' bindings are checked before any folder or store is created: a refusal leaves nothing behind.
-  const { agents, plugins, mcpServers } = await definitionsOrExit(config);
-  const mcp = await mcpServersOrExit(mcpServers);
+  const { agents, plugins, mcpServers } = await checkedOrExit(() => loadServiceDefinitions(config));
+  const mcp = await checkedOrExit(() => startServiceMcpServers(mcpServers));
   for (const line of prepareServiceFolders(config)) Logger.log(line, 'Bootstrap');
   // Traces are exported over OTLP when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set; otherwise every span is a no-op.
   const tracing = startTracing();
