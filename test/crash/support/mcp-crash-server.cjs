@@ -15,8 +15,8 @@
  */
 'use strict';
 /* eslint-disable @typescript-eslint/no-require-imports -- plain CommonJS, started by node as it is (no ts-node) */
-/* global setTimeout */
 const fs = require('node:fs');
+const { setTimeout } = require('node:timers');
 const { StdioServerTransport } = require('@modelcontextprotocol/sdk/server/stdio.js');
 const { build } = require('../../support/mcp/test-server.cjs');
 
