@@ -37,6 +37,7 @@ export interface BoundMcpTool {
   /** The operation deadline the runtime applies, in seconds. */
   readonly deadlineSeconds: number;
   readonly maxInlineBytes: number;
+  readonly maxResultBytes: number;
 }
 
 /** What the host tells the connections: where to log, the environment secrets are read from, the client's name. */
@@ -216,7 +217,7 @@ export class McpServerConnection {
         throw mapMcpCallError(retryError, site);
       }
     }
-    return recordMcpResult(result as McpCallResult, tool.binding.name, tool.maxInlineBytes);
+    return recordMcpResult(result as McpCallResult, tool.binding.name, tool);
   }
 
   /** Stops restarting, and closes the connection (a stdio server: stdin closed, then SIGTERM, then SIGKILL, by the SDK). */

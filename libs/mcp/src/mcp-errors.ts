@@ -5,7 +5,7 @@ import type { FailureClass } from '@agent-ledger/domain';
 export const MCP_ERROR_MESSAGE_LIMIT = 4_000;
 
 /** The codes of {@link McpToolError}. */
-export type McpToolErrorCode = 'MCP_TOOL_ERROR' | 'MCP_INVALID_ARGUMENTS' | 'MCP_METHOD_NOT_FOUND' | 'MCP_SERVER_ERROR' | 'MCP_OUTPUT_INVALID';
+export type McpToolErrorCode = 'MCP_TOOL_ERROR' | 'MCP_INVALID_ARGUMENTS' | 'MCP_METHOD_NOT_FOUND' | 'MCP_SERVER_ERROR' | 'MCP_OUTPUT_INVALID' | 'MCP_RESULT_TOO_LARGE';
 
 /**
  * The server answered the call, and the answer is a failure: an `isError`
@@ -14,7 +14,10 @@ export type McpToolErrorCode = 'MCP_TOOL_ERROR' | 'MCP_INVALID_ARGUMENTS' | 'MCP
  * (`MCP_INVALID_ARGUMENTS`, `clientError`), no such method
  * (`MCP_METHOD_NOT_FOUND`, `configuration`), the server's internal error
  * (`MCP_SERVER_ERROR`, `serverError`), a structured result that does not
- * match the tool's output schema (`MCP_OUTPUT_INVALID`, `serverError`).
+ * match the tool's output schema (`MCP_OUTPUT_INVALID`, `serverError`), a
+ * result larger than the binding's `maxResultBytes` (`MCP_RESULT_TOO_LARGE`,
+ * `clientError`: the same call gives the same result; nothing of it is
+ * recorded).
  */
 export class McpToolError extends AgentLedgerError {
   readonly failureClass: FailureClass;
@@ -37,6 +40,7 @@ const MCP_TOOL_ERROR_CLASSES: Readonly<Record<McpToolErrorCode, FailureClass>> =
   MCP_METHOD_NOT_FOUND: 'configuration',
   MCP_SERVER_ERROR: 'serverError',
   MCP_OUTPUT_INVALID: 'serverError',
+  MCP_RESULT_TOO_LARGE: 'clientError',
 };
 
 /** The codes of {@link McpConnectionError}. */

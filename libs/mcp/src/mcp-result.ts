@@ -29,7 +29,11 @@ export interface McpCallResult {
  * @throws McpToolError (`MCP_TOOL_ERROR`, `clientError`) for an `isError`
  *   result, its text blocks joined as the message (capped at 4,000 characters).
  */
-export function recordMcpResult(result: McpCallResult, toolName: string, maxInlineBytes: number): JsonObject {
+export function recordMcpResult(
+  result: McpCallResult,
+  toolName: string,
+  { maxInlineBytes, maxResultBytes, server }: { readonly maxInlineBytes: number; readonly maxResultBytes: number; readonly server: string },
+): JsonObject {
   const content = Array.isArray(result.content) ? result.content : [];
   if (result.isError === true) {
     const text = content
@@ -38,11 +42,20 @@ export function recordMcpResult(result: McpCallResult, toolName: string, maxInli
       .join('\n');
     throw new McpToolError(toolName, 'MCP_TOOL_ERROR', text === '' ? `${toolName} answered with an error result without text` : text);
   }
-  return {
+  const recorded: JsonObject = {
     content: content.map((block) => recordBlock(block, maxInlineBytes)),
     structuredContent: result.structuredContent === undefined ? null : toJson(result.structuredContent),
     isError: false,
   };
+  const size = Buffer.byteLength(JSON.stringify(recorded));
+  if (size > maxResultBytes) {
+    throw new McpToolError(
+      toolName,
+      'MCP_RESULT_TOO_LARGE',
+      `MCP server ${server} answered ${toolName} with a result of ${size} bytes, over its binding's maxResultBytes (${maxResultBytes}): nothing of it was recorded (a write was applied by the server all the same); ask for less`,
+    );
+  }
+  return recorded;
 }
 
 function recordBlock(block: unknown, maxInlineBytes: number): JsonValue {

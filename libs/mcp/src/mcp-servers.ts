@@ -184,6 +184,7 @@ async function startOne(connection: McpServerConnection): Promise<Started> {
       resolved,
       deadlineSeconds: deadlineOf(toolBinding, resolved.effect, MCP_BINDING_DEFAULTS.readOperationDeadlineSeconds, DEFAULT_WRITE_OPERATION_DEADLINE_SECONDS),
       maxInlineBytes: binding.maxInlineBytes,
+      maxResultBytes: binding.maxResultBytes,
     });
   }
   return { problems, bound };

@@ -37,7 +37,7 @@ describe('a stdio MCP server', () => {
             { tool: 'noise', effect: 'READ_ONLY' },
             { tool: 'crash', effect: 'READ_ONLY' },
           ],
-          { env: { COUNT_FILE: folder.countFile }, maxInlineBytes: 512 },
+          { env: { COUNT_FILE: folder.countFile }, maxInlineBytes: 512, maxResultBytes: 2_048 },
         ),
       ],
       { logger },
@@ -107,6 +107,15 @@ describe('a stdio MCP server', () => {
     const small = (await tool('big-image').execute({ bytes: 3 }, callContext('step-4'))) as { content: unknown[] };
     expect(small.content[1]).toEqual({ type: 'image', mimeType: 'image/png', data: Buffer.alloc(3, 7).toString('base64') });
     expect(small.content[4]).toEqual({ type: 'resource', uri: 'test://text/1', mimeType: 'text/plain', text: 'xxx' });
+  });
+
+  it("refuses a result over the binding's maxResultBytes once its large blocks are omitted: MCP_RESULT_TOO_LARGE, naming the server, nothing of it returned", async () => {
+    // 500 bytes a block: each kept inline (maxInlineBytes 512), four of them over the 2,048 bytes of a result.
+    await expect(tool('big-image').execute({ bytes: 500 }, callContext('step-4b'))).rejects.toMatchObject({
+      code: 'MCP_RESULT_TOO_LARGE',
+      failureClass: 'clientError',
+      message: expect.stringMatching(/^MCP server test answered test\.big-image with a result of \d+ bytes, over its binding's maxResultBytes \(2048\)/),
+    });
   });
 
   it('stops a call whose deadline passed: MCP_TIMEOUT (connection) for a read, and the server was sent notifications/cancelled', async () => {

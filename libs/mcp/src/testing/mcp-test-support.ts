@@ -22,6 +22,7 @@ export function stdioBinding(name: string, script: string, tools: readonly (Part
     trustHints: false,
     startTimeoutSeconds: 30,
     maxInlineBytes: 65_536,
+    maxResultBytes: 262_144,
     restart: { initialDelayMs: 100, maxDelayMs: 1_000 },
     tools: tools.map((tool) => ({ name: `${name}.${tool.tool}`, ...tool })),
     source: 'the test',

@@ -298,6 +298,7 @@ describe('parseAgentsConfig', () => {
           trustHints: false,
           startTimeoutSeconds: 30,
           maxInlineBytes: 65_536,
+          maxResultBytes: 262_144,
           restart: { initialDelayMs: 1_000, maxDelayMs: 30_000 },
           tools: [
             { tool: 'read_text_file', name: 'fs.read_text_file', effect: 'READ_ONLY' },

@@ -23,6 +23,7 @@ function stdioServer(): Record<string, unknown> {
     trustHints: false,
     startTimeoutSeconds: 30,
     maxInlineBytes: 65536,
+    maxResultBytes: 131072,
     restart: { initialDelayMs: 1000, maxDelayMs: 30000 },
     tools: {
       read_text_file: { effect: 'READ_ONLY' },
@@ -84,6 +85,7 @@ describe('validateMcpServerBindings', () => {
           trustHints: false,
           startTimeoutSeconds: 30,
           maxInlineBytes: 65536,
+          maxResultBytes: 131072,
           restart: { initialDelayMs: 1000, maxDelayMs: 30000 },
           tools: [
             { tool: 'read_text_file', name: 'fs.read_text_file', effect: ToolEffect.READ_ONLY },
@@ -107,6 +109,7 @@ describe('validateMcpServerBindings', () => {
           trustHints: MCP_BINDING_DEFAULTS.trustHints,
           startTimeoutSeconds: 30,
           maxInlineBytes: 65_536,
+          maxResultBytes: 262_144,
           restart: { initialDelayMs: 1_000, maxDelayMs: 30_000 },
           tools: [{ tool: 'search', name: 'tickets.search', effect: ToolEffect.READ_ONLY, operationDeadlineSeconds: 20 }],
           source: '/srv/app/agents.yaml',
@@ -198,7 +201,7 @@ describe('validateMcpServerBindings', () => {
       server['trustHint'] = true;
       expect(onlyIssue(server)).toEqual({
         path: 'mcpServers[0].trustHint',
-        message: 'is not a known key of an MCP server binding (did you mean trustHints?); known keys: name, transport, trustHints, startTimeoutSeconds, maxInlineBytes, restart, tools',
+        message: 'is not a known key of an MCP server binding (did you mean trustHints?); known keys: name, transport, trustHints, startTimeoutSeconds, maxInlineBytes, maxResultBytes, restart, tools',
       });
     });
 
@@ -500,14 +503,16 @@ describe('validateMcpServerBindings', () => {
       ['startTimeoutSeconds', '30', 'must be an integer from 1 to 600, not the string "30"'],
       ['maxInlineBytes', 1023, 'must be an integer from 1024 to 16777216, not number 1023'],
       ['maxInlineBytes', 16_777_217, 'must be an integer from 1024 to 16777216, not number 16777217'],
+      ['maxResultBytes', 1023, 'must be an integer from 1024 to 16777216, not number 1023'],
+      ['maxResultBytes', 16_777_217, 'must be an integer from 1024 to 16777216, not number 16777217'],
     ])('refuses %s %p', (key, value, message) => {
       expect(onlyIssue({ ...httpServer(), [key]: value })).toEqual({ path: `mcpServers[0].${key}`, message });
     });
 
     it('takes the bounds', () => {
-      const { servers } = validate([{ ...httpServer(), startTimeoutSeconds: 600, maxInlineBytes: 1024, tools: { search: { operationDeadlineSeconds: 86_400 } } }]);
-      expect(servers?.[0]).toMatchObject({ startTimeoutSeconds: 600, maxInlineBytes: 1024, tools: [{ operationDeadlineSeconds: 86_400 }] });
-      expect(validate([{ ...httpServer(), startTimeoutSeconds: 1, maxInlineBytes: 16_777_216 }]).issues).toEqual([]);
+      const { servers } = validate([{ ...httpServer(), startTimeoutSeconds: 600, maxInlineBytes: 1024, maxResultBytes: 1024, tools: { search: { operationDeadlineSeconds: 86_400 } } }]);
+      expect(servers?.[0]).toMatchObject({ startTimeoutSeconds: 600, maxInlineBytes: 1024, maxResultBytes: 1024, tools: [{ operationDeadlineSeconds: 86_400 }] });
+      expect(validate([{ ...httpServer(), startTimeoutSeconds: 1, maxInlineBytes: 16_777_216, maxResultBytes: 16_777_216 }]).issues).toEqual([]);
     });
 
     it('refuses restart delays that are not positive integers, or an initial delay above the maximum', () => {

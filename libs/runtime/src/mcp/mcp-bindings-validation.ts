@@ -23,6 +23,7 @@ export const MCP_TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 export const MCP_BINDING_LIMITS = Object.freeze({
   startTimeoutSeconds: Object.freeze({ min: 1, max: 600 }),
   maxInlineBytes: Object.freeze({ min: 1_024, max: 16_777_216 }),
+  maxResultBytes: Object.freeze({ min: 1_024, max: 16_777_216 }),
   operationDeadlineSeconds: Object.freeze({ min: 1, max: 86_400 }),
   restartDelayMs: Object.freeze({ min: 1, max: 3_600_000 }),
 });
@@ -41,7 +42,7 @@ export interface McpBindingsContext {
   readonly baseDir: string;
 }
 
-const SERVER_KEYS = ['name', 'transport', 'trustHints', 'startTimeoutSeconds', 'maxInlineBytes', 'restart', 'tools'] as const;
+const SERVER_KEYS = ['name', 'transport', 'trustHints', 'startTimeoutSeconds', 'maxInlineBytes', 'maxResultBytes', 'restart', 'tools'] as const;
 const STDIO_KEYS = ['type', 'command', 'args', 'cwd', 'env'] as const;
 const HTTP_KEYS = ['type', 'url', 'headers'] as const;
 const RESTART_KEYS = ['initialDelayMs', 'maxDelayMs'] as const;
@@ -63,7 +64,7 @@ const EFFECT_VALUES = TOOL_EFFECTS.join(', ');
  * chosen by `type`: `stdio` (`command`, required; `args`, a list of strings;
  * `cwd`; `env`, variables by name) or `http` (`url`, http or https, without
  * `user:password@` nor a query parameter named like a secret; `headers`);
- * `trustHints` (boolean); `startTimeoutSeconds`, `maxInlineBytes` and
+ * `trustHints` (boolean); `startTimeoutSeconds`, `maxInlineBytes`, `maxResultBytes` and
  * `restart` (`initialDelayMs` at most `maxDelayMs`) within
  * {@link MCP_BINDING_LIMITS}; `tools`, a non-empty mapping of MCP tool
  * names ({@link MCP_TOOL_NAME_PATTERN}) to settings (`{}` or `null` for
@@ -161,6 +162,10 @@ function readServer(value: unknown, path: string, reader: ConfigReader, context:
     server['maxInlineBytes'] === undefined
       ? MCP_BINDING_DEFAULTS.maxInlineBytes
       : reader.number(server['maxInlineBytes'], joinPath(path, 'maxInlineBytes'), { ...MCP_BINDING_LIMITS.maxInlineBytes, integer: true });
+  const maxResultBytes =
+    server['maxResultBytes'] === undefined
+      ? MCP_BINDING_DEFAULTS.maxResultBytes
+      : reader.number(server['maxResultBytes'], joinPath(path, 'maxResultBytes'), { ...MCP_BINDING_LIMITS.maxResultBytes, integer: true });
   const restart = readRestart(server['restart'], joinPath(path, 'restart'), reader, path);
   const tools = readTools(server['tools'], joinPath(path, 'tools'), reader, name);
   if (
@@ -169,12 +174,13 @@ function readServer(value: unknown, path: string, reader: ConfigReader, context:
     trustHints === undefined ||
     startTimeoutSeconds === undefined ||
     maxInlineBytes === undefined ||
+    maxResultBytes === undefined ||
     restart === undefined ||
     tools === undefined
   ) {
     return undefined;
   }
-  return Object.freeze({ name, transport, trustHints, startTimeoutSeconds, maxInlineBytes, restart, tools, source: context.source, baseDir: context.baseDir });
+  return Object.freeze({ name, transport, trustHints, startTimeoutSeconds, maxInlineBytes, maxResultBytes, restart, tools, source: context.source, baseDir: context.baseDir });
 }
 
 function readTransport(value: unknown, path: string, reader: ConfigReader, baseDir: string, serverPath: string): McpTransportBinding | undefined {

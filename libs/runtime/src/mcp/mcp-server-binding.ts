@@ -72,6 +72,14 @@ export interface McpServerBinding {
   readonly startTimeoutSeconds: number;
   /** A binary or embedded-resource block of a result larger than this many bytes is recorded by size and digest, not inline. @default 65536 */
   readonly maxInlineBytes: number;
+  /**
+   * The largest result recorded, in bytes of its recorded JSON (after the
+   * blocks over `maxInlineBytes` are replaced by their size and digest): a
+   * larger one is the call's failure (`MCP_RESULT_TOO_LARGE`), nothing of it
+   * recorded. Keep it under the store's largest append (EventStoreDB: 1 MiB
+   * by default). @default 262144
+   */
+  readonly maxResultBytes: number;
   /** Restarting a stdio server (ignored for HTTP, which reconnects with the same back-off). */
   readonly restart: McpRestartPolicy;
   /** The tools offered to agents, at least one; a tool of the server that is not listed is not offered. */
@@ -90,6 +98,7 @@ export const MCP_BINDING_DEFAULTS = Object.freeze({
   trustHints: false,
   startTimeoutSeconds: 30,
   maxInlineBytes: 65_536,
+  maxResultBytes: 262_144,
   restart: Object.freeze({ initialDelayMs: 1_000, maxDelayMs: 30_000 }),
   readOperationDeadlineSeconds: 60,
 });

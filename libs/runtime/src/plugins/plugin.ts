@@ -50,6 +50,8 @@ export interface PluginMcpServerConfig {
   readonly startTimeoutSeconds?: number;
   /** @default 65536 */
   readonly maxInlineBytes?: number;
+  /** @default 262144 */
+  readonly maxResultBytes?: number;
   /** @default { initialDelayMs: 1000, maxDelayMs: 30000 } */
   readonly restart?: { readonly initialDelayMs?: number; readonly maxDelayMs?: number };
   /** The tools offered to agents, by their name on the server; each declares its effect here (absent: `NON_IDEMPOTENT_WRITE` unless the hints are trusted). */
