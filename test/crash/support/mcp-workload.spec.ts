@@ -69,6 +69,9 @@ describe('the MCP writes checks', () => {
       expect.objectContaining({ tool: 'm.count', stepId: count0, attempt: 0, pid: 999 }),
     ]);
     expect([stepOfKey(`agent-ledger:${count0}`), stepOfKey('other:x'), stepOfKey(null), runOfStep(append1)]).toEqual([count0, null, null, R]);
+    // One process fenced the step three times (it claimed the run again) and sent it twice: the last line with the last fence.
+    const again = new Map([[R, stream(started(count0, 'm.count', 'IDEMPOTENT_WRITE', owner1, 1), started(count0, 'm.count', 'IDEMPOTENT_WRITE', owner1, 2), started(count0, 'm.count', 'IDEMPOTENT_WRITE', owner1, 3))]]);
+    expect(mcpLedgerLines([execution('count', count0, 101), execution('count', count0, 101)], again).map((l) => l.attempt)).toEqual([2, 3]);
   });
 
   it('4: an append executed twice with one key, or in flight and its run not dead-lettered', () => {

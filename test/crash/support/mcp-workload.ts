@@ -180,17 +180,28 @@ export function runOfStep(stepId: string): string {
  * read them as they read the `ledger.*` tools' lines: tool `m.<tool>`, the
  * step and run of the key, and the attempt of the step's fence
  * (`StepStarted`) made by the process that called the server (its owner
- * `kind:host:pid:tag`); the latest such fence when that process fenced the
- * step more than once, 0 when none did (invariant 2 then reports an execution
- * without a fence).
+ * `kind:host:pid:tag`), 0 when none did (invariant 2 then reports an
+ * execution without a fence). When one process fenced the step more than
+ * once (it claimed the run again: a call failed as retryable), each fence
+ * sends at most once and the lines are in the order they were written: the
+ * last line goes with the last fence, the one before with the fence before,
+ * and so on (a completed step's last fence is its completing one).
  */
 export function mcpLedgerLines(executions: readonly McpExecution[], runs: ReadonlyMap<string, readonly HistoryEvent[]>): LedgerLine[] {
+  const sent = new Map<string, number>();
+  const sentBy = (stepId: string, pid: number | null) => executions.filter((e) => stepOfKey(e.key) === stepId && e.clientPid === pid).length;
   return executions.flatMap((execution): LedgerLine[] => {
     const stepId = stepOfKey(execution.key);
     if (stepId === null) return [];
     const runId = runOfStep(stepId);
-    const fences = (runs.get(runId) ?? []).filter((e) => e.type === 'StepStarted' && e.data['stepId'] === stepId && ownerPid(e.data['owner']) === execution.clientPid);
-    const attempt = fences.length === 0 ? 0 : Math.max(...fences.map((e) => Number(e.data['attempt'])));
+    const fences = (runs.get(runId) ?? [])
+      .filter((e) => e.type === 'StepStarted' && e.data['stepId'] === stepId && ownerPid(e.data['owner']) === execution.clientPid)
+      .map((e) => Number(e.data['attempt']))
+      .sort((a, b) => a - b);
+    const group = `${stepId} ${execution.clientPid}`;
+    const index = sent.get(group) ?? 0;
+    sent.set(group, index + 1);
+    const attempt = fences.length === 0 ? 0 : (fences[Math.max(0, fences.length - sentBy(stepId, execution.clientPid) + index)] as number);
     return [{ tool: `${MCP_SERVER}.${execution.tool}`, runId, stepId, idempotencyKey: execution.key as string, attempt, pid: execution.clientPid ?? -1, at: 0, value: null }];
   });
 }
