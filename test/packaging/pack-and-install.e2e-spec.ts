@@ -16,9 +16,11 @@ import { buildWorkspace, createProject, offerNativePrebuild, packWorkspaces, pin
  * TypeScript, which imports every packed library's entry point, compiles
  * against the packages' type declarations with every strict flag TypeScript
  * has (`exactOptionalPropertyTypes` among them) and `skipLibCheck: false`.
- * Then, from an empty folder, `npx agent-ledger init`, `npm install`, `npm
- * run build` and `npm run serve` complete a run of the starter's agent, whose
- * tool writes its note in the service's workspace.
+ * Then, from an empty folder, `npx agent-ledger init --mcp`, `npm install`,
+ * `npm run build` and `npm run serve` complete a run of the starter's agent,
+ * whose tool writes its note in the service's workspace, and a run of its
+ * agent on the MCP filesystem server's tools (installed from the registry),
+ * which the service starts, and stops with itself.
  */
 
 // better-sqlite3 compiles from source on an install that finds no prebuilt binary for its version (about 90 s)
@@ -178,7 +180,7 @@ describe('the packages, packed and installed into a fresh project', () => {
     }
   }, TEST_TIMEOUT_MS);
 
-  describe('agent-ledger init, from an empty folder to a completed run', () => {
+  describe('agent-ledger init --mcp, from an empty folder to completed runs', () => {
     let starter: string;
     let runId: string | undefined;
 
@@ -186,7 +188,7 @@ describe('the packages, packed and installed into a fresh project', () => {
       // The CLI that writes the starter: the packed one, installed in the host project above.
       starter = join(workDir, 'my-notes');
       mkdirSync(starter);
-      runOk(join(project, 'node_modules', '.bin', 'agent-ledger'), ['init', starter], workDir, { timeoutMs: COMMAND_TIMEOUT_MS });
+      runOk(join(project, 'node_modules', '.bin', 'agent-ledger'), ['init', starter, '--mcp'], workDir, { timeoutMs: COMMAND_TIMEOUT_MS });
       pinToTarballs(starter, packed, tarballs);
       runOk('npm', ['install', '--no-audit', '--no-fund'], starter, { env: installEnv, timeoutMs: INSTALL_TIMEOUT_MS });
     }, INSTALL_TIMEOUT_MS + COMMAND_TIMEOUT_MS);
@@ -227,6 +229,17 @@ describe('the packages, packed and installed into a fresh project', () => {
         expect(readFileSync(join(workspace, 'notes', 'groceries.txt'), 'utf8')).toBe('milk, bread');
         expect(existsSync(join(starter, 'data', 'notes'))).toBe(false);
         runId = body.runId;
+
+        // The MCP filesystem server the starter binds, started by the service in the project's folder, writes in ./files.
+        expect(served.output()).toMatch(/; mcp: fs \(stdio, pid \d+, 3 tools\)/);
+        const clerk = await fetch(`${served.baseUrl}/runs`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ agent: 'file-clerk', input: 'Keep: milk, bread', mode: 'interactive' }),
+        });
+        const clerkBody = (await clerk.json()) as { run: { status: string; answer: string } };
+        expect({ status: clerk.status, run: clerkBody.run.status, answer: clerkBody.run.answer }).toEqual({ status: 200, run: 'COMPLETED', answer: 'Wrote groceries.txt and read it back: milk, bread' });
+        expect(readFileSync(join(starter, 'files', 'groceries.txt'), 'utf8')).toBe('milk, bread');
       } finally {
         expect(await served.stop()).toEqual({ leftovers: [] });
         expect(served.output()).toContain('SIGTERM: shutting down');
