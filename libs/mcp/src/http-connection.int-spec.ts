@@ -84,6 +84,18 @@ describe('a Streamable HTTP MCP server', () => {
     expect(logger.matching(/^MCP server remote no longer knows the session \(HTTP 404\): establishing a new one$/).length).toBeGreaterThanOrEqual(1);
   });
 
+  it('re-establishes the session once for two calls that met the same 404, and sends each again', async () => {
+    await forget();
+    const before = logger.matching(/no longer knows the session \(HTTP 404\)/).length;
+    const [first, second] = await Promise.all([tool('count').execute({ label: 'a' }, callContext('h-2a')), tool('count').execute({ label: 'b' }, callContext('h-2b'))]);
+    expect([first, second]).toEqual([
+      expect.objectContaining({ structuredContent: expect.objectContaining({ key: 'agent-ledger:h-2a', executions: 1 }) }),
+      expect.objectContaining({ structuredContent: expect.objectContaining({ key: 'agent-ledger:h-2b', executions: 1 }) }),
+    ]);
+    expect(logger.matching(/no longer knows the session \(HTTP 404\)/).length - before).toBe(1);
+    expect(servers.states()[0]).toMatchObject({ status: 'up' });
+  });
+
   it('sends a read again after a forgotten session', async () => {
     await forget();
     await expect(tool('liar').execute({ line: 'r' }, callContext('h-3'))).resolves.toMatchObject({ isError: false });

@@ -95,6 +95,10 @@ export class McpServerConnection {
   private timer: NodeJS.Timeout | null = null;
   private pid: number | null = null;
   private reconnecting: Promise<void> | null = null;
+  /** Calls in flight, by the client they were sent on. */
+  private readonly inFlight = new Map<Client, number>();
+  /** Clients whose session the server forgot, closed once their last call in flight has ended (each gets its own 404). */
+  private readonly retired = new Set<Client>();
   private readonly backoff: RestartBackoff;
   private readonly stderr: StderrLines;
   /** The contract each bound tool was checked against at start, by its name on the server. */
@@ -189,12 +193,18 @@ export class McpServerConnection {
   async call(tool: BoundMcpTool, args: JsonObject, context: ToolContext): Promise<JsonValue> {
     const site = { toolName: tool.binding.name, server: this.name, effect: tool.resolved.effect, signal: context.signal };
     const client = this.usableClient(tool);
-    const send = (target: Client) =>
-      target.callTool(
-        { name: tool.binding.tool, arguments: args, _meta: { [MCP_IDEMPOTENCY_KEY_META]: context.idempotencyKey } },
-        undefined,
-        { signal: context.signal, timeout: Math.min(MAX_TIMER_MS, tool.deadlineSeconds * 1000 + SDK_TIMEOUT_MARGIN_MS) },
-      );
+    const send = async (target: Client) => {
+      this.inFlight.set(target, (this.inFlight.get(target) ?? 0) + 1);
+      try {
+        return await target.callTool(
+          { name: tool.binding.tool, arguments: args, _meta: { [MCP_IDEMPOTENCY_KEY_META]: context.idempotencyKey } },
+          undefined,
+          { signal: context.signal, timeout: Math.min(MAX_TIMER_MS, tool.deadlineSeconds * 1000 + SDK_TIMEOUT_MARGIN_MS) },
+        );
+      } finally {
+        this.callEnded(target);
+      }
+    };
     let result;
     try {
       result = await send(client);
@@ -220,6 +230,27 @@ export class McpServerConnection {
     return recordMcpResult(result as McpCallResult, tool.binding.name, tool);
   }
 
+  private callEnded(client: Client): void {
+    const left = (this.inFlight.get(client) ?? 1) - 1;
+    if (left > 0) {
+      this.inFlight.set(client, left);
+      return;
+    }
+    this.inFlight.delete(client);
+    if (this.retired.delete(client)) void client.close().catch(() => undefined);
+  }
+
+  /**
+   * Closes a client whose session the server forgot, once no call is in
+   * flight on it: closing it at once would fail its other calls as a closed
+   * connection, when each will meet the same 404 and be sent again (or not)
+   * by the rule of its effect.
+   */
+  private async retire(client: Client): Promise<void> {
+    if ((this.inFlight.get(client) ?? 0) > 0) this.retired.add(client);
+    else await client.close().catch(() => undefined);
+  }
+
   /** Stops restarting, and closes the connection (a stdio server: stdin closed, then SIGTERM, then SIGKILL, by the SDK). */
   async close(): Promise<void> {
     this.closing = true;
@@ -228,6 +259,9 @@ export class McpServerConnection {
     const client = this.client;
     this.client = null;
     this.status = 'closed';
+    const retired = [...this.retired];
+    this.retired.clear();
+    await Promise.all(retired.map((old) => old.close().catch(() => undefined)));
     await client?.close().catch((error: unknown) => this.options.logger.warn(`MCP server ${this.name}: closing failed: ${describe(error)}`));
   }
 
@@ -346,13 +380,15 @@ export class McpServerConnection {
 
   /** After a 404 on the session: one new session now (the calls waiting for it share it). */
   private async reestablish(failed: Client, cause: unknown): Promise<void> {
+    // Another call that met the same 404 re-established the session already: use the new one.
+    if (this.reconnecting === null && this.client !== null && this.client !== failed && this.status === 'up') return;
     if (this.reconnecting === null) {
       this.reconnecting = (async () => {
         if (this.client === failed) this.client = null;
         if (this.timer !== null) clearTimeout(this.timer);
         this.timer = null;
         this.status = 'starting';
-        await failed.close().catch(() => undefined);
+        await this.retire(failed);
         this.options.logger.warn(`MCP server ${this.name} no longer knows the session (HTTP 404): establishing a new one`);
         try {
           await this.open(this.binding.startTimeoutSeconds * 1000);
