@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { LedgerMcpServerOptions } from './ledger-mcp-server';
+import type { LedgerMcpServerOptions } from './ledger-mcp-server-options';
 import { createLedgerMcpServer } from './ledger-mcp-server';
 
 /** One HTTP request to the ledger's MCP endpoint. */

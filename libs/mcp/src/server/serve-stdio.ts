@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { LedgerMcpServerOptions } from './ledger-mcp-server';
+import type { LedgerMcpServerOptions } from './ledger-mcp-server-options';
 import { createLedgerMcpServer } from './ledger-mcp-server';
 
 /** Where {@link serveLedgerMcpStdio} reads and writes. */
