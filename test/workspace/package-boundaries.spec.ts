@@ -1,5 +1,6 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 /*
@@ -178,4 +179,65 @@ describe('the workspace packages', () => {
     ];
     expect(crossing.map((f) => relative(ROOT, f))).toEqual([]);
   });
+
+  it('have no import cycle in their published code, not even a type-only one between two files', () => {
+    expect(packages.flatMap((p) => importCycles(sourceFiles(join(p.dir, 'src')).filter((f) => !isTestFile(f))).map((cycle) => cycle.map((f) => relative(ROOT, f))))).toEqual([]);
+  });
+
+  it('finds a cycle when there is one (the check of the test above)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-ledger-cycles-'));
+    try {
+      writeFileSync(join(dir, 'a.ts'), "import type { B } from './b';\nexport interface A { b: B }\n");
+      writeFileSync(join(dir, 'b.ts'), "import type { A } from './a';\nexport interface B { a?: A }\n");
+      writeFileSync(join(dir, 'c.ts'), "import type { A } from './a';\nexport type C = A;\n");
+      expect(importCycles([join(dir, 'a.ts'), join(dir, 'b.ts'), join(dir, 'c.ts')]).map((cycle) => cycle.map((f) => relative(dir, f)).sort())).toEqual([['a.ts', 'b.ts']]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
+
+/** The import cycles among `files` (their relative imports, type-only ones included): each a strongly connected set of two files or more. */
+function importCycles(files: readonly string[]): string[][] {
+  const known = new Set(files);
+  const edges = new Map(
+    files.map((file) => [
+      file,
+      importsOf(file)
+        .filter((specifier) => specifier.startsWith('.'))
+        .map((specifier) => resolve(dirname(file), specifier))
+        .flatMap((target) => [`${target}.ts`, `${target}.tsx`, join(target, 'index.ts')].filter((candidate) => known.has(candidate)).slice(0, 1)),
+    ]),
+  );
+  // Tarjan's strongly connected components.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (file: string): void => {
+    index.set(file, index.size);
+    low.set(file, index.get(file) as number);
+    stack.push(file);
+    onStack.add(file);
+    for (const next of edges.get(file) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(file, Math.min(low.get(file) as number, low.get(next) as number));
+      } else if (onStack.has(next)) {
+        low.set(file, Math.min(low.get(file) as number, index.get(next) as number));
+      }
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop() as string;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== file);
+    if (component.length > 1) cycles.push(component);
+  };
+  for (const file of files) if (!index.has(file)) visit(file);
+  return cycles;
+}

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { JsonValue } from '../json';
 import type { RunEvent } from '../run/run-events';
-import type { PendingApproval } from '../run/run-state';
+import type { PendingApproval } from '../run/pending-approval';
 import type { AuditCommand, RecordApprovalDecision, RecordInputAnswer, RecordRunStart, RecordWriteResolution } from './audit-commands';
 import type { AuditEvent } from './audit-events';
 import { canonicalJson } from './canonical-json';

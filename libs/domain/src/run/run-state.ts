@@ -4,13 +4,16 @@ import type { JsonValue } from '../json';
 import type { Principal } from '../principal/principal';
 import type { ToolEffect } from '../tool-effect/tool-effect';
 import { isWrite } from '../tool-effect/tool-effect';
-import type { ApprovalCall, CarriedStep, FailureInfo, InFlightWrite, ModelResponse, OnDenial, RunEvent } from './run-events';
+import type { ApprovalCall, CarriedStep, FailureInfo, InFlightWrite, ModelResponse, RunEvent } from './run-events';
+import type { PendingApproval } from './pending-approval';
 import { idempotencyKeyFor, stepIdFor } from './step-id';
 import type { RunMode } from './run-mode';
 import type { RunStatus } from './run-status';
 import { runStatusAfter } from './run-status-machine';
 import type { StepKind } from './step-id';
 import type { TerminationReason } from './termination-reason';
+
+export type { PendingApproval } from './pending-approval';
 
 /** The lease a run is held under while it runs. */
 export interface Lease {
@@ -39,14 +42,6 @@ export interface StepRecord {
   readonly error?: FailureInfo | null;
   /** True for a call a person denied: it never executed, its result tells the model so. */
   readonly denied?: true;
-}
-
-/** The calls a run waits to have approved. */
-export interface PendingApproval {
-  readonly round: number;
-  readonly calls: readonly ApprovalCall[];
-  readonly onDenial: OnDenial;
-  readonly requestedAt: number;
 }
 
 /** The input a tool of a waiting run asked for. */

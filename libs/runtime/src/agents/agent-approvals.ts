@@ -1,5 +1,4 @@
 import type { OnDenial } from '@agent-ledger/domain';
-import type { AgentDefinition } from './agent-definition';
 
 /**
  * When an agent's tool calls wait for a person's approval.
@@ -36,8 +35,3 @@ export const DEFAULT_AGENT_APPROVALS: AgentApprovals = Object.freeze({
   preApproved: Object.freeze([]) as readonly string[],
   onDenial: 'endRun',
 });
-
-/** The approvals of `definition`: its own, or {@link DEFAULT_AGENT_APPROVALS} when it has none. */
-export function approvalsOf(definition: AgentDefinition): AgentApprovals {
-  return definition.approvals ?? DEFAULT_AGENT_APPROVALS;
-}

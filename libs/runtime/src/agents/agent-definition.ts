@@ -1,5 +1,6 @@
 import type { JsonObject } from '@agent-ledger/domain';
 import type { AgentApprovals } from './agent-approvals';
+import { DEFAULT_AGENT_APPROVALS } from './agent-approvals';
 
 /** How an agent reaches its model: a built-in provider, or one a plugin registered. */
 export type ModelProviderConfig = BuiltinModelProviderConfig | PluginModelProviderConfig;
@@ -113,4 +114,9 @@ export interface AgentDefinition {
    * @default DEFAULT_AGENT_APPROVALS (every write asks; a denial ends the run)
    */
   readonly approvals?: AgentApprovals;
+}
+
+/** The approvals of `definition`: its own, or {@link DEFAULT_AGENT_APPROVALS} when it has none. */
+export function approvalsOf(definition: AgentDefinition): AgentApprovals {
+  return definition.approvals ?? DEFAULT_AGENT_APPROVALS;
 }

@@ -3,7 +3,7 @@ import type { AgentApprovals } from './agent-approvals';
 import { DEFAULT_AGENT_APPROVALS, ON_DENIAL_VALUES } from './agent-approvals';
 import type { AgentDefinition } from './agent-definition';
 import { AGENT_NAME_PATTERN } from './agent-limits';
-import type { AgentsConfig } from './agents-config';
+import type { AgentsConfig } from './agents-config-document';
 import { TOOL_NAME_PATTERN } from '../tools/tool-metadata';
 import type { ConfigReader } from './config-reader';
 import { EFFECT_KEY_MESSAGE, EFFECT_KEYS, joinPath } from './config-reader';

@@ -1,5 +1,6 @@
 import { ConfigurationError, MAX_ITERATIONS, classifyFailure } from '@agent-ledger/domain';
-import { approvalsOf, DEFAULT_AGENT_APPROVALS } from './agent-approvals';
+import { DEFAULT_AGENT_APPROVALS } from './agent-approvals';
+import { approvalsOf } from './agent-definition';
 import { parseAgentsConfig } from './agents-config';
 import type { ConfigIssue } from './agents-config.error';
 import { AgentsConfigError } from './agents-config.error';

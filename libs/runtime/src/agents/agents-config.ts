@@ -1,18 +1,11 @@
 import { parseDocument } from 'yaml';
-import type { AgentDefinition } from './agent-definition';
 import type { AgentsConfigValidationOptions } from './agents-config-validation';
 import { validateAgentsDocument } from './agents-config-validation';
 import { AgentsConfigError } from './agents-config.error';
 import { ConfigReader } from './config-reader';
-import type { McpServerBinding } from '../mcp/mcp-server-binding';
+import type { AgentsConfig } from './agents-config-document';
 
-/** The agents configuration file: `{ agents: [...], mcpServers?: [...] }`, every definition validated and frozen. */
-export interface AgentsConfig {
-  /** At least one; names unique. */
-  readonly agents: readonly AgentDefinition[];
-  /** The MCP servers the file binds, their tools offered to its agents. @default [] */
-  readonly mcpServers: readonly McpServerBinding[];
-}
+export type { AgentsConfig } from './agents-config-document';
 
 /** Options of {@link parseAgentsConfig} and `loadAgentsConfig`. */
 export type AgentsConfigOptions = AgentsConfigValidationOptions;

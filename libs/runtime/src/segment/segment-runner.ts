@@ -21,7 +21,7 @@ import { CrashPoint, crashPoint } from '@agent-ledger/crash-points';
 import type { Clock } from '../clock/clock';
 import { CLOCK } from '../clock/clock';
 import { deadlineSignal } from '../clock/deadline-signal';
-import { approvalsOf } from '../agents/agent-approvals';
+import { approvalsOf } from '../agents/agent-definition';
 import { UserInputRequired } from '../tools/user-input-required';
 import { stepEffectConflict } from '../tools/step-effect-conflict';
 import type { AgentCatalog, CatalogAgent } from './agent-catalog';
